@@ -1,0 +1,3 @@
+//! The `toolmend` command.
+
+fn main() {}

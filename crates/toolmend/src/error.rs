@@ -1,0 +1,33 @@
+//! The library's typed errors.
+
+/// An error building a [`crate::ToolSet`] or reading an input.
+///
+/// Calls that cannot be repaired are not errors: they are `invalid` outcomes with a retry
+/// message. These are the failures of the caller's own data: a tool object of no known form, or
+/// a schema that does not compile.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A tool object is none of the OpenAI, flat or Anthropic forms.
+    #[error("tool #{index} is not a tool object: {reason}")]
+    ToolSpec {
+        /// Position of the tool object in its array.
+        index: usize,
+        /// What was missing or of the wrong type.
+        reason: String,
+    },
+    /// A tool's JSON Schema does not compile; calls of that tool are checked for syntax only.
+    #[error("tool `{tool}`: the schema does not compile: {reason}")]
+    Schema {
+        /// The tool's name.
+        tool: String,
+        /// The validator's explanation.
+        reason: String,
+    },
+    /// Two tools share a name; the first one is kept.
+    #[error("tool `{tool}` is declared twice; the first declaration is used")]
+    DuplicateTool {
+        /// The repeated name.
+        tool: String,
+    },
+}

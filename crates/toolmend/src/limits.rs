@@ -1,0 +1,47 @@
+//! Every bound toolmend enforces, in one place (DESIGN §3, invariant 7).
+//!
+//! Breaching a limit gives a typed error or an `invalid` call, never a panic and never unbounded
+//! work.
+
+/// The limits one [`crate::Mender`] applies.
+///
+/// The defaults are the DESIGN values; a harness may tighten or loosen them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Limits {
+    /// Largest argument text salvage will look at (the strict fast path has no limit).
+    pub max_salvage_bytes: usize,
+    /// Deepest nesting of arrays and objects salvage and repair will walk.
+    pub max_depth: usize,
+    /// Most calls recovered from one turn's text.
+    pub max_recovered_calls: usize,
+    /// Most repair rounds (validate, repair failing paths, validate again) per call.
+    pub max_repair_rounds: usize,
+    /// Longest retry message, in bytes.
+    pub max_message_bytes: usize,
+}
+
+/// Default for [`Limits::max_salvage_bytes`]: 256 KiB.
+pub const MAX_SALVAGE_BYTES: usize = 256 * 1024;
+/// Default for [`Limits::max_depth`]: 128 levels.
+pub const MAX_DEPTH: usize = 128;
+/// Default for [`Limits::max_recovered_calls`]: 16 calls per turn.
+pub const MAX_RECOVERED_CALLS: usize = 16;
+/// Default for [`Limits::max_repair_rounds`]: a repair can expose a nested failure (a stringified
+/// array whose items need repair), so a few rounds are allowed; each round only touches paths
+/// the validator reported.
+pub const MAX_REPAIR_ROUNDS: usize = 4;
+/// Default for [`Limits::max_message_bytes`]: 4 KiB.
+pub const MAX_MESSAGE_BYTES: usize = 4 * 1024;
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_salvage_bytes: MAX_SALVAGE_BYTES,
+            max_depth: MAX_DEPTH,
+            max_recovered_calls: MAX_RECOVERED_CALLS,
+            max_repair_rounds: MAX_REPAIR_ROUNDS,
+            max_message_bytes: MAX_MESSAGE_BYTES,
+        }
+    }
+}

@@ -1,0 +1,308 @@
+//! The compiled tool set: one validator per tool, built once.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use jsonschema::{PatternOptions, Validator};
+use serde_json::Value;
+
+use super::hints::{ToolHints, field_semantic};
+use super::spec::{ToolFormat, read_spec};
+use crate::Error;
+
+/// One tool: its name, its schema, the compiled validator and its hints.
+pub struct Tool {
+    name: String,
+    description: Option<String>,
+    schema: Option<Value>,
+    validator: Option<Validator>,
+    format: ToolFormat,
+    hints: ToolHints,
+    has_path_fields: bool,
+}
+
+impl fmt::Debug for Tool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Tool")
+            .field("name", &self.name)
+            .field("format", &self.format)
+            .field("compiled", &self.validator.is_some())
+            .field("hints", &self.hints)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Tool {
+    /// The tool's name.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The tool's description, if it has one.
+    #[must_use]
+    pub fn description(&self) -> Option<&str> {
+        self.description.as_deref()
+    }
+
+    /// The parameters schema as given; `None` when the tool declares none.
+    #[must_use]
+    pub fn schema(&self) -> Option<&Value> {
+        self.schema.as_ref()
+    }
+
+    /// The wire form the tool was declared in.
+    #[must_use]
+    pub fn format(&self) -> ToolFormat {
+        self.format
+    }
+
+    /// The tool-level hints.
+    #[must_use]
+    pub fn hints(&self) -> &ToolHints {
+        &self.hints
+    }
+
+    /// Whether the tool may change the world. Undeclared counts as mutating: a truncated call of
+    /// a tool nobody vouched for is never closed and dispatched.
+    #[must_use]
+    pub fn is_mutating(&self) -> bool {
+        self.hints.mutating != Some(false)
+    }
+
+    /// Whether `value` validates against the tool's schema. A tool without a schema, or whose
+    /// schema did not compile, accepts any JSON object.
+    #[must_use]
+    pub fn is_valid(&self, value: &Value) -> bool {
+        match &self.validator {
+            Some(validator) => validator.is_valid(value),
+            None => value.is_object(),
+        }
+    }
+
+    pub(crate) fn validator(&self) -> Option<&Validator> {
+        self.validator.as_ref()
+    }
+
+    /// Whether a rule may change a value that validates: a path-tagged field (Markdown link
+    /// unwrap) or a relational group. Untagged tools take the pure fast path.
+    pub(crate) fn has_opt_in_rules(&self) -> bool {
+        self.has_path_fields || self.hints.has_opt_in_rules()
+    }
+}
+
+/// The compiled set of tools a turn may call.
+///
+/// Build it once per tool list and reuse it: compiling the schemas is the expensive part.
+/// A tool whose schema does not compile is kept (its calls get syntax salvage only) and its
+/// error is listed in [`ToolSet::rejected`]; the rest of the set works as usual.
+#[derive(Debug, Default)]
+pub struct ToolSet {
+    tools: Vec<Tool>,
+    index: HashMap<String, usize>,
+    rejected: Vec<Error>,
+}
+
+impl ToolSet {
+    /// An empty set.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Builds a set from tool objects in any of the three forms (OpenAI, flat, Anthropic).
+    ///
+    /// Objects of no known form, duplicate names and schemas that do not compile are listed in
+    /// [`ToolSet::rejected`]; they never stop the rest of the set from being built.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let tools = serde_json::json!([{"name": "read", "parameters": {"type": "object"}}]);
+    /// let set = toolmend::ToolSet::from_json(&tools);
+    /// assert!(set.get("read").is_some() && set.rejected().is_empty());
+    /// ```
+    #[must_use]
+    pub fn from_json(tools: &Value) -> Self {
+        let mut set = Self::new();
+        match tools {
+            Value::Array(items) => {
+                for (index, tool) in items.iter().enumerate() {
+                    set.push(index, tool);
+                }
+            }
+            other => set.push(0, other),
+        }
+        set
+    }
+
+    /// Adds one tool object; `index` names it in errors.
+    fn push(&mut self, index: usize, tool: &Value) {
+        match read_spec(index, tool) {
+            Ok(spec) => {
+                if self.index.contains_key(spec.name) {
+                    self.rejected.push(Error::DuplicateTool { tool: spec.name.to_owned() });
+                    return;
+                }
+                let (tool, error) = Tool::compile(spec);
+                self.rejected.extend(error);
+                self.index.insert(tool.name.clone(), self.tools.len());
+                self.tools.push(tool);
+            }
+            Err(error) => self.rejected.push(error),
+        }
+    }
+
+    /// The tool of that exact name.
+    #[must_use]
+    pub fn get(&self, name: &str) -> Option<&Tool> {
+        self.index.get(name).map(|&i| &self.tools[i])
+    }
+
+    /// Every tool, in declaration order.
+    pub fn iter(&self) -> impl Iterator<Item = &Tool> {
+        self.tools.iter()
+    }
+
+    /// How many tools the set holds.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// Whether the set holds no tool.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    /// What could not be built as declared.
+    #[must_use]
+    pub fn rejected(&self) -> &[Error] {
+        &self.rejected
+    }
+
+    /// Marks a tool as mutating or not, overriding its hints. Returns false for an unknown name.
+    pub fn set_mutating(&mut self, name: &str, mutating: bool) -> bool {
+        self.tool_mut(name).map(|t| t.hints.mutating = Some(mutating)).is_some()
+    }
+
+    /// Marks a tool as exempt from storm detection. Returns false for an unknown name.
+    pub fn set_storm_exempt(&mut self, name: &str, exempt: bool) -> bool {
+        self.tool_mut(name).map(|t| t.hints.storm_exempt = exempt).is_some()
+    }
+
+    fn tool_mut(&mut self, name: &str) -> Option<&mut Tool> {
+        self.index.get(name).map(|&i| &mut self.tools[i])
+    }
+}
+
+impl Tool {
+    fn compile(spec: super::spec::ToolSpec<'_>) -> (Self, Option<Error>) {
+        let schema = spec.schema.cloned();
+        let (validator, error) = match &schema {
+            None => (None, None),
+            Some(schema) => match compile_schema(schema) {
+                Ok(validator) => (Some(validator), None),
+                Err(reason) => (None, Some(Error::Schema { tool: spec.name.to_owned(), reason })),
+            },
+        };
+        let hints = schema.as_ref().map(ToolHints::read).unwrap_or_default();
+        let has_path_fields = schema.as_ref().is_some_and(has_path_field);
+        let tool = Self {
+            name: spec.name.to_owned(),
+            description: spec.description.map(str::to_owned),
+            schema,
+            validator,
+            format: spec.format,
+            hints,
+            has_path_fields,
+        };
+        (tool, error)
+    }
+}
+
+/// Compiles a schema: offline (no `$ref` is ever fetched) and with the linear-time `regex`
+/// engine for `pattern`, since schemas come from clients and a backtracking engine could be
+/// made to run for ever.
+fn compile_schema(schema: &Value) -> Result<Validator, String> {
+    jsonschema::options()
+        .offline()
+        .with_pattern_options(PatternOptions::regex())
+        .build(schema)
+        .map_err(|e| e.masked().to_string())
+}
+
+/// Whether any field anywhere in the schema is tagged path-shaped.
+fn has_path_field(schema: &Value) -> bool {
+    let mut stack = vec![(schema, 0usize)];
+    while let Some((node, depth)) = stack.pop() {
+        if depth > crate::limits::MAX_DEPTH {
+            continue;
+        }
+        match node {
+            Value::Object(map) => {
+                if field_semantic(node).is_some_and(|s| s.is_path()) {
+                    return true;
+                }
+                stack.extend(map.values().map(|v| (v, depth + 1)));
+            }
+            Value::Array(items) => stack.extend(items.iter().map(|v| (v, depth + 1))),
+            _ => {}
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_bad_schema_is_a_typed_error_and_the_rest_still_works() {
+        let tools = json!([
+            {"name": "bad", "parameters": {"type": "object", "properties": {"x": {"pattern": "("}}}},
+            {"name": "good", "parameters": {"type": "object", "required": ["x"]}}
+        ]);
+        let set = ToolSet::from_json(&tools);
+        assert!(matches!(&set.rejected()[0], Error::Schema { tool, .. } if tool == "bad"));
+        assert!(set.get("good").unwrap().is_valid(&json!({"x": 1})));
+        assert!(!set.get("good").unwrap().is_valid(&json!({})));
+        // The uncompiled tool accepts any object.
+        assert!(set.get("bad").unwrap().is_valid(&json!({"x": 1})));
+    }
+
+    #[test]
+    fn duplicates_keep_the_first() {
+        let tools = json!([{"name": "a", "description": "one"}, {"name": "a", "description": "two"}]);
+        let set = ToolSet::from_json(&tools);
+        assert_eq!(set.len(), 1);
+        assert_eq!(set.get("a").unwrap().description(), Some("one"));
+        assert!(matches!(&set.rejected()[0], Error::DuplicateTool { .. }));
+    }
+
+    #[test]
+    fn remote_refs_are_never_fetched() {
+        let tools = json!([{"name": "r", "parameters": {"$ref": "https://example.com/s.json"}}]);
+        assert!(matches!(&ToolSet::from_json(&tools).rejected()[0], Error::Schema { .. }));
+    }
+
+    #[test]
+    fn undeclared_tools_count_as_mutating() {
+        let mut set = ToolSet::from_json(&json!([{"name": "a"}]));
+        assert!(set.get("a").unwrap().is_mutating());
+        assert!(set.set_mutating("a", false));
+        assert!(!set.get("a").unwrap().is_mutating());
+        assert!(!set.set_mutating("nope", false));
+    }
+
+    #[test]
+    fn path_tagged_fields_are_found_at_any_depth() {
+        let schema = json!({"type": "object", "properties": {"edits": {"type": "array", "items": {
+            "type": "object", "properties": {"path": {"type": "string", "x-toolmend": {"semantic": "path"}}}}}}});
+        assert!(has_path_field(&schema));
+        assert!(!has_path_field(&json!({"type": "object", "properties": {"path": {"type": "string"}}})));
+    }
+}

@@ -1,0 +1,114 @@
+//! Stage 3: turn a call's raw argument text into a JSON value when the strict parse fails.
+//!
+//! The fast path never comes here: [`crate::repair`] first tries `serde_json`. Salvage handles
+//! text that is not strict JSON: empty arguments, a double-encoded object, and (as the lenient
+//! parser grows) fences, prose, lenient syntax and truncation. Every change is reported as a
+//! [`SyntaxRepair`] with the byte offset where it was made.
+//!
+//! Salvage knows nothing about schemas: whether `{}` or a closed truncated value may be used is
+//! decided by the caller.
+
+mod minimal;
+
+use serde_json::Value;
+
+use crate::RepairKind;
+
+pub use minimal::salvage;
+
+/// Options for one salvage run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SalvageOptions {
+    /// Text longer than this is refused with [`SalvageErrorKind::TooLarge`].
+    pub max_bytes: usize,
+    /// Nesting deeper than this is refused with [`SalvageErrorKind::TooDeep`].
+    pub max_depth: usize,
+}
+
+impl Default for SalvageOptions {
+    fn default() -> Self {
+        Self { max_bytes: crate::limits::MAX_SALVAGE_BYTES, max_depth: crate::limits::MAX_DEPTH }
+    }
+}
+
+impl SalvageOptions {
+    /// Options taken from a [`crate::Limits`].
+    #[must_use]
+    pub fn from_limits(limits: &crate::Limits) -> Self {
+        Self { max_bytes: limits.max_salvage_bytes, max_depth: limits.max_depth }
+    }
+}
+
+/// One syntax repair and where in the input text it was made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SyntaxRepair {
+    /// Always a syntax kind ([`RepairKind::is_syntax`]).
+    pub kind: RepairKind,
+    /// Byte offset in the input text.
+    pub offset: usize,
+}
+
+/// What salvage made of a text.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Salvaged {
+    /// The values found, in text order; never empty. More than one means the text held several
+    /// complete values back to back (`{…}{…}` or NDJSON), which the turn stage splits into calls.
+    pub values: Vec<Value>,
+    /// Every repair made, in text order. Each kind appears at most once per distinct offset.
+    pub repairs: Vec<SyntaxRepair>,
+    /// The text ended inside a value, which was closed (DESIGN §5.1 `truncation_closed`). Like
+    /// serde_json's `Category::Eof`: the caller decides whether a closed value may be used.
+    pub truncated: bool,
+}
+
+impl Salvaged {
+    /// Whether the given kind was among the repairs.
+    #[must_use]
+    pub fn has(&self, kind: RepairKind) -> bool {
+        self.repairs.iter().any(|r| r.kind == kind)
+    }
+}
+
+/// Why salvage gave up on a text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SalvageErrorKind {
+    /// The text is longer than [`SalvageOptions::max_bytes`].
+    TooLarge,
+    /// The nesting is deeper than [`SalvageOptions::max_depth`].
+    TooDeep,
+    /// The text holds no JSON object or array at all (plain prose, a bare word).
+    NoJson,
+    /// The text looks like JSON but cannot be read even leniently.
+    Syntax,
+    /// `NaN` or `Infinity` as a number: JSON has no such value.
+    NonFinite,
+}
+
+/// A typed salvage failure with its position, modelled on serde_json's errors.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{kind:?} at byte {offset} (line {line}, column {column})")]
+pub struct SalvageError {
+    /// What went wrong.
+    pub kind: SalvageErrorKind,
+    /// Byte offset in the input where it went wrong.
+    pub offset: usize,
+    /// 1-based line of `offset`.
+    pub line: usize,
+    /// 1-based column (in bytes) of `offset`; 0 before the first byte of a line.
+    pub column: usize,
+}
+
+impl SalvageError {
+    /// An error of `kind` at `offset` in `text`, with line and column computed.
+    #[must_use]
+    pub fn at(kind: SalvageErrorKind, text: &str, offset: usize) -> Self {
+        let offset = offset.min(text.len());
+        let before = &text.as_bytes()[..offset];
+        let line = memchr::memchr_iter(b'\n', before).count() + 1;
+        let line_start = memchr::memrchr(b'\n', before).map_or(0, |i| i + 1);
+        Self { kind, offset, line, column: offset - line_start }
+    }
+}
