@@ -1,0 +1,26 @@
+//! Tracing events with the seeds' exact targets and fields (DESIGN §8).
+//!
+//! Off unless a subscriber is installed; `RUST_LOG=tool_repair=info,tool_input_invalid=info`
+//! shows them. Fields name tools, models and kinds, never argument values.
+
+use crate::{CallResult, Outcome, Status};
+
+/// Emits the events for one finished call.
+pub(crate) fn emit(call: &CallResult, model: &str) {
+    let tool = call.name.as_str();
+    match call.status {
+        Status::Repaired | Status::Recovered if !call.repairs.is_empty() => {
+            let kinds: Vec<&str> = call.repairs.iter().map(|r| r.kind.name()).collect();
+            let repair_kind = kinds.join(",");
+            tracing::info!(target: "tool_repair", tool, model, repair_kind = repair_kind.as_str(), "tool_input_repaired");
+        }
+        Status::Invalid => {
+            tracing::info!(target: "tool_input_invalid", tool, model, "tool_input_invalid");
+        }
+        _ => {}
+    }
+    if let Some(outcome) = call.outcome {
+        let outcome = Outcome::label(outcome);
+        tracing::info!(target: "tool_repair", tool, model, outcome, "tool.call_repaired");
+    }
+}

@@ -1,0 +1,496 @@
+//! Model-readable retry messages for calls that cannot be saved (DESIGN §8).
+//!
+//! A message names every failing location, the expected shape from the schema, the type that
+//! was received and one concrete hint. It never quotes argument values, and it is bounded.
+
+use std::fmt::Write;
+
+use jsonschema::error::ValidationErrorKind;
+use serde_json::Value;
+
+use crate::Tool;
+use crate::repair::schema::{SchemaView, Types};
+use crate::repair::{Rejection, pointer};
+use crate::salvage::SalvageErrorKind;
+
+/// How many failing locations one message names.
+const MAX_PROBLEMS: usize = 8;
+/// How deep the expected shape is drawn.
+const SHAPE_DEPTH: usize = 3;
+/// How many enum members a message lists.
+const MAX_ENUM_MEMBERS: usize = 10;
+
+/// Where in the retry budget this failure falls (DESIGN §5.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RetryContext {
+    /// The first failure of this call.
+    First,
+    /// The same invalid call again, within the budget.
+    Repeated,
+    /// Past the budget: the model should stop retrying; `repeated` when it is the same call
+    /// again (not the first failure of a budget of 0).
+    GaveUp {
+        /// Whether this exact call failed before.
+        repeated: bool,
+    },
+}
+
+/// The retry message for a rejected call of `tool`; `value` is the best attempt, if any.
+pub(crate) fn retry_message(
+    tool: &Tool,
+    value: Option<&Value>,
+    rejection: &Rejection,
+    context: RetryContext,
+    max_bytes: usize,
+) -> String {
+    let name = tool.name();
+    let mut out = String::new();
+    if matches!(
+        context,
+        RetryContext::Repeated | RetryContext::GaveUp { repeated: true }
+    ) {
+        out.push_str(
+            "You sent exactly the same invalid call again; change it as described below.\n",
+        );
+    }
+    let (problems, hint) = match rejection {
+        Rejection::Truncated => (
+            "the arguments were cut off before they were complete, probably by the output token limit".to_owned(),
+            "resend the complete call; split large content into several smaller calls.".to_owned(),
+        ),
+        Rejection::Syntax(error) => {
+            let what = match error.kind {
+                SalvageErrorKind::TooLarge => "the arguments are too large to read".to_owned(),
+                SalvageErrorKind::TooDeep => "the arguments are nested too deeply".to_owned(),
+                SalvageErrorKind::NonFinite => format!("the arguments hold NaN or Infinity, which JSON does not allow (line {}, column {})", error.line, error.column),
+                _ => format!("the arguments are not valid JSON (line {}, column {})", error.line, error.column),
+            };
+            (what, "send the arguments as one JSON object, with no text or code fence around it.".to_owned())
+        }
+        Rejection::Schema => schema_problems(tool, value),
+    };
+    let _ = writeln!(out, "Tool call `{name}` was rejected: {problems}.");
+    if let Some(schema) = tool.schema() {
+        let _ = writeln!(
+            out,
+            "Expected: {}",
+            shape(&SchemaView::new(schema, schema), 0)
+        );
+    }
+    let _ = write!(out, "Try: {hint}");
+    if matches!(context, RetryContext::GaveUp { .. }) {
+        out.push_str("\nThis call has failed repeatedly: stop retrying it; take a different approach or ask the user.");
+    }
+    bound(out, max_bytes)
+}
+
+/// The message for a call of a tool that does not exist.
+pub(crate) fn unknown_tool_message<'a>(name: &str, tools: impl Iterator<Item = &'a str>) -> String {
+    let mut names: Vec<&str> = tools.take(32).collect();
+    names.sort_unstable();
+    let name = if name.len() > 64 {
+        "(a long name)"
+    } else {
+        name
+    };
+    format!(
+        "Tool `{name}` does not exist. Available tools: {}. Call one of them by its exact name.",
+        names.join(", ")
+    )
+}
+
+/// Every failing location of `value`, and a hint for the first.
+fn schema_problems(tool: &Tool, value: Option<&Value>) -> (String, String) {
+    let (Some(value), Some(validator), Some(schema)) = (value, tool.validator(), tool.schema())
+    else {
+        return (
+            "the arguments must be a JSON object".to_owned(),
+            "send the arguments as one JSON object.".to_owned(),
+        );
+    };
+    let root = SchemaView::new(schema, schema);
+    let mut problems: Vec<String> = Vec::new();
+    let mut hint: Option<String> = None;
+    for error in validator.iter_errors(value).take(64) {
+        if problems.len() >= MAX_PROBLEMS {
+            break;
+        }
+        let at = error.instance_path().as_str();
+        let view = view_at(&root, value, at);
+        let (problem, try_this) = describe(
+            error.kind(),
+            at,
+            error.instance(),
+            view.as_ref(),
+            &error.masked().to_string(),
+        );
+        if !problems.contains(&problem) {
+            problems.push(problem);
+        }
+        hint.get_or_insert(try_this);
+    }
+    if problems.is_empty() {
+        problems.push("the arguments do not match the schema".to_owned());
+    }
+    (
+        problems.join("; "),
+        hint.unwrap_or_else(|| "send arguments that match the expected shape.".to_owned()),
+    )
+}
+
+/// One problem sentence and its hint, from the validator's typed error.
+fn describe(
+    kind: &ValidationErrorKind,
+    at: &str,
+    instance: &Value,
+    view: Option<&SchemaView<'_>>,
+    masked: &str,
+) -> (String, String) {
+    let field = pointer::display(at);
+    let quoted = if at.is_empty() {
+        "the arguments".to_owned()
+    } else {
+        format!("`{at}`")
+    };
+    match kind {
+        ValidationErrorKind::Type { .. }
+        | ValidationErrorKind::AnyOf { .. }
+        | ValidationErrorKind::OneOfNotValid { .. } => {
+            let expected = view.map_or_else(|| "of another type".to_owned(), |v| type_phrase(v));
+            let sent = article(Types::of(instance));
+            let hint = match view {
+                Some(v) if v.allows(Types::ARRAY) && !field.is_empty() => {
+                    let item = v
+                        .item(0)
+                        .map_or_else(|| "…".to_owned(), |i| shape(&i, SHAPE_DEPTH));
+                    format!("send \"{field}\" as a JSON array, e.g. \"{field}\": [{item}].")
+                }
+                Some(v) if v.allows(Types::OBJECT) && field.is_empty() => {
+                    "send the arguments as one JSON object with the fields shown above.".to_owned()
+                }
+                Some(v) if v.allows(Types::OBJECT) => format!(
+                    "send \"{field}\" as a JSON object, e.g. \"{field}\": {}.",
+                    shape(v, SHAPE_DEPTH - 1)
+                ),
+                Some(v) if v.allows_null() || field.is_empty() => {
+                    format!("send {quoted} as {expected}.")
+                }
+                _ => format!("send \"{field}\" as {expected}, or omit it if it is optional."),
+            };
+            (
+                format!("{quoted} must be {expected}, but {sent} was sent"),
+                hint,
+            )
+        }
+        ValidationErrorKind::Required { property } => {
+            let name = property.as_str().unwrap_or("?");
+            let mut full = at.to_owned();
+            pointer::push(&mut full, name);
+            (
+                format!("`{full}` is required but missing"),
+                format!("include \"{name}\" in the arguments."),
+            )
+        }
+        ValidationErrorKind::AdditionalProperties { unexpected }
+        | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
+            let names: Vec<String> = unexpected
+                .iter()
+                .take(8)
+                .map(|n| format!("`{n}`"))
+                .collect();
+            (
+                format!(
+                    "{quoted} has fields the tool does not declare: {}",
+                    names.join(", ")
+                ),
+                "remove the undeclared fields and use the declared names.".to_owned(),
+            )
+        }
+        ValidationErrorKind::Enum { .. } | ValidationErrorKind::Constant { .. } => {
+            let members = view.map(SchemaView::enum_values).unwrap_or_default();
+            let listed: Vec<String> = members
+                .iter()
+                .take(MAX_ENUM_MEMBERS)
+                .map(|m| m.to_string())
+                .collect();
+            (
+                format!("{quoted} must be one of {}", listed.join(", ")),
+                "use one of the allowed values exactly as listed.".to_owned(),
+            )
+        }
+        ValidationErrorKind::Pattern { pattern } => (
+            format!("{quoted} must match the pattern `{pattern}`"),
+            "send a value that matches the pattern (without adding ^ or $).".to_owned(),
+        ),
+        _ => (
+            format!("{quoted}: {masked}"),
+            "change the value so that it satisfies the schema.".to_owned(),
+        ),
+    }
+}
+
+/// The schema view at a pointer, walking the instance beside it.
+fn view_at<'s>(root: &SchemaView<'s>, value: &Value, at: &str) -> Option<SchemaView<'s>> {
+    let mut view = root.clone();
+    let mut node = value;
+    for token in at.split('/').skip(1) {
+        let token = token.replace("~1", "/").replace("~0", "~");
+        match node {
+            Value::Object(map) => {
+                view = view.property(&token)?;
+                node = map.get(&token)?;
+            }
+            Value::Array(items) => {
+                let index: usize = token.parse().ok()?;
+                view = view.item(index)?;
+                node = items.get(index)?;
+            }
+            _ => return None,
+        }
+    }
+    Some(view)
+}
+
+/// "an array of strings", "an integer", "a string or null".
+fn type_phrase(view: &SchemaView<'_>) -> String {
+    let types = view.types();
+    if types == Types::ANY {
+        return "a value of the declared type".to_owned();
+    }
+    let mut names: Vec<String> = Vec::new();
+    for (t, name) in NAMES {
+        if types.contains(t) && !(t == Types::INTEGER && types.contains(Types::NUMBER)) {
+            names.push(if t == Types::ARRAY {
+                match view.item(0).map(|i| i.types()) {
+                    Some(items) if items != Types::ANY => format!("an array of {}", plural(items)),
+                    _ => "an array".to_owned(),
+                }
+            } else {
+                article_name(name)
+            });
+        }
+    }
+    names.join(" or ")
+}
+
+const NAMES: [(Types, &str); 7] = [
+    (Types::ARRAY, "array"),
+    (Types::OBJECT, "object"),
+    (Types::STRING, "string"),
+    (Types::NUMBER, "number"),
+    (Types::INTEGER, "integer"),
+    (Types::BOOLEAN, "boolean"),
+    (Types::NULL, "null"),
+];
+
+fn article_name(name: &str) -> String {
+    match name {
+        "null" => "null".to_owned(),
+        n if n.starts_with(['a', 'e', 'i', 'o', 'u']) => format!("an {n}"),
+        n => format!("a {n}"),
+    }
+}
+
+fn article(t: Types) -> String {
+    NAMES
+        .iter()
+        .rev()
+        .find(|(known, _)| *known == t || (t.contains(*known) && *known != Types::NULL))
+        .map_or_else(|| "a number".to_owned(), |(_, name)| article_name(name))
+}
+
+fn plural(types: Types) -> String {
+    let names: Vec<&str> = NAMES
+        .iter()
+        .filter(|(t, _)| {
+            types.contains(*t) && !(*t == Types::INTEGER && types.contains(Types::NUMBER))
+        })
+        .map(|(_, name)| match *name {
+            "array" => "arrays",
+            "object" => "objects",
+            "string" => "strings",
+            "number" => "numbers",
+            "integer" => "integers",
+            "boolean" => "booleans",
+            _ => "nulls",
+        })
+        .collect();
+    names.join(" or ")
+}
+
+/// The expected shape, drawn compactly: `{"paths": ["<string>", …], "limit"?: <integer>}`.
+fn shape(view: &SchemaView<'_>, depth: usize) -> String {
+    let members = view.enum_values();
+    if !members.is_empty() {
+        let listed: Vec<String> = members
+            .iter()
+            .take(MAX_ENUM_MEMBERS)
+            .map(|m| m.to_string())
+            .collect();
+        return listed.join(" | ");
+    }
+    let types = view.types();
+    if types == Types::ANY {
+        return "<any>".to_owned();
+    }
+    let mut alternatives: Vec<String> = Vec::new();
+    if types.contains(Types::OBJECT) {
+        let names = view.declared_names();
+        if depth >= SHAPE_DEPTH || names.is_empty() {
+            alternatives.push("{…}".to_owned());
+        } else {
+            let fields: Vec<String> = names
+                .iter()
+                .take(16)
+                .map(|name| {
+                    let optional = if view.is_required(name) { "" } else { "?" };
+                    let inner = view
+                        .property(name)
+                        .map_or_else(|| "<any>".to_owned(), |v| shape(&v, depth + 1));
+                    format!("\"{name}\"{optional}: {inner}")
+                })
+                .collect();
+            alternatives.push(format!("{{{}}}", fields.join(", ")));
+        }
+    }
+    if types.contains(Types::ARRAY) {
+        let item = match view.item(0) {
+            Some(items) if depth < SHAPE_DEPTH => shape(&items, depth + 1),
+            _ => "…".to_owned(),
+        };
+        alternatives.push(format!("[{item}, …]"));
+    }
+    for (t, name) in &NAMES[2..] {
+        if types.contains(*t) && !(*t == Types::INTEGER && types.contains(Types::NUMBER)) {
+            alternatives.push(if *name == "string" {
+                "\"<string>\"".to_owned()
+            } else if *name == "null" {
+                "null".to_owned()
+            } else {
+                format!("<{name}>")
+            });
+        }
+    }
+    alternatives.join(" | ")
+}
+
+/// Cuts `text` to at most `max` bytes on a char boundary.
+fn bound(mut text: String, max: usize) -> String {
+    if text.len() > max {
+        let mut cut = max.saturating_sub(3);
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.truncate(cut);
+        text.push('…');
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::ToolSet;
+
+    fn tools() -> ToolSet {
+        ToolSet::from_json(
+            &json!([{"name": "read_many", "parameters": {"type": "object", "required": ["paths"],
+            "properties": {"paths": {"type": "array", "items": {"type": "string"}}, "limit": {"type": "integer"}}}}]),
+        )
+    }
+
+    #[test]
+    fn names_the_path_expected_shape_received_type_and_a_hint() {
+        let set = tools();
+        let tool = set.get("read_many").unwrap();
+        let value = json!({"paths": "[a, b] secret-value"});
+        let message = retry_message(
+            tool,
+            Some(&value),
+            &Rejection::Schema,
+            RetryContext::First,
+            4096,
+        );
+        assert!(message.starts_with("Tool call `read_many` was rejected: `/paths` must be an array of strings, but a string was sent."), "{message}");
+        assert!(
+            message.contains("Expected: {\"paths\": [\"<string>\", …], \"limit\"?: <integer>}"),
+            "{message}"
+        );
+        assert!(
+            message
+                .contains("Try: send \"paths\" as a JSON array, e.g. \"paths\": [\"<string>\"]."),
+            "{message}"
+        );
+        assert!(!message.contains("secret-value"), "value leaked: {message}");
+    }
+
+    #[test]
+    fn names_every_failing_path() {
+        let set = tools();
+        let tool = set.get("read_many").unwrap();
+        let message = retry_message(
+            tool,
+            Some(&json!({"limit": "x"})),
+            &Rejection::Schema,
+            RetryContext::First,
+            4096,
+        );
+        assert!(
+            message.contains("`/paths` is required but missing"),
+            "{message}"
+        );
+        assert!(
+            message.contains("`/limit` must be an integer, but a string was sent"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn truncation_repeat_and_give_up_have_their_own_words() {
+        let set = tools();
+        let tool = set.get("read_many").unwrap();
+        let cut = retry_message(tool, None, &Rejection::Truncated, RetryContext::First, 4096);
+        assert!(
+            cut.contains("cut off") && cut.contains("resend the complete call"),
+            "{cut}"
+        );
+        let again = retry_message(
+            tool,
+            None,
+            &Rejection::Truncated,
+            RetryContext::Repeated,
+            4096,
+        );
+        assert!(
+            again.starts_with("You sent exactly the same invalid call again"),
+            "{again}"
+        );
+        let gave_up = retry_message(
+            tool,
+            None,
+            &Rejection::Truncated,
+            RetryContext::GaveUp { repeated: true },
+            4096,
+        );
+        assert!(gave_up.contains("stop retrying"), "{gave_up}");
+    }
+
+    #[test]
+    fn messages_are_bounded() {
+        let set = tools();
+        let tool = set.get("read_many").unwrap();
+        let message = retry_message(tool, None, &Rejection::Truncated, RetryContext::First, 40);
+        assert!(message.len() <= 40, "{}", message.len());
+    }
+
+    #[test]
+    fn unknown_tools_list_the_real_ones() {
+        let message = unknown_tool_message("reed", ["read", "write"].into_iter());
+        assert_eq!(
+            message,
+            "Tool `reed` does not exist. Available tools: read, write. Call one of them by its exact name."
+        );
+    }
+}

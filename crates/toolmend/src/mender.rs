@@ -1,0 +1,486 @@
+//! [`Mender`]: the pipeline, stage by stage, for one call or one assistant turn.
+
+use serde_json::Value;
+
+use crate::feedback::{RetryContext, emit, note_for, retry_message, unknown_tool_message};
+use crate::recover::{RecoverMode, recover_text};
+use crate::repair::{Mended, Rejection, Verdict, mend_arguments, mend_value};
+use crate::turn::canonical::{canonical, fingerprint};
+use crate::turn::names::repair_name;
+use crate::turn::{AssistantTurn, Session, TurnResult, guard_message};
+use crate::{
+    CallResult, Limits, Origin, Outcome, Repair, RepairKind, RepairStats, Status, Tool, ToolSet,
+    TurnReport,
+};
+
+/// Options for a [`Mender`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct MenderOptions {
+    /// Which text channels are scanned for leaked calls (default: off).
+    pub recover: RecoverMode,
+    /// The model id, for tracing events and per-model behaviour.
+    pub model: String,
+    /// Every size, depth and count bound.
+    pub limits: Limits,
+}
+
+/// The toolmend pipeline over one compiled [`ToolSet`].
+///
+/// Build it once per tool list; it is `Sync` and may be shared across threads. Per-run state
+/// (storm window, retry budget) lives in a [`Session`] the caller owns.
+///
+/// # Examples
+///
+/// ```
+/// use toolmend::{Mender, Status, ToolSet};
+///
+/// let tools = ToolSet::from_json(&serde_json::json!([{"name": "read_many", "parameters": {
+///     "type": "object", "required": ["paths"],
+///     "properties": {"paths": {"type": "array", "items": {"type": "string"}}}}}]));
+/// let mender = Mender::new(tools);
+///
+/// let call = mender.repair_call("read_many", r#"{"paths": "[\"a\",\"b\"]"}"#);
+/// assert_eq!(call.status, Status::Repaired);
+/// assert_eq!(call.arguments_text, r#"{"paths":["a","b"]}"#);
+///
+/// let valid = r#"{ "paths" : ["a"] }"#;
+/// assert_eq!(mender.repair_call("read_many", valid).arguments_text, valid);
+/// ```
+#[derive(Debug)]
+pub struct Mender {
+    tools: ToolSet,
+    options: MenderOptions,
+    stats: RepairStats,
+}
+
+/// A call on its way through the turn, before its messages are settled.
+struct Pending {
+    result: CallResult,
+    rejection: Option<Rejection>,
+    unknown: bool,
+    raw: String,
+}
+
+impl Mender {
+    /// A mender with default options.
+    #[must_use]
+    pub fn new(tools: ToolSet) -> Self {
+        Self::with_options(tools, MenderOptions::default())
+    }
+
+    /// A mender with the given options.
+    #[must_use]
+    pub fn with_options(tools: ToolSet, options: MenderOptions) -> Self {
+        Self {
+            tools,
+            options,
+            stats: RepairStats::new(),
+        }
+    }
+
+    /// The tool set.
+    #[must_use]
+    pub fn tools(&self) -> &ToolSet {
+        &self.tools
+    }
+
+    /// The options.
+    #[must_use]
+    pub fn options(&self) -> &MenderOptions {
+        &self.options
+    }
+
+    /// The run's counters.
+    #[must_use]
+    pub fn stats(&self) -> &RepairStats {
+        &self.stats
+    }
+
+    /// Mends one call with no session: salvage, validate-then-repair, feedback.
+    ///
+    /// Concatenated arguments (`{…}{…}`) are not split here (that needs a turn); such a call is
+    /// `invalid`. Use [`Mender::run_turn`] for whole turns.
+    #[must_use]
+    pub fn repair_call(&self, name: &str, arguments: &str) -> CallResult {
+        let mut pending =
+            self.mend_call(String::new(), name, arguments, Origin::Native, false, false);
+        let mut first = pending.swap_remove(0);
+        if !pending.is_empty() {
+            first.result.status = Status::Invalid;
+            first.rejection = Some(Rejection::Schema);
+            first.result.arguments = None;
+            first.result.arguments_text = arguments.to_owned();
+        }
+        let call = self.settle(first, None);
+        self.observe(&call);
+        call
+    }
+
+    /// Runs one assistant turn through every stage, with the session's storm and retry state.
+    pub fn run_turn(&self, session: &mut Session, turn: &AssistantTurn) -> TurnResult {
+        if turn.new_user_turn {
+            session.new_user_turn();
+        }
+        let cut_off = turn.finish_reason.as_deref() == Some("length");
+        let last = turn.tool_calls.len().saturating_sub(1);
+        let mut pending: Vec<Pending> = Vec::new();
+        for (i, call) in turn.tool_calls.iter().enumerate() {
+            pending.extend(self.mend_call(
+                call.id.clone(),
+                &call.name,
+                &call.arguments,
+                Origin::Native,
+                cut_off && i == last,
+                true,
+            ));
+        }
+        let native = pending.len();
+
+        let (content, reasoning) = self.recover(turn, &mut pending);
+        self.drop_duplicates(&mut pending, native);
+
+        let mut calls = Vec::with_capacity(pending.len());
+        let mut report = TurnReport::default();
+        for p in pending {
+            let dispatchable = p.rejection.is_none() && p.result.status != Status::Suppressed;
+            let mut call = self.settle(p, Some(session));
+            if dispatchable {
+                self.break_storm(session, &mut call, &mut report);
+            }
+            count(&call, &mut report);
+            self.observe(&call);
+            calls.push(call);
+        }
+        TurnResult {
+            content,
+            reasoning,
+            calls,
+            report,
+        }
+    }
+
+    /// Salvage, name repair and validate-then-repair of one call; several results when its
+    /// arguments held several objects and `split` is allowed.
+    fn mend_call(
+        &self,
+        id: String,
+        name: &str,
+        raw: &str,
+        origin: Origin,
+        cut_off: bool,
+        split: bool,
+    ) -> Vec<Pending> {
+        let mut name_repairs = Vec::new();
+        let tool = match self.tools.get(name) {
+            Some(tool) => tool,
+            None => match repair_name(name, &self.tools).and_then(|n| self.tools.get(n)) {
+                Some(tool) => {
+                    name_repairs.push(Repair::new(RepairKind::NameRepaired, String::new()));
+                    tool
+                }
+                None => {
+                    let result = blank(id, name, origin, raw);
+                    return vec![Pending {
+                        result,
+                        rejection: None,
+                        unknown: true,
+                        raw: raw.to_owned(),
+                    }];
+                }
+            },
+        };
+        let mended = mend_arguments(tool, raw, &self.options.limits, cut_off);
+        match mended.verdict {
+            Verdict::Concatenated(values) if split => {
+                let count = values.len();
+                values
+                    .into_iter()
+                    .enumerate()
+                    .map(|(k, value)| {
+                        let part_id = if k == 0 {
+                            id.clone()
+                        } else {
+                            format!("{id}_{}", k + 1)
+                        };
+                        let mut repairs = name_repairs.clone();
+                        repairs.push(Repair::new(RepairKind::ConcatenatedSplit, String::new()));
+                        repairs.extend(mended.repairs.iter().cloned());
+                        let text = value.to_string();
+                        let part = mend_value(tool, value, repairs, &self.options.limits);
+                        let _ = count;
+                        self.pending(tool, part_id, origin, &text, part, true)
+                    })
+                    .collect()
+            }
+            Verdict::Concatenated(_) => {
+                let mut result = blank(id, tool.name(), origin, raw);
+                result.repairs = name_repairs;
+                vec![Pending {
+                    result,
+                    rejection: Some(Rejection::Schema),
+                    unknown: false,
+                    raw: raw.to_owned(),
+                }]
+            }
+            _ => {
+                let mut mended = mended;
+                let mut repairs = name_repairs;
+                repairs.append(&mut mended.repairs);
+                mended.repairs = repairs;
+                vec![self.pending(tool, id, origin, raw, mended, false)]
+            }
+        }
+    }
+
+    fn pending(
+        &self,
+        tool: &Tool,
+        id: String,
+        origin: Origin,
+        raw: &str,
+        mended: Mended,
+        forced_repair: bool,
+    ) -> Pending {
+        let mut result = blank(id, tool.name(), origin, raw);
+        let mut notes: Vec<String> = mended.repairs.iter().filter_map(note_for).collect();
+        notes.dedup();
+        notes.extend(mended.notes);
+        result.repairs = mended.repairs;
+        let rejection = match mended.verdict {
+            Verdict::Valid if !forced_repair && result.repairs.is_empty() => {
+                result.status = Status::Valid;
+                result.arguments = mended.value;
+                None
+            }
+            Verdict::Valid | Verdict::Repaired => {
+                result.status = Status::Repaired;
+                result.arguments_text = mended
+                    .value
+                    .as_ref()
+                    .map_or_else(String::new, Value::to_string);
+                result.arguments = mended.value;
+                result.notes = notes;
+                None
+            }
+            Verdict::Invalid(rejection) => {
+                result.arguments = mended.value;
+                Some(rejection)
+            }
+            Verdict::Concatenated(_) => Some(Rejection::Schema),
+        };
+        Pending {
+            result,
+            rejection,
+            unknown: false,
+            raw: raw.to_owned(),
+        }
+    }
+
+    /// Recovers calls leaked into text (per the mode) and returns the texts left.
+    fn recover(
+        &self,
+        turn: &AssistantTurn,
+        pending: &mut Vec<Pending>,
+    ) -> (Option<String>, Option<String>) {
+        let mode = self.options.recover;
+        let max = self.options.limits.max_recovered_calls;
+        let mut content = turn.content.clone();
+        let mut reasoning = turn.reasoning.clone();
+        let scan_content = match mode {
+            RecoverMode::Off => false,
+            RecoverMode::Content => turn.tool_calls.is_empty(),
+            _ => true,
+        };
+        let mut found = 0usize;
+        let channels: [(&mut Option<String>, Origin, bool); 2] = [
+            (&mut content, Origin::Content, scan_content),
+            (&mut reasoning, Origin::Reasoning, mode == RecoverMode::All),
+        ];
+        for (text, origin, scan) in channels {
+            let Some(source) = text.as_deref().filter(|_| scan) else {
+                continue;
+            };
+            let recovered = recover_text(source, &self.tools, max.saturating_sub(found));
+            if mode == RecoverMode::Strip {
+                *text = Some(recovered.text);
+                continue;
+            }
+            if recovered.calls.is_empty() {
+                continue;
+            }
+            *text = Some(recovered.text);
+            for call in recovered.calls {
+                found += 1;
+                let id = format!("call_recovered_{found}");
+                for mut p in self.mend_call(id, &call.name, &call.arguments, origin, false, true) {
+                    p.result
+                        .repairs
+                        .insert(0, Repair::new(RepairKind::Recovered, String::new()));
+                    if p.rejection.is_none() && !p.unknown {
+                        if p.result.status == Status::Valid {
+                            p.result.arguments_text = call.arguments.clone();
+                        }
+                        p.result.status = Status::Recovered;
+                    }
+                    pending.push(p);
+                }
+            }
+        }
+        (content, reasoning)
+    }
+
+    /// Drops recovered calls identical to a native call or to an earlier recovered call.
+    fn drop_duplicates(&self, pending: &mut [Pending], native: usize) {
+        let mut seen: Vec<String> = Vec::new();
+        for (i, p) in pending.iter_mut().enumerate() {
+            let Some(args) = p
+                .result
+                .arguments
+                .as_ref()
+                .filter(|_| p.rejection.is_none() && !p.unknown)
+            else {
+                continue;
+            };
+            let signature = format!("{}\u{0}{}", p.result.name, canonical(args));
+            if i >= native && seen.contains(&signature) {
+                p.result.status = Status::Suppressed;
+                p.result
+                    .repairs
+                    .push(Repair::new(RepairKind::DuplicateDropped, String::new()));
+                p.result.error = Some(format!(
+                    "Tool call `{}` was not run twice: the same call appears earlier in this turn.",
+                    p.result.name
+                ));
+            } else {
+                seen.push(signature);
+            }
+        }
+    }
+
+    /// Settles a call's outcome and messages, spending the session's retry budget.
+    fn settle(&self, p: Pending, session: Option<&mut Session>) -> CallResult {
+        let mut result = p.result;
+        let limits = &self.options.limits;
+        if p.unknown {
+            let names = self.tools.iter().map(Tool::name);
+            result.status = Status::Invalid;
+            result.error = Some(unknown_tool_message(&result.name, names));
+            result.outcome = Some(self.spend(session, &result.name, &p.raw).0);
+            return result;
+        }
+        match p.rejection {
+            Some(rejection) => {
+                result.status = Status::Invalid;
+                let (outcome, context) = self.spend(session, &result.name, &p.raw);
+                let tool = self
+                    .tools
+                    .get(&result.name)
+                    .expect("a rejected known call names a tool");
+                result.error = Some(retry_message(
+                    tool,
+                    result.arguments.as_ref(),
+                    &rejection,
+                    context,
+                    limits.max_message_bytes,
+                ));
+                result.outcome = Some(outcome);
+                result.notes.clear();
+            }
+            None if matches!(result.status, Status::Repaired | Status::Recovered) => {
+                result.outcome = Some(Outcome::LocalSalvage);
+            }
+            None => {}
+        }
+        result
+    }
+
+    fn spend(
+        &self,
+        session: Option<&mut Session>,
+        tool: &str,
+        raw: &str,
+    ) -> (Outcome, RetryContext) {
+        let context = session.map_or(RetryContext::First, |s| {
+            s.budget.fail(tool, fingerprint(raw))
+        });
+        let outcome = if matches!(context, RetryContext::GaveUp { .. }) {
+            Outcome::GaveUp
+        } else {
+            Outcome::Reprompt
+        };
+        (outcome, context)
+    }
+
+    /// Suppresses the call if it is the storm threshold's identical call in the window.
+    fn break_storm(&self, session: &mut Session, call: &mut CallResult, report: &mut TurnReport) {
+        let Some(tool) = self.tools.get(&call.name) else {
+            return;
+        };
+        let Some(args) = call.arguments.as_ref() else {
+            return;
+        };
+        let signature = format!("{}\u{0}{}", call.name, canonical(args));
+        let hints = tool.hints();
+        if session
+            .storm
+            .observe(signature, hints.mutating == Some(true), hints.storm_exempt)
+        {
+            call.status = Status::Suppressed;
+            call.repairs
+                .push(Repair::new(RepairKind::StormSuppressed, String::new()));
+            call.error = Some(guard_message(&call.name));
+            call.outcome = None;
+            call.notes.clear();
+            report.storms_broken += 1;
+            self.stats.count_storm();
+        }
+    }
+
+    /// Counters and tracing for a finished call.
+    fn observe(&self, call: &CallResult) {
+        self.stats.count_call(call.repairs.iter().map(|r| r.kind));
+        match call.status {
+            Status::Invalid => self.stats.count_invalid(),
+            Status::Recovered => self.stats.count_recovered(),
+            _ => {}
+        }
+        if call.outcome == Some(Outcome::GaveUp) {
+            self.stats.count_gave_up();
+        }
+        emit(call, &self.options.model);
+    }
+}
+
+/// A call result with nothing decided yet: invalid calls keep their text as sent.
+fn blank(id: String, name: &str, origin: Origin, raw: &str) -> CallResult {
+    CallResult {
+        id,
+        name: name.to_owned(),
+        origin,
+        status: Status::Invalid,
+        arguments: None,
+        arguments_text: raw.to_owned(),
+        repairs: Vec::new(),
+        notes: Vec::new(),
+        outcome: None,
+        error: None,
+    }
+}
+
+fn count(call: &CallResult, report: &mut TurnReport) {
+    match call.status {
+        Status::Repaired => report.repaired += 1,
+        Status::Invalid => report.invalid += 1,
+        Status::Recovered => {
+            report.scavenged += 1;
+            if call.repairs.iter().any(|r| r.kind != RepairKind::Recovered) {
+                report.repaired += 1;
+            }
+        }
+        _ => {}
+    }
+    if call.status != Status::Invalid && call.has(RepairKind::TruncationClosed) {
+        report.truncations_fixed += 1;
+    }
+}

@@ -1,0 +1,286 @@
+//! The validate-then-repair loop.
+
+use serde_json::Value;
+
+use super::failures::Failures;
+use super::pointer;
+use super::rules::{Fix, Place, RULES, Site, md_link_unwrapped, relational_default};
+use super::schema::SchemaView;
+use crate::salvage::{self, SalvageError, SalvageErrorKind, SalvageOptions};
+use crate::{Limits, Repair, RepairKind, Tool};
+
+/// What happened to one call's arguments.
+#[derive(Debug)]
+pub(crate) struct Mended {
+    pub(crate) verdict: Verdict,
+    /// Every repair made, in order; syntax repairs (path `""`) first.
+    pub(crate) repairs: Vec<Repair>,
+    /// Notes from hint rules that must reach the model (relational defaults).
+    pub(crate) notes: Vec<String>,
+    /// The final value when valid or repaired; the best attempt when invalid, if any.
+    pub(crate) value: Option<Value>,
+}
+
+/// The verdict on one call's arguments.
+#[derive(Debug)]
+pub(crate) enum Verdict {
+    /// The raw text is strict JSON and validates: pass the bytes through.
+    Valid,
+    /// The value was repaired and validates.
+    Repaired,
+    /// The text held several complete objects back to back; the turn stage splits them.
+    Concatenated(Vec<Value>),
+    /// The call cannot be saved.
+    Invalid(Rejection),
+}
+
+/// Why a call cannot be saved.
+#[derive(Debug)]
+pub(crate) enum Rejection {
+    /// The text is not JSON, even leniently.
+    Syntax(SalvageError),
+    /// The text was cut off, and the tool is not known to be safe to call with closed text.
+    Truncated,
+    /// The value does not validate, even after repair.
+    Schema,
+}
+
+impl Mended {
+    fn rejected(rejection: Rejection, repairs: Vec<Repair>) -> Self {
+        Self {
+            verdict: Verdict::Invalid(rejection),
+            repairs,
+            notes: Vec::new(),
+            value: None,
+        }
+    }
+}
+
+/// Mends one call's raw argument text.
+///
+/// `cut_off` says the turn ended at the token limit and this is its last call: arguments that
+/// need salvage are then treated as truncated.
+pub(crate) fn mend_arguments(tool: &Tool, raw: &str, limits: &Limits, cut_off: bool) -> Mended {
+    let strict = serde_json::from_str::<Value>(raw);
+    let strict_string = match strict {
+        Ok(Value::String(_) | Value::Null) | Err(_) => match strict {
+            Ok(Value::String(s)) => Some(s),
+            _ => None,
+        },
+        Ok(value) => {
+            if !tool.has_opt_in_rules() && tool.is_valid(&value) {
+                return Mended {
+                    verdict: Verdict::Valid,
+                    repairs: Vec::new(),
+                    notes: Vec::new(),
+                    value: Some(value),
+                };
+            }
+            return mend_value(tool, value, Vec::new(), limits);
+        }
+    };
+    match salvage::salvage(raw, &SalvageOptions::from_limits(limits)) {
+        Ok(salvaged) => {
+            let mut repairs: Vec<Repair> = Vec::new();
+            for r in &salvaged.repairs {
+                if !repairs.iter().any(|seen| seen.kind == r.kind) {
+                    repairs.push(Repair::new(r.kind, String::new()));
+                }
+            }
+            let truncated = salvaged.truncated || (cut_off && strict_string.is_none());
+            if truncated && tool.is_mutating() {
+                return Mended::rejected(Rejection::Truncated, Vec::new());
+            }
+            if truncated
+                && !repairs
+                    .iter()
+                    .any(|r| r.kind == RepairKind::TruncationClosed)
+            {
+                repairs.push(Repair::new(RepairKind::TruncationClosed, String::new()));
+            }
+            let mut values = salvaged.values;
+            if values.len() > 1 {
+                return Mended {
+                    verdict: Verdict::Concatenated(values),
+                    repairs,
+                    notes: Vec::new(),
+                    value: None,
+                };
+            }
+            match values.pop() {
+                Some(value) => mend_value(tool, value, repairs, limits),
+                None => Mended::rejected(Rejection::Schema, repairs),
+            }
+        }
+        Err(error) => {
+            if cut_off && tool.is_mutating() && error.kind == SalvageErrorKind::Syntax {
+                return Mended::rejected(Rejection::Truncated, Vec::new());
+            }
+            let root = match strict_string {
+                Some(text) => text,
+                // Plain text that is not JSON at all may be the one field of a one-field tool.
+                None if error.kind == SalvageErrorKind::NoJson && !raw.trim().is_empty() => {
+                    raw.to_owned()
+                }
+                None => return Mended::rejected(Rejection::Syntax(error), Vec::new()),
+            };
+            mend_value(tool, Value::String(root), Vec::new(), limits)
+        }
+    }
+}
+
+/// Validates `value` and repairs it at the failing locations; `repairs` are those made so far.
+pub(crate) fn mend_value(
+    tool: &Tool,
+    mut value: Value,
+    mut repairs: Vec<Repair>,
+    limits: &Limits,
+) -> Mended {
+    let (Some(validator), Some(schema)) = (tool.validator(), tool.schema()) else {
+        // No compiled schema: any object is accepted as it is.
+        let verdict = match (&value, repairs.is_empty()) {
+            (Value::Object(_), true) => Verdict::Valid,
+            (Value::Object(_), false) => Verdict::Repaired,
+            _ => Verdict::Invalid(Rejection::Schema),
+        };
+        return Mended {
+            verdict,
+            repairs,
+            notes: Vec::new(),
+            value: Some(value),
+        };
+    };
+    let root_view = SchemaView::new(schema, schema);
+    md_link_unwrapped::apply(&mut value, &root_view, &mut String::new(), 0, &mut repairs);
+    let notes = relational_default::apply(&mut value, &tool.hints().relational, &mut repairs);
+
+    for _ in 0..limits.max_repair_rounds {
+        let failures = Failures::collect(validator, &value);
+        if failures.is_empty() {
+            break;
+        }
+        let mut walker = Walker {
+            tool,
+            failures: &failures,
+            repairs: &mut repairs,
+            changed: false,
+            max_depth: limits.max_depth,
+        };
+        if let Some(Fix::Replace(root)) =
+            walker.walk(&mut value, &root_view, Place::Root, &mut String::new(), 0)
+        {
+            value = root;
+        }
+        if !walker.changed {
+            break;
+        }
+    }
+    let verdict = match (validator.is_valid(&value), repairs.is_empty()) {
+        (true, true) => Verdict::Valid,
+        (true, false) => Verdict::Repaired,
+        (false, _) => Verdict::Invalid(Rejection::Schema),
+    };
+    Mended {
+        verdict,
+        repairs,
+        notes,
+        value: Some(value),
+    }
+}
+
+/// One repair round over the failing locations of a value.
+struct Walker<'a> {
+    tool: &'a Tool,
+    failures: &'a Failures,
+    repairs: &'a mut Vec<Repair>,
+    changed: bool,
+    max_depth: usize,
+}
+
+impl Walker<'_> {
+    /// Tries the rules at `at` if it failed, else descends towards the failures below it.
+    /// Returns the fix for the caller to apply at this location.
+    fn walk(
+        &mut self,
+        value: &mut Value,
+        view: &SchemaView<'_>,
+        place: Place<'_>,
+        at: &mut String,
+        depth: usize,
+    ) -> Option<Fix> {
+        if depth > self.max_depth {
+            return None;
+        }
+        if let Some(failure) = self.failures.at(at) {
+            let site = Site {
+                value,
+                view,
+                failure,
+                place,
+                tool: self.tool,
+            };
+            // The first rule that applies wins; the next round sees its result.
+            if let Some((kind, fix)) = RULES
+                .iter()
+                .find_map(|rule| rule.apply(&site).map(|fix| (rule.kind(), fix)))
+            {
+                self.repairs.push(Repair::new(kind, at.clone()));
+                self.changed = true;
+                return Some(fix);
+            }
+        }
+        if !self.failures.within(at) {
+            return None;
+        }
+        match value {
+            Value::Object(map) => {
+                let keys: Vec<String> = map.keys().cloned().collect();
+                for key in keys {
+                    let Some(child_view) = view.property(&key) else {
+                        continue;
+                    };
+                    let required = view.is_required(&key);
+                    let Some(child) = map.get_mut(&key) else {
+                        continue;
+                    };
+                    let len = at.len();
+                    pointer::push(at, &key);
+                    let fix = self.walk(
+                        child,
+                        &child_view,
+                        Place::Member {
+                            key: &key,
+                            required,
+                        },
+                        at,
+                        depth + 1,
+                    );
+                    at.truncate(len);
+                    match fix {
+                        Some(Fix::Replace(new)) => *child = new,
+                        Some(Fix::Remove) => {
+                            map.shift_remove(&key);
+                        }
+                        None => {}
+                    }
+                }
+            }
+            Value::Array(items) => {
+                for (index, item) in items.iter_mut().enumerate() {
+                    let Some(item_view) = view.item(index) else {
+                        continue;
+                    };
+                    let len = at.len();
+                    pointer::push_index(at, index);
+                    let fix = self.walk(item, &item_view, Place::Item, at, depth + 1);
+                    at.truncate(len);
+                    if let Some(Fix::Replace(new)) = fix {
+                        *item = new;
+                    }
+                }
+            }
+            _ => {}
+        }
+        None
+    }
+}

@@ -1,0 +1,168 @@
+//! What the validator reported, indexed by instance location.
+//!
+//! Rules are dispatched on the validator's typed error kinds and instance paths, never on the
+//! wording of its messages. Errors inside `anyOf` / `oneOf` branches are indexed too: when no
+//! branch matches, a repair that makes some branch match is what is wanted.
+
+use std::collections::BTreeMap;
+
+use jsonschema::error::ValidationErrorKind;
+use jsonschema::{ValidationError, Validator};
+use serde_json::Value;
+
+use super::pointer;
+
+/// The validator keywords that failed at one location, as a bit set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Keywords(u16);
+
+impl Keywords {
+    pub(crate) const TYPE: Self = Self(1);
+    pub(crate) const ENUM: Self = Self(2);
+    pub(crate) const PATTERN: Self = Self(4);
+    pub(crate) const REQUIRED: Self = Self(8);
+    pub(crate) const ADDITIONAL: Self = Self(16);
+    /// `anyOf` / `oneOf` with no matching branch.
+    pub(crate) const BRANCHES: Self = Self(32);
+    pub(crate) const MIN_ITEMS: Self = Self(64);
+    pub(crate) const OTHER: Self = Self(128);
+
+    /// Whether any keyword of `other` failed.
+    pub(crate) fn any(self, other: Self) -> bool {
+        self.0 & other.0 != 0
+    }
+}
+
+impl std::ops::BitOr for Keywords {
+    type Output = Self;
+    fn bitor(self, rhs: Self) -> Self {
+        Self(self.0 | rhs.0)
+    }
+}
+
+/// Everything that failed at one instance location.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Failure {
+    pub(crate) keywords: Keywords,
+    /// Required properties reported missing here.
+    pub(crate) missing: Vec<String>,
+    /// Properties reported unexpected here.
+    pub(crate) unexpected: Vec<String>,
+}
+
+/// The failures of one validation, by JSON Pointer.
+#[derive(Debug, Default)]
+pub(crate) struct Failures {
+    by_pointer: BTreeMap<String, Failure>,
+}
+
+/// How many errors one collection keeps; past that the call is hopeless anyway.
+const MAX_ERRORS: usize = 1024;
+
+impl Failures {
+    /// Validates `value` and indexes every error.
+    pub(crate) fn collect(validator: &Validator, value: &Value) -> Self {
+        let mut failures = Self::default();
+        for error in validator.iter_errors(value).take(MAX_ERRORS) {
+            failures.add(&error, 0);
+        }
+        failures
+    }
+
+    fn add(&mut self, error: &ValidationError<'_>, depth: usize) {
+        if self.by_pointer.len() >= MAX_ERRORS || depth > 8 {
+            return;
+        }
+        let entry = self
+            .by_pointer
+            .entry(error.instance_path().as_str().to_owned())
+            .or_default();
+        let keyword = match error.kind() {
+            ValidationErrorKind::Type { .. } => Keywords::TYPE,
+            ValidationErrorKind::Enum { .. } | ValidationErrorKind::Constant { .. } => {
+                Keywords::ENUM
+            }
+            ValidationErrorKind::Pattern { .. } => Keywords::PATTERN,
+            ValidationErrorKind::Required { property } => {
+                if let Some(name) = property.as_str() {
+                    entry.missing.push(name.to_owned());
+                }
+                Keywords::REQUIRED
+            }
+            ValidationErrorKind::AdditionalProperties { unexpected }
+            | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
+                entry.unexpected.extend(unexpected.iter().cloned());
+                Keywords::ADDITIONAL
+            }
+            ValidationErrorKind::MinItems { .. } => Keywords::MIN_ITEMS,
+            ValidationErrorKind::AnyOf { context }
+            | ValidationErrorKind::OneOfNotValid { context } => {
+                entry.keywords = entry.keywords | Keywords::BRANCHES;
+                for branch in context {
+                    for inner in branch {
+                        self.add(inner, depth + 1);
+                    }
+                }
+                return;
+            }
+            _ => Keywords::OTHER,
+        };
+        entry.keywords = entry.keywords | keyword;
+    }
+
+    /// The failure at exactly `pointer`.
+    pub(crate) fn at(&self, pointer: &str) -> Option<&Failure> {
+        self.by_pointer.get(pointer)
+    }
+
+    /// Whether anything failed at `pointer` or below it.
+    pub(crate) fn within(&self, at: &str) -> bool {
+        self.by_pointer
+            .range(at.to_owned()..)
+            .take_while(|(p, _)| p.starts_with(at))
+            .any(|(p, _)| pointer::is_within(p, at))
+    }
+
+    /// Whether nothing failed.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.by_pointer.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn failures(schema: Value, value: Value) -> Failures {
+        Failures::collect(&jsonschema::validator_for(&schema).unwrap(), &value)
+    }
+
+    #[test]
+    fn indexes_typed_errors_by_pointer() {
+        let schema = json!({"type": "object", "required": ["path"], "additionalProperties": false,
+            "properties": {"path": {"type": "string"}, "paths": {"type": "array"}}});
+        let f = failures(schema, json!({"paths": "x", "file_path": "a"}));
+        let root = f.at("").unwrap();
+        assert!(root.keywords.any(Keywords::REQUIRED) && root.keywords.any(Keywords::ADDITIONAL));
+        assert_eq!(root.missing, ["path"]);
+        assert_eq!(root.unexpected, ["file_path"]);
+        assert!(f.at("/paths").unwrap().keywords.any(Keywords::TYPE));
+        assert!(f.within("") && f.within("/paths") && !f.within("/path"));
+    }
+
+    #[test]
+    fn indexes_errors_inside_branches() {
+        let schema = json!({"properties": {"x": {"anyOf": [
+            {"type": "array", "items": {"type": "string"}}, {"type": "null"}]}}});
+        let f = failures(schema, json!({"x": ["a", 3]}));
+        assert!(f.at("/x").unwrap().keywords.any(Keywords::BRANCHES));
+        assert!(f.at("/x/1").unwrap().keywords.any(Keywords::TYPE));
+    }
+
+    #[test]
+    fn valid_values_have_no_failures() {
+        assert!(failures(json!({"type": "object"}), json!({})).is_empty());
+    }
+}

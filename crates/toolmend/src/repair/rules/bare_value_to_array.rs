@@ -1,0 +1,81 @@
+//! `bare_value_to_array`: one item sent bare where an array of such items is expected.
+//!
+//! **Detects:** a string, number or boolean where an array is expected, when items of the
+//! value's type are allowed.
+//!
+//! **Does:** wraps it: `"a"` → `["a"]`.
+//!
+//! **Never fires when:** the string looks like an array (`[`…`]`) but did not parse: that is a
+//! malformed array, and wrapping it would silently corrupt it; the call is invalid instead. Also
+//! not when the items may not be of the value's type.
+//!
+//! **Example:** `{"paths": "src/main.rs"}` → `{"paths": ["src/main.rs"]}`.
+
+use serde_json::Value;
+
+use super::{Fix, Rule, Site};
+use crate::RepairKind;
+use crate::repair::schema::Types;
+
+/// See the module docs.
+#[derive(Debug)]
+pub(crate) struct BareValueToArray;
+
+impl Rule for BareValueToArray {
+    fn kind(&self) -> RepairKind {
+        RepairKind::BareValueToArray
+    }
+
+    fn apply(&self, site: &Site<'_, '_>) -> Option<Fix> {
+        match site.value {
+            Value::String(text) => {
+                let trimmed = text.trim();
+                if trimmed.starts_with('[') && trimmed.ends_with(']') {
+                    return None;
+                }
+            }
+            Value::Number(_) | Value::Bool(_) => {}
+            _ => return None,
+        }
+        if !site.wants_array_instead() {
+            return None;
+        }
+        let items = site.view.item(0);
+        if items.is_some_and(|items| !items.allows(Types::of(site.value))) {
+            return None;
+        }
+        Some(Fix::Replace(Value::Array(vec![site.value.clone()])))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::super::testing::{assert_fires, assert_never_fires};
+    use crate::{RepairKind::BareValueToArray as K, Status};
+
+    fn schema() -> serde_json::Value {
+        json!({"type": "object", "properties": {
+            "paths": {"type": "array", "items": {"type": "string"}},
+            "ids": {"type": "array", "items": {"type": "integer"}}}})
+    }
+
+    #[test]
+    fn fires_on_bare_primitives() {
+        assert_fires(
+            schema(),
+            r#"{"paths": "src/main.rs"}"#,
+            K,
+            "/paths",
+            json!({"paths": ["src/main.rs"]}),
+        );
+        assert_fires(schema(), r#"{"ids": 7}"#, K, "/ids", json!({"ids": [7]}));
+    }
+
+    #[test]
+    fn never_wraps_a_malformed_array_or_a_wrong_item_type() {
+        assert_never_fires(schema(), r#"{"paths": "[a, b]"}"#, K, Status::Invalid);
+        assert_never_fires(schema(), r#"{"ids": true}"#, K, Status::Invalid);
+    }
+}

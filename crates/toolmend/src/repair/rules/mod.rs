@@ -1,0 +1,190 @@
+//! The shape rules of DESIGN §5.2, one file each, in one ordered table.
+//!
+//! A rule looks at one [`Site`]: a location where the validator reported a failure, with the
+//! value there, the schema view there and what failed. It returns a [`Fix`] or nothing. The
+//! engine tries the rules in [`RULES`] order and applies the first fix at a site; the next
+//! validation round shows whether more is needed there.
+
+mod anchor_stripped;
+mod arguments_unwrapped;
+mod bare_value_to_array;
+mod enum_case_fixed;
+mod field_renamed;
+mod json_string_to_array;
+mod json_string_to_object;
+mod null_stripped;
+mod object_to_array;
+mod root_string_wrapped;
+mod scalar_coerced;
+mod single_key_object_to_array;
+mod unflattened;
+
+pub(crate) mod md_link_unwrapped;
+pub(crate) mod relational_default;
+
+use serde_json::Value;
+
+use super::failures::Failure;
+use super::schema::{SchemaView, Types};
+use crate::{RepairKind, Tool};
+
+/// Where a site sits in its parent.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Place<'a> {
+    /// The whole arguments value.
+    Root,
+    /// A member of an object; `required` when the parent's schema requires it.
+    Member { key: &'a str, required: bool },
+    /// An item of an array.
+    Item,
+}
+
+/// One failing location, as a rule sees it.
+#[derive(Debug)]
+pub(crate) struct Site<'a, 's> {
+    pub(crate) value: &'a Value,
+    pub(crate) view: &'a SchemaView<'s>,
+    pub(crate) failure: &'a Failure,
+    pub(crate) place: Place<'a>,
+    pub(crate) tool: &'a Tool,
+}
+
+impl Site<'_, '_> {
+    /// Whether an array may stand here and the value's own type may not: the condition of
+    /// every "…_to_array" rule.
+    pub(crate) fn wants_array_instead(&self) -> bool {
+        self.view.allows(Types::ARRAY) && !self.view.allows(Types::of(self.value))
+    }
+
+    /// Whether value rules must leave this field's text alone (regex, command, content).
+    pub(crate) fn is_verbatim(&self) -> bool {
+        self.view.semantic().is_some_and(|s| s.is_verbatim())
+    }
+}
+
+/// What a rule does at its site.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Fix {
+    /// The value becomes this one.
+    Replace(Value),
+    /// The member is dropped from its object (only ever returned for [`Place::Member`]).
+    Remove,
+}
+
+/// A shape rule.
+pub(crate) trait Rule: Sync {
+    /// The catalogue name the rule reports.
+    fn kind(&self) -> RepairKind;
+    /// The fix at `site`, or `None` when the rule does not apply there.
+    fn apply(&self, site: &Site<'_, '_>) -> Option<Fix>;
+}
+
+/// The rules in the order they are tried at a site; the order is part of the contract
+/// (DESIGN §3, invariant 5):
+///
+/// 1–3 restructure objects (an envelope, alias keys, dotted keys) and run first because the
+///   value rules below are asked about properties that only exist once the object is right.
+/// 4 drops a null before any rule reinterprets it.
+/// 5–6 parse stringified JSON before 7–9 wrap anything: a string holding `["a","b"]` must
+///   become that array, never `["[\"a\",\"b\"]"]`.
+/// 7–8 turn objects into arrays before 9 wraps a bare value, so `{}` is never wrapped as `[{}]`.
+/// 10 coerces scalars only after the array rules had their chance (`"5"` for an integer array
+///   is wrapped to `["5"]` by nothing: the item is coerced in the next round).
+/// 11–12 fix strings that have the right type but a wrong spelling (enum case, regex anchors).
+/// 13 wraps a root string last: it is the weakest claim about what the model meant.
+pub(crate) static RULES: &[&dyn Rule] = &[
+    &arguments_unwrapped::ArgumentsUnwrapped,
+    &field_renamed::FieldRenamed,
+    &unflattened::Unflattened,
+    &null_stripped::NullStripped,
+    &json_string_to_array::JsonStringToArray,
+    &json_string_to_object::JsonStringToObject,
+    &object_to_array::ObjectToArray,
+    &single_key_object_to_array::SingleKeyObjectToArray,
+    &bare_value_to_array::BareValueToArray,
+    &scalar_coerced::ScalarCoerced,
+    &enum_case_fixed::EnumCaseFixed,
+    &anchor_stripped::AnchorStripped,
+    &root_string_wrapped::RootStringWrapped,
+];
+
+#[cfg(test)]
+pub(crate) mod testing {
+    //! Runs whole calls through the engine for the rules' own tests.
+
+    use serde_json::{Value, json};
+
+    use crate::{Mender, RepairKind, Status, ToolSet};
+
+    /// Mends `args` for a tool `t` with `schema`; returns the status, the final arguments and
+    /// the kinds with their paths (`kind@/path`).
+    pub(crate) fn mend(schema: Value, args: &str) -> (Status, Option<Value>, Vec<String>) {
+        mend_tool(json!({"name": "t", "parameters": schema}), args)
+    }
+
+    /// Like [`mend`] with a whole tool object.
+    pub(crate) fn mend_tool(tool: Value, args: &str) -> (Status, Option<Value>, Vec<String>) {
+        let name = tool["name"].as_str().unwrap().to_owned();
+        let mender = Mender::new(ToolSet::from_json(&json!([tool])));
+        let call = mender.repair_call(&name, args);
+        let repairs = call
+            .repairs
+            .iter()
+            .map(|r| format!("{}@{}", r.kind, r.path))
+            .collect();
+        (call.status, call.arguments, repairs)
+    }
+
+    /// Asserts the call was repaired by exactly `kind` at `path` into `expected`.
+    #[track_caller]
+    pub(crate) fn assert_fires(
+        schema: Value,
+        args: &str,
+        kind: RepairKind,
+        path: &str,
+        expected: Value,
+    ) {
+        let (status, value, repairs) = mend(schema, args);
+        assert_eq!(status, Status::Repaired, "{args}: {repairs:?}");
+        assert_eq!(value, Some(expected), "{args}");
+        assert_eq!(repairs, [format!("{kind}@{path}")], "{args}");
+    }
+
+    /// Asserts `kind` did not fire and the call ended with `status`.
+    #[track_caller]
+    pub(crate) fn assert_never_fires(schema: Value, args: &str, kind: RepairKind, status: Status) {
+        let (actual, _, repairs) = mend(schema, args);
+        assert!(
+            !repairs.iter().any(|r| r.starts_with(kind.name())),
+            "{args}: {repairs:?}"
+        );
+        assert_eq!(actual, status, "{args}: {repairs:?}");
+    }
+}
+
+/// Parses a string that holds JSON text of one container (`[…]` or `{…}`): strictly, or by
+/// salvage when the strict parse fails (never a truncated or multi-value salvage).
+pub(crate) fn parse_embedded(text: &str, want: Types) -> Option<Value> {
+    let trimmed = text.trim();
+    let (open, close) = if want == Types::ARRAY {
+        ('[', ']')
+    } else {
+        ('{', '}')
+    };
+    if !(trimmed.starts_with(open) && trimmed.ends_with(close)) {
+        return None;
+    }
+    let value = match serde_json::from_str::<Value>(trimmed) {
+        Ok(value) => value,
+        Err(_) => {
+            let salvaged =
+                crate::salvage::salvage(trimmed, &crate::salvage::SalvageOptions::default())
+                    .ok()?;
+            if salvaged.truncated || salvaged.values.len() != 1 {
+                return None;
+            }
+            salvaged.values.into_iter().next()?
+        }
+    };
+    (Types::of(&value) == want).then_some(value)
+}

@@ -1,0 +1,370 @@
+//! Walking a JSON Schema beside an instance.
+//!
+//! A [`SchemaView`] is every schema object that applies at one instance location: the node
+//! itself, with `$ref` followed and `allOf` / `anyOf` / `oneOf` branches expanded. Rules ask it
+//! questions ("may this be an array?", "is `limit` required?", "what do the items look like?")
+//! and the final validation decides; a view is a union, so it answers "may", never "must".
+
+use serde_json::Value;
+
+use crate::prepare::{FieldSemantic, field_semantic};
+
+/// How many schema objects one view may hold; a schema that branches more is cut off there.
+const MAX_PARTS: usize = 64;
+/// How many `$ref` hops or combinator levels one expansion follows.
+const MAX_EXPANSION_DEPTH: usize = 16;
+
+/// JSON types as a bit set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Types(u8);
+
+impl Types {
+    pub(crate) const NULL: Self = Self(1);
+    pub(crate) const BOOLEAN: Self = Self(2);
+    pub(crate) const INTEGER: Self = Self(4);
+    /// `number` includes integers.
+    pub(crate) const NUMBER: Self = Self(8 | 4);
+    pub(crate) const STRING: Self = Self(16);
+    pub(crate) const ARRAY: Self = Self(32);
+    pub(crate) const OBJECT: Self = Self(64);
+    pub(crate) const ANY: Self = Self(127);
+    const NONE: Self = Self(0);
+
+    fn from_name(name: &str) -> Self {
+        match name {
+            "null" => Self::NULL,
+            "boolean" => Self::BOOLEAN,
+            "integer" => Self::INTEGER,
+            "number" => Self::NUMBER,
+            "string" => Self::STRING,
+            "array" => Self::ARRAY,
+            "object" => Self::OBJECT,
+            _ => Self::NONE,
+        }
+    }
+
+    /// The type of a JSON value (an integral number is an integer).
+    pub(crate) fn of(value: &Value) -> Self {
+        match value {
+            Value::Null => Self::NULL,
+            Value::Bool(_) => Self::BOOLEAN,
+            Value::Number(n) if n.is_i64() || n.is_u64() => Self::INTEGER,
+            Value::Number(n) if n.as_f64().is_some_and(|f| f.fract() == 0.0) => Self::INTEGER,
+            Value::Number(_) => Self(8),
+            Value::String(_) => Self::STRING,
+            Value::Array(_) => Self::ARRAY,
+            Value::Object(_) => Self::OBJECT,
+        }
+    }
+
+    /// Whether every type of `other` is in `self`.
+    pub(crate) fn contains(self, other: Self) -> bool {
+        other.0 != 0 && self.0 & other.0 == other.0
+    }
+
+    fn union(self, other: Self) -> Self {
+        Self(self.0 | other.0)
+    }
+}
+
+/// The schema objects that apply at one instance location.
+#[derive(Debug, Clone)]
+pub(crate) struct SchemaView<'s> {
+    root: &'s Value,
+    /// Empty means "anything": no schema constrains this location.
+    parts: Vec<&'s Value>,
+}
+
+impl<'s> SchemaView<'s> {
+    /// The view of `node`, a schema inside `root`.
+    pub(crate) fn new(root: &'s Value, node: &'s Value) -> Self {
+        Self::of_nodes(root, [node])
+    }
+
+    fn of_nodes(root: &'s Value, nodes: impl IntoIterator<Item = &'s Value>) -> Self {
+        let mut view = Self {
+            root,
+            parts: Vec::new(),
+        };
+        for node in nodes {
+            view.expand(node, 0);
+        }
+        view
+    }
+
+    fn expand(&mut self, node: &'s Value, depth: usize) {
+        if depth > MAX_EXPANSION_DEPTH || self.parts.len() >= MAX_PARTS {
+            return;
+        }
+        let Value::Object(map) = node else {
+            // `true` allows anything and adds nothing; `false` allows nothing.
+            if node == &Value::Bool(false) {
+                self.parts.push(node);
+            }
+            return;
+        };
+        if self.parts.iter().any(|p| std::ptr::eq(*p, node)) {
+            return;
+        }
+        self.parts.push(node);
+        if let Some(target) = map
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|r| self.resolve(r))
+        {
+            self.expand(target, depth + 1);
+        }
+        for key in ["allOf", "anyOf", "oneOf"] {
+            for branch in map.get(key).and_then(Value::as_array).into_iter().flatten() {
+                self.expand(branch, depth + 1);
+            }
+        }
+    }
+
+    /// Resolves a local reference (`#`, `#/$defs/x`); remote references resolve to nothing
+    /// because toolmend never fetches.
+    fn resolve(&self, reference: &str) -> Option<&'s Value> {
+        let fragment = reference.strip_prefix('#')?;
+        if fragment.is_empty() {
+            return Some(self.root);
+        }
+        self.root.pointer(fragment)
+    }
+
+    /// Parts that constrain the type, i.e. not pure containers of `$ref`/combinators.
+    fn typed_parts(&self) -> impl Iterator<Item = (&'s Value, Types)> + '_ {
+        self.parts.iter().filter_map(|part| {
+            let Value::Object(map) = part else {
+                return Some((*part, Types::NONE));
+            };
+            let types = match map.get("type") {
+                Some(Value::String(name)) => Types::from_name(name),
+                Some(Value::Array(names)) => names
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .fold(Types::NONE, |acc, n| acc.union(Types::from_name(n))),
+                _ => {
+                    let mut inferred = Types::NONE;
+                    if ["properties", "required", "additionalProperties"]
+                        .iter()
+                        .any(|k| map.contains_key(*k))
+                    {
+                        inferred = inferred.union(Types::OBJECT);
+                    }
+                    if ["items", "prefixItems", "minItems", "maxItems"]
+                        .iter()
+                        .any(|k| map.contains_key(*k))
+                    {
+                        inferred = inferred.union(Types::ARRAY);
+                    }
+                    for value in enum_members(map) {
+                        inferred = inferred.union(Types::of(value));
+                    }
+                    if inferred == Types::NONE {
+                        return None;
+                    }
+                    inferred
+                }
+            };
+            Some((*part, types))
+        })
+    }
+
+    /// Every type some part allows; `ANY` when no part constrains the type.
+    pub(crate) fn types(&self) -> Types {
+        let mut any_typed = false;
+        let mut types = Types::NONE;
+        for (_, t) in self.typed_parts() {
+            any_typed = true;
+            types = types.union(t);
+        }
+        if any_typed { types } else { Types::ANY }
+    }
+
+    /// Whether a value of type `t` may stand here.
+    pub(crate) fn allows(&self, t: Types) -> bool {
+        self.types().contains(t)
+    }
+
+    /// Whether null may stand here (by type, enum or const).
+    pub(crate) fn allows_null(&self) -> bool {
+        self.allows(Types::NULL)
+    }
+
+    /// The view of property `key` of an object here; `None` when no part declares it and no
+    /// `additionalProperties` schema covers it.
+    pub(crate) fn property(&self, key: &str) -> Option<Self> {
+        let declared: Vec<&'s Value> = self
+            .object_parts()
+            .filter_map(|map| map.get("properties")?.get(key))
+            .collect();
+        if !declared.is_empty() {
+            return Some(Self::of_nodes(self.root, declared));
+        }
+        let additional: Vec<&'s Value> = self
+            .object_parts()
+            .filter_map(|map| map.get("additionalProperties"))
+            .filter(|v| v.is_object())
+            .collect();
+        (!additional.is_empty()).then(|| Self::of_nodes(self.root, additional))
+    }
+
+    /// Whether some part declares property `key`.
+    pub(crate) fn declares(&self, key: &str) -> bool {
+        self.object_parts()
+            .any(|map| map.get("properties").and_then(|p| p.get(key)).is_some())
+    }
+
+    /// Every declared property name, in declaration order, without repeats.
+    pub(crate) fn declared_names(&self) -> Vec<&'s str> {
+        let mut names: Vec<&'s str> = Vec::new();
+        for map in self.object_parts() {
+            for name in map
+                .get("properties")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flat_map(|p| p.keys())
+            {
+                if !names.contains(&name.as_str()) {
+                    names.push(name);
+                }
+            }
+        }
+        names
+    }
+
+    /// Whether some part lists `key` in `required`.
+    pub(crate) fn is_required(&self, key: &str) -> bool {
+        self.required_names().any(|name| name == key)
+    }
+
+    /// Every required name (repeats possible).
+    pub(crate) fn required_names(&self) -> impl Iterator<Item = &'s str> + '_ {
+        self.object_parts()
+            .filter_map(|map| map.get("required").and_then(Value::as_array))
+            .flatten()
+            .filter_map(Value::as_str)
+    }
+
+    /// The view of item `index` of an array here.
+    pub(crate) fn item(&self, index: usize) -> Option<Self> {
+        let nodes: Vec<&'s Value> = self
+            .object_parts()
+            .filter_map(|map| {
+                if let Some(prefix) = map.get("prefixItems").and_then(Value::as_array) {
+                    return prefix.get(index).or_else(|| map.get("items"));
+                }
+                match map.get("items") {
+                    Some(Value::Array(tuple)) => {
+                        tuple.get(index).or_else(|| map.get("additionalItems"))
+                    }
+                    other => other,
+                }
+            })
+            .collect();
+        (!nodes.is_empty()).then(|| Self::of_nodes(self.root, nodes))
+    }
+
+    /// The largest `minItems` of any part.
+    pub(crate) fn min_items(&self) -> u64 {
+        self.object_parts()
+            .filter_map(|map| map.get("minItems")?.as_u64())
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Every `enum` member and `const` value of any part.
+    pub(crate) fn enum_values(&self) -> Vec<&'s Value> {
+        self.object_parts().flat_map(enum_members).collect()
+    }
+
+    /// Every `pattern` of any part.
+    pub(crate) fn patterns(&self) -> Vec<&'s str> {
+        self.object_parts()
+            .filter_map(|map| map.get("pattern")?.as_str())
+            .collect()
+    }
+
+    /// The semantic tag of the field, if its author gave one.
+    pub(crate) fn semantic(&self) -> Option<FieldSemantic> {
+        self.parts.iter().find_map(|part| field_semantic(part))
+    }
+
+    /// Aliases the field's author declared.
+    pub(crate) fn aliases(&self) -> Vec<&'s str> {
+        self.parts
+            .iter()
+            .flat_map(|part| crate::prepare::field_aliases(part))
+            .collect()
+    }
+
+    fn object_parts(&self) -> impl Iterator<Item = &'s serde_json::Map<String, Value>> + '_ {
+        self.parts.iter().filter_map(|p| p.as_object())
+    }
+}
+
+fn enum_members(map: &serde_json::Map<String, Value>) -> impl Iterator<Item = &Value> {
+    map.get("enum")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .chain(map.get("const"))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn types_of(schema: &Value) -> Types {
+        SchemaView::new(schema, schema).types()
+    }
+
+    #[test]
+    fn types_come_from_type_inference_and_branches() {
+        assert_eq!(types_of(&json!({"type": "string"})), Types::STRING);
+        assert!(types_of(&json!({"type": ["string", "null"]})).contains(Types::NULL));
+        assert_eq!(types_of(&json!({"properties": {}})), Types::OBJECT);
+        assert_eq!(types_of(&json!({"enum": ["a", "b"]})), Types::STRING);
+        assert_eq!(types_of(&json!({"description": "anything"})), Types::ANY);
+        let any_of = json!({"anyOf": [{"type": "array"}, {"type": "null"}]});
+        assert!(types_of(&any_of).contains(Types::ARRAY));
+        assert!(types_of(&any_of).contains(Types::NULL));
+        assert!(!types_of(&any_of).contains(Types::STRING));
+        assert!(Types::NUMBER.contains(Types::INTEGER));
+        assert!(!Types::INTEGER.contains(Types::of(&json!(1.5))));
+    }
+
+    #[test]
+    fn follows_local_refs_and_properties() {
+        let root = json!({"type": "object",
+            "properties": {"edit": {"$ref": "#/$defs/edit"}},
+            "$defs": {"edit": {"type": "object", "required": ["old"], "properties": {"old": {"type": "string"}}}}});
+        let view = SchemaView::new(&root, &root);
+        let edit = view.property("edit").unwrap();
+        assert!(edit.is_required("old"));
+        assert_eq!(edit.property("old").unwrap().types(), Types::STRING);
+        assert!(view.property("missing").is_none());
+    }
+
+    #[test]
+    fn recursive_refs_terminate() {
+        let root = json!({"$ref": "#", "properties": {"a": {"$ref": "#"}}});
+        let view = SchemaView::new(&root, &root);
+        assert!(view.property("a").unwrap().declares("a"));
+    }
+
+    #[test]
+    fn items_prefix_items_and_tuples() {
+        let root = json!({"type": "array", "items": {"type": "integer"}});
+        assert_eq!(
+            SchemaView::new(&root, &root).item(5).unwrap().types(),
+            Types::INTEGER
+        );
+        let tuple = json!({"prefixItems": [{"type": "string"}], "items": {"type": "boolean"}});
+        let view = SchemaView::new(&tuple, &tuple);
+        assert_eq!(view.item(0).unwrap().types(), Types::STRING);
+        assert_eq!(view.item(1).unwrap().types(), Types::BOOLEAN);
+    }
+}

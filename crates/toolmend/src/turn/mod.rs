@@ -1,0 +1,117 @@
+//! Stage 5: turn-level checks — names, concatenated calls, duplicates, storms, retry budgets.
+//!
+//! A [`Session`] carries what one agent run remembers between turns: the storm window and the
+//! retry budget. The types here are the turn as toolmend reads it ([`AssistantTurn`]) and what
+//! it makes of it ([`TurnResult`]).
+
+mod budget;
+pub(crate) mod canonical;
+pub(crate) mod names;
+mod storm;
+
+use crate::{CallResult, TurnReport};
+
+pub use budget::{DEFAULT_MAX_REPROMPTS, MAX_REPROMPTS};
+pub use storm::{DEFAULT_STORM_THRESHOLD, DEFAULT_STORM_WINDOW};
+
+pub(crate) use budget::RetryBudget;
+pub(crate) use storm::{StormBreaker, guard_message};
+
+/// One native tool call of an assistant turn.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct ToolCall {
+    /// The call id.
+    pub id: String,
+    /// The tool name as the model wrote it.
+    pub name: String,
+    /// The raw argument text.
+    pub arguments: String,
+}
+
+impl ToolCall {
+    /// A call with these parts.
+    #[must_use]
+    pub fn new(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        arguments: impl Into<String>,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            name: name.into(),
+            arguments: arguments.into(),
+        }
+    }
+}
+
+/// One assistant turn, as toolmend reads it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct AssistantTurn {
+    /// The content text.
+    pub content: Option<String>,
+    /// The reasoning channel (`reasoning_content` / `reasoning`).
+    pub reasoning: Option<String>,
+    /// The native tool calls, in order.
+    pub tool_calls: Vec<ToolCall>,
+    /// The finish reason; `length` marks the last call as cut off.
+    pub finish_reason: Option<String>,
+    /// This turn answers a new user message: the storm window starts afresh.
+    pub new_user_turn: bool,
+}
+
+/// What toolmend made of one turn.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct TurnResult {
+    /// The content with recovered (or stripped) markup removed.
+    pub content: Option<String>,
+    /// The reasoning with recovered markup removed.
+    pub reasoning: Option<String>,
+    /// Every call: native calls first in their order (a split call replaced in place by its
+    /// parts), then recovered calls in text order.
+    pub calls: Vec<CallResult>,
+    /// Counts for the turn.
+    pub report: TurnReport,
+}
+
+/// What one agent run remembers between turns: the storm window and the retry budget.
+#[derive(Debug, Clone)]
+pub struct Session {
+    pub(crate) storm: StormBreaker,
+    pub(crate) budget: RetryBudget,
+}
+
+impl Session {
+    /// A session with the default window, threshold and budget.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::with_limits(
+            DEFAULT_STORM_WINDOW,
+            DEFAULT_STORM_THRESHOLD,
+            DEFAULT_MAX_REPROMPTS,
+        )
+    }
+
+    /// A session with a storm window of `window` calls, suppressing the `threshold`th identical
+    /// call, and `max_reprompts` retry messages per identical invalid call (at most 5).
+    #[must_use]
+    pub fn with_limits(window: usize, threshold: usize, max_reprompts: u8) -> Self {
+        Self {
+            storm: StormBreaker::new(window, threshold),
+            budget: RetryBudget::new(max_reprompts),
+        }
+    }
+
+    /// A new user message: the storm window starts afresh (the retry budget does not).
+    pub fn new_user_turn(&mut self) {
+        self.storm.reset();
+    }
+}
+
+impl Default for Session {
+    fn default() -> Self {
+        Self::new()
+    }
+}

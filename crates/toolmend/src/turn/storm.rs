@@ -1,0 +1,125 @@
+//! The storm breaker: the same call over and over is not dispatched again.
+//!
+//! Signature = tool name + canonical repaired arguments. Window 6, threshold 3: the 3rd
+//! identical call within the last 6 is suppressed (both configurable). Calls of exempt tools
+//! never count; a call of a mutating tool first removes the non-mutating entries (what was read
+//! before a write may be read again). The window resets on each new user turn.
+
+use std::collections::VecDeque;
+
+/// Default window: the last 6 calls.
+pub const DEFAULT_STORM_WINDOW: usize = 6;
+/// Default threshold: the 3rd identical call is suppressed.
+pub const DEFAULT_STORM_THRESHOLD: usize = 3;
+
+#[derive(Debug, Clone)]
+struct Entry {
+    signature: String,
+    mutating: bool,
+}
+
+/// The storm window of one session.
+#[derive(Debug, Clone)]
+pub(crate) struct StormBreaker {
+    window: usize,
+    threshold: usize,
+    recent: VecDeque<Entry>,
+}
+
+impl StormBreaker {
+    pub(crate) fn new(window: usize, threshold: usize) -> Self {
+        Self {
+            window: window.max(1),
+            threshold: threshold.max(2),
+            recent: VecDeque::new(),
+        }
+    }
+
+    /// Records a call; returns true when it must be suppressed.
+    pub(crate) fn observe(&mut self, signature: String, mutating: bool, exempt: bool) -> bool {
+        if exempt {
+            return false;
+        }
+        if mutating {
+            self.recent.retain(|e| e.mutating);
+        }
+        let seen = self
+            .recent
+            .iter()
+            .filter(|e| e.signature == signature)
+            .count();
+        self.recent.push_back(Entry {
+            signature,
+            mutating,
+        });
+        while self.recent.len() > self.window {
+            self.recent.pop_front();
+        }
+        seen + 1 >= self.threshold
+    }
+
+    /// Forgets everything: a new user turn.
+    pub(crate) fn reset(&mut self) {
+        self.recent.clear();
+    }
+}
+
+/// The tool result to return for a suppressed call.
+pub(crate) fn guard_message(tool: &str) -> String {
+    format!(
+        "Tool call `{tool}` was not run: you have made this exact call several times in a row and it \
+         did not get you further. What are you trying to achieve? Try a different approach, different \
+         arguments or a different tool instead of repeating this call."
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(storm: &mut StormBreaker, sig: &str) -> bool {
+        storm.observe(sig.to_owned(), false, false)
+    }
+
+    #[test]
+    fn third_identical_call_in_window_is_suppressed() {
+        let mut storm = StormBreaker::new(6, 3);
+        assert!(!call(&mut storm, "a"));
+        assert!(!call(&mut storm, "a"));
+        assert!(call(&mut storm, "a"));
+        assert!(!call(&mut storm, "b"));
+    }
+
+    #[test]
+    fn the_window_forgets_old_calls() {
+        let mut storm = StormBreaker::new(6, 3);
+        call(&mut storm, "a");
+        call(&mut storm, "a");
+        for other in ["b", "c", "d", "e", "f"] {
+            call(&mut storm, other);
+        }
+        // Only one "a" is left in the last 6.
+        assert!(!call(&mut storm, "a"));
+    }
+
+    #[test]
+    fn exempt_never_counts_and_mutating_clears_reads() {
+        let mut storm = StormBreaker::new(6, 3);
+        for _ in 0..5 {
+            assert!(!storm.observe("ls".into(), false, true));
+        }
+        call(&mut storm, "read");
+        call(&mut storm, "read");
+        assert!(!storm.observe("write".into(), true, false));
+        assert!(!call(&mut storm, "read"));
+    }
+
+    #[test]
+    fn reset_forgets_everything() {
+        let mut storm = StormBreaker::new(6, 3);
+        call(&mut storm, "a");
+        call(&mut storm, "a");
+        storm.reset();
+        assert!(!call(&mut storm, "a"));
+    }
+}
