@@ -1,3 +1,45 @@
-//! The `toolmend` command.
+//! The `toolmend` command: thin flag parsing and dispatch; the work is in the library.
 
-fn main() {}
+mod commands;
+mod turn_line;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Repairs the tool calls LLMs get nearly right.
+#[derive(Debug, Parser)]
+#[command(name = "toolmend", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Repair one call's arguments against a schema or tool.
+    Repair(commands::repair::Args),
+    /// Process JSONL assistant turns (one per line) and write one result line per turn.
+    Turns(commands::turns::Args),
+    /// Run a corpus of turn cases with expectations and print a table; exit 1 on any miss.
+    Eval(commands::eval::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Repair(args) => commands::repair::run(&args),
+        Command::Turns(args) => commands::turns::run(&args),
+        Command::Eval(args) => commands::eval::run(&args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(error) => {
+            #[allow(clippy::print_stderr)]
+            {
+                eprintln!("toolmend: {error:#}");
+            }
+            ExitCode::from(2)
+        }
+    }
+}

@@ -25,6 +25,29 @@ pub struct MenderOptions {
     pub limits: Limits,
 }
 
+impl MenderOptions {
+    /// Sets where leaked calls are recovered from.
+    #[must_use]
+    pub fn with_recover(mut self, recover: RecoverMode) -> Self {
+        self.recover = recover;
+        self
+    }
+
+    /// Sets the model id.
+    #[must_use]
+    pub fn with_model(mut self, model: impl Into<String>) -> Self {
+        self.model = model.into();
+        self
+    }
+
+    /// Sets the limits.
+    #[must_use]
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+}
+
 /// The toolmend pipeline over one compiled [`ToolSet`].
 ///
 /// Build it once per tool list; it is `Sync` and may be shared across threads. Per-run state
@@ -126,14 +149,18 @@ impl Mender {
         let last = turn.tool_calls.len().saturating_sub(1);
         let mut pending: Vec<Pending> = Vec::new();
         for (i, call) in turn.tool_calls.iter().enumerate() {
-            pending.extend(self.mend_call(
+            let parts = self.mend_call(
                 call.id.clone(),
                 &call.name,
                 &call.arguments,
                 Origin::Native,
                 cut_off && i == last,
                 true,
-            ));
+            );
+            for mut part in parts {
+                part.result.native_index = Some(i);
+                pending.push(part);
+            }
         }
         let native = pending.len();
 
@@ -465,6 +492,7 @@ fn blank(id: String, name: &str, origin: Origin, raw: &str) -> CallResult {
         notes: Vec::new(),
         outcome: None,
         error: None,
+        native_index: None,
     }
 }
 

@@ -109,6 +109,9 @@ pub struct CallResult {
     pub outcome: Option<Outcome>,
     /// The retry or guard message for `invalid` and `suppressed` calls.
     pub error: Option<String>,
+    /// For a native call (or a part of one split call): its index in the turn's `tool_calls`.
+    #[serde(skip)]
+    pub native_index: Option<usize>,
 }
 
 impl CallResult {

@@ -17,7 +17,7 @@ pub(crate) fn canonical(value: &Value) -> String {
 
 fn write_canonical(value: &Value, out: &mut String, depth: usize) {
     if depth > crate::limits::MAX_DEPTH {
-        out.push_str("…");
+        out.push('…');
         return;
     }
     match value {

@@ -1,0 +1,5 @@
+//! One module per subcommand.
+
+pub(crate) mod eval;
+pub(crate) mod repair;
+pub(crate) mod turns;

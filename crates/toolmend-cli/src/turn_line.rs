@@ -1,0 +1,236 @@
+//! The JSONL turn contract of DESIGN §9: one input line → one [`AssistantTurn`], one
+//! [`TurnResult`] → one output line. Shared by `turns` and `eval`.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use anyhow::{Context, bail};
+use serde_json::{Map, Value, json};
+use toolmend::turn::DEFAULT_MAX_REPROMPTS;
+use toolmend::{
+    AssistantTurn, Mender, MenderOptions, Origin, RecoverMode, Session, Status, ToolCall, ToolSet,
+    TurnResult,
+};
+
+/// Defaults the command line gives every line (a line's `options` override them).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Defaults {
+    pub(crate) recover: Option<RecoverMode>,
+    pub(crate) model: Option<String>,
+    pub(crate) max_reprompts: Option<u8>,
+}
+
+/// Most compiled tool sets kept; past it the cache starts over.
+const MAX_CACHED_MENDERS: usize = 64;
+/// Most sessions kept; past it the oldest state is dropped.
+const MAX_SESSIONS: usize = 10_000;
+
+/// Processes turn lines in order, keeping per-session state and compiled tool sets.
+#[derive(Debug, Default)]
+pub(crate) struct TurnProcessor {
+    defaults: Defaults,
+    menders: HashMap<String, Arc<Mender>>,
+    sessions: HashMap<String, Session>,
+}
+
+impl TurnProcessor {
+    pub(crate) fn new(defaults: Defaults) -> Self {
+        Self {
+            defaults,
+            ..Self::default()
+        }
+    }
+
+    /// Processes one input line into one output line (an error line for a bad input line).
+    pub(crate) fn process_line(&mut self, line: &str) -> Value {
+        let input: Value = match serde_json::from_str(line) {
+            Ok(value) => value,
+            Err(error) => {
+                return json!({"id": null, "error": format!("the line is not JSON: {error}")});
+            }
+        };
+        let id = input.get("id").cloned().unwrap_or(Value::Null);
+        match self.process(&input) {
+            Ok((_, output)) => output,
+            Err(error) => json!({"id": id, "error": format!("{error:#}")}),
+        }
+    }
+
+    /// Processes one parsed input line; returns the result and the output line.
+    pub(crate) fn process(&mut self, input: &Value) -> anyhow::Result<(TurnResult, Value)> {
+        let Some(object) = input.as_object() else {
+            bail!("the line is not a JSON object")
+        };
+        let message = object
+            .get("message")
+            .and_then(Value::as_object)
+            .context("no `message` object")?;
+        let options = object.get("options").and_then(Value::as_object);
+        let option = |key: &str| options.and_then(|o| o.get(key));
+
+        let recover = match option("recover").and_then(Value::as_str) {
+            Some(name) => RecoverMode::from_name(name)
+                .with_context(|| format!("unknown recover mode `{name}`"))?,
+            None => self.defaults.recover.unwrap_or_default(),
+        };
+        let model = object
+            .get("model")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .or_else(|| self.defaults.model.clone())
+            .unwrap_or_default();
+        let max_reprompts = match option("max_reprompts") {
+            Some(v) => u8::try_from(v.as_u64().context("`max_reprompts` is not a number")?)
+                .ok()
+                .filter(|n| *n <= toolmend::turn::MAX_REPROMPTS)
+                .context("`max_reprompts` must be 0 to 5")?,
+            None => self.defaults.max_reprompts.unwrap_or(DEFAULT_MAX_REPROMPTS),
+        };
+        let tools = object
+            .get("tools")
+            .cloned()
+            .unwrap_or(Value::Array(Vec::new()));
+        let mender = self.mender(&tools, recover, &model);
+
+        let (turn, native) = read_turn(object, message)?;
+        let session_key = object
+            .get("session")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let mut scratch = Session::with_limits(
+            toolmend::turn::DEFAULT_STORM_WINDOW,
+            toolmend::turn::DEFAULT_STORM_THRESHOLD,
+            max_reprompts,
+        );
+        let session = match session_key {
+            Some(key) => {
+                if self.sessions.len() >= MAX_SESSIONS && !self.sessions.contains_key(&key) {
+                    self.sessions.clear();
+                }
+                self.sessions.entry(key).or_insert(scratch)
+            }
+            None => &mut scratch,
+        };
+        let result = mender.run_turn(session, &turn);
+        let output = write_output(object, message, &native, &result)?;
+        Ok((result, output))
+    }
+
+    fn mender(&mut self, tools: &Value, recover: RecoverMode, model: &str) -> Arc<Mender> {
+        let key = format!("{recover:?}\u{0}{model}\u{0}{tools}");
+        if self.menders.len() >= MAX_CACHED_MENDERS && !self.menders.contains_key(&key) {
+            self.menders.clear();
+        }
+        let entry = self.menders.entry(key).or_insert_with(|| {
+            let options = MenderOptions::default()
+                .with_recover(recover)
+                .with_model(model);
+            Arc::new(Mender::with_options(ToolSet::from_json(tools), options))
+        });
+        Arc::clone(entry)
+    }
+}
+
+/// Reads the turn; also returns the native tool call objects as sent.
+fn read_turn(
+    object: &Map<String, Value>,
+    message: &Map<String, Value>,
+) -> anyhow::Result<(AssistantTurn, Vec<Value>)> {
+    let text = |key: &str| message.get(key).and_then(Value::as_str).map(str::to_owned);
+    let native: Vec<Value> = match message.get("tool_calls") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(calls)) => calls.clone(),
+        Some(_) => bail!("`message.tool_calls` is not an array"),
+    };
+    let mut tool_calls = Vec::with_capacity(native.len());
+    for (i, call) in native.iter().enumerate() {
+        let function = call.get("function").unwrap_or(call);
+        let name = function
+            .get("name")
+            .and_then(Value::as_str)
+            .with_context(|| format!("tool call #{i} has no name"))?;
+        let arguments = match function.get("arguments").or_else(|| function.get("input")) {
+            Some(Value::String(text)) => text.clone(),
+            None | Some(Value::Null) => String::new(),
+            Some(other) => other.to_string(),
+        };
+        let id = call.get("id").and_then(Value::as_str).unwrap_or_default();
+        tool_calls.push(ToolCall::new(id, name, arguments));
+    }
+    let mut turn = AssistantTurn::default();
+    turn.content = text("content");
+    turn.reasoning = text("reasoning_content").or_else(|| text("reasoning"));
+    turn.tool_calls = tool_calls;
+    turn.finish_reason = object
+        .get("finish_reason")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    turn.new_user_turn = object
+        .get("new_user_turn")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    Ok((turn, native))
+}
+
+/// The output line: the message with repaired calls, the per-call report and the counts.
+fn write_output(
+    object: &Map<String, Value>,
+    message: &Map<String, Value>,
+    native: &[Value],
+    result: &TurnResult,
+) -> anyhow::Result<Value> {
+    let mut out_message = message.clone();
+    if let Some(content) = &result.content {
+        out_message.insert("content".into(), json!(content));
+    }
+    if let Some(reasoning) = &result.reasoning {
+        let key = if message.contains_key("reasoning_content") {
+            "reasoning_content"
+        } else {
+            "reasoning"
+        };
+        out_message.insert(key.into(), json!(reasoning));
+    }
+    let mut tool_calls = Vec::new();
+    for call in &result.calls {
+        match (call.status, call.native_index) {
+            (Status::Suppressed, _) => {}
+            (_, Some(index)) => {
+                let mut sent = native.get(index).cloned().unwrap_or_else(|| json!({}));
+                if call.status != Status::Invalid {
+                    set_call(&mut sent, &call.id, &call.name, &call.arguments_text);
+                }
+                tool_calls.push(sent);
+            }
+            (_, None) if call.origin != Origin::Native => {
+                let mut fresh = json!({"id": call.id, "type": "function", "function": {}});
+                set_call(&mut fresh, &call.id, &call.name, &call.arguments_text);
+                tool_calls.push(fresh);
+            }
+            _ => {}
+        }
+    }
+    if !tool_calls.is_empty() || message.contains_key("tool_calls") {
+        out_message.insert("tool_calls".into(), Value::Array(tool_calls));
+    }
+    Ok(json!({
+        "id": object.get("id").cloned().unwrap_or(Value::Null),
+        "message": out_message,
+        "calls": serde_json::to_value(&result.calls)?,
+        "report": serde_json::to_value(result.report)?,
+    }))
+}
+
+/// Writes id, name and string arguments into a tool call object, keeping its other fields.
+fn set_call(call: &mut Value, id: &str, name: &str, arguments: &str) {
+    if let Some(object) = call.as_object_mut() {
+        if !id.is_empty() {
+            object.insert("id".into(), json!(id));
+        }
+        let function = object.entry("function").or_insert_with(|| json!({}));
+        if let Some(function) = function.as_object_mut() {
+            function.insert("name".into(), json!(name));
+            function.insert("arguments".into(), json!(arguments));
+        }
+    }
+}

@@ -1,0 +1,221 @@
+//! The `toolmend` binary, run as a user runs it.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn toolmend(args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolmend"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let mut input = child.stdin.take().expect("stdin");
+    if let Some(text) = stdin {
+        input.write_all(text.as_bytes()).expect("write stdin");
+    }
+    drop(input);
+    child.wait_with_output().expect("the binary finishes")
+}
+
+fn schema_file(contents: &str) -> tempfile_path::TempPath {
+    tempfile_path::TempPath::with_contents(contents)
+}
+
+/// A scratch file removed on drop (std only).
+mod tempfile_path {
+    use std::path::PathBuf;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    pub(crate) struct TempPath(pub(crate) PathBuf);
+
+    impl TempPath {
+        pub(crate) fn with_contents(contents: &str) -> Self {
+            static NEXT: AtomicUsize = AtomicUsize::new(0);
+            let n = NEXT.fetch_add(1, Ordering::Relaxed);
+            let path =
+                std::env::temp_dir().join(format!("toolmend-cli-{}-{n}.json", std::process::id()));
+            std::fs::write(&path, contents).expect("write temp file");
+            Self(path)
+        }
+
+        pub(crate) fn as_str(&self) -> &str {
+            self.0.to_str().expect("utf-8 temp path")
+        }
+    }
+
+    impl Drop for TempPath {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+        }
+    }
+}
+
+const READ_MANY: &str = r#"{"type": "object", "required": ["paths"],
+    "properties": {"paths": {"type": "array", "items": {"type": "string"}}, "limit": {"type": "integer"}}}"#;
+
+#[test]
+fn repair_parses_a_stringified_array() {
+    let schema = schema_file(READ_MANY);
+    let out = toolmend(
+        &[
+            "repair",
+            "--schema",
+            schema.as_str(),
+            r#"{"paths":"[\"a\",\"b\"]"}"#,
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "{\"paths\":[\"a\",\"b\"]}\n"
+    );
+}
+
+#[test]
+fn repair_returns_valid_input_byte_for_byte() {
+    let schema = schema_file(READ_MANY);
+    let valid = "{ \"limit\" : 3,\n  \"paths\": [ \"b\",\"a\" ] }";
+    let out = toolmend(&["repair", "--schema", schema.as_str(), valid], None);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(out.stdout, valid.as_bytes());
+    // The same from stdin, trailing newline included.
+    let from_stdin = toolmend(
+        &["repair", "--schema", schema.as_str()],
+        Some(&format!("{valid}\n")),
+    );
+    assert_eq!(from_stdin.stdout, format!("{valid}\n").as_bytes());
+}
+
+#[test]
+fn repair_rejects_a_malformed_array_naming_the_path() {
+    let schema = schema_file(READ_MANY);
+    let out = toolmend(
+        &[
+            "repair",
+            "--schema",
+            schema.as_str(),
+            r#"{"paths":"[a, b]"}"#,
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("`/paths`"), "{stderr}");
+    assert!(stderr.contains("Try:"), "{stderr}");
+}
+
+#[test]
+fn repair_reads_every_tool_form_and_picks_with_tool() {
+    let openai = schema_file(&format!(
+        r#"{{"type": "function", "function": {{"name": "rm", "parameters": {READ_MANY}}}}}"#
+    ));
+    let array = schema_file(&format!(
+        r#"[{{"name": "a", "parameters": {{"type": "object"}}}}, {{"name": "rm", "input_schema": {READ_MANY}}}]"#
+    ));
+    for (file, extra) in [(&openai, None), (&array, Some("rm"))] {
+        let mut args = vec!["repair", "--schema", file.as_str(), "--json"];
+        if let Some(tool) = extra {
+            args.extend(["--tool", tool]);
+        }
+        args.push(r#"{"paths": "x"}"#);
+        let out = toolmend(&args, None);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let result: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(result["name"], "rm");
+        assert_eq!(result["status"], "repaired");
+        assert_eq!(result["repairs"][0]["kind"], "bare_value_to_array");
+        assert_eq!(result["arguments_text"], r#"{"paths":["x"]}"#);
+    }
+    let ambiguous = toolmend(&["repair", "--schema", array.as_str(), "{}"], None);
+    assert_eq!(ambiguous.status.code(), Some(2));
+}
+
+#[test]
+fn repair_usage_and_io_errors_exit_2() {
+    assert_eq!(
+        toolmend(
+            &["repair", "--schema", "/nonexistent/schema.json", "{}"],
+            None
+        )
+        .status
+        .code(),
+        Some(2)
+    );
+    assert_eq!(toolmend(&["repair"], None).status.code(), Some(2));
+}
+
+#[test]
+fn turns_writes_one_line_per_turn_and_survives_bad_lines() {
+    let tools = format!(
+        r#"[{{"name": "rm", "parameters": {}}}]"#,
+        READ_MANY.replace('\n', " ")
+    );
+    let good = format!(
+        r#"{{"id": "t1", "tools": {tools}, "message": {{"content": "hi", "tool_calls": [{{"id": "c1", "type": "function", "function": {{"name": "rm", "arguments": "{{\"paths\": null, \"x\": 1}}"}}}}, {{"id": "c2", "type": "function", "function": {{"name": "rm", "arguments": {{"paths": "a"}}}}}}]}}}}"#
+    );
+    let input = format!("{good}\nnot json\n{{\"id\": \"t3\"}}\n");
+    let out = toolmend(&["turns"], Some(&input));
+    assert_eq!(out.status.code(), Some(0));
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3);
+    let first = &lines[0];
+    assert_eq!(first["id"], "t1");
+    assert_eq!(first["calls"][0]["status"], "invalid");
+    assert!(
+        first["calls"][0]["error"]
+            .as_str()
+            .unwrap()
+            .contains("/paths")
+    );
+    assert_eq!(first["calls"][1]["status"], "repaired");
+    // Invalid calls are kept as sent; repaired ones carry string arguments.
+    assert_eq!(
+        first["message"]["tool_calls"][0]["function"]["arguments"],
+        "{\"paths\": null, \"x\": 1}"
+    );
+    assert_eq!(
+        first["message"]["tool_calls"][1]["function"]["arguments"],
+        "{\"paths\":[\"a\"]}"
+    );
+    assert_eq!(first["report"]["repaired"], 1);
+    assert_eq!(first["report"]["invalid"], 1);
+    assert!(lines[1]["error"].as_str().unwrap().contains("not JSON"));
+    assert_eq!(lines[2]["id"], "t3");
+    assert!(lines[2]["error"].is_string());
+}
+
+#[test]
+fn eval_passes_the_bundled_corpus() {
+    let out = toolmend(&["eval"], None);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains(" 0 failed"), "{stdout}");
+}
+
+#[test]
+fn eval_fails_on_a_wrong_expectation() {
+    let case = r#"{"id": "x/wrong", "tools": [{"name": "t", "parameters": {"type": "object"}}], "message": {"tool_calls": [{"id": "c", "function": {"name": "t", "arguments": "{}"}}]}, "expect": {"calls": [{"name": "t", "status": "repaired"}]}}"#;
+    let dir = std::env::temp_dir().join(format!("toolmend-eval-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("a.jsonl"), format!("{case}\n")).unwrap();
+    let out = toolmend(&["eval", dir.to_str().unwrap()], None);
+    let _ = std::fs::remove_dir_all(&dir);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("FAIL x/wrong") && stdout.contains("expected \"repaired\", got \"valid\""),
+        "{stdout}"
+    );
+}
