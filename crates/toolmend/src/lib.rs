@@ -19,4 +19,4 @@ pub mod salvage;
 pub use error::Error;
 pub use kind::RepairKind;
 pub use limits::Limits;
-pub use prepare::{Tool, ToolSet};
+pub use prepare::{PrepareOptions, Tool, ToolSet, prepare_tools};

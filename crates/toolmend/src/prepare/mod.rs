@@ -3,12 +3,35 @@
 //! A `ToolSet` is built once per tool list and reused for every call: compiling a JSON Schema
 //! costs far more than validating an instance with it.
 
+mod anchors;
+mod contract;
+mod dotted;
+mod flatten;
+mod for_model;
 mod hints;
 mod spec;
+mod strip;
 mod toolset;
+#[allow(
+    dead_code,
+    reason = "called by the `unflattened` repair rule once it is wired"
+)]
+mod unflatten;
+mod walk;
 
+pub use anchors::DEFAULT_ANCHOR_MODELS;
+pub use contract::DEFAULT_MAX_HINT_BYTES;
+pub use for_model::{PrepareOptions, prepare_tools};
 pub use hints::{FieldSemantic, RelationalGroup, ToolHints};
 pub use spec::ToolFormat;
 pub use toolset::{Tool, ToolSet};
 
 pub(crate) use hints::{HINT_KEYS, field_semantic};
+#[allow(
+    unused_imports,
+    reason = "for the `unflattened` repair rule, once it is wired"
+)]
+pub(crate) use {
+    dotted::{join_dotted_key, split_dotted_key},
+    unflatten::{UnflattenError, unflatten},
+};
