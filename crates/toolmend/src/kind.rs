@@ -220,12 +220,8 @@ mod tests {
 
     #[test]
     fn seed_names_are_kept() {
-        for name in [
-            "null_stripped",
-            "json_string_to_array",
-            "object_to_array",
-            "md_link_unwrapped",
-        ] {
+        for name in ["null_stripped", "json_string_to_array", "object_to_array", "md_link_unwrapped"]
+        {
             assert!(RepairKind::from_name(name).is_some(), "{name}");
         }
     }

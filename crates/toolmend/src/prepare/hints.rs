@@ -86,16 +86,12 @@ pub struct ToolHints {
 
 /// The hint object of a schema node, if any (`x-toolmend` first, then `dirge-hints`).
 pub(crate) fn hint_object(schema: &Value) -> Option<&Map<String, Value>> {
-    HINT_KEYS
-        .iter()
-        .find_map(|key| schema.get(*key).and_then(Value::as_object))
+    HINT_KEYS.iter().find_map(|key| schema.get(*key).and_then(Value::as_object))
 }
 
 /// The semantic tag of a field schema, if its author gave one.
 pub(crate) fn field_semantic(schema: &Value) -> Option<FieldSemantic> {
-    if let Some(name) = hint_object(schema)
-        .and_then(|h| h.get("semantic"))
-        .and_then(Value::as_str)
+    if let Some(name) = hint_object(schema).and_then(|h| h.get("semantic")).and_then(Value::as_str)
     {
         return FieldSemantic::from_name(name);
     }
@@ -119,9 +115,7 @@ pub(crate) fn field_aliases(schema: &Value) -> impl Iterator<Item = &str> {
 impl ToolHints {
     /// Reads the tool-level hints from a parameters schema.
     pub(crate) fn read(schema: &Value) -> Self {
-        let Some(hints) = hint_object(schema) else {
-            return Self::default();
-        };
+        let Some(hints) = hint_object(schema) else { return Self::default() };
         let relational = hints
             .get("relational")
             .and_then(Value::as_array)
@@ -131,14 +125,8 @@ impl ToolHints {
             .collect();
         Self {
             mutating: hints.get("mutating").and_then(Value::as_bool),
-            storm_exempt: hints
-                .get("storm_exempt")
-                .and_then(Value::as_bool)
-                .unwrap_or(false),
-            contract: hints
-                .get("contract")
-                .and_then(Value::as_str)
-                .map(str::to_owned),
+            storm_exempt: hints.get("storm_exempt").and_then(Value::as_bool).unwrap_or(false),
+            contract: hints.get("contract").and_then(Value::as_str).map(str::to_owned),
             relational,
         }
     }
@@ -151,19 +139,9 @@ impl ToolHints {
 
 /// One group, in our form `{fields, default}` or the seed's `{requires, defaults}`.
 fn read_group(group: &Value) -> Option<RelationalGroup> {
-    let fields = group
-        .get("fields")
-        .or_else(|| group.get("requires"))?
-        .as_array()?;
-    let defaults = group
-        .get("default")
-        .or_else(|| group.get("defaults"))?
-        .as_object()?;
-    let fields: Vec<String> = fields
-        .iter()
-        .filter_map(Value::as_str)
-        .map(str::to_owned)
-        .collect();
+    let fields = group.get("fields").or_else(|| group.get("requires"))?.as_array()?;
+    let defaults = group.get("default").or_else(|| group.get("defaults"))?.as_object()?;
+    let fields: Vec<String> = fields.iter().filter_map(Value::as_str).map(str::to_owned).collect();
     if fields.len() < 2 {
         return None;
     }
@@ -212,22 +190,13 @@ mod tests {
         let field = json!({"type": "string", "x-toolmend": {"semantic": "absolute_path", "aliases": ["target"]}});
         assert_eq!(field_semantic(&field), Some(FieldSemantic::AbsolutePath));
         assert_eq!(field_aliases(&field).collect::<Vec<_>>(), ["target"]);
-        assert_eq!(
-            field_semantic(&json!({"x-dirge-kind": "path"})),
-            Some(FieldSemantic::Path)
-        );
+        assert_eq!(field_semantic(&json!({"x-dirge-kind": "path"})), Some(FieldSemantic::Path));
         assert_eq!(field_semantic(&json!({"type": "string"})), None);
-        assert_eq!(
-            field_semantic(&json!({"x-toolmend": {"semantic": "nonsense"}})),
-            None
-        );
+        assert_eq!(field_semantic(&json!({"x-toolmend": {"semantic": "nonsense"}})), None);
     }
 
     #[test]
     fn untagged_schema_has_no_hints() {
-        assert_eq!(
-            ToolHints::read(&json!({"type": "object"})),
-            ToolHints::default()
-        );
+        assert_eq!(ToolHints::read(&json!({"type": "object"})), ToolHints::default());
     }
 }

@@ -28,10 +28,7 @@ pub(crate) struct ToolSpec<'a> {
 
 /// Reads one tool object of any of the three forms.
 pub(crate) fn read_spec(index: usize, tool: &Value) -> Result<ToolSpec<'_>, Error> {
-    let fail = |reason: &str| Error::ToolSpec {
-        index,
-        reason: reason.to_owned(),
-    };
+    let fail = |reason: &str| Error::ToolSpec { index, reason: reason.to_owned() };
     let object = tool.as_object().ok_or_else(|| fail("not a JSON object"))?;
     let (body, format) = match object.get("function") {
         Some(function @ Value::Object(_)) => (function, ToolFormat::OpenAi),
@@ -39,30 +36,18 @@ pub(crate) fn read_spec(index: usize, tool: &Value) -> Result<ToolSpec<'_>, Erro
         None if object.contains_key("input_schema") => (tool, ToolFormat::Anthropic),
         None => (tool, ToolFormat::Flat),
     };
-    let name = body
-        .get("name")
-        .and_then(Value::as_str)
-        .ok_or_else(|| fail("no string `name`"))?;
+    let name = body.get("name").and_then(Value::as_str).ok_or_else(|| fail("no string `name`"))?;
     if name.is_empty() {
         return Err(fail("empty `name`"));
     }
-    let key = if format == ToolFormat::Anthropic {
-        "input_schema"
-    } else {
-        "parameters"
-    };
+    let key = if format == ToolFormat::Anthropic { "input_schema" } else { "parameters" };
     let schema = match body.get(key) {
         None | Some(Value::Null) => None,
         Some(schema @ (Value::Object(_) | Value::Bool(_))) => Some(schema),
         Some(_) => return Err(fail("the schema is neither an object nor a boolean")),
     };
     let description = body.get("description").and_then(Value::as_str);
-    Ok(ToolSpec {
-        name,
-        description,
-        schema,
-        format,
-    })
+    Ok(ToolSpec { name, description, schema, format })
 }
 
 #[cfg(test)]
@@ -90,16 +75,9 @@ mod tests {
 
     #[test]
     fn rejects_objects_of_no_known_form() {
-        for tool in [
-            json!([]),
-            json!({"description": "x"}),
-            json!({"name": ""}),
-            json!({"function": 1}),
-        ] {
-            assert!(
-                matches!(read_spec(3, &tool), Err(Error::ToolSpec { index: 3, .. })),
-                "{tool}"
-            );
+        for tool in [json!([]), json!({"description": "x"}), json!({"name": ""}), json!({"function": 1})]
+        {
+            assert!(matches!(read_spec(3, &tool), Err(Error::ToolSpec { index: 3, .. })), "{tool}");
         }
     }
 

@@ -141,9 +141,7 @@ impl ToolSet {
         match read_spec(index, tool) {
             Ok(spec) => {
                 if self.index.contains_key(spec.name) {
-                    self.rejected.push(Error::DuplicateTool {
-                        tool: spec.name.to_owned(),
-                    });
+                    self.rejected.push(Error::DuplicateTool { tool: spec.name.to_owned() });
                     return;
                 }
                 let (tool, error) = Tool::compile(spec);
@@ -186,16 +184,12 @@ impl ToolSet {
 
     /// Marks a tool as mutating or not, overriding its hints. Returns false for an unknown name.
     pub fn set_mutating(&mut self, name: &str, mutating: bool) -> bool {
-        self.tool_mut(name)
-            .map(|t| t.hints.mutating = Some(mutating))
-            .is_some()
+        self.tool_mut(name).map(|t| t.hints.mutating = Some(mutating)).is_some()
     }
 
     /// Marks a tool as exempt from storm detection. Returns false for an unknown name.
     pub fn set_storm_exempt(&mut self, name: &str, exempt: bool) -> bool {
-        self.tool_mut(name)
-            .map(|t| t.hints.storm_exempt = exempt)
-            .is_some()
+        self.tool_mut(name).map(|t| t.hints.storm_exempt = exempt).is_some()
     }
 
     fn tool_mut(&mut self, name: &str) -> Option<&mut Tool> {
@@ -210,13 +204,7 @@ impl Tool {
             None => (None, None),
             Some(schema) => match compile_schema(schema) {
                 Ok(validator) => (Some(validator), None),
-                Err(reason) => (
-                    None,
-                    Some(Error::Schema {
-                        tool: spec.name.to_owned(),
-                        reason,
-                    }),
-                ),
+                Err(reason) => (None, Some(Error::Schema { tool: spec.name.to_owned(), reason })),
             },
         };
         let hints = schema.as_ref().map(ToolHints::read).unwrap_or_default();
@@ -288,8 +276,7 @@ mod tests {
 
     #[test]
     fn duplicates_keep_the_first() {
-        let tools =
-            json!([{"name": "a", "description": "one"}, {"name": "a", "description": "two"}]);
+        let tools = json!([{"name": "a", "description": "one"}, {"name": "a", "description": "two"}]);
         let set = ToolSet::from_json(&tools);
         assert_eq!(set.len(), 1);
         assert_eq!(set.get("a").unwrap().description(), Some("one"));
@@ -299,10 +286,7 @@ mod tests {
     #[test]
     fn remote_refs_are_never_fetched() {
         let tools = json!([{"name": "r", "parameters": {"$ref": "https://example.com/s.json"}}]);
-        assert!(matches!(
-            &ToolSet::from_json(&tools).rejected()[0],
-            Error::Schema { .. }
-        ));
+        assert!(matches!(&ToolSet::from_json(&tools).rejected()[0], Error::Schema { .. }));
     }
 
     #[test]
@@ -319,8 +303,6 @@ mod tests {
         let schema = json!({"type": "object", "properties": {"edits": {"type": "array", "items": {
             "type": "object", "properties": {"path": {"type": "string", "x-toolmend": {"semantic": "path"}}}}}}});
         assert!(has_path_field(&schema));
-        assert!(!has_path_field(
-            &json!({"type": "object", "properties": {"path": {"type": "string"}}})
-        ));
+        assert!(!has_path_field(&json!({"type": "object", "properties": {"path": {"type": "string"}}})));
     }
 }

@@ -64,8 +64,5 @@ pub struct Recovered {
 #[must_use]
 pub fn recover_text(text: &str, tools: &ToolSet, max_calls: usize) -> Recovered {
     let _ = (tools, max_calls);
-    Recovered {
-        calls: Vec::new(),
-        text: text.to_owned(),
-    }
+    Recovered { calls: Vec::new(), text: text.to_owned() }
 }

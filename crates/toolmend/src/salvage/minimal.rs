@@ -15,19 +15,11 @@ use crate::RepairKind;
 /// returns `{}` for garbage: only empty text and `null` give `{}` (as `empty_arguments`).
 pub fn salvage(text: &str, options: &SalvageOptions) -> Result<Salvaged, SalvageError> {
     if text.len() > options.max_bytes {
-        return Err(SalvageError::at(
-            SalvageErrorKind::TooLarge,
-            text,
-            options.max_bytes,
-        ));
+        return Err(SalvageError::at(SalvageErrorKind::TooLarge, text, options.max_bytes));
     }
     let trimmed = text.trim();
     if trimmed.is_empty() || trimmed == "null" {
-        return Ok(one(
-            Value::Object(serde_json::Map::new()),
-            RepairKind::EmptyArguments,
-            0,
-        ));
+        return Ok(one(Value::Object(serde_json::Map::new()), RepairKind::EmptyArguments, 0));
     }
     let start = text.len() - text.trim_start().len();
     match serde_json::from_str::<Value>(trimmed) {
@@ -54,19 +46,11 @@ pub fn salvage(text: &str, options: &SalvageOptions) -> Result<Salvaged, Salvage
 }
 
 fn one(value: Value, kind: RepairKind, offset: usize) -> Salvaged {
-    Salvaged {
-        values: vec![value],
-        repairs: vec![SyntaxRepair { kind, offset }],
-        truncated: false,
-    }
+    Salvaged { values: vec![value], repairs: vec![SyntaxRepair { kind, offset }], truncated: false }
 }
 
 fn line_col_to_offset(text: &str, line: usize, column: usize) -> usize {
-    let line_start: usize = text
-        .split_inclusive('\n')
-        .take(line.saturating_sub(1))
-        .map(str::len)
-        .sum();
+    let line_start: usize = text.split_inclusive('\n').take(line.saturating_sub(1)).map(str::len).sum();
     (line_start + column.saturating_sub(1)).min(text.len())
 }
 
@@ -96,10 +80,7 @@ mod tests {
 
     #[test]
     fn a_string_that_is_not_an_object_is_no_json() {
-        assert_eq!(
-            run(r#""ls -la""#).unwrap_err().kind,
-            SalvageErrorKind::NoJson
-        );
+        assert_eq!(run(r#""ls -la""#).unwrap_err().kind, SalvageErrorKind::NoJson);
     }
 
     #[test]
@@ -110,13 +91,7 @@ mod tests {
 
     #[test]
     fn oversize_text_is_refused() {
-        let options = SalvageOptions {
-            max_bytes: 4,
-            ..SalvageOptions::default()
-        };
-        assert_eq!(
-            salvage("{\"a\":1", &options).unwrap_err().kind,
-            SalvageErrorKind::TooLarge
-        );
+        let options = SalvageOptions { max_bytes: 4, ..SalvageOptions::default() };
+        assert_eq!(salvage("{\"a\":1", &options).unwrap_err().kind, SalvageErrorKind::TooLarge);
     }
 }

@@ -28,10 +28,7 @@ pub struct SalvageOptions {
 
 impl Default for SalvageOptions {
     fn default() -> Self {
-        Self {
-            max_bytes: crate::limits::MAX_SALVAGE_BYTES,
-            max_depth: crate::limits::MAX_DEPTH,
-        }
+        Self { max_bytes: crate::limits::MAX_SALVAGE_BYTES, max_depth: crate::limits::MAX_DEPTH }
     }
 }
 
@@ -39,10 +36,7 @@ impl SalvageOptions {
     /// Options taken from a [`crate::Limits`].
     #[must_use]
     pub fn from_limits(limits: &crate::Limits) -> Self {
-        Self {
-            max_bytes: limits.max_salvage_bytes,
-            max_depth: limits.max_depth,
-        }
+        Self { max_bytes: limits.max_salvage_bytes, max_depth: limits.max_depth }
     }
 }
 
@@ -115,11 +109,6 @@ impl SalvageError {
         let before = &text.as_bytes()[..offset];
         let line = memchr::memchr_iter(b'\n', before).count() + 1;
         let line_start = memchr::memrchr(b'\n', before).map_or(0, |i| i + 1);
-        Self {
-            kind,
-            offset,
-            line,
-            column: offset - line_start,
-        }
+        Self { kind, offset, line, column: offset - line_start }
     }
 }
