@@ -99,7 +99,7 @@ pub(crate) fn flatten_schema(schema: &Value, thresholds: FlattenThresholds) -> O
     walk.object(root, &mut Vec::new(), true, 0);
     let depth = walk.leaves.iter().map(|l| l.path.len()).max().unwrap_or(0);
     let over = walk.leaves.len() > thresholds.leaves_over || depth > thresholds.depth_over;
-    if depth < 2 || !over {
+    if depth < 2 || !over || shadows_a_declared_name(root, &walk.leaves) {
         return None;
     }
     Some(build(root, walk))
@@ -152,6 +152,19 @@ impl Walk {
             path.pop();
         }
     }
+}
+
+/// Whether a flat key is literally the name of a different root property (`a.b` for the path
+/// `a` → `b` next to a property named `a.b`). The `unflattened` rule never re-nests a key that
+/// is itself declared, so such a key could not be read back as the path it stands for.
+fn shadows_a_declared_name(root: &Map<String, Value>, leaves: &[Leaf]) -> bool {
+    let Some(Value::Object(properties)) = root.get("properties") else {
+        return false;
+    };
+    leaves.iter().any(|leaf| {
+        let key = join_dotted_key(&leaf.path);
+        !matches!(leaf.path.as_slice(), [only] if *only == key) && properties.contains_key(&key)
+    })
 }
 
 /// Assembles the flat schema: the root's own keywords in their order, flat `properties`.
@@ -385,6 +398,19 @@ mod tests {
         assert_eq!(
             keys(&flat),
             [r"a\.b", r"cfg.x.file\.name", r"cfg.x.back\\slash"]
+        );
+    }
+
+    #[test]
+    fn a_flat_key_that_is_a_declared_name_blocks_flattening() {
+        let mut schema = user_schema();
+        schema["properties"]["user.profile.age"] = json!({"type": "integer"});
+        assert_eq!(flatten(&schema), None);
+        let mut schema = user_schema();
+        schema["properties"][r"user\.x"] = json!({"type": "integer"});
+        assert!(
+            flatten(&schema).is_some(),
+            "no flat key is spelled like that name"
         );
     }
 

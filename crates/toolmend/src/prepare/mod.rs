@@ -9,6 +9,8 @@ mod dotted;
 mod flatten;
 mod for_model;
 mod hints;
+#[cfg(test)]
+mod round_trip;
 mod spec;
 mod strip;
 mod toolset;
