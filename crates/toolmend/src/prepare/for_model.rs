@@ -231,11 +231,13 @@ mod tests {
     #[test]
     fn every_step_can_be_switched_off() {
         let tools = json!([{"name": "t", "parameters": schema()}]);
-        let mut options = PrepareOptions::default();
-        options.strip_hints = false;
-        options.strip_anchors = false;
-        options.contract_hints = false;
-        options.flatten = false;
+        let options = PrepareOptions {
+            strip_hints: false,
+            strip_anchors: false,
+            contract_hints: false,
+            flatten: false,
+            ..PrepareOptions::default()
+        };
         assert_eq!(prepare_tools(&tools, "glm-4", &options).unwrap(), tools);
     }
 
@@ -247,8 +249,10 @@ mod tests {
             out[0]["parameters"]["properties"]["path"]["pattern"],
             "^/.*$"
         );
-        let mut options = PrepareOptions::default();
-        options.anchor_models = vec!["GPT".into()];
+        let options = PrepareOptions {
+            anchor_models: vec!["GPT".into()],
+            ..PrepareOptions::default()
+        };
         let out = prepare_tools(&tools, "gpt-4o", &options).unwrap();
         assert_eq!(out[0]["parameters"]["properties"]["path"]["pattern"], "/.*");
     }
