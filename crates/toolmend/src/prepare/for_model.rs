@@ -61,6 +61,25 @@ impl Default for PrepareOptions {
     }
 }
 
+impl PrepareOptions {
+    /// Whether [`prepare_tools`] with these options shows `schema` (a tool's parameters) flat.
+    ///
+    /// A harness that prepared its tools with these options re-nests dotted keys of such a tool
+    /// *before* validating: when the declared schema is open (no `required`, extra keys allowed),
+    /// flat arguments validate as they are and would otherwise reach the tool with dotted keys.
+    #[must_use]
+    pub fn flattens(&self, schema: &Value) -> bool {
+        self.flatten && flatten_schema(schema, self.thresholds()).is_some()
+    }
+
+    fn thresholds(&self) -> FlattenThresholds {
+        FlattenThresholds {
+            leaves_over: self.flatten_leaves_over,
+            depth_over: self.flatten_depth_over,
+        }
+    }
+}
+
 /// Rewrites a tools array for the model `model`, in the shape it came in.
 ///
 /// `tools` is an array of tool objects (or one tool object) in the OpenAI
@@ -156,16 +175,12 @@ fn prepare_tool(
 
 /// The schema as the model is to see it: flattened, then without hints, then without anchors.
 fn present_schema(schema: &Value, model: &str, options: &PrepareOptions) -> Value {
-    let thresholds = FlattenThresholds {
-        leaves_over: options.flatten_leaves_over,
-        depth_over: options.flatten_depth_over,
-    };
     // Flatten first: it reads the original structure (hints are allowed on the objects it lifts).
-    let mut schema = match options
+    let flat = options
         .flatten
-        .then(|| flatten_schema(schema, thresholds))
-        .flatten()
-    {
+        .then(|| flatten_schema(schema, options.thresholds()))
+        .flatten();
+    let mut schema = match flat {
         Some(flat) => flat,
         None => schema.clone(),
     };
@@ -215,6 +230,22 @@ mod tests {
             out[2],
             json!({"name": "c", "input_schema": clean,
             "cache_control": {"type": "ephemeral"}, "description": "path is absolute."})
+        );
+    }
+
+    #[test]
+    fn says_which_schemas_it_flattens() {
+        let deep = json!({"type": "object", "properties": {"a": {"type": "object", "properties": {
+            "b": {"type": "object", "properties": {"c": {"type": "string"}}}}}}});
+        let options = PrepareOptions::default();
+        assert!(options.flattens(&deep));
+        assert!(!options.flattens(&schema()));
+        assert!(
+            !PrepareOptions {
+                flatten: false,
+                ..options
+            }
+            .flattens(&deep)
         );
     }
 
