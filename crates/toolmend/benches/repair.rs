@@ -45,12 +45,16 @@ fn fast_path(c: &mut Criterion) {
         group.bench_with_input(BenchmarkId::new("toolmend", label), &call, |b, call| {
             b.iter(|| mender.repair_call("edit", black_box(call)));
         });
-        group.bench_with_input(BenchmarkId::new("serde_json+is_valid", label), &call, |b, call| {
-            b.iter(|| {
-                let value: Value = serde_json::from_str(black_box(call)).unwrap();
-                validator.is_valid(&value)
-            });
-        });
+        group.bench_with_input(
+            BenchmarkId::new("serde_json+is_valid", label),
+            &call,
+            |b, call| {
+                b.iter(|| {
+                    let value: Value = serde_json::from_str(black_box(call)).unwrap();
+                    validator.is_valid(&value)
+                });
+            },
+        );
     }
     group.finish();
 }
@@ -70,17 +74,41 @@ fn repair_rules(c: &mut Criterion) {
             "command": {"type": "string"}}}}]);
     let mender = Mender::new(ToolSet::from_json(&tools));
     let cases: [(&str, &str, &str); 13] = [
-        ("arguments_unwrapped", "t", r#"{"name": "t", "arguments": {"path": "/a"}}"#),
+        (
+            "arguments_unwrapped",
+            "t",
+            r#"{"name": "t", "arguments": {"path": "/a"}}"#,
+        ),
         ("field_renamed", "t", r#"{"file_path": "/a"}"#),
         ("unflattened", "t", r#"{"path": "/a", "options.depth": 2}"#),
         ("null_stripped", "t", r#"{"path": "/a", "limit": null}"#),
-        ("json_string_to_array", "t", r#"{"path": "/a", "paths": "[\"a\",\"b\"]"}"#),
-        ("json_string_to_object", "t", r#"{"path": "/a", "headers": "{\"A\": \"b\"}"}"#),
+        (
+            "json_string_to_array",
+            "t",
+            r#"{"path": "/a", "paths": "[\"a\",\"b\"]"}"#,
+        ),
+        (
+            "json_string_to_object",
+            "t",
+            r#"{"path": "/a", "headers": "{\"A\": \"b\"}"}"#,
+        ),
         ("object_to_array", "t", r#"{"path": "/a", "paths": {}}"#),
-        ("single_key_object_to_array", "t", r#"{"path": "/a", "paths": {"path": "x"}}"#),
-        ("bare_value_to_array", "t", r#"{"path": "/a", "paths": "x"}"#),
+        (
+            "single_key_object_to_array",
+            "t",
+            r#"{"path": "/a", "paths": {"path": "x"}}"#,
+        ),
+        (
+            "bare_value_to_array",
+            "t",
+            r#"{"path": "/a", "paths": "x"}"#,
+        ),
         ("scalar_coerced", "t", r#"{"path": "/a", "limit": "20"}"#),
-        ("enum_case_fixed", "t", r#"{"path": "/a", "mode": "In Depth"}"#),
+        (
+            "enum_case_fixed",
+            "t",
+            r#"{"path": "/a", "mode": "In Depth"}"#,
+        ),
         ("anchor_stripped", "t", r#"{"path": "/a", "id": "^ab-1$"}"#),
         ("root_string_wrapped", "bash", "ls -la"),
     ];
@@ -89,7 +117,9 @@ fn repair_rules(c: &mut Criterion) {
         let call = mender.repair_call(tool, args);
         assert_eq!(call.status, Status::Repaired, "{rule}: {:?}", call.error);
         assert_eq!(call.repairs[0].kind.name(), rule);
-        group.bench_function(rule, |b| b.iter(|| mender.repair_call(tool, black_box(args))));
+        group.bench_function(rule, |b| {
+            b.iter(|| mender.repair_call(tool, black_box(args)))
+        });
     }
     group.finish();
 }

@@ -59,6 +59,6 @@ pub use feedback::{
 pub use kind::RepairKind;
 pub use limits::Limits;
 pub use mender::{Mender, MenderOptions};
-pub use prepare::{Tool, ToolSet};
+pub use prepare::{PrepareOptions, Tool, ToolSet, prepare_tools};
 pub use recover::RecoverMode;
 pub use turn::{AssistantTurn, Session, ToolCall, TurnResult};

@@ -3,12 +3,26 @@
 //! A `ToolSet` is built once per tool list and reused for every call: compiling a JSON Schema
 //! costs far more than validating an instance with it.
 
+mod anchors;
+mod contract;
+mod dotted;
+mod flatten;
+mod for_model;
 mod hints;
+#[cfg(test)]
+mod round_trip;
 mod spec;
+mod strip;
 mod toolset;
+mod unflatten;
+mod walk;
 
+pub use anchors::DEFAULT_ANCHOR_MODELS;
+pub use contract::DEFAULT_MAX_HINT_BYTES;
+pub use for_model::{PrepareOptions, prepare_tools};
 pub use hints::{FieldSemantic, RelationalGroup, ToolHints};
 pub use spec::ToolFormat;
 pub use toolset::{Tool, ToolSet};
 
-pub(crate) use hints::{field_aliases, field_semantic};
+pub(crate) use hints::{HINT_KEYS, field_aliases, field_semantic};
+pub(crate) use unflatten::unflatten;

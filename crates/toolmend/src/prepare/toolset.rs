@@ -19,6 +19,9 @@ pub struct Tool {
     format: ToolFormat,
     hints: ToolHints,
     has_path_fields: bool,
+    /// The model was shown this tool's schema flattened (`prepare`), so dotted keys are
+    /// re-nested before validation.
+    flattened: bool,
 }
 
 impl fmt::Debug for Tool {
@@ -80,6 +83,12 @@ impl Tool {
         }
     }
 
+    /// Whether the model was shown this tool's schema flattened (see [`ToolSet::mark_prepared`]).
+    #[must_use]
+    pub fn is_flattened(&self) -> bool {
+        self.flattened
+    }
+
     pub(crate) fn validator(&self) -> Option<&Validator> {
         self.validator.as_ref()
     }
@@ -87,7 +96,7 @@ impl Tool {
     /// Whether a rule may change a value that validates: a path-tagged field (Markdown link
     /// unwrap) or a relational group. Untagged tools take the pure fast path.
     pub(crate) fn has_opt_in_rules(&self) -> bool {
-        self.has_path_fields || self.hints.has_opt_in_rules()
+        self.has_path_fields || self.flattened || self.hints.has_opt_in_rules()
     }
 }
 
@@ -198,6 +207,18 @@ impl ToolSet {
             .is_some()
     }
 
+    /// Records that the tools were sent to the model through [`crate::prepare_tools`] with
+    /// `options`: the tools it flattened get their dotted keys re-nested before validation,
+    /// even when the dotted arguments would validate as they are (an open schema).
+    pub fn mark_prepared(&mut self, options: &super::PrepareOptions) {
+        for tool in &mut self.tools {
+            tool.flattened = tool
+                .schema
+                .as_ref()
+                .is_some_and(|schema| options.flattens(schema));
+        }
+    }
+
     fn tool_mut(&mut self, name: &str) -> Option<&mut Tool> {
         self.index.get(name).map(|&i| &mut self.tools[i])
     }
@@ -229,6 +250,7 @@ impl Tool {
             format: spec.format,
             hints,
             has_path_fields,
+            flattened: false,
         };
         (tool, error)
     }

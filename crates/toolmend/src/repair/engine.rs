@@ -151,6 +151,13 @@ pub(crate) fn mend_value(
         };
     };
     let root_view = SchemaView::new(schema, schema);
+    if tool.is_flattened()
+        && let Value::Object(map) = &value
+        && let Ok(Some(nested)) = crate::prepare::unflatten(map, schema)
+    {
+        value = Value::Object(nested);
+        repairs.push(Repair::new(RepairKind::Unflattened, String::new()));
+    }
     md_link_unwrapped::apply(&mut value, &root_view, &mut String::new(), 0, &mut repairs);
     let notes = relational_default::apply(&mut value, &tool.hints().relational, &mut repairs);
 

@@ -285,6 +285,14 @@ impl<'s> SchemaView<'s> {
             .collect()
     }
 
+    /// The first schema object here that declares `properties` (after `$ref` and branches).
+    pub(crate) fn object_schema(&self) -> Option<&'s Value> {
+        self.parts
+            .iter()
+            .copied()
+            .find(|p| p.get("properties").is_some_and(Value::is_object))
+    }
+
     /// The semantic tag of the field, if its author gave one.
     pub(crate) fn semantic(&self) -> Option<FieldSemantic> {
         self.parts.iter().find_map(|part| field_semantic(part))

@@ -14,11 +14,11 @@
 //!
 //! **Example:** `{"options.depth": 2}` → `{"options": {"depth": 2}}`.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::{Fix, Rule, Site};
 use crate::RepairKind;
-use crate::repair::schema::SchemaView;
+use crate::prepare::unflatten;
 
 /// See the module docs.
 #[derive(Debug)]
@@ -33,90 +33,11 @@ impl Rule for Unflattened {
         let Value::Object(map) = site.value else {
             return None;
         };
-        let mut out = Map::with_capacity(map.len());
-        let mut changed = false;
-        for (key, value) in map {
-            let segments = if site.view.declares(key) {
-                None
-            } else {
-                split_dotted_key(key)
-            };
-            match segments {
-                Some(segments) if resolves(site.view, &segments) => {
-                    if !insert(&mut out, &segments, value.clone()) {
-                        return None;
-                    }
-                    changed = true;
-                }
-                _ => {
-                    if out.contains_key(key) {
-                        return None;
-                    }
-                    out.insert(key.clone(), value.clone());
-                }
-            }
-        }
-        changed.then(|| Fix::Replace(Value::Object(out)))
+        let schema = site.view.object_schema()?;
+        // A conflict (two keys for one field) is left for the validator to report.
+        let nested = unflatten(map, schema).ok()??;
+        Some(Fix::Replace(Value::Object(nested)))
     }
-}
-
-/// Splits `a.b\.c` into `["a", "b.c"]`; `None` when there is no unescaped dot.
-pub(crate) fn split_dotted_key(key: &str) -> Option<Vec<String>> {
-    let mut segments = vec![String::new()];
-    let mut chars = key.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => match chars.next() {
-                Some(escaped @ ('.' | '\\')) => segments.last_mut()?.push(escaped),
-                Some(other) => {
-                    let last = segments.last_mut()?;
-                    last.push('\\');
-                    last.push(other);
-                }
-                None => segments.last_mut()?.push('\\'),
-            },
-            '.' => segments.push(String::new()),
-            c => segments.last_mut()?.push(c),
-        }
-    }
-    (segments.len() > 1 && segments.iter().all(|s| !s.is_empty())).then_some(segments)
-}
-
-/// Whether every segment is a declared property of the level above.
-fn resolves(view: &SchemaView<'_>, segments: &[String]) -> bool {
-    let mut level = view.clone();
-    for segment in segments {
-        if !level.declares(segment) {
-            return false;
-        }
-        match level.property(segment) {
-            Some(next) => level = next,
-            None => return false,
-        }
-    }
-    true
-}
-
-/// Inserts `value` at `segments`, creating objects; false when the place is taken.
-fn insert(map: &mut Map<String, Value>, segments: &[String], value: Value) -> bool {
-    let (last, parents) = segments
-        .split_last()
-        .expect("split_dotted_key gives two or more");
-    let mut level = map;
-    for parent in parents {
-        let slot = level
-            .entry(parent.clone())
-            .or_insert_with(|| Value::Object(Map::new()));
-        match slot {
-            Value::Object(inner) => level = inner,
-            _ => return false,
-        }
-    }
-    if level.contains_key(last) {
-        return false;
-    }
-    level.insert(last.clone(), value);
-    true
 }
 
 #[cfg(test)]
@@ -124,25 +45,12 @@ mod tests {
     use serde_json::json;
 
     use super::super::testing::{assert_fires, assert_never_fires};
-    use super::split_dotted_key;
     use crate::{RepairKind::Unflattened as K, Status};
 
     fn schema() -> serde_json::Value {
         json!({"type": "object", "required": ["options"], "additionalProperties": false, "properties": {
             "options": {"type": "object", "properties": {
                 "depth": {"type": "integer"}, "mode": {"type": "string"}}}}})
-    }
-
-    #[test]
-    fn splits_with_escapes() {
-        assert_eq!(split_dotted_key("a.b"), Some(vec!["a".into(), "b".into()]));
-        assert_eq!(
-            split_dotted_key(r"a\.b.c"),
-            Some(vec!["a.b".into(), "c".into()])
-        );
-        assert_eq!(split_dotted_key("ab"), None);
-        assert_eq!(split_dotted_key("a..b"), None);
-        assert_eq!(split_dotted_key(r"a\.b"), None);
     }
 
     #[test]
@@ -164,6 +72,20 @@ mod tests {
     }
 
     #[test]
+    fn fires_through_a_ref() {
+        let schema = json!({"type": "object", "required": ["o"], "properties": {"o": {"$ref": "#/$defs/o"}},
+            "$defs": {"o": {"type": "object", "required": ["a"], "properties": {"a": {"type": "object",
+                "required": ["b"], "properties": {"b": {"type": "integer"}}}}}}});
+        assert_fires(
+            schema,
+            r#"{"o": {"a.b": 1}}"#,
+            K,
+            "/o",
+            json!({"o": {"a": {"b": 1}}}),
+        );
+    }
+
+    #[test]
     fn never_fires_on_undeclared_segments_or_conflicts() {
         assert_never_fires(schema(), r#"{"options.width": 2}"#, K, Status::Invalid);
         assert_never_fires(
@@ -179,5 +101,29 @@ mod tests {
         let schema = json!({"type": "object", "required": ["a.b"], "properties": {
             "a.b": {"type": "integer"}, "a": {"type": "object", "properties": {"b": {"type": "integer"}}}}});
         assert_never_fires(schema, r#"{"a.b": "x"}"#, K, Status::Invalid);
+    }
+}
+
+#[cfg(test)]
+mod prepared {
+    use serde_json::json;
+
+    use crate::{Mender, PrepareOptions, Status, ToolSet};
+
+    #[test]
+    fn a_prepared_flattened_tool_is_renested_even_when_open() {
+        // Open schema, deep enough to be flattened: the dotted keys would validate as they are.
+        let tools = json!([{"name": "t", "parameters": {"type": "object", "properties": {
+            "a": {"type": "object", "properties": {"b": {"type": "object", "properties": {
+                "c": {"type": "integer"}}}}}}}}]);
+        let mut set = ToolSet::from_json(&tools);
+        set.mark_prepared(&PrepareOptions::default());
+        assert!(set.get("t").unwrap().is_flattened());
+        let call = Mender::new(set).repair_call("t", r#"{"a.b.c": 1}"#);
+        assert_eq!(call.status, Status::Repaired);
+        assert_eq!(call.arguments_text, r#"{"a":{"b":{"c":1}}}"#);
+        // Unprepared, the same open schema takes the call as valid.
+        let plain = Mender::new(ToolSet::from_json(&tools)).repair_call("t", r#"{"a.b.c": 1}"#);
+        assert_eq!(plain.status, Status::Valid);
     }
 }
