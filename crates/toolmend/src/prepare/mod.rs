@@ -24,5 +24,5 @@ pub use hints::{FieldSemantic, RelationalGroup, ToolHints};
 pub use spec::ToolFormat;
 pub use toolset::{Tool, ToolSet};
 
-pub(crate) use hints::{HINT_KEYS, field_aliases, field_semantic};
+pub(crate) use hints::{field_aliases, field_semantic};
 pub(crate) use unflatten::unflatten;
