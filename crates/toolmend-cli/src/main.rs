@@ -21,6 +21,8 @@ enum Command {
     Repair(commands::repair::Args),
     /// Process JSONL assistant turns (one per line) and write one result line per turn.
     Turns(commands::turns::Args),
+    /// Rewrite a tools array for a model: anchors, flattening, contract hints, hints removed.
+    Prepare(commands::prepare::Args),
     /// Run a corpus of turn cases with expectations and print a table; exit 1 on any miss.
     Eval(commands::eval::Args),
 }
@@ -31,6 +33,7 @@ fn main() -> ExitCode {
         Command::Repair(args) => commands::repair::run(&args),
         Command::Turns(args) => commands::turns::run(&args),
         Command::Eval(args) => commands::eval::run(&args),
+        Command::Prepare(args) => commands::prepare::run(&args),
     };
     match result {
         Ok(code) => code,

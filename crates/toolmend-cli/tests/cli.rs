@@ -219,3 +219,51 @@ fn eval_fails_on_a_wrong_expectation() {
         "{stdout}"
     );
 }
+
+#[test]
+fn prepare_rewrites_tools_for_a_model() {
+    let tools = r#"[{"type": "function", "function": {"name": "lookup", "description": "Find.", "parameters": {
+        "type": "object", "required": ["id"], "x-toolmend": {"contract": "ids are lowercase"},
+        "properties": {"id": {"type": "string", "pattern": "^[a-z]+$", "x-toolmend": {"semantic": "path"}},
+                       "tags": {"type": "array", "items": {"type": "string"}}}}}}]"#;
+    let run = |model: &str, extra: &[&str]| {
+        let mut args = vec!["prepare", "--model", model];
+        args.extend(extra);
+        let out = toolmend(&args, Some(tools));
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let kimi = run("kimi-k2-instruct", &[]);
+    let function = &kimi[0]["function"];
+    assert_eq!(
+        function["parameters"]["properties"]["id"]["pattern"],
+        "[a-z]+"
+    );
+    assert!(function["parameters"].get("x-toolmend").is_none());
+    assert!(
+        function["parameters"]["properties"]["id"]
+            .get("x-toolmend")
+            .is_none()
+    );
+    let description = function["description"].as_str().unwrap();
+    assert!(
+        description.starts_with("Find.") && description.contains("ids are lowercase"),
+        "{description}"
+    );
+    assert!(
+        description.contains("`tags` is a JSON array of strings"),
+        "{description}"
+    );
+    // Another model keeps its anchors; switches turn features off.
+    let other = run("qwen3-coder", &["--no-contract-hints"]);
+    assert_eq!(
+        other[0]["function"]["parameters"]["properties"]["id"]["pattern"],
+        "^[a-z]+$"
+    );
+    assert_eq!(other[0]["function"]["description"], "Find.");
+}

@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
 pub(crate) mod eval;
+pub(crate) mod prepare;
 pub(crate) mod repair;
 pub(crate) mod turns;
