@@ -4,7 +4,7 @@ use serde_json::Value;
 
 use crate::feedback::{RetryContext, emit, note_for, retry_message, unknown_tool_message};
 use crate::recover::{RecoverMode, recover_text};
-use crate::repair::{Mended, Rejection, Verdict, mend_arguments, mend_value};
+use crate::repair::{Mended, Rejection, Verdict, fast_path, mend_arguments, mend_value};
 use crate::turn::canonical::{canonical, fingerprint};
 use crate::turn::names::repair_name;
 use crate::turn::{AssistantTurn, Session, TurnResult, guard_message};
@@ -82,7 +82,6 @@ struct Pending {
     result: CallResult,
     rejection: Option<Rejection>,
     unknown: bool,
-    raw: String,
 }
 
 impl Mender {
@@ -126,16 +125,27 @@ impl Mender {
     /// `invalid`. Use [`Mender::run_turn`] for whole turns.
     #[must_use]
     pub fn repair_call(&self, name: &str, arguments: &str) -> CallResult {
-        let mut pending =
-            self.mend_call(String::new(), name, arguments, Origin::Native, false, false);
-        let mut first = pending.swap_remove(0);
-        if !pending.is_empty() {
-            first.result.status = Status::Invalid;
-            first.rejection = Some(Rejection::Schema);
-            first.result.arguments = None;
-            first.result.arguments_text = arguments.to_owned();
+        if let Some(tool) = self.tools.get(name)
+            && let Some(value) = fast_path(tool, arguments)
+        {
+            // Nearly every call ends here: build the result once, count it, done.
+            let mut call = blank(String::new(), tool.name(), Origin::Native, arguments);
+            call.status = Status::Valid;
+            call.arguments = Some(value);
+            self.stats.count_valid();
+            return call;
         }
-        let call = self.settle(first, None);
+        let mut unused = Vec::new();
+        let pending = self.mend_call(
+            String::new(),
+            name,
+            arguments,
+            Origin::Native,
+            false,
+            false,
+            &mut unused,
+        );
+        let call = self.settle(pending, None);
         self.observe(&call);
         call
     }
@@ -149,15 +159,17 @@ impl Mender {
         let last = turn.tool_calls.len().saturating_sub(1);
         let mut pending: Vec<Pending> = Vec::new();
         for (i, call) in turn.tool_calls.iter().enumerate() {
-            let parts = self.mend_call(
+            let mut parts = Vec::new();
+            let first = self.mend_call(
                 call.id.clone(),
                 &call.name,
                 &call.arguments,
                 Origin::Native,
                 cut_off && i == last,
                 true,
+                &mut parts,
             );
-            for mut part in parts {
+            for mut part in std::iter::once(first).chain(parts) {
                 part.result.native_index = Some(i);
                 pending.push(part);
             }
@@ -187,8 +199,10 @@ impl Mender {
         }
     }
 
-    /// Salvage, name repair and validate-then-repair of one call; several results when its
-    /// arguments held several objects and `split` is allowed.
+    /// Salvage, name repair and validate-then-repair of one call. When its arguments held
+    /// several objects and `split` is allowed, the first part is returned and the others are
+    /// pushed to `more`.
+    #[allow(clippy::too_many_arguments)]
     fn mend_call(
         &self,
         id: String,
@@ -197,7 +211,8 @@ impl Mender {
         origin: Origin,
         cut_off: bool,
         split: bool,
-    ) -> Vec<Pending> {
+        more: &mut Vec<Pending>,
+    ) -> Pending {
         let mut name_repairs = Vec::new();
         let tool = match self.tools.get(name) {
             Some(tool) => tool,
@@ -208,56 +223,53 @@ impl Mender {
                 }
                 None => {
                     let result = blank(id, name, origin, raw);
-                    return vec![Pending {
+                    return Pending {
                         result,
                         rejection: None,
                         unknown: true,
-                        raw: raw.to_owned(),
-                    }];
+                    };
                 }
             },
         };
-        let mended = mend_arguments(tool, raw, &self.options.limits, cut_off);
-        match mended.verdict {
-            Verdict::Concatenated(values) if split => {
-                let count = values.len();
-                values
-                    .into_iter()
-                    .enumerate()
-                    .map(|(k, value)| {
-                        let part_id = if k == 0 {
-                            id.clone()
-                        } else {
-                            format!("{id}_{}", k + 1)
-                        };
-                        let mut repairs = name_repairs.clone();
-                        repairs.push(Repair::new(RepairKind::ConcatenatedSplit, String::new()));
-                        repairs.extend(mended.repairs.iter().cloned());
-                        let text = value.to_string();
-                        let part = mend_value(tool, value, repairs, &self.options.limits);
-                        let _ = count;
-                        self.pending(tool, part_id, origin, &text, part, true)
-                    })
-                    .collect()
+        let mut mended = mend_arguments(tool, raw, &self.options.limits, cut_off);
+        let values = match std::mem::replace(&mut mended.verdict, Verdict::Valid) {
+            Verdict::Concatenated(values) => values,
+            verdict => {
+                mended.verdict = verdict;
+                if !name_repairs.is_empty() {
+                    name_repairs.append(&mut mended.repairs);
+                    mended.repairs = name_repairs;
+                }
+                return self.pending(tool, id, origin, raw, mended, false);
             }
-            Verdict::Concatenated(_) => {
-                let mut result = blank(id, tool.name(), origin, raw);
-                result.repairs = name_repairs;
-                vec![Pending {
-                    result,
-                    rejection: Some(Rejection::Schema),
-                    unknown: false,
-                    raw: raw.to_owned(),
-                }]
-            }
-            _ => {
-                let mut mended = mended;
-                let mut repairs = name_repairs;
-                repairs.append(&mut mended.repairs);
-                mended.repairs = repairs;
-                vec![self.pending(tool, id, origin, raw, mended, false)]
-            }
+        };
+        if !split {
+            let mut result = blank(id, tool.name(), origin, raw);
+            result.repairs = name_repairs;
+            return Pending {
+                result,
+                rejection: Some(Rejection::Schema),
+                unknown: false,
+            };
         }
+        let mut parts = values.into_iter().enumerate().map(|(k, value)| {
+            let part_id = if k == 0 {
+                id.clone()
+            } else {
+                format!("{id}_{}", k + 1)
+            };
+            let mut repairs = name_repairs.clone();
+            repairs.push(Repair::new(RepairKind::ConcatenatedSplit, String::new()));
+            repairs.extend(mended.repairs.iter().cloned());
+            let text = value.to_string();
+            let part = mend_value(tool, value, repairs, &self.options.limits);
+            self.pending(tool, part_id, origin, &text, part, true)
+        });
+        let first = parts
+            .next()
+            .expect("salvage gives two or more values for a split");
+        more.extend(parts);
+        first
     }
 
     fn pending(
@@ -300,7 +312,6 @@ impl Mender {
             result,
             rejection,
             unknown: false,
-            raw: raw.to_owned(),
         }
     }
 
@@ -340,7 +351,17 @@ impl Mender {
             for call in recovered.calls {
                 found += 1;
                 let id = format!("call_recovered_{found}");
-                for mut p in self.mend_call(id, &call.name, &call.arguments, origin, false, true) {
+                let mut parts = Vec::new();
+                let first = self.mend_call(
+                    id,
+                    &call.name,
+                    &call.arguments,
+                    origin,
+                    false,
+                    true,
+                    &mut parts,
+                );
+                for mut p in std::iter::once(first).chain(parts) {
                     p.result
                         .repairs
                         .insert(0, Repair::new(RepairKind::Recovered, String::new()));
@@ -393,13 +414,13 @@ impl Mender {
             let names = self.tools.iter().map(Tool::name);
             result.status = Status::Invalid;
             result.error = Some(unknown_tool_message(&result.name, names));
-            result.outcome = Some(self.spend(session, &result.name, &p.raw).0);
+            result.outcome = Some(self.spend(session, &result.name, &result.arguments_text).0);
             return result;
         }
         match p.rejection {
             Some(rejection) => {
                 result.status = Status::Invalid;
-                let (outcome, context) = self.spend(session, &result.name, &p.raw);
+                let (outcome, context) = self.spend(session, &result.name, &result.arguments_text);
                 let tool = self
                     .tools
                     .get(&result.name)

@@ -71,6 +71,11 @@ impl RepairStats {
         }
     }
 
+    /// Counts a call that passed untouched: one counter, nothing else.
+    pub(crate) fn count_valid(&self) {
+        self.calls.fetch_add(1, Ordering::Relaxed);
+    }
+
     pub(crate) fn count_invalid(&self) {
         self.invalid.fetch_add(1, Ordering::Relaxed);
     }

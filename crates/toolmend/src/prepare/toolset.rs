@@ -100,6 +100,9 @@ impl Tool {
     }
 }
 
+/// Up to this many tools, [`ToolSet::get`] scans instead of hashing.
+const LINEAR_LOOKUP_MAX: usize = 16;
+
 /// The compiled set of tools a turn may call.
 ///
 /// Build it once per tool list and reuse it: compiling the schemas is the expensive part.
@@ -167,6 +170,10 @@ impl ToolSet {
     /// The tool of that exact name.
     #[must_use]
     pub fn get(&self, name: &str) -> Option<&Tool> {
+        // A request carries a handful of tools: comparing names beats hashing one.
+        if self.tools.len() <= LINEAR_LOOKUP_MAX {
+            return self.tools.iter().find(|t| t.name == name);
+        }
         self.index.get(name).map(|&i| &self.tools[i])
     }
 

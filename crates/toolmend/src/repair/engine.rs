@@ -56,6 +56,23 @@ impl Mended {
     }
 }
 
+/// The fast path: the raw text is strict JSON (not a bare string or null, which salvage may
+/// still read as double-encoded or empty) and validates, and no opt-in rule applies. Then the
+/// call passes byte for byte and nothing else runs.
+pub(crate) fn fast_path(tool: &Tool, raw: &str) -> Option<Value> {
+    if tool.has_opt_in_rules() {
+        return None;
+    }
+    let value = serde_json::from_str::<Value>(raw).ok()?;
+    is_untouchable(tool, &value).then_some(value)
+}
+
+fn is_untouchable(tool: &Tool, value: &Value) -> bool {
+    !matches!(value, Value::String(_) | Value::Null)
+        && !tool.has_opt_in_rules()
+        && tool.is_valid(value)
+}
+
 /// Mends one call's raw argument text.
 ///
 /// `cut_off` says the turn ended at the token limit and this is its last call: arguments that
@@ -68,7 +85,7 @@ pub(crate) fn mend_arguments(tool: &Tool, raw: &str, limits: &Limits, cut_off: b
             _ => None,
         },
         Ok(value) => {
-            if !tool.has_opt_in_rules() && tool.is_valid(&value) {
+            if is_untouchable(tool, &value) {
                 return Mended {
                     verdict: Verdict::Valid,
                     repairs: Vec::new(),

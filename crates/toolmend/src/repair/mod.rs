@@ -12,4 +12,4 @@ pub(crate) mod pointer;
 pub(crate) mod rules;
 pub(crate) mod schema;
 
-pub(crate) use engine::{Mended, Rejection, Verdict, mend_arguments, mend_value};
+pub(crate) use engine::{Mended, Rejection, Verdict, fast_path, mend_arguments, mend_value};
