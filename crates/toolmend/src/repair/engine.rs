@@ -246,6 +246,7 @@ impl Walker<'_> {
             // The first rule that applies wins; the next round sees its result.
             if let Some((kind, fix)) = RULES
                 .iter()
+                .filter(|rule| failure.keywords.any(rule.triggers()))
                 .find_map(|rule| rule.apply(&site).map(|fix| (rule.kind(), fix)))
             {
                 self.repairs.push(Repair::new(kind, at.clone()));

@@ -27,6 +27,11 @@ impl Keywords {
     pub(crate) const MIN_ITEMS: Self = Self(64);
     pub(crate) const OTHER: Self = Self(128);
 
+    /// The union of two sets.
+    pub(crate) const fn or(self, other: Self) -> Self {
+        Self(self.0 | other.0)
+    }
+
     /// Whether any keyword of `other` failed.
     pub(crate) fn any(self, other: Self) -> bool {
         self.0 & other.0 != 0

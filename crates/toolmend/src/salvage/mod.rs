@@ -1,6 +1,6 @@
 //! Stage 3: turn a call's raw argument text into a JSON value when the strict parse fails.
 //!
-//! The fast path never comes here: [`crate::repair`] first tries `serde_json`. Salvage handles
+//! The fast path never comes here: the repair stage first tries `serde_json`. Salvage handles
 //! text that is not strict JSON: empty arguments, a double-encoded object, and (as the lenient
 //! parser grows) fences, prose, lenient syntax and truncation. Every change is reported as a
 //! [`SyntaxRepair`] with the byte offset where it was made.

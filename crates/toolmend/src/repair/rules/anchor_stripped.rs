@@ -31,11 +31,15 @@ impl Rule for AnchorStripped {
         RepairKind::AnchorStripped
     }
 
+    fn triggers(&self) -> Keywords {
+        Keywords::PATTERN
+    }
+
     fn apply(&self, site: &Site<'_, '_>) -> Option<Fix> {
         let Value::String(text) = site.value else {
             return None;
         };
-        if !site.failure.keywords.any(Keywords::PATTERN) || site.is_verbatim() {
+        if site.is_verbatim() {
             return None;
         }
         let stripped = text.strip_prefix('^').unwrap_or(text);

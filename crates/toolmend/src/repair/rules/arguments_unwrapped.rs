@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use super::{Fix, Place, Rule, Site};
 use crate::RepairKind;
+use crate::repair::failures::Keywords;
 
 const WRAPPERS: [&str; 3] = ["arguments", "parameters", "input"];
 
@@ -25,6 +26,10 @@ pub(crate) struct ArgumentsUnwrapped;
 impl Rule for ArgumentsUnwrapped {
     fn kind(&self) -> RepairKind {
         RepairKind::ArgumentsUnwrapped
+    }
+
+    fn triggers(&self) -> Keywords {
+        Keywords::REQUIRED.or(Keywords::ADDITIONAL)
     }
 
     fn apply(&self, site: &Site<'_, '_>) -> Option<Fix> {

@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use super::{Fix, Rule, Site};
 use crate::RepairKind;
+use crate::repair::failures::Keywords;
 use crate::repair::schema::Types;
 
 /// See the module docs.
@@ -24,6 +25,10 @@ pub(crate) struct BareValueToArray;
 impl Rule for BareValueToArray {
     fn kind(&self) -> RepairKind {
         RepairKind::BareValueToArray
+    }
+
+    fn triggers(&self) -> Keywords {
+        Keywords::TYPE.or(Keywords::BRANCHES)
     }
 
     fn apply(&self, site: &Site<'_, '_>) -> Option<Fix> {

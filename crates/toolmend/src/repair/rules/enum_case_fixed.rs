@@ -13,6 +13,7 @@ use serde_json::Value;
 
 use super::{Fix, Rule, Site};
 use crate::RepairKind;
+use crate::repair::failures::Keywords;
 
 /// See the module docs.
 #[derive(Debug)]
@@ -21,6 +22,10 @@ pub(crate) struct EnumCaseFixed;
 impl Rule for EnumCaseFixed {
     fn kind(&self) -> RepairKind {
         RepairKind::EnumCaseFixed
+    }
+
+    fn triggers(&self) -> Keywords {
+        Keywords::ENUM.or(Keywords::BRANCHES)
     }
 
     fn apply(&self, site: &Site<'_, '_>) -> Option<Fix> {

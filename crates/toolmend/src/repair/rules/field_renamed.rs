@@ -47,6 +47,10 @@ impl Rule for FieldRenamed {
         RepairKind::FieldRenamed
     }
 
+    fn triggers(&self) -> Keywords {
+        Keywords::REQUIRED.or(Keywords::ADDITIONAL)
+    }
+
     fn apply(&self, site: &Site<'_, '_>) -> Option<Fix> {
         let Value::Object(map) = site.value else {
             return None;

@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use super::{Fix, Rule, Site, parse_embedded};
 use crate::RepairKind;
+use crate::repair::failures::Keywords;
 use crate::repair::schema::Types;
 
 /// See the module docs.
@@ -24,6 +25,10 @@ pub(crate) struct JsonStringToArray;
 impl Rule for JsonStringToArray {
     fn kind(&self) -> RepairKind {
         RepairKind::JsonStringToArray
+    }
+
+    fn triggers(&self) -> Keywords {
+        Keywords::TYPE.or(Keywords::BRANCHES)
     }
 
     fn apply(&self, site: &Site<'_, '_>) -> Option<Fix> {

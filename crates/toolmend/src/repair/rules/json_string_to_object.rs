@@ -13,6 +13,7 @@ use serde_json::Value;
 
 use super::{Fix, Rule, Site, parse_embedded};
 use crate::RepairKind;
+use crate::repair::failures::Keywords;
 use crate::repair::schema::Types;
 
 /// See the module docs.
@@ -22,6 +23,10 @@ pub(crate) struct JsonStringToObject;
 impl Rule for JsonStringToObject {
     fn kind(&self) -> RepairKind {
         RepairKind::JsonStringToObject
+    }
+
+    fn triggers(&self) -> Keywords {
+        Keywords::TYPE.or(Keywords::BRANCHES)
     }
 
     fn apply(&self, site: &Site<'_, '_>) -> Option<Fix> {

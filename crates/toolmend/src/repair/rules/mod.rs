@@ -24,7 +24,7 @@ pub(crate) mod relational_default;
 
 use serde_json::Value;
 
-use super::failures::Failure;
+use super::failures::{Failure, Keywords};
 use super::schema::{SchemaView, Types};
 use crate::{RepairKind, Tool};
 
@@ -75,7 +75,10 @@ pub(crate) enum Fix {
 pub(crate) trait Rule: Sync {
     /// The catalogue name the rule reports.
     fn kind(&self) -> RepairKind;
-    /// The fix at `site`, or `None` when the rule does not apply there.
+    /// The validator keywords whose failure at a site lets the rule look at it.
+    fn triggers(&self) -> Keywords;
+    /// The fix at `site`, or `None` when the rule does not apply there. Only called when one
+    /// of [`Rule::triggers`] failed at the site.
     fn apply(&self, site: &Site<'_, '_>) -> Option<Fix>;
 }
 

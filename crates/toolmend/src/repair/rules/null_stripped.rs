@@ -13,6 +13,7 @@
 
 use super::{Fix, Place, Rule, Site};
 use crate::RepairKind;
+use crate::repair::failures::Keywords;
 
 /// See the module docs.
 #[derive(Debug)]
@@ -21,6 +22,10 @@ pub(crate) struct NullStripped;
 impl Rule for NullStripped {
     fn kind(&self) -> RepairKind {
         RepairKind::NullStripped
+    }
+
+    fn triggers(&self) -> Keywords {
+        Keywords::TYPE.or(Keywords::BRANCHES).or(Keywords::ENUM)
     }
 
     fn apply(&self, site: &Site<'_, '_>) -> Option<Fix> {

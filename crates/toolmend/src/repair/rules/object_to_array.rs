@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use super::{Fix, Place, Rule, Site};
 use crate::RepairKind;
+use crate::repair::failures::Keywords;
 
 /// See the module docs.
 #[derive(Debug)]
@@ -22,6 +23,10 @@ pub(crate) struct ObjectToArray;
 impl Rule for ObjectToArray {
     fn kind(&self) -> RepairKind {
         RepairKind::ObjectToArray
+    }
+
+    fn triggers(&self) -> Keywords {
+        Keywords::TYPE.or(Keywords::BRANCHES)
     }
 
     fn apply(&self, site: &Site<'_, '_>) -> Option<Fix> {

@@ -16,6 +16,7 @@ use serde_json::{Map, Value};
 
 use super::{Fix, Place, Rule, Site};
 use crate::RepairKind;
+use crate::repair::failures::Keywords;
 use crate::repair::schema::Types;
 
 /// See the module docs.
@@ -25,6 +26,10 @@ pub(crate) struct RootStringWrapped;
 impl Rule for RootStringWrapped {
     fn kind(&self) -> RepairKind {
         RepairKind::RootStringWrapped
+    }
+
+    fn triggers(&self) -> Keywords {
+        Keywords::TYPE.or(Keywords::BRANCHES)
     }
 
     fn apply(&self, site: &Site<'_, '_>) -> Option<Fix> {

@@ -16,6 +16,7 @@ use serde_json::{Number, Value};
 
 use super::{Fix, Rule, Site};
 use crate::RepairKind;
+use crate::repair::failures::Keywords;
 use crate::repair::schema::Types;
 
 /// See the module docs.
@@ -25,6 +26,10 @@ pub(crate) struct ScalarCoerced;
 impl Rule for ScalarCoerced {
     fn kind(&self) -> RepairKind {
         RepairKind::ScalarCoerced
+    }
+
+    fn triggers(&self) -> Keywords {
+        Keywords::TYPE.or(Keywords::BRANCHES)
     }
 
     fn apply(&self, site: &Site<'_, '_>) -> Option<Fix> {

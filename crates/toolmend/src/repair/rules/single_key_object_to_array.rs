@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use super::{Fix, Place, Rule, Site};
 use crate::RepairKind;
+use crate::repair::failures::Keywords;
 use crate::repair::schema::Types;
 
 const ITEM_KEYS: [&str; 2] = ["item", "value"];
@@ -26,6 +27,10 @@ pub(crate) struct SingleKeyObjectToArray;
 impl Rule for SingleKeyObjectToArray {
     fn kind(&self) -> RepairKind {
         RepairKind::SingleKeyObjectToArray
+    }
+
+    fn triggers(&self) -> Keywords {
+        Keywords::TYPE.or(Keywords::BRANCHES)
     }
 
     fn apply(&self, site: &Site<'_, '_>) -> Option<Fix> {

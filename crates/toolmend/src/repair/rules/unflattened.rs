@@ -19,6 +19,7 @@ use serde_json::Value;
 use super::{Fix, Rule, Site};
 use crate::RepairKind;
 use crate::prepare::unflatten;
+use crate::repair::failures::Keywords;
 
 /// See the module docs.
 #[derive(Debug)]
@@ -27,6 +28,10 @@ pub(crate) struct Unflattened;
 impl Rule for Unflattened {
     fn kind(&self) -> RepairKind {
         RepairKind::Unflattened
+    }
+
+    fn triggers(&self) -> Keywords {
+        Keywords::REQUIRED.or(Keywords::ADDITIONAL)
     }
 
     fn apply(&self, site: &Site<'_, '_>) -> Option<Fix> {
