@@ -17,7 +17,10 @@ struct Captured {
 
 impl Captured {
     fn field(&self, name: &str) -> Option<&str> {
-        self.fields.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+        self.fields
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
     }
 }
 
@@ -74,15 +77,24 @@ fn a_repaired_call_emits_tool_input_repaired_and_its_outcome() {
     let events = capture(|| {
         let _ = mender.repair_call("read", r#"{"path": "/secret/file", "limit": null}"#);
     });
-    let repaired = events.iter().find(|e| e.field("message") == Some("tool_input_repaired")).expect("repaired event");
+    let repaired = events
+        .iter()
+        .find(|e| e.field("message") == Some("tool_input_repaired"))
+        .expect("repaired event");
     assert_eq!(repaired.target, "tool_repair");
     assert_eq!(repaired.field("tool"), Some("read"));
     assert_eq!(repaired.field("model"), Some("glm-4.6"));
     assert_eq!(repaired.field("repair_kind"), Some("null_stripped"));
-    let outcome = events.iter().find(|e| e.field("message") == Some("tool.call_repaired")).expect("outcome event");
+    let outcome = events
+        .iter()
+        .find(|e| e.field("message") == Some("tool.call_repaired"))
+        .expect("outcome event");
     assert_eq!(outcome.field("outcome"), Some("local-salvage"));
     let everything = format!("{events:?}");
-    assert!(!everything.contains("/secret/file"), "an argument value reached the logs: {everything}");
+    assert!(
+        !everything.contains("/secret/file"),
+        "an argument value reached the logs: {everything}"
+    );
 }
 
 #[test]
@@ -91,10 +103,16 @@ fn an_invalid_call_emits_tool_input_invalid_and_re_prompt() {
     let events = capture(|| {
         let _ = mender.repair_call("read", r#"{"limit": "many"}"#);
     });
-    let invalid = events.iter().find(|e| e.target == "tool_input_invalid").expect("invalid event");
+    let invalid = events
+        .iter()
+        .find(|e| e.target == "tool_input_invalid")
+        .expect("invalid event");
     assert_eq!(invalid.field("message"), Some("tool_input_invalid"));
     assert_eq!(invalid.field("tool"), Some("read"));
-    let outcome = events.iter().find(|e| e.field("message") == Some("tool.call_repaired")).expect("outcome event");
+    let outcome = events
+        .iter()
+        .find(|e| e.field("message") == Some("tool.call_repaired"))
+        .expect("outcome event");
     assert_eq!(outcome.field("outcome"), Some("re-prompt"));
 }
 
