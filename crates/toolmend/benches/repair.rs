@@ -5,6 +5,9 @@
 //! parsing the same bytes into a `Value` and validating with the same compiled validator.
 //! `repair/<rule>` mends one small call that needs exactly that rule.
 
+// criterion_group! generates undocumented functions.
+#![allow(missing_docs)]
+
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::{Value, json};
 use std::hint::black_box;

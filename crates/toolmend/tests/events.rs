@@ -61,8 +61,7 @@ fn capture(run: impl FnOnce()) -> Vec<Captured> {
     let collector = Collector::default();
     let events = Arc::clone(&collector.0);
     tracing::subscriber::with_default(collector, run);
-    let events = events.lock().unwrap().clone();
-    events
+    events.lock().unwrap().clone()
 }
 
 fn mender() -> Mender {

@@ -111,6 +111,33 @@ pub(crate) static RULES: &[&dyn Rule] = &[
     &root_string_wrapped::RootStringWrapped,
 ];
 
+/// Parses a string that holds JSON text of one container (`[…]` or `{…}`): strictly, or by
+/// salvage when the strict parse fails (never a truncated or multi-value salvage).
+pub(crate) fn parse_embedded(text: &str, want: Types) -> Option<Value> {
+    let trimmed = text.trim();
+    let (open, close) = if want == Types::ARRAY {
+        ('[', ']')
+    } else {
+        ('{', '}')
+    };
+    if !(trimmed.starts_with(open) && trimmed.ends_with(close)) {
+        return None;
+    }
+    let value = match serde_json::from_str::<Value>(trimmed) {
+        Ok(value) => value,
+        Err(_) => {
+            let salvaged =
+                crate::salvage::salvage(trimmed, &crate::salvage::SalvageOptions::default())
+                    .ok()?;
+            if salvaged.truncated || salvaged.values.len() != 1 {
+                return None;
+            }
+            salvaged.values.into_iter().next()?
+        }
+    };
+    (Types::of(&value) == want).then_some(value)
+}
+
 #[cfg(test)]
 pub(crate) mod testing {
     //! Runs whole calls through the engine for the rules' own tests.
@@ -163,31 +190,4 @@ pub(crate) mod testing {
         );
         assert_eq!(actual, status, "{args}: {repairs:?}");
     }
-}
-
-/// Parses a string that holds JSON text of one container (`[…]` or `{…}`): strictly, or by
-/// salvage when the strict parse fails (never a truncated or multi-value salvage).
-pub(crate) fn parse_embedded(text: &str, want: Types) -> Option<Value> {
-    let trimmed = text.trim();
-    let (open, close) = if want == Types::ARRAY {
-        ('[', ']')
-    } else {
-        ('{', '}')
-    };
-    if !(trimmed.starts_with(open) && trimmed.ends_with(close)) {
-        return None;
-    }
-    let value = match serde_json::from_str::<Value>(trimmed) {
-        Ok(value) => value,
-        Err(_) => {
-            let salvaged =
-                crate::salvage::salvage(trimmed, &crate::salvage::SalvageOptions::default())
-                    .ok()?;
-            if salvaged.truncated || salvaged.values.len() != 1 {
-                return None;
-            }
-            salvaged.values.into_iter().next()?
-        }
-    };
-    (Types::of(&value) == want).then_some(value)
 }
