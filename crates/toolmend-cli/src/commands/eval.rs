@@ -107,36 +107,8 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
         }
     }
 
-    writeln!(
-        out,
-        "{:<28} {:>6} {:>7} {:>7}",
-        "category", "cases", "passed", "failed"
-    )?;
-    for (category, tally) in &by_category {
-        writeln!(
-            out,
-            "{category:<28} {:>6} {:>7} {:>7}",
-            tally.passed + tally.failed,
-            tally.passed,
-            tally.failed
-        )?;
-    }
-    writeln!(out)?;
-    writeln!(
-        out,
-        "{:<28} {:>6} {:>7} {:>7}",
-        "expected repair kind", "cases", "passed", "failed"
-    )?;
-    for (kind, tally) in &by_kind {
-        writeln!(
-            out,
-            "{kind:<28} {:>6} {:>7} {:>7}",
-            tally.passed + tally.failed,
-            tally.passed,
-            tally.failed
-        )?;
-    }
-    writeln!(out)?;
+    write_table(&mut out, "category", &by_category)?;
+    write_table(&mut out, "expected repair kind", &by_kind)?;
     for failure in &failures {
         write!(out, "{failure}")?;
     }
@@ -150,6 +122,29 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// One table: a header, then a row per key with cases, passed and failed, then a blank line.
+fn write_table(
+    out: &mut impl Write,
+    title: &str,
+    rows: &BTreeMap<String, Tally>,
+) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "{title:<28} {:>6} {:>7} {:>7}",
+        "cases", "passed", "failed"
+    )?;
+    for (key, tally) in rows {
+        writeln!(
+            out,
+            "{key:<28} {:>6} {:>7} {:>7}",
+            tally.passed + tally.failed,
+            tally.passed,
+            tally.failed
+        )?;
+    }
+    writeln!(out)
 }
 
 fn corpus_files(root: &Path) -> anyhow::Result<Vec<PathBuf>> {
