@@ -248,7 +248,7 @@ impl Mender {
             result.repairs = name_repairs;
             return Pending {
                 result,
-                rejection: Some(Rejection::Schema),
+                rejection: Some(Rejection::Concatenated),
                 unknown: false,
             };
         }
@@ -306,7 +306,7 @@ impl Mender {
                 result.arguments = mended.value;
                 Some(rejection)
             }
-            Verdict::Concatenated(_) => Some(Rejection::Schema),
+            Verdict::Concatenated(_) => Some(Rejection::Concatenated),
         };
         Pending {
             result,

@@ -68,6 +68,10 @@ pub(crate) fn retry_message(
             (what, "send the arguments as one JSON object, with no text or code fence around it.".to_owned())
         }
         Rejection::Schema => schema_problems(tool, value),
+        Rejection::Concatenated => (
+            "the arguments hold several JSON objects back to back".to_owned(),
+            "send one tool call per object, each with one JSON object as its arguments.".to_owned(),
+        ),
     };
     let _ = writeln!(out, "Tool call `{name}` was rejected: {problems}.");
     if let Some(schema) = tool.schema() {
@@ -475,6 +479,24 @@ mod tests {
             4096,
         );
         assert!(gave_up.contains("stop retrying"), "{gave_up}");
+    }
+
+    #[test]
+    fn concatenated_objects_get_their_own_words() {
+        let set = tools();
+        let tool = set.get("read_many").unwrap();
+        let message = retry_message(
+            tool,
+            None,
+            &Rejection::Concatenated,
+            RetryContext::First,
+            4096,
+        );
+        assert!(
+            message.contains("several JSON objects")
+                && message.contains("one tool call per object"),
+            "{message}"
+        );
     }
 
     #[test]

@@ -43,6 +43,8 @@ pub(crate) enum Rejection {
     Truncated,
     /// The value does not validate, even after repair.
     Schema,
+    /// Several complete objects were sent as one call's arguments, where they cannot be split.
+    Concatenated,
 }
 
 impl Mended {
