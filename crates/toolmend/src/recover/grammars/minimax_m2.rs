@@ -1,0 +1,14 @@
+//! TODO minimax_m2.
+
+use super::{Block, Grammar, Input};
+use crate::recover::cursor::{Step, Stop};
+
+pub(crate) const GRAMMAR: Grammar = Grammar { family: "minimax_m2", sentinels: &["<minimax_m2-stub>"], parse };
+
+fn parse(_input: &Input<'_>, _start: usize, _body: usize) -> Step<Block> {
+    Err(Stop::Invalid)
+}
+
+pub(crate) fn parse_whole(_input: &Input<'_>, _start: usize) -> Step<Block> {
+    Err(Stop::Invalid)
+}

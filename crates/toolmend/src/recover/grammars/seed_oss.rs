@@ -1,0 +1,14 @@
+//! TODO seed_oss.
+
+use super::{Block, Grammar, Input};
+use crate::recover::cursor::{Step, Stop};
+
+pub(crate) const GRAMMAR: Grammar = Grammar { family: "seed_oss", sentinels: &["<seed_oss-stub>"], parse };
+
+fn parse(_input: &Input<'_>, _start: usize, _body: usize) -> Step<Block> {
+    Err(Stop::Invalid)
+}
+
+pub(crate) fn parse_whole(_input: &Input<'_>, _start: usize) -> Step<Block> {
+    Err(Stop::Invalid)
+}

@@ -1,0 +1,358 @@
+//! The single left-to-right scanner: prose, fenced code, inline code, sentinel blocks
+//! (GRAMMARS §1.2).
+//!
+//! One aho-corasick automaton holds every start sentinel plus the two code markers (a backtick
+//! and `~~~`), so prose without markup is skipped at memchr speed. The scanner is resumable: it
+//! keeps its position and fence state between runs, and a run over a text that may still grow
+//! (`eof == false`) stops where a decision needs bytes that have not arrived. A whole-text scan
+//! is the same machine run once with `eof == true`, which is why streamed and whole-text scans
+//! agree.
+
+use std::ops::Range;
+use std::sync::OnceLock;
+
+use aho_corasick::{AhoCorasick, MatchKind};
+
+use super::MAX_BLOCK_BYTES;
+use super::RecoveredCall;
+use super::cursor::Stop;
+use super::grammars::{GRAMMARS, Input};
+use crate::ToolSet;
+
+/// A block of markup the scanner consumed, with the declared calls it held.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Found {
+    /// The consumed bytes.
+    pub range: Range<usize>,
+    /// The calls of declared tools, in block order; never empty.
+    pub calls: Vec<RecoveredCall>,
+}
+
+/// What a pattern of the automaton stands for.
+#[derive(Debug)]
+enum Pattern {
+    /// A backtick: an inline code span or a fence.
+    Backtick,
+    /// `~~~`: a tilde fence when it opens a line.
+    Tilde,
+    /// A start sentinel, with the grammars that start with it, in table order.
+    Sentinel(Vec<usize>),
+}
+
+/// The automaton and what each of its patterns means.
+#[derive(Debug)]
+struct Dispatch {
+    automaton: AhoCorasick,
+    patterns: Vec<(&'static str, Pattern)>,
+}
+
+fn dispatch() -> &'static Dispatch {
+    static DISPATCH: OnceLock<Dispatch> = OnceLock::new();
+    DISPATCH.get_or_init(|| {
+        let mut patterns: Vec<(&'static str, Pattern)> =
+            vec![("`", Pattern::Backtick), ("~~~", Pattern::Tilde)];
+        for (index, grammar) in GRAMMARS.iter().enumerate() {
+            for &sentinel in grammar.sentinels {
+                match patterns.iter_mut().find(|(p, _)| *p == sentinel) {
+                    Some((_, Pattern::Sentinel(list))) => list.push(index),
+                    _ => patterns.push((sentinel, Pattern::Sentinel(vec![index]))),
+                }
+            }
+        }
+        // Leftmost-longest: at one position the longest sentinel wins (`<tool_calls>` over
+        // `<tool_call`-anything, `<|tool_call|>` over `<|tool_call>`), GRAMMARS §1.7.
+        let automaton = AhoCorasick::builder()
+            .match_kind(MatchKind::LeftmostLongest)
+            .build(patterns.iter().map(|(p, _)| p))
+            .expect("the sentinel table is a small fixed set of literals");
+        Dispatch { automaton, patterns }
+    })
+}
+
+/// The length of the longest suffix of `text` that is a proper prefix of a pattern: bytes that
+/// must be held back because the next chunk may complete a sentinel (GRAMMARS §1.9).
+pub(crate) fn holdback(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    let longest = dispatch().patterns.iter().map(|(p, _)| p.len()).max().unwrap_or(0);
+    for k in (1..longest.min(bytes.len() + 1)).rev() {
+        let suffix = &bytes[bytes.len() - k..];
+        if dispatch().patterns.iter().any(|(p, _)| p.len() > k && p.as_bytes().starts_with(suffix)) {
+            return k;
+        }
+    }
+    0
+}
+
+/// An open fenced code block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Fence {
+    ch: u8,
+    len: usize,
+    /// False while the scanner is still on the opening line (the info string).
+    in_body: bool,
+}
+
+/// The resumable scanner.
+#[derive(Debug, Clone)]
+pub(crate) struct Scanner {
+    pos: usize,
+    fence: Option<Fence>,
+    calls_left: usize,
+}
+
+/// How a step ended.
+enum Next {
+    /// Keep scanning from the new position.
+    Continue,
+    /// A decision needs more text; everything before the index is decided.
+    Wait(usize),
+}
+
+impl Scanner {
+    /// A scanner at the start of a text that recovers at most `max_calls` calls.
+    pub(crate) fn new(max_calls: usize) -> Self {
+        Self { pos: 0, fence: None, calls_left: max_calls }
+    }
+
+    /// Scans `text` from the saved position, appending consumed blocks to `out`.
+    ///
+    /// Returns the index before which every byte is decided (text or consumed). With `eof`, that
+    /// is `text.len()`.
+    pub(crate) fn run(&mut self, text: &str, eof: bool, tools: &ToolSet, out: &mut Vec<Found>) -> usize {
+        loop {
+            let step = match self.fence {
+                Some(fence) => self.fence_step(text, eof, fence),
+                None => self.prose_step(text, eof, tools, out),
+            };
+            match step {
+                Next::Continue if self.pos >= text.len() && self.fence.is_none() => return text.len(),
+                Next::Continue => {}
+                Next::Wait(safe) => return if eof { text.len() } else { safe },
+            }
+        }
+    }
+
+    /// Inside a fence: look for the closing line, one line at a time.
+    fn fence_step(&mut self, text: &str, eof: bool, mut fence: Fence) -> Next {
+        let bytes = text.as_bytes();
+        let line_end = memchr::memchr(b'\n', &bytes[self.pos..]).map(|i| self.pos + i);
+        let Some(line_end) = line_end.or(eof.then_some(text.len())) else {
+            // Everything in a fence is text, so it may all be emitted; only the state waits.
+            return Next::Wait(text.len());
+        };
+        if fence.in_body && closes(&bytes[self.pos..line_end], fence) {
+            self.fence = None;
+        } else {
+            fence.in_body = true;
+            self.fence = Some(fence);
+        }
+        self.pos = (line_end + 1).min(text.len());
+        if eof && line_end == text.len() {
+            self.fence = None;
+            self.pos = text.len();
+        }
+        Next::Continue
+    }
+
+    /// In prose: find the next pattern and act on it.
+    fn prose_step(&mut self, text: &str, eof: bool, tools: &ToolSet, out: &mut Vec<Found>) -> Next {
+        let d = dispatch();
+        let input = aho_corasick::Input::new(text.as_bytes()).span(self.pos..text.len());
+        let Some(m) = d.automaton.find(input) else {
+            if eof {
+                self.pos = text.len();
+                return Next::Continue;
+            }
+            // The held-back suffix is scanned again once the next chunk arrives.
+            self.pos = text.len() - holdback(&text[self.pos..]);
+            return Next::Wait(self.pos);
+        };
+        let at = m.start();
+        match &d.patterns[m.pattern().as_usize()].1 {
+            Pattern::Backtick => self.backticks(text, eof, at),
+            Pattern::Tilde => self.tildes(text, eof, at),
+            Pattern::Sentinel(grammars) => self.sentinel(text, eof, tools, at, m.end(), grammars, out),
+        }
+    }
+
+    fn backticks(&mut self, text: &str, eof: bool, at: usize) -> Next {
+        let bytes = text.as_bytes();
+        let n = run_len(bytes, at, b'`');
+        if at + n == bytes.len() && !eof {
+            return self.wait(at);
+        }
+        if n >= 3 && opens_line(bytes, at) {
+            self.fence = Some(Fence { ch: b'`', len: n, in_body: false });
+            self.pos = at + n;
+            return Next::Continue;
+        }
+        match span_close(bytes, at + n, n) {
+            Ok(Some(end)) => self.pos = end,
+            Ok(None) => self.pos = at + n,
+            Err(()) if eof => self.pos = at + n,
+            Err(()) => return self.wait(at),
+        }
+        Next::Continue
+    }
+
+    fn tildes(&mut self, text: &str, eof: bool, at: usize) -> Next {
+        let bytes = text.as_bytes();
+        let n = run_len(bytes, at, b'~');
+        if at + n == bytes.len() && !eof {
+            return self.wait(at);
+        }
+        if opens_line(bytes, at) {
+            self.fence = Some(Fence { ch: b'~', len: n, in_body: false });
+        }
+        self.pos = at + n;
+        Next::Continue
+    }
+
+    #[allow(clippy::too_many_arguments)] // one call site; the pieces are the scan state
+    fn sentinel(
+        &mut self,
+        text: &str,
+        eof: bool,
+        tools: &ToolSet,
+        at: usize,
+        body: usize,
+        grammars: &[usize],
+        out: &mut Vec<Found>,
+    ) -> Next {
+        if self.calls_left == 0 {
+            self.pos = at + 1;
+            return Next::Continue;
+        }
+        // A block may not run past MAX_BLOCK_BYTES; the view ends there, for whole-text and
+        // streamed scans alike, so a cut-off block is judged the same way by both.
+        let mut view_end = text.len().min(at + MAX_BLOCK_BYTES);
+        while !text.is_char_boundary(view_end) {
+            view_end -= 1;
+        }
+        let view = Input { text: &text[..view_end], eof: eof || view_end < text.len(), tools };
+        let mut result = Err(Stop::Invalid);
+        for &g in grammars {
+            result = (GRAMMARS[g].parse)(&view, at, body);
+            if result != Err(Stop::Invalid) {
+                break;
+            }
+        }
+        match result {
+            Ok(block) => {
+                let range = at..block.end;
+                let calls: Vec<RecoveredCall> = block
+                    .calls
+                    .iter()
+                    .filter_map(|call| {
+                        let arguments = call.arguments_for(tools)?;
+                        Some(RecoveredCall { name: call.name.clone(), arguments, span: range.clone() })
+                    })
+                    .collect();
+                if calls.is_empty() {
+                    self.pos = at + 1;
+                } else if calls.len() > self.calls_left {
+                    // Over the cap: the block stays text, whole, and recovery stops.
+                    self.calls_left = 0;
+                    self.pos = at + 1;
+                } else {
+                    self.calls_left -= calls.len();
+                    self.pos = block.end;
+                    out.push(Found { range, calls });
+                }
+                Next::Continue
+            }
+            Err(Stop::Incomplete) if !view.eof => self.wait(at),
+            Err(_) => {
+                self.pos = at + 1;
+                Next::Continue
+            }
+        }
+    }
+
+    fn wait(&mut self, at: usize) -> Next {
+        self.pos = at;
+        Next::Wait(at)
+    }
+}
+
+/// The length of the run of `ch` starting at `at`.
+fn run_len(bytes: &[u8], at: usize, ch: u8) -> usize {
+    bytes[at..].iter().take_while(|&&b| b == ch).count()
+}
+
+/// Whether `at` is preceded on its line by at most three spaces (a fence may open there).
+fn opens_line(bytes: &[u8], at: usize) -> bool {
+    let indent = bytes[..at].iter().rev().take_while(|&&b| b == b' ').count();
+    indent <= 3 && (at == indent || bytes[at - indent - 1] == b'\n')
+}
+
+/// Whether `line` closes `fence`: up to three spaces, a run of the fence character at least as
+/// long, then only whitespace.
+fn closes(line: &[u8], fence: Fence) -> bool {
+    let indent = line.iter().take_while(|&&b| b == b' ').count();
+    if indent > 3 {
+        return false;
+    }
+    let n = run_len(line, indent, fence.ch);
+    n >= fence.len && line[indent + n..].iter().all(u8::is_ascii_whitespace)
+}
+
+/// Where the inline code span opened by `n` backticks before `from` closes.
+///
+/// `Ok(Some(end))`: a run of exactly `n` backticks closes it before the paragraph ends.
+/// `Ok(None)`: a blank line comes first, so the opening backticks are literal.
+/// `Err(())`: the text ends first; more text decides.
+fn span_close(bytes: &[u8], from: usize, n: usize) -> Result<Option<usize>, ()> {
+    let mut i = from;
+    while let Some(off) = memchr::memchr2(b'`', b'\n', &bytes[i..]) {
+        let at = i + off;
+        if bytes[at] == b'`' {
+            let k = run_len(bytes, at, b'`');
+            if at + k == bytes.len() {
+                return Err(());
+            }
+            if k == n {
+                return Ok(Some(at + k));
+            }
+            i = at + k;
+        } else {
+            let rest = &bytes[at + 1..];
+            let blank = rest.iter().take_while(|&&b| b == b' ' || b == b'\t' || b == b'\r').count();
+            match rest.get(blank) {
+                Some(b'\n') => return Ok(None),
+                None => return Err(()),
+                Some(_) => i = at + 1,
+            }
+        }
+    }
+    Err(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn holds_back_a_cut_sentinel_only() {
+        assert_eq!(holdback("hello <tool_ca"), "<tool_ca".len());
+        assert_eq!(holdback("hello [TOOL_CALL"), "[TOOL_CALL".len());
+        assert_eq!(holdback("hello world"), 0);
+        assert_eq!(holdback("a <"), 1);
+    }
+
+    #[test]
+    fn inline_spans_close_on_an_equal_run_before_a_blank_line() {
+        assert_eq!(span_close(b"`a` b", 1, 1), Ok(Some(3)));
+        assert_eq!(span_close(b"``a`b``c", 2, 2), Ok(Some(7)));
+        assert_eq!(span_close(b"`a\n\nb`c", 1, 1), Ok(None));
+        assert_eq!(span_close(b"`a\nb", 1, 1), Err(()));
+    }
+
+    #[test]
+    fn fences_open_at_line_start_only() {
+        assert!(opens_line(b"```", 0) && opens_line(b"x\n   ```", 5));
+        assert!(!opens_line(b"x ```", 2) && !opens_line(b"\n    ```", 5));
+        let fence = Fence { ch: b'`', len: 3, in_body: true };
+        assert!(closes(b"````  ", fence) && !closes(b"``", fence) && !closes(b"``` x", fence));
+    }
+}

@@ -1,0 +1,75 @@
+//! Whole-message forms: payloads with no sentinel (GRAMMARS §1.6).
+//!
+//! An xLAM array, a bare Llama `{"name", "parameters"}` object (or several joined by `;`) and a
+//! bare pythonic list `[f(a=1)]` are recovered only when they are the whole trimmed text, or
+//! the whole trimmed text after the last `</think>`, and every call names a declared tool.
+//! JSON quoted in prose never becomes a call (unlike vLLM's `llama3_json`).
+
+use super::cursor::{Stop, skip_ws};
+use super::grammars::{Block, Input, llama, pythonic, xlam};
+use super::scan::Found;
+use super::{MAX_BLOCK_BYTES, RecoveredCall};
+use crate::ToolSet;
+
+/// The closing think tag after which a whole-message payload may start.
+pub(crate) const THINK_CLOSE: &str = "</think>";
+
+/// Where the whole-message region starts: after the last `</think>`, or at 0.
+pub(crate) fn region_start(text: &str) -> usize {
+    memchr::memmem::rfind(text.as_bytes(), THINK_CLOSE.as_bytes()).map_or(0, |i| i + THINK_CLOSE.len())
+}
+
+/// The verdict on a region.
+#[derive(Debug)]
+pub(crate) enum Whole {
+    /// The region is a payload of declared calls (only with `eof`).
+    Accept(Found),
+    /// More text may still make the region a payload (only without `eof`).
+    Candidate,
+    /// The region is not a payload, whatever follows.
+    Reject,
+}
+
+/// Judges `text[region..]`. Without `eof`, a region that may still become a payload is a
+/// candidate; a rejection is final (no continuation can make it a payload).
+pub(crate) fn check(text: &str, region: usize, tools: &ToolSet, eof: bool, max_calls: usize) -> Whole {
+    let first = skip_ws(text, region);
+    match text.as_bytes().get(first) {
+        None => return if eof { Whole::Reject } else { Whole::Candidate },
+        Some(b'{' | b'[') if text.len() - first <= MAX_BLOCK_BYTES => {}
+        Some(_) => return Whole::Reject,
+    }
+    let input = Input { text, eof, tools };
+    let parsers: [fn(&Input<'_>, usize) -> Result<Block, Stop>; 3] =
+        [xlam::parse_whole, llama::parse_whole, pythonic::parse_whole];
+    for parse in parsers {
+        match parse(&input, first) {
+            Ok(block) if skip_ws(text, block.end) == text.len() => {
+                if !eof {
+                    return Whole::Candidate;
+                }
+                return accept(block, first, tools, max_calls).map_or(Whole::Reject, Whole::Accept);
+            }
+            Err(Stop::Incomplete) if !eof => return Whole::Candidate,
+            _ => {}
+        }
+    }
+    Whole::Reject
+}
+
+/// The found block when every call names a declared tool and the cap allows them all.
+fn accept(block: Block, first: usize, tools: &ToolSet, max_calls: usize) -> Option<Found> {
+    if block.calls.len() > max_calls {
+        return None;
+    }
+    let range = first..block.end;
+    let calls = block
+        .calls
+        .iter()
+        .map(|call| {
+            let arguments = call.arguments_for(tools)?;
+            Some(RecoveredCall { name: call.name.clone(), arguments, span: range.clone() })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(Found { range, calls })
+}
