@@ -1,14 +1,87 @@
-//! TODO llama.
+//! Llama 3.1 / 3.2 / 3.3 JSON (`llama3_json`, `llama4_json`): GRAMMARS §2.11.
+//!
+//! ```text
+//! <|python_tag|>{"name": "bash", "parameters": {"command": "ruff check --fix ."}}
+//! ```
+//!
+//! **Detects** `<|python_tag|>` followed by one or more `{"name", "parameters"|"arguments"}`
+//! objects joined by `;`. The end is end of sequence, so a call is complete when its object
+//! closes. Without the tag, the same payload is recovered only as the whole message
+//! ([`parse_whole`], GRAMMARS §1.6).
+//!
+//! **Never accepts** JSON found elsewhere in prose (vLLM raw-decodes at every `{`), an object
+//! that does not close, or the built-in `brave_search.call(...)` forms (out of scope).
 
 use super::{Block, Grammar, Input};
-use crate::recover::cursor::{Step, Stop};
+use crate::recover::cursor::{Step, Stop, optional};
+use crate::recover::json::{ARGS_OR_PARAMETERS, call_object, object_span};
 
-pub(crate) const GRAMMAR: Grammar = Grammar { family: "llama", sentinels: &["<llama-stub>"], parse };
+pub(crate) const GRAMMAR: Grammar = Grammar { family: "llama", sentinels: &["<|python_tag|>"], parse };
 
-fn parse(_input: &Input<'_>, _start: usize, _body: usize) -> Step<Block> {
-    Err(Stop::Invalid)
+fn parse(input: &Input<'_>, _start: usize, body: usize) -> Step<Block> {
+    objects(input, body)
 }
 
-pub(crate) fn parse_whole(_input: &Input<'_>, _start: usize) -> Step<Block> {
-    Err(Stop::Invalid)
+/// The bare payload as the whole message (see [`super::super::whole`]).
+pub(crate) fn parse_whole(input: &Input<'_>, start: usize) -> Step<Block> {
+    objects(input, start)
+}
+
+/// `OBJ (; OBJ)*` from `at`.
+fn objects(input: &Input<'_>, at: usize) -> Step<Block> {
+    let s = input.text;
+    let mut calls = Vec::new();
+    let mut i = at;
+    loop {
+        let (from, to) = object_span(s, i)?;
+        calls.push(call_object(&s[from..to], &["name"], ARGS_OR_PARAMETERS).ok_or(Stop::Invalid)?);
+        match optional(s, to, ";", input.eof)? {
+            // `; ` then another object; a `;` followed by anything else ends the block before it.
+            Some(next) => match object_span(s, next) {
+                Ok(_) => i = next,
+                Err(Stop::Incomplete) if !input.eof => return Err(Stop::Incomplete),
+                Err(_) => return Block::new(to, calls),
+            },
+            None => return Block::new(to, calls),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::super::testing::{ignores, recovers, rejects_truncation};
+
+    const TAGGED: &str = "<|python_tag|>{\"name\": \"bash\", \"parameters\": {\"command\": \"ruff check --fix .\"}}";
+
+    #[test]
+    fn recovers_the_samples() {
+        recovers(TAGGED, &[("bash", json!({"command": "ruff check --fix ."}))]);
+        let whole = "{\"name\": \"web_search\", \"parameters\": {\"query\": \"uv workspace dependency groups\"}}";
+        recovers(whole, &[("web_search", json!({"query": "uv workspace dependency groups"}))]);
+        let spaced = "\n  {\"name\": \"web_search\", \"parameters\": {\"query\": \"x\"}}\n";
+        assert_eq!(recovers(spaced, &[("web_search", json!({"query": "x"}))]), "\n  \n");
+    }
+
+    #[test]
+    fn recovers_several_calls_joined_by_semicolons() {
+        let text = "<|python_tag|>{\"name\": \"glob\", \"parameters\": {\"pattern\": \"*.py\"}}; {\"name\": \"git_diff\", \"arguments\": {}}";
+        recovers(text, &[("glob", json!({"pattern": "*.py"})), ("git_diff", json!({}))]);
+        let whole = "<think>two</think>{\"name\": \"glob\", \"parameters\": {\"pattern\": \"*\"}};{\"name\": \"git_diff\", \"parameters\": {}}";
+        assert_eq!(recovers(whole, &[("glob", json!({"pattern": "*"})), ("git_diff", json!({}))]), "<think>two</think>");
+    }
+
+    #[test]
+    fn ignores_json_in_prose() {
+        ignores("Call it like {\"name\": \"bash\", \"parameters\": {\"command\": \"ls\"}} when needed.");
+        ignores("{\"name\": \"bash\", \"parameters\": {\"command\": \"ls\"}} is the call.");
+        ignores("{\"name\": \"deploy\", \"parameters\": {}}");
+        ignores("```json\n{\"name\": \"bash\", \"parameters\": {\"command\": \"ls\"}}\n```");
+    }
+
+    #[test]
+    fn rejects_truncated_blocks() {
+        rejects_truncation(TAGGED);
+    }
 }
