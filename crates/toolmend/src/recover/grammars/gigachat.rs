@@ -1,14 +1,48 @@
-//! TODO gigachat.
+//! GigaChat 3: GRAMMARS §2.30.
+//!
+//! ```text
+//! function call<|role_sep|>
+//! {"name": "bash", "arguments": {"command": "df -h"}}
+//! ```
+//!
+//! **Detects** `function call<|role_sep|>` + one `{name, arguments}` object. There is no closing
+//! token (a trailing `</s>` is not part of the block): complete when the object closes.
+//!
+//! **Never accepts** an object that does not close or is not strict JSON.
 
 use super::{Block, Grammar, Input};
 use crate::recover::cursor::{Step, Stop};
+use crate::recover::json::{ARGS_OR_PARAMETERS, call_object, object_span};
 
-pub(crate) const GRAMMAR: Grammar = Grammar { family: "gigachat", sentinels: &["<gigachat-stub>"], parse };
+pub(crate) const GRAMMAR: Grammar = Grammar { family: "gigachat", sentinels: &["function call<|role_sep|>"], parse };
 
-fn parse(_input: &Input<'_>, _start: usize, _body: usize) -> Step<Block> {
-    Err(Stop::Invalid)
+fn parse(input: &Input<'_>, _start: usize, body: usize) -> Step<Block> {
+    let s = input.text;
+    let (from, to) = object_span(s, body)?;
+    let call = call_object(&s[from..to], &["name"], ARGS_OR_PARAMETERS).ok_or(Stop::Invalid)?;
+    Block::new(to, vec![call])
 }
 
-pub(crate) fn parse_whole(_input: &Input<'_>, _start: usize) -> Step<Block> {
-    Err(Stop::Invalid)
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::super::testing::{ignores, recovers, rejects_truncation};
+
+    const ONE: &str = "function call<|role_sep|>\n{\"name\": \"bash\", \"arguments\": {\"command\": \"df -h\"}}";
+
+    #[test]
+    fn recovers_the_sample() {
+        assert_eq!(recovers(&format!("{ONE}</s>"), &[("bash", json!({"command": "df -h"}))]), "</s>");
+    }
+
+    #[test]
+    fn ignores_look_alikes() {
+        ignores("A function call<|role_sep|> marker alone.");
+    }
+
+    #[test]
+    fn rejects_truncated_blocks() {
+        rejects_truncation(ONE);
+    }
 }
