@@ -35,7 +35,10 @@ pub(crate) enum Field {
 impl RawCall {
     /// A call whose arguments are JSON text.
     pub(crate) fn json(name: String, args: String) -> Self {
-        Self { name, args: Args::Json(args) }
+        Self {
+            name,
+            args: Args::Json(args),
+        }
     }
 
     /// The arguments as JSON text for the declared tool `name`; `None` when the tool is not

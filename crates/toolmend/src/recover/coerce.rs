@@ -47,7 +47,11 @@ impl Types {
         match schema.get("type") {
             Some(Value::String(t)) => self.names.push(t.to_ascii_lowercase()),
             Some(Value::Array(list)) => {
-                self.names.extend(list.iter().filter_map(Value::as_str).map(str::to_ascii_lowercase));
+                self.names.extend(
+                    list.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_ascii_lowercase),
+                );
             }
             _ => {
                 // No `type`: the shape keywords still say what the value is.
@@ -75,7 +79,9 @@ impl Types {
     }
 
     fn has(&self, prefixes: &[&str]) -> bool {
-        self.names.iter().any(|t| prefixes.iter().any(|p| t.starts_with(p)))
+        self.names
+            .iter()
+            .any(|t| prefixes.iter().any(|p| t.starts_with(p)))
     }
 }
 
@@ -83,13 +89,21 @@ impl Types {
 fn convert(types: &Types, raw: &str) -> Option<Value> {
     let text = raw.trim();
     // An enum value written exactly wins: `"1"` in `enum: ["1", "2"]` stays a string.
-    if let Some(v) = types.enum_values.iter().find(|v| v.as_str() == Some(raw) || v.as_str() == Some(text)) {
+    if let Some(v) = types
+        .enum_values
+        .iter()
+        .find(|v| v.as_str() == Some(raw) || v.as_str() == Some(text))
+    {
         return Some(v.clone());
     }
     if text.eq_ignore_ascii_case("null") && allows_null(types) {
         return Some(Value::Null);
     }
-    if let Some(number) = types.enum_values.iter().find(|v| v.is_number() && number_text(text).as_ref() == Some(*v)) {
+    if let Some(number) = types
+        .enum_values
+        .iter()
+        .find(|v| v.is_number() && number_text(text).as_ref() == Some(*v))
+    {
         return Some(number.clone());
     }
     if types.has(&["int", "uint", "long", "short", "unsigned"]) {
@@ -125,7 +139,9 @@ fn convert(types: &Types, raw: &str) -> Option<Value> {
 
 /// `null` becomes JSON null when the schema allows null, or when no admitted type is a string.
 fn allows_null(types: &Types) -> bool {
-    types.has(&["null"]) || (!types.names.is_empty() && !types.has(&["string", "str", "text", "char", "varchar", "enum"]))
+    types.has(&["null"])
+        || (!types.names.is_empty()
+            && !types.has(&["string", "str", "text", "char", "varchar", "enum"]))
 }
 
 /// An integer: `42`, `-3`, or an integral number such as `5.0`.
@@ -199,7 +215,10 @@ mod tests {
     #[test]
     fn never_turns_a_non_boolean_into_false() {
         assert_eq!(coerce(Some(&schema()), "flag", "maybe"), json!("maybe"));
-        assert_eq!(coerce(Some(&schema()), "n", "2026-01-15"), json!("2026-01-15"));
+        assert_eq!(
+            coerce(Some(&schema()), "n", "2026-01-15"),
+            json!("2026-01-15")
+        );
         assert_eq!(coerce(Some(&schema()), "tags", "a, b"), json!("a, b"));
     }
 
@@ -207,6 +226,9 @@ mod tests {
     fn keeps_strings_without_a_schema() {
         assert_eq!(coerce(None, "n", "10"), json!("10"));
         assert_eq!(coerce(Some(&schema()), "undeclared", "10"), json!("10"));
-        assert_eq!(coerce(Some(&json!({"n": {"type": "integer"}})), "n", "10"), json!(10));
+        assert_eq!(
+            coerce(Some(&json!({"n": {"type": "integer"}})), "n", "10"),
+            json!(10)
+        );
     }
 }

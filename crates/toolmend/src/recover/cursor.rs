@@ -28,11 +28,6 @@ pub(crate) fn skip_ws(s: &str, mut i: usize) -> usize {
     i
 }
 
-/// Whether `s` holds `lit` at `i`.
-pub(crate) fn at(s: &str, i: usize, lit: &str) -> bool {
-    s.as_bytes().get(i..).is_some_and(|rest| rest.starts_with(lit.as_bytes()))
-}
-
 /// Expects `lit` at `i` and returns the index after it.
 ///
 /// A text that ends inside `lit` is incomplete; any other mismatch is invalid.
@@ -105,7 +100,9 @@ pub(crate) fn find(s: &str, from: usize, needle: &str) -> Step<usize> {
 /// Like [`find`], but `needle` must start within `limit` bytes of `from`: a short field (a name,
 /// an attribute, a header) that runs on is prose, not an open block to wait for.
 pub(crate) fn find_within(s: &str, from: usize, needle: &str, limit: usize) -> Step<usize> {
-    let end = s.len().min(from.saturating_add(limit).saturating_add(needle.len()));
+    let end = s
+        .len()
+        .min(from.saturating_add(limit).saturating_add(needle.len()));
     let hay = s.as_bytes().get(from..end).ok_or(Stop::Incomplete)?;
     match memchr::memmem::find(hay, needle.as_bytes()) {
         Some(i) => Ok(from + i),
@@ -124,14 +121,20 @@ pub(crate) fn find_opt(s: &str, from: usize, needle: &str) -> Option<usize> {
 /// markup characters (`<`, `>`, quotes, braces), so prose never passes for a name.
 pub(crate) fn name(s: &str, from: usize, to: usize) -> Step<String> {
     let text = s.get(from..to).ok_or(Stop::Invalid)?.trim();
-    if is_name(text) { Ok(text.to_owned()) } else { Err(Stop::Invalid) }
+    if is_name(text) {
+        Ok(text.to_owned())
+    } else {
+        Err(Stop::Invalid)
+    }
 }
 
 /// Whether `text` can be a tool name (see [`name`]).
 pub(crate) fn is_name(text: &str) -> bool {
     !text.is_empty()
         && text.len() <= MAX_NAME_BYTES
-        && !text.chars().any(|c| c.is_whitespace() || "<>\"'{}[]()`,;=".contains(c))
+        && !text
+            .chars()
+            .any(|c| c.is_whitespace() || "<>\"'{}[]()`,;=".contains(c))
 }
 
 /// Reads a name that ends at the first byte in `stops`; the text ending first is incomplete.
@@ -156,8 +159,13 @@ pub(crate) fn name_until(s: &str, from: usize, stops: &[u8]) -> Step<(String, us
 /// Removes exactly one leading and one trailing line break (`\n` or `\r\n`), keeping any other
 /// whitespace: the Qwen3-Coder template writes values as `\n` + value + `\n` (GRAMMARS §2.5).
 pub(crate) fn strip_one_newline(v: &str) -> &str {
-    let v = v.strip_prefix("\r\n").or_else(|| v.strip_prefix('\n')).unwrap_or(v);
-    v.strip_suffix("\r\n").or_else(|| v.strip_suffix('\n')).unwrap_or(v)
+    let v = v
+        .strip_prefix("\r\n")
+        .or_else(|| v.strip_prefix('\n'))
+        .unwrap_or(v);
+    v.strip_suffix("\r\n")
+        .or_else(|| v.strip_suffix('\n'))
+        .unwrap_or(v)
 }
 
 /// Removes leading and trailing line breaks only, keeping spaces and tabs (indentation).

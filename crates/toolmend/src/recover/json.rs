@@ -62,7 +62,11 @@ pub(crate) fn value_span(s: &str, at: usize) -> Step<(usize, usize)> {
 /// Like [`value_span`], but the value must be an object.
 pub(crate) fn object_span(s: &str, at: usize) -> Step<(usize, usize)> {
     let (start, end) = value_span(s, at)?;
-    if s.as_bytes()[start] == b'{' { Ok((start, end)) } else { Err(Stop::Invalid) }
+    if s.as_bytes()[start] == b'{' {
+        Ok((start, end))
+    } else {
+        Err(Stop::Invalid)
+    }
 }
 
 /// Arguments given as JSON text: an object passes through as written; a JSON string whose
@@ -74,20 +78,28 @@ pub(crate) fn arguments(raw: &RawValue) -> Option<String> {
     }
     let inner: String = serde_json::from_str(text).ok()?;
     let value: &RawValue = serde_json::from_str(inner.trim()).ok()?;
-    value.get().starts_with('{').then(|| inner.trim().to_owned())
+    value
+        .get()
+        .starts_with('{')
+        .then(|| inner.trim().to_owned())
 }
 
 /// Reads a call object: the name under one of `name_keys`, the arguments under the first of
 /// `arg_keys` that is present (a missing arguments key means a call with no arguments).
 pub(crate) fn call_object(text: &str, name_keys: &[&str], arg_keys: &[&str]) -> Option<RawCall> {
     let fields: BTreeMap<String, &RawValue> = serde_json::from_str(text).ok()?;
-    let name: String =
-        name_keys.iter().find_map(|k| fields.get(*k)).and_then(|v| serde_json::from_str(v.get()).ok())?;
+    let name: String = name_keys
+        .iter()
+        .find_map(|k| fields.get(*k))
+        .and_then(|v| serde_json::from_str(v.get()).ok())?;
     let args = match arg_keys.iter().find_map(|k| fields.get(*k)) {
         Some(raw) => arguments(raw)?,
         None => "{}".to_owned(),
     };
-    Some(RawCall { name, args: Args::Json(args) })
+    Some(RawCall {
+        name,
+        args: Args::Json(args),
+    })
 }
 
 /// Reads a JSON array of call objects (Mistral, xLAM, Granite, Hunyuan, Phi-4-mini).
@@ -96,7 +108,10 @@ pub(crate) fn call_array(text: &str, arg_keys: &[&str]) -> Option<Vec<RawCall>> 
     if items.is_empty() {
         return None;
     }
-    items.iter().map(|item| call_object(item.get(), &["name"], arg_keys)).collect()
+    items
+        .iter()
+        .map(|item| call_object(item.get(), &["name"], arg_keys))
+        .collect()
 }
 
 /// The arguments keys most JSON families accept.
@@ -117,12 +132,49 @@ mod tests {
 
     #[test]
     fn arguments_pass_through_or_decode_a_string() {
-        let call = call_object(r#"{"name": "f", "arguments": {"b": 1,  "a": 2}}"#, &["name"], ARGS_OR_PARAMETERS);
-        assert_eq!(call, Some(RawCall { name: "f".into(), args: Args::Json(r#"{"b": 1,  "a": 2}"#.into()) }));
-        let call = call_object(r#"{"name": "f", "arguments": "{\"a\": 1}"}"#, &["name"], ARGS_OR_PARAMETERS);
-        assert_eq!(call, Some(RawCall { name: "f".into(), args: Args::Json(r#"{"a": 1}"#.into()) }));
-        assert_eq!(call_object(r#"{"name": "f", "arguments": "nope"}"#, &["name"], ARGS_OR_PARAMETERS), None);
-        assert_eq!(call_object(r#"{"name": "f", "arguments": null}"#, &["name"], ARGS_OR_PARAMETERS), None);
-        assert_eq!(call_object(r#"{"arguments": {}}"#, &["name"], ARGS_OR_PARAMETERS), None);
+        let call = call_object(
+            r#"{"name": "f", "arguments": {"b": 1,  "a": 2}}"#,
+            &["name"],
+            ARGS_OR_PARAMETERS,
+        );
+        assert_eq!(
+            call,
+            Some(RawCall {
+                name: "f".into(),
+                args: Args::Json(r#"{"b": 1,  "a": 2}"#.into())
+            })
+        );
+        let call = call_object(
+            r#"{"name": "f", "arguments": "{\"a\": 1}"}"#,
+            &["name"],
+            ARGS_OR_PARAMETERS,
+        );
+        assert_eq!(
+            call,
+            Some(RawCall {
+                name: "f".into(),
+                args: Args::Json(r#"{"a": 1}"#.into())
+            })
+        );
+        assert_eq!(
+            call_object(
+                r#"{"name": "f", "arguments": "nope"}"#,
+                &["name"],
+                ARGS_OR_PARAMETERS
+            ),
+            None
+        );
+        assert_eq!(
+            call_object(
+                r#"{"name": "f", "arguments": null}"#,
+                &["name"],
+                ARGS_OR_PARAMETERS
+            ),
+            None
+        );
+        assert_eq!(
+            call_object(r#"{"arguments": {}}"#, &["name"], ARGS_OR_PARAMETERS),
+            None
+        );
     }
 }

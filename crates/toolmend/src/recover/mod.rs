@@ -77,6 +77,9 @@ impl RecoverMode {
 pub struct RecoveredCall {
     /// The tool name, always a declared tool.
     pub name: String,
+    /// The markup family it was written in (`hermes`, `qwen3_coder`, `dsml`, `xlam`, …): a
+    /// GRAMMARS §2 family, named as in the `recover/grammars/` file names.
+    pub family: &'static str,
     /// The arguments as JSON text: a JSON payload exactly as the model wrote it, or, for
     /// XML-like markups, a compact object whose untyped values were converted with the tool's
     /// schema.
@@ -116,16 +119,25 @@ pub fn recover_text(text: &str, tools: &ToolSet, max_calls: usize) -> Recovered 
     let mut found = Vec::new();
     scan::Scanner::new(max_calls).run(text, true, tools, &mut found);
     if found.is_empty() {
-        if let whole::Whole::Accept(block) = whole::check(text, whole::region_start(text), tools, true, max_calls) {
+        if let whole::Whole::Accept(block) =
+            whole::check(text, whole::region_start(text), tools, true, max_calls)
+        {
             found.push(block);
         }
     }
     let text = strip(text, 0..text.len(), found.iter().map(|f| &f.range));
-    Recovered { calls: found.into_iter().flat_map(|f| f.calls).collect(), text }
+    Recovered {
+        calls: found.into_iter().flat_map(|f| f.calls).collect(),
+        text,
+    }
 }
 
 /// `text[window]` without the consumed `ranges` (sorted, disjoint, within or after the window).
-fn strip<'a>(text: &str, window: Range<usize>, ranges: impl Iterator<Item = &'a Range<usize>>) -> String {
+fn strip<'a>(
+    text: &str,
+    window: Range<usize>,
+    ranges: impl Iterator<Item = &'a Range<usize>>,
+) -> String {
     let mut out = String::with_capacity(window.len());
     let mut at = window.start;
     for range in ranges {

@@ -65,7 +65,10 @@ fn dispatch() -> &'static Dispatch {
             .match_kind(MatchKind::LeftmostLongest)
             .build(patterns.iter().map(|(p, _)| p))
             .expect("the sentinel table is a small fixed set of literals");
-        Dispatch { automaton, patterns }
+        Dispatch {
+            automaton,
+            patterns,
+        }
     })
 }
 
@@ -73,10 +76,19 @@ fn dispatch() -> &'static Dispatch {
 /// must be held back because the next chunk may complete a sentinel (GRAMMARS §1.9).
 pub(crate) fn holdback(text: &str) -> usize {
     let bytes = text.as_bytes();
-    let longest = dispatch().patterns.iter().map(|(p, _)| p.len()).max().unwrap_or(0);
+    let longest = dispatch()
+        .patterns
+        .iter()
+        .map(|(p, _)| p.len())
+        .max()
+        .unwrap_or(0);
     for k in (1..longest.min(bytes.len() + 1)).rev() {
         let suffix = &bytes[bytes.len() - k..];
-        if dispatch().patterns.iter().any(|(p, _)| p.len() > k && p.as_bytes().starts_with(suffix)) {
+        if dispatch()
+            .patterns
+            .iter()
+            .any(|(p, _)| p.len() > k && p.as_bytes().starts_with(suffix))
+        {
             return k;
         }
     }
@@ -111,21 +123,33 @@ enum Next {
 impl Scanner {
     /// A scanner at the start of a text that recovers at most `max_calls` calls.
     pub(crate) fn new(max_calls: usize) -> Self {
-        Self { pos: 0, fence: None, calls_left: max_calls }
+        Self {
+            pos: 0,
+            fence: None,
+            calls_left: max_calls,
+        }
     }
 
     /// Scans `text` from the saved position, appending consumed blocks to `out`.
     ///
     /// Returns the index before which every byte is decided (text or consumed). With `eof`, that
     /// is `text.len()`.
-    pub(crate) fn run(&mut self, text: &str, eof: bool, tools: &ToolSet, out: &mut Vec<Found>) -> usize {
+    pub(crate) fn run(
+        &mut self,
+        text: &str,
+        eof: bool,
+        tools: &ToolSet,
+        out: &mut Vec<Found>,
+    ) -> usize {
         loop {
             let step = match self.fence {
                 Some(fence) => self.fence_step(text, eof, fence),
                 None => self.prose_step(text, eof, tools, out),
             };
             match step {
-                Next::Continue if self.pos >= text.len() && self.fence.is_none() => return text.len(),
+                Next::Continue if self.pos >= text.len() && self.fence.is_none() => {
+                    return text.len();
+                }
                 Next::Continue => {}
                 Next::Wait(safe) => return if eof { text.len() } else { safe },
             }
@@ -171,7 +195,9 @@ impl Scanner {
         match &d.patterns[m.pattern().as_usize()].1 {
             Pattern::Backtick => self.backticks(text, eof, at),
             Pattern::Tilde => self.tildes(text, eof, at),
-            Pattern::Sentinel(grammars) => self.sentinel(text, eof, tools, at, m.end(), grammars, out),
+            Pattern::Sentinel(grammars) => {
+                self.sentinel(text, eof, tools, at, m.end(), grammars, out)
+            }
         }
     }
 
@@ -182,7 +208,11 @@ impl Scanner {
             return self.wait(at);
         }
         if n >= 3 && opens_line(bytes, at) {
-            self.fence = Some(Fence { ch: b'`', len: n, in_body: false });
+            self.fence = Some(Fence {
+                ch: b'`',
+                len: n,
+                in_body: false,
+            });
             self.pos = at + n;
             return Next::Continue;
         }
@@ -202,7 +232,11 @@ impl Scanner {
             return self.wait(at);
         }
         if opens_line(bytes, at) {
-            self.fence = Some(Fence { ch: b'~', len: n, in_body: false });
+            self.fence = Some(Fence {
+                ch: b'~',
+                len: n,
+                in_body: false,
+            });
         }
         self.pos = at + n;
         Next::Continue
@@ -229,11 +263,17 @@ impl Scanner {
         while !text.is_char_boundary(view_end) {
             view_end -= 1;
         }
-        let view = Input { text: &text[..view_end], eof: eof || view_end < text.len(), tools };
+        let view = Input {
+            text: &text[..view_end],
+            eof: eof || view_end < text.len(),
+            tools,
+        };
         let mut result = Err(Stop::Invalid);
+        let mut family = "";
         for &g in grammars {
             result = (GRAMMARS[g].parse)(&view, at, body);
             if result != Err(Stop::Invalid) {
+                family = GRAMMARS[g].family;
                 break;
             }
         }
@@ -245,7 +285,12 @@ impl Scanner {
                     .iter()
                     .filter_map(|call| {
                         let arguments = call.arguments_for(tools)?;
-                        Some(RecoveredCall { name: call.name.clone(), arguments, span: range.clone() })
+                        Some(RecoveredCall {
+                            name: call.name.clone(),
+                            family,
+                            arguments,
+                            span: range.clone(),
+                        })
                     })
                     .collect();
                 if calls.is_empty() {
@@ -317,7 +362,10 @@ fn span_close(bytes: &[u8], from: usize, n: usize) -> Result<Option<usize>, ()> 
             i = at + k;
         } else {
             let rest = &bytes[at + 1..];
-            let blank = rest.iter().take_while(|&&b| b == b' ' || b == b'\t' || b == b'\r').count();
+            let blank = rest
+                .iter()
+                .take_while(|&&b| b == b' ' || b == b'\t' || b == b'\r')
+                .count();
             match rest.get(blank) {
                 Some(b'\n') => return Ok(None),
                 None => return Err(()),
@@ -352,7 +400,11 @@ mod tests {
     fn fences_open_at_line_start_only() {
         assert!(opens_line(b"```", 0) && opens_line(b"x\n   ```", 5));
         assert!(!opens_line(b"x ```", 2) && !opens_line(b"\n    ```", 5));
-        let fence = Fence { ch: b'`', len: 3, in_body: true };
+        let fence = Fence {
+            ch: b'`',
+            len: 3,
+            in_body: true,
+        };
         assert!(closes(b"````  ", fence) && !closes(b"``", fence) && !closes(b"``` x", fence));
     }
 }

@@ -78,7 +78,10 @@ impl StreamRecoverer {
             Some(hold) => safe.min(hold),
             None => safe,
         };
-        StreamOutput { text: self.release(limit), calls }
+        StreamOutput {
+            text: self.release(limit),
+            calls,
+        }
     }
 
     /// Ends the stream: decides every held byte and returns the rest of the text and any calls
@@ -88,12 +91,17 @@ impl StreamRecoverer {
         self.scanner.run(&self.text, true, tools, &mut found);
         let mut calls = self.take(found);
         if !self.any_found {
-            if let Whole::Accept(block) = whole::check(&self.text, self.region, tools, true, self.max_calls) {
+            if let Whole::Accept(block) =
+                whole::check(&self.text, self.region, tools, true, self.max_calls)
+            {
                 calls = self.take(vec![block]);
             }
         }
         let end = self.text.len();
-        StreamOutput { text: self.release(end), calls }
+        StreamOutput {
+            text: self.release(end),
+            calls,
+        }
     }
 
     fn take(&mut self, found: Vec<Found>) -> Vec<RecoveredCall> {
@@ -123,7 +131,9 @@ impl StreamRecoverer {
         while !self.text.is_char_boundary(from) {
             from -= 1;
         }
-        if let Some(i) = memchr::memmem::rfind(&self.text.as_bytes()[from..], THINK_CLOSE.as_bytes()) {
+        if let Some(i) =
+            memchr::memmem::rfind(&self.text.as_bytes()[from..], THINK_CLOSE.as_bytes())
+        {
             self.region = from + i + THINK_CLOSE.len();
             self.checked_len = 0;
         }
@@ -135,10 +145,14 @@ impl StreamRecoverer {
             return None;
         }
         let len = self.text.len() - self.region;
-        let first = self.text.as_bytes()[self.region..].iter().find(|b| !b.is_ascii_whitespace());
+        let first = self.text.as_bytes()[self.region..]
+            .iter()
+            .find(|b| !b.is_ascii_whitespace());
         let verdict = match first {
             None => Whole::Candidate,
-            Some(b'{' | b'[') if len < self.checked_len + (self.checked_len / 2).max(64) => Whole::Candidate,
+            Some(b'{' | b'[') if len < self.checked_len + (self.checked_len / 2).max(64) => {
+                Whole::Candidate
+            }
             Some(b'{' | b'[') => {
                 self.checked_len = len;
                 whole::check(&self.text, self.region, tools, false, self.max_calls)

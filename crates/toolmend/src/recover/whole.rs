@@ -5,7 +5,7 @@
 //! the whole trimmed text after the last `</think>`, and every call names a declared tool.
 //! JSON quoted in prose never becomes a call (unlike vLLM's `llama3_json`).
 
-use super::cursor::{Stop, skip_ws};
+use super::cursor::{Step, Stop, skip_ws};
 use super::grammars::{Block, Input, llama, pythonic, xlam};
 use super::scan::Found;
 use super::{MAX_BLOCK_BYTES, RecoveredCall};
@@ -16,8 +16,20 @@ pub(crate) const THINK_CLOSE: &str = "</think>";
 
 /// Where the whole-message region starts: after the last `</think>`, or at 0.
 pub(crate) fn region_start(text: &str) -> usize {
-    memchr::memmem::rfind(text.as_bytes(), THINK_CLOSE.as_bytes()).map_or(0, |i| i + THINK_CLOSE.len())
+    memchr::memmem::rfind(text.as_bytes(), THINK_CLOSE.as_bytes())
+        .map_or(0, |i| i + THINK_CLOSE.len())
 }
+
+/// A whole-message parser: the payload starting at the given index.
+type WholeParse = fn(&Input<'_>, usize) -> Step<Block>;
+
+/// The whole-message forms, tried in this order (their first bytes overlap: `[` opens both an
+/// xLAM array and a pythonic list).
+const WHOLE: [(&str, WholeParse); 3] = [
+    ("xlam", xlam::parse_whole),
+    ("llama", llama::parse_whole),
+    ("pythonic", pythonic::parse_whole),
+];
 
 /// The verdict on a region.
 #[derive(Debug)]
@@ -32,7 +44,13 @@ pub(crate) enum Whole {
 
 /// Judges `text[region..]`. Without `eof`, a region that may still become a payload is a
 /// candidate; a rejection is final (no continuation can make it a payload).
-pub(crate) fn check(text: &str, region: usize, tools: &ToolSet, eof: bool, max_calls: usize) -> Whole {
+pub(crate) fn check(
+    text: &str,
+    region: usize,
+    tools: &ToolSet,
+    eof: bool,
+    max_calls: usize,
+) -> Whole {
     let first = skip_ws(text, region);
     match text.as_bytes().get(first) {
         None => return if eof { Whole::Reject } else { Whole::Candidate },
@@ -40,15 +58,14 @@ pub(crate) fn check(text: &str, region: usize, tools: &ToolSet, eof: bool, max_c
         Some(_) => return Whole::Reject,
     }
     let input = Input { text, eof, tools };
-    let parsers: [fn(&Input<'_>, usize) -> Result<Block, Stop>; 3] =
-        [xlam::parse_whole, llama::parse_whole, pythonic::parse_whole];
-    for parse in parsers {
+    for (family, parse) in WHOLE {
         match parse(&input, first) {
             Ok(block) if skip_ws(text, block.end) == text.len() => {
                 if !eof {
                     return Whole::Candidate;
                 }
-                return accept(block, first, tools, max_calls).map_or(Whole::Reject, Whole::Accept);
+                return accept(family, block, first, tools, max_calls)
+                    .map_or(Whole::Reject, Whole::Accept);
             }
             Err(Stop::Incomplete) if !eof => return Whole::Candidate,
             _ => {}
@@ -58,7 +75,13 @@ pub(crate) fn check(text: &str, region: usize, tools: &ToolSet, eof: bool, max_c
 }
 
 /// The found block when every call names a declared tool and the cap allows them all.
-fn accept(block: Block, first: usize, tools: &ToolSet, max_calls: usize) -> Option<Found> {
+fn accept(
+    family: &'static str,
+    block: Block,
+    first: usize,
+    tools: &ToolSet,
+    max_calls: usize,
+) -> Option<Found> {
     if block.calls.len() > max_calls {
         return None;
     }
@@ -68,7 +91,12 @@ fn accept(block: Block, first: usize, tools: &ToolSet, max_calls: usize) -> Opti
         .iter()
         .map(|call| {
             let arguments = call.arguments_for(tools)?;
-            Some(RecoveredCall { name: call.name.clone(), arguments, span: range.clone() })
+            Some(RecoveredCall {
+                name: call.name.clone(),
+                family,
+                arguments,
+                span: range.clone(),
+            })
         })
         .collect::<Option<Vec<_>>>()?;
     Some(Found { range, calls })

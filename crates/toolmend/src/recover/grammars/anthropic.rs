@@ -22,7 +22,11 @@ use super::{Block, Grammar, Input};
 use crate::recover::call::{Args, Field, RawCall};
 use crate::recover::cursor::{Step, Stop, attr, expect, expect_ws, find, skip_ws, trim_newlines};
 
-pub(crate) const GRAMMAR: Grammar = Grammar { family: "anthropic", sentinels: &["<function_calls>"], parse };
+pub(crate) const GRAMMAR: Grammar = Grammar {
+    family: "anthropic",
+    sentinels: &["<function_calls>"],
+    parse,
+};
 
 fn parse(input: &Input<'_>, _start: usize, body: usize) -> Step<Block> {
     let s = input.text;
@@ -52,7 +56,10 @@ fn prefixed<'a>(s: &'a str, at: usize, word: &str) -> Step<(&'a str, usize)> {
     let i = expect(s, at, "<")?;
     let b = s.as_bytes();
     let mut j = i;
-    while j < b.len() && j - i < 32 && (b[j].is_ascii_alphanumeric() || b[j] == b'_' || b[j] == b'-') {
+    while j < b.len()
+        && j - i < 32
+        && (b[j].is_ascii_alphanumeric() || b[j] == b'_' || b[j] == b'-')
+    {
         j += 1;
     }
     let prefix = match b.get(j) {
@@ -76,7 +83,13 @@ pub(crate) fn invoke(s: &str, at: usize) -> Step<(RawCall, usize)> {
         match expect_ws(s, i, &close_invoke) {
             Ok(end) => {
                 crate::recover::cursor::name(&name, 0, name.len())?;
-                return Ok((RawCall { name, args: Args::Fields(fields) }, end));
+                return Ok((
+                    RawCall {
+                        name,
+                        args: Args::Fields(fields),
+                    },
+                    end,
+                ));
             }
             Err(Stop::Incomplete) => return Err(Stop::Incomplete),
             Err(Stop::Invalid) => {}
@@ -103,7 +116,13 @@ mod tests {
     fn recovers_the_samples() {
         recovers(GLOB, &[("glob", json!({"pattern": "**/Dockerfile*"}))]);
         let two = "Checking the compose file and the env template.\n<function_calls>\n<invoke name=\"read_file\">\n<parameter name=\"path\">compose.yaml</parameter>\n</invoke>\n<invoke name=\"read_file\">\n<parameter name=\"path\">.env.sample</parameter>\n</invoke>\n</function_calls>";
-        let rest = recovers(two, &[("read_file", json!({"path": "compose.yaml"})), ("read_file", json!({"path": ".env.sample"}))]);
+        let rest = recovers(
+            two,
+            &[
+                ("read_file", json!({"path": "compose.yaml"})),
+                ("read_file", json!({"path": ".env.sample"})),
+            ],
+        );
         assert_eq!(rest, "Checking the compose file and the env template.\n");
     }
 
@@ -118,13 +137,18 @@ mod tests {
     #[test]
     fn keeps_indentation_in_values() {
         let text = "<function_calls>\n<invoke name=\"write_file\">\n<parameter name=\"content\">\n    indented <b>\n</parameter>\n</invoke>\n</function_calls>";
-        recovers(text, &[("write_file", json!({"content": "    indented <b>"}))]);
+        recovers(
+            text,
+            &[("write_file", json!({"content": "    indented <b>"}))],
+        );
     }
 
     #[test]
     fn ignores_look_alikes() {
         ignores("Claude uses <function_calls> blocks with <invoke name=\"x\"> inside.");
-        ignores("<function_calls>\n<invoke name=\"glob\">\n<parameter name=\"pattern\">*</parameter>\n</invoke>\n");
+        ignores(
+            "<function_calls>\n<invoke name=\"glob\">\n<parameter name=\"pattern\">*</parameter>\n</invoke>\n",
+        );
         ignores("<function_calls><invoke name=\"drop_db\"></invoke></function_calls>");
     }
 

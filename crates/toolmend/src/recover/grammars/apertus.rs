@@ -19,17 +19,26 @@ use crate::recover::call::RawCall;
 use crate::recover::cursor::{Step, Stop, expect_ws};
 use crate::recover::json::{arguments, value_span};
 
-pub(crate) const GRAMMAR: Grammar = Grammar { family: "apertus", sentinels: &["<|tools_prefix|>"], parse };
+pub(crate) const GRAMMAR: Grammar = Grammar {
+    family: "apertus",
+    sentinels: &["<|tools_prefix|>"],
+    parse,
+};
 
 fn parse(input: &Input<'_>, _start: usize, body: usize) -> Step<Block> {
     let s = input.text;
     let (from, to) = value_span(s, body)?;
-    let items: Vec<BTreeMap<String, &RawValue>> = serde_json::from_str(&s[from..to]).map_err(|_| Stop::Invalid)?;
+    let items: Vec<BTreeMap<String, &RawValue>> =
+        serde_json::from_str(&s[from..to]).map_err(|_| Stop::Invalid)?;
     let mut calls = Vec::new();
     for item in items {
         let mut entries = item.into_iter();
-        let (Some((name, args)), None) = (entries.next(), entries.next()) else { return Err(Stop::Invalid) };
-        let args = arguments(args).filter(|_| args.get().trim_start().starts_with('{')).ok_or(Stop::Invalid)?;
+        let (Some((name, args)), None) = (entries.next(), entries.next()) else {
+            return Err(Stop::Invalid);
+        };
+        let args = arguments(args)
+            .filter(|_| args.get().trim_start().starts_with('{'))
+            .ok_or(Stop::Invalid)?;
         calls.push(RawCall::json(name, args));
     }
     Block::new(expect_ws(s, to, "<|tools_suffix|>")?, calls)
@@ -45,7 +54,13 @@ mod tests {
 
     #[test]
     fn recovers_the_sample() {
-        recovers(TWO, &[("grep", json!({"pattern": "def test_"})), ("list_dir", json!({"path": "tests"}))]);
+        recovers(
+            TWO,
+            &[
+                ("grep", json!({"pattern": "def test_"})),
+                ("list_dir", json!({"path": "tests"})),
+            ],
+        );
     }
 
     #[test]

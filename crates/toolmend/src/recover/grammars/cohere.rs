@@ -17,7 +17,11 @@ use crate::recover::call::RawCall;
 use crate::recover::cursor::{Step, Stop, expect_ws};
 use crate::recover::json::{call_object, value_span};
 
-pub(crate) const GRAMMAR: Grammar = Grammar { family: "cohere", sentinels: &["<|START_ACTION|>"], parse };
+pub(crate) const GRAMMAR: Grammar = Grammar {
+    family: "cohere",
+    sentinels: &["<|START_ACTION|>"],
+    parse,
+};
 
 fn parse(input: &Input<'_>, _start: usize, body: usize) -> Step<Block> {
     let s = input.text;
@@ -41,15 +45,23 @@ mod tests {
 
     #[test]
     fn recovers_the_sample_and_several_calls() {
-        recovers(ONE, &[("web_search", json!({"query": "cohere rerank v3 latency"}))]);
+        recovers(
+            ONE,
+            &[("web_search", json!({"query": "cohere rerank v3 latency"}))],
+        );
         let two = "<|START_ACTION|>[{\"tool_call_id\": \"0\", \"tool_name\": \"glob\", \"parameters\": {\"pattern\": \"*\"}}, {\"tool_call_id\": \"1\", \"tool_name\": \"git_diff\", \"parameters\": {}}]<|END_ACTION|>";
-        recovers(two, &[("glob", json!({"pattern": "*"})), ("git_diff", json!({}))]);
+        recovers(
+            two,
+            &[("glob", json!({"pattern": "*"})), ("git_diff", json!({}))],
+        );
     }
 
     #[test]
     fn ignores_look_alikes() {
         ignores("Cohere opens actions with <|START_ACTION|>.");
-        ignores("<|START_ACTION|>[{\"tool_call_id\": \"0\", \"tool_name\": \"web_search\", \"parameters\": {}}]");
+        ignores(
+            "<|START_ACTION|>[{\"tool_call_id\": \"0\", \"tool_name\": \"web_search\", \"parameters\": {}}]",
+        );
     }
 
     #[test]

@@ -20,11 +20,16 @@
 
 use super::{Block, Grammar, Input};
 use crate::recover::call::RawCall;
-use crate::recover::cursor::{MAX_NAME_BYTES, Step, Stop, expect_ws, find_within, name, name_until, optional};
+use crate::recover::cursor::{
+    MAX_NAME_BYTES, Step, Stop, expect_ws, find_within, name, name_until, optional,
+};
 use crate::recover::json::object_span;
 
-pub(crate) const GRAMMAR: Grammar =
-    Grammar { family: "deepseek", sentinels: &["<｜tool▁calls▁begin｜>"], parse };
+pub(crate) const GRAMMAR: Grammar = Grammar {
+    family: "deepseek",
+    sentinels: &["<｜tool▁calls▁begin｜>"],
+    parse,
+};
 
 const CALL: &str = "<｜tool▁call▁begin｜>";
 const SEP: &str = "<｜tool▁sep｜>";
@@ -83,18 +88,39 @@ mod tests {
 
     #[test]
     fn recovers_the_v3_samples() {
-        let rest = recovers(V3, &[("read_file", json!({"path": "poetry.lock", "limit": 40}))]);
+        let rest = recovers(
+            V3,
+            &[("read_file", json!({"path": "poetry.lock", "limit": 40}))],
+        );
         assert_eq!(rest, "Checking the lockfile.<｜end▁of▁sentence｜>");
         let two = "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>bash\n```json\n{\"command\": \"pip list --outdated\"}\n```<｜tool▁call▁end｜>\n<｜tool▁call▁begin｜>function<｜tool▁sep｜>web_search\n```json\n{\"query\": \"pydantic v2 migration validators\"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>";
-        recovers(two, &[("bash", json!({"command": "pip list --outdated"})), ("web_search", json!({"query": "pydantic v2 migration validators"}))]);
+        recovers(
+            two,
+            &[
+                ("bash", json!({"command": "pip list --outdated"})),
+                (
+                    "web_search",
+                    json!({"query": "pydantic v2 migration validators"}),
+                ),
+            ],
+        );
     }
 
     #[test]
     fn recovers_the_v31_samples() {
         let one = "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>grep<｜tool▁sep｜>{\"pattern\": \"panic!\", \"path\": \"crates\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>";
-        recovers(one, &[("grep", json!({"pattern": "panic!", "path": "crates"}))]);
+        recovers(
+            one,
+            &[("grep", json!({"pattern": "panic!", "path": "crates"}))],
+        );
         let two = "Let me check both.<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>read_file<｜tool▁sep｜>{\"path\": \".env.example\"}<｜tool▁call▁end｜><｜tool▁call▁begin｜>list_dir<｜tool▁sep｜>{\"path\": \"config\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>";
-        let rest = recovers(two, &[("read_file", json!({"path": ".env.example"})), ("list_dir", json!({"path": "config"}))]);
+        let rest = recovers(
+            two,
+            &[
+                ("read_file", json!({"path": ".env.example"})),
+                ("list_dir", json!({"path": "config"})),
+            ],
+        );
         assert_eq!(rest, "Let me check both.");
     }
 
@@ -107,11 +133,15 @@ mod tests {
     #[test]
     fn ignores_look_alikes() {
         ignores("DeepSeek opens with <｜tool▁calls▁begin｜> and then calls.");
-        ignores("<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>grep<｜tool▁sep｜>{\"pattern\": \"x\"}<｜tool▁call▁end>");
+        ignores(
+            "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>grep<｜tool▁sep｜>{\"pattern\": \"x\"}<｜tool▁call▁end>",
+        );
     }
 
     #[test]
     fn rejects_truncated_blocks() {
-        rejects_truncation("<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>read_file\n```json\n{\"path\": \"poetry.lock\"}\n```<｜tool▁call▁end｜>");
+        rejects_truncation(
+            "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>read_file\n```json\n{\"path\": \"poetry.lock\"}\n```<｜tool▁call▁end｜>",
+        );
     }
 }

@@ -35,8 +35,19 @@ pub(crate) const GRAMMAR: Grammar = Grammar {
     // `<`, the leading bar (any style, possibly spaced or missing), and `DSML`: what follows is
     // read by `tag`.
     sentinels: &[
-        "<｜DSML", "<｜｜DSML", "<‖DSML", "<‖‖DSML", "<|DSML", "<||DSML", "<DSML", "< | DSML", "< |DSML",
-        "<| DSML", "< || DSML", "< ｜ DSML", "< ｜DSML",
+        "<｜DSML",
+        "<｜｜DSML",
+        "<‖DSML",
+        "<‖‖DSML",
+        "<|DSML",
+        "<||DSML",
+        "<DSML",
+        "< | DSML",
+        "< |DSML",
+        "<| DSML",
+        "< || DSML",
+        "< ｜ DSML",
+        "< ｜DSML",
     ],
     parse,
 };
@@ -95,9 +106,14 @@ fn parse(input: &Input<'_>, start: usize, _body: usize) -> Step<Block> {
         let (call, end) = invoke(s, start)?;
         return Block::new(end, vec![call]);
     }
-    let section = SECTIONS.iter().find_map(|w| expect(s, word, w).ok().map(|end| (w, end)));
+    let section = SECTIONS
+        .iter()
+        .find_map(|w| expect(s, word, w).ok().map(|end| (w, end)));
     let Some((section, mut i)) = section else {
-        return match SECTIONS.iter().any(|w| expect(s, word, w) == Err(Stop::Incomplete)) {
+        return match SECTIONS
+            .iter()
+            .any(|w| expect(s, word, w) == Err(Stop::Incomplete))
+        {
             true => Err(Stop::Incomplete),
             false => Err(Stop::Invalid),
         };
@@ -106,7 +122,11 @@ fn parse(input: &Input<'_>, start: usize, _body: usize) -> Step<Block> {
     loop {
         let at = skip_ws(s, i);
         if at == s.len() {
-            return if input.eof && !calls.is_empty() { Block::new(i, calls) } else { Err(Stop::Incomplete) };
+            return if input.eof && !calls.is_empty() {
+                Block::new(i, calls)
+            } else {
+                Err(Stop::Incomplete)
+            };
         }
         match close(s, at, section) {
             Ok(end) => return Block::new(end, calls),
@@ -145,7 +165,15 @@ fn invoke(s: &str, at: usize) -> Step<(RawCall, usize)> {
     loop {
         let at = skip_ws(s, i);
         match close(s, at, "invoke>") {
-            Ok(end) => return Ok((RawCall { name: tool, args: Args::Fields(fields) }, end)),
+            Ok(end) => {
+                return Ok((
+                    RawCall {
+                        name: tool,
+                        args: Args::Fields(fields),
+                    },
+                    end,
+                ));
+            }
             Err(Stop::Incomplete) => return Err(Stop::Incomplete),
             Err(Stop::Invalid) => {}
         }
@@ -165,7 +193,9 @@ fn invoke(s: &str, at: usize) -> Step<(RawCall, usize)> {
         let raw = s[value_at..value_end].trim();
         let field = match string.as_deref() {
             Some("true") => Field::Typed(Value::String(raw.to_owned())),
-            Some(_) => Field::Typed(serde_json::from_str(raw).unwrap_or_else(|_| Value::String(raw.to_owned()))),
+            Some(_) => Field::Typed(
+                serde_json::from_str(raw).unwrap_or_else(|_| Value::String(raw.to_owned())),
+            ),
             None => Field::Untyped(raw.to_owned()),
         };
         fields.push((key, field));
@@ -197,44 +227,87 @@ mod tests {
 
     #[test]
     fn recovers_the_samples() {
-        recovers(RUN, &[("run_tests", json!({"filter": "storage::compaction", "jobs": 4, "fail_fast": true}))]);
+        recovers(
+            RUN,
+            &[(
+                "run_tests",
+                json!({"filter": "storage::compaction", "jobs": 4, "fail_fast": true}),
+            )],
+        );
         let write = "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"write_file\">\n<｜DSML｜parameter name=\"path\" string=\"true\">scripts/bump.sh</｜DSML｜parameter>\n<｜DSML｜parameter name=\"content\" string=\"true\">#!/bin/sh\nset -e\ncargo set-version --bump patch</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>";
-        recovers(write, &[("write_file", json!({"path": "scripts/bump.sh", "content": "#!/bin/sh\nset -e\ncargo set-version --bump patch"}))]);
+        recovers(
+            write,
+            &[(
+                "write_file",
+                json!({"path": "scripts/bump.sh", "content": "#!/bin/sh\nset -e\ncargo set-version --bump patch"}),
+            )],
+        );
         let glob = "<｜｜DSML｜｜tool_calls>\n<｜｜DSML｜｜invoke name=\"glob\">\n{\"pattern\": \"src/**/*.vue\"}\n</｜｜DSML｜｜invoke>\n</｜｜DSML｜｜tool_calls>";
         recovers(glob, &[("glob", json!({"pattern": "src/**/*.vue"}))]);
     }
 
     #[test]
     fn accepts_every_bar_variant_and_a_bare_invoke() {
-        for (open, close) in [("<‖DSML‖", "</‖DSML‖"), ("<|DSML|", "</|DSML|"), ("<||DSML||", "</||DSML||"), ("< | DSML | ", "</ | DSML | "), ("<DSML｜", "</DSML｜")] {
-            let text = format!("{open}tool_calls>{open}invoke name=\"bash\">{open}parameter name=\"command\" string=\"true\">ls</{}parameter>{close}invoke>{close}tool_calls>", &close[2..]);
+        for (open, close) in [
+            ("<‖DSML‖", "</‖DSML‖"),
+            ("<|DSML|", "</|DSML|"),
+            ("<||DSML||", "</||DSML||"),
+            ("< | DSML | ", "</ | DSML | "),
+            ("<DSML｜", "</DSML｜"),
+        ] {
+            let text = format!(
+                "{open}tool_calls>{open}invoke name=\"bash\">{open}parameter name=\"command\" string=\"true\">ls</{}parameter>{close}invoke>{close}tool_calls>",
+                &close[2..]
+            );
             recovers(&text, &[("bash", json!({"command": "ls"}))]);
         }
         let bare = "Run it: <｜DSML｜invoke name=\"bash\"><｜DSML｜parameter name=\"command\" string=\"true\">ls -la</｜DSML｜parameter></｜DSML｜invoke> done";
-        assert_eq!(recovers(bare, &[("bash", json!({"command": "ls -la"}))]), "Run it:  done");
+        assert_eq!(
+            recovers(bare, &[("bash", json!({"command": "ls -la"}))]),
+            "Run it:  done"
+        );
     }
 
     #[test]
     fn values_may_hold_markup_and_untyped_values_use_the_schema() {
         let text = "<｜DSML｜tool_calls><｜DSML｜invoke name=\"write_file\"><｜DSML｜parameter name=\"content\" string=\"true\">a </b> <｜DSML｜ & \"q\"</｜DSML｜parameter><｜DSML｜parameter name=\"overwrite\">true</｜DSML｜parameter></｜DSML｜invoke>";
-        recovers(text, &[("write_file", json!({"content": "a </b> <｜DSML｜ & \"q\"", "overwrite": true}))]);
+        recovers(
+            text,
+            &[(
+                "write_file",
+                json!({"content": "a </b> <｜DSML｜ & \"q\"", "overwrite": true}),
+            )],
+        );
     }
 
     #[test]
     fn recovers_several_invokes_without_a_section_closer() {
         let text = "<｜DSML｜tool_calls>\n<｜DSML｜invoke name=\"glob\">\n{\"pattern\": \"*.rs\"}\n</｜DSML｜invoke>\n<｜DSML｜invoke name=\"git_diff\">\n</｜DSML｜invoke>\nThat is all.";
-        assert_eq!(recovers(text, &[("glob", json!({"pattern": "*.rs"})), ("git_diff", json!({}))]), "\nThat is all.");
+        assert_eq!(
+            recovers(
+                text,
+                &[
+                    ("glob", json!({"pattern": "*.rs"})),
+                    ("git_diff", json!({}))
+                ]
+            ),
+            "\nThat is all."
+        );
     }
 
     #[test]
     fn ignores_look_alikes() {
         ignores("DeepSeek V3.2 writes <｜DSML｜tool_calls> sections.");
         ignores("<｜DSML｜invoke name=\"nuke\"></｜DSML｜invoke>");
-        ignores("<｜DSML｜tool_calls>\n<｜DSML｜invoke name=\"bash\">\n<｜DSML｜parameter name=\"command\" string=\"true\">ls</｜DSML｜parameter>\n");
+        ignores(
+            "<｜DSML｜tool_calls>\n<｜DSML｜invoke name=\"bash\">\n<｜DSML｜parameter name=\"command\" string=\"true\">ls</｜DSML｜parameter>\n",
+        );
     }
 
     #[test]
     fn rejects_truncated_blocks() {
-        rejects_truncation("<｜DSML｜tool_calls>\n<｜DSML｜invoke name=\"run_tests\">\n<｜DSML｜parameter name=\"jobs\" string=\"false\">4</｜DSML｜parameter>\n</｜DSML｜invoke>");
+        rejects_truncation(
+            "<｜DSML｜tool_calls>\n<｜DSML｜invoke name=\"run_tests\">\n<｜DSML｜parameter name=\"jobs\" string=\"false\">4</｜DSML｜parameter>\n</｜DSML｜invoke>",
+        );
     }
 }

@@ -19,10 +19,15 @@ use serde_json::{Map, Value};
 use super::{Block, Grammar, Input};
 use crate::limits::MAX_DEPTH;
 use crate::recover::call::{Args, Field, RawCall};
-use crate::recover::cursor::{MAX_NAME_BYTES, Step, Stop, expect, expect_ws, find, name_until, skip_ws};
+use crate::recover::cursor::{
+    MAX_NAME_BYTES, Step, Stop, expect, expect_ws, find, name_until, skip_ws,
+};
 
-pub(crate) const GRAMMAR: Grammar =
-    Grammar { family: "gemma", sentinels: &["<|tool_call>", "<start_function_call>"], parse };
+pub(crate) const GRAMMAR: Grammar = Grammar {
+    family: "gemma",
+    sentinels: &["<|tool_call>", "<start_function_call>"],
+    parse,
+};
 
 fn parse(input: &Input<'_>, start: usize, body: usize) -> Step<Block> {
     let s = input.text;
@@ -31,13 +36,27 @@ fn parse(input: &Input<'_>, start: usize, body: usize) -> Step<Block> {
     let i = expect_ws(s, body, "call:")?;
     let (name, brace) = name_until(s, i, b"{")?;
     let (value, end) = object(s, brace + 1, quote, 0)?;
-    let Value::Object(map) = value else { return Err(Stop::Invalid) };
+    let Value::Object(map) = value else {
+        return Err(Stop::Invalid);
+    };
     let fields = map.into_iter().map(|(k, v)| (k, Field::Typed(v))).collect();
-    let closers: &[&str] = if function_gemma { &["<end_function_call>"] } else { &["<tool_call|>", "<turn|>"] };
+    let closers: &[&str] = if function_gemma {
+        &["<end_function_call>"]
+    } else {
+        &["<tool_call|>", "<turn|>"]
+    };
     let mut last = Err(Stop::Invalid);
     for closer in closers {
         match expect_ws(s, end, closer) {
-            Ok(after) => return Block::new(after, vec![RawCall { name, args: Args::Fields(fields) }]),
+            Ok(after) => {
+                return Block::new(
+                    after,
+                    vec![RawCall {
+                        name,
+                        args: Args::Fields(fields),
+                    }],
+                );
+            }
             Err(Stop::Incomplete) => last = Err(Stop::Incomplete),
             Err(Stop::Invalid) => {}
         }
@@ -86,7 +105,10 @@ fn value(s: &str, at: usize, quote: &str, depth: usize) -> Step<(Value, usize)> 
     let i = skip_ws(s, at);
     if let Ok(open) = expect(s, i, quote) {
         let close = find(s, open, quote)?;
-        return Ok((Value::String(s[open..close].to_owned()), close + quote.len()));
+        return Ok((
+            Value::String(s[open..close].to_owned()),
+            close + quote.len(),
+        ));
     }
     match s.as_bytes().get(i) {
         None => Err(Stop::Incomplete),
@@ -162,7 +184,13 @@ mod tests {
     #[test]
     fn types_bare_values_and_nested_structures() {
         let text = "<|tool_call>call:run_tests{filter:<|\"|>a, b}<|\"|>,jobs:4,fail_fast:true,markers:[<|\"|>slow<|\"|>,<|\"|>db<|\"|>]}<turn|>";
-        recovers(text, &[("run_tests", json!({"filter": "a, b}", "jobs": 4, "fail_fast": true, "markers": ["slow", "db"]}))]);
+        recovers(
+            text,
+            &[(
+                "run_tests",
+                json!({"filter": "a, b}", "jobs": 4, "fail_fast": true, "markers": ["slow", "db"]}),
+            )],
+        );
         let two = format!("{BASH}\n{BASH}");
         let call = ("bash", json!({"command": "flutter analyze"}));
         assert_eq!(recovers(&two, &[call.clone(), call]), "\n");

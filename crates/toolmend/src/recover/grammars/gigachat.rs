@@ -14,7 +14,11 @@ use super::{Block, Grammar, Input};
 use crate::recover::cursor::{Step, Stop};
 use crate::recover::json::{ARGS_OR_PARAMETERS, call_object, object_span};
 
-pub(crate) const GRAMMAR: Grammar = Grammar { family: "gigachat", sentinels: &["function call<|role_sep|>"], parse };
+pub(crate) const GRAMMAR: Grammar = Grammar {
+    family: "gigachat",
+    sentinels: &["function call<|role_sep|>"],
+    parse,
+};
 
 fn parse(input: &Input<'_>, _start: usize, body: usize) -> Step<Block> {
     let s = input.text;
@@ -29,11 +33,18 @@ mod tests {
 
     use super::super::testing::{ignores, recovers, rejects_truncation};
 
-    const ONE: &str = "function call<|role_sep|>\n{\"name\": \"bash\", \"arguments\": {\"command\": \"df -h\"}}";
+    const ONE: &str =
+        "function call<|role_sep|>\n{\"name\": \"bash\", \"arguments\": {\"command\": \"df -h\"}}";
 
     #[test]
     fn recovers_the_sample() {
-        assert_eq!(recovers(&format!("{ONE}</s>"), &[("bash", json!({"command": "df -h"}))]), "</s>");
+        assert_eq!(
+            recovers(
+                &format!("{ONE}</s>"),
+                &[("bash", json!({"command": "df -h"}))]
+            ),
+            "</s>"
+        );
     }
 
     #[test]

@@ -20,13 +20,23 @@ use super::{Block, Grammar, Input};
 use crate::recover::call::{Args, Field, RawCall};
 use crate::recover::cursor::{MAX_NAME_BYTES, Step, Stop, expect_ws, find, name, skip_ws};
 
-pub(crate) const GRAMMAR: Grammar = Grammar { family: "glm", sentinels: &["<tool_call>"], parse };
+pub(crate) const GRAMMAR: Grammar = Grammar {
+    family: "glm",
+    sentinels: &["<tool_call>"],
+    parse,
+};
 
 fn parse(input: &Input<'_>, _start: usize, body: usize) -> Step<Block> {
     let s = input.text;
     let (name, i) = name_line(s, body)?;
     let fields = pairs(s, i, "</tool_call>")?;
-    Block::new(fields.1, vec![RawCall { name, args: Args::Fields(fields.0) }])
+    Block::new(
+        fields.1,
+        vec![RawCall {
+            name,
+            args: Args::Fields(fields.0),
+        }],
+    )
 }
 
 /// The name after the opening tag: text up to the first `<` or line break.
@@ -68,7 +78,10 @@ pub(crate) fn pairs(s: &str, at: usize, close: &str) -> Step<(Vec<(String, Field
         if key.is_empty() || key.len() > MAX_NAME_BYTES {
             return Err(Stop::Invalid);
         }
-        fields.push((key.to_owned(), Field::Untyped(s[value_at..value_end].trim().to_owned())));
+        fields.push((
+            key.to_owned(),
+            Field::Untyped(s[value_at..value_end].trim().to_owned()),
+        ));
         i = value_end + "</arg_value>".len();
     }
 }
@@ -83,21 +96,39 @@ mod tests {
 
     #[test]
     fn recovers_the_samples() {
-        recovers(SEARCH, &[("web_search", json!({"query": "sveltekit form actions progressive enhancement"}))]);
+        recovers(
+            SEARCH,
+            &[(
+                "web_search",
+                json!({"query": "sveltekit form actions progressive enhancement"}),
+            )],
+        );
         let text = "<tool_call>read_file<arg_key>path</arg_key><arg_value>src/routes/+page.svelte</arg_value></tool_call><tool_call>git_diff</tool_call>";
-        recovers(text, &[("read_file", json!({"path": "src/routes/+page.svelte"})), ("git_diff", json!({}))]);
+        recovers(
+            text,
+            &[
+                ("read_file", json!({"path": "src/routes/+page.svelte"})),
+                ("git_diff", json!({})),
+            ],
+        );
     }
 
     #[test]
     fn converts_with_the_schema_only() {
         let text = "<tool_call>web_search<arg_key>query</arg_key><arg_value>10</arg_value><arg_key>max_results</arg_key><arg_value> 3 </arg_value></tool_call>";
-        recovers(text, &[("web_search", json!({"query": "10", "max_results": 3}))]);
+        recovers(
+            text,
+            &[("web_search", json!({"query": "10", "max_results": 3}))],
+        );
     }
 
     #[test]
     fn values_may_hold_angle_brackets() {
         let text = "<tool_call>bash<arg_key>command</arg_key><arg_value>test $n -lt 10 && echo <10</arg_value></tool_call>";
-        recovers(text, &[("bash", json!({"command": "test $n -lt 10 && echo <10"}))]);
+        recovers(
+            text,
+            &[("bash", json!({"command": "test $n -lt 10 && echo <10"}))],
+        );
     }
 
     #[test]

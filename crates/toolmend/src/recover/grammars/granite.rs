@@ -4,10 +4,10 @@
 //! <|tool_call|>[{"name": "list_dir", "arguments": {"path": "ansible/roles"}}, {"name": "read_file", "arguments": {"path": "ansible/site.yml"}}]
 //! ```
 //!
-//! **Detects** `<|tool_call|>` + a JSON array of `{name, arguments}` (3.0); plain `<tool_call>`
-//! + a JSON array with no closing tag (3.1; a `</tool_call>` right after is consumed when
-//! present); `<function_call>` + one `{name, arguments}` object (20B-FC). With no closer, a
-//! call is complete when its JSON closes.
+//! **Detects** `<|tool_call|>` then a JSON array of `{name, arguments}` (3.0); plain
+//! `<tool_call>` then a JSON array with no closing tag (3.1; a `</tool_call>` right after is
+//! consumed when present); `<function_call>` then one `{name, arguments}` object (20B-FC). With
+//! no closer, a call is complete when its JSON closes.
 //!
 //! **Never accepts** JSON that does not close or is not strict. vLLM's "output starts with the
 //! marker" rule is not required: the marker may follow prose.
@@ -16,8 +16,11 @@ use super::{Block, Grammar, Input};
 use crate::recover::cursor::{Step, Stop, optional};
 use crate::recover::json::{ARGS_OR_PARAMETERS, call_array, call_object, object_span, value_span};
 
-pub(crate) const GRAMMAR: Grammar =
-    Grammar { family: "granite", sentinels: &["<|tool_call|>", "<tool_call>", "<function_call>"], parse };
+pub(crate) const GRAMMAR: Grammar = Grammar {
+    family: "granite",
+    sentinels: &["<|tool_call|>", "<tool_call>", "<function_call>"],
+    parse,
+};
 
 fn parse(input: &Input<'_>, start: usize, body: usize) -> Step<Block> {
     let s = input.text;
@@ -35,7 +38,11 @@ fn parse(input: &Input<'_>, start: usize, body: usize) -> Step<Block> {
     }
     let (from, to) = value_span(s, at)?;
     let calls = call_array(&s[from..to], ARGS_OR_PARAMETERS).ok_or(Stop::Invalid)?;
-    let end = if sentinel == "<tool_call>" { optional(s, to, "</tool_call>", input.eof)?.unwrap_or(to) } else { to };
+    let end = if sentinel == "<tool_call>" {
+        optional(s, to, "</tool_call>", input.eof)?.unwrap_or(to)
+    } else {
+        to
+    };
     Block::new(end, calls)
 }
 
@@ -48,11 +55,27 @@ mod tests {
     #[test]
     fn recovers_the_samples() {
         let v30 = "<|tool_call|>[{\"name\": \"list_dir\", \"arguments\": {\"path\": \"ansible/roles\"}}, {\"name\": \"read_file\", \"arguments\": {\"path\": \"ansible/site.yml\"}}]";
-        recovers(v30, &[("list_dir", json!({"path": "ansible/roles"})), ("read_file", json!({"path": "ansible/site.yml"}))]);
-        let v31 = "<tool_call>[{\"name\": \"bash\", \"arguments\": {\"command\": \"ansible-lint\"}}]";
+        recovers(
+            v30,
+            &[
+                ("list_dir", json!({"path": "ansible/roles"})),
+                ("read_file", json!({"path": "ansible/site.yml"})),
+            ],
+        );
+        let v31 =
+            "<tool_call>[{\"name\": \"bash\", \"arguments\": {\"command\": \"ansible-lint\"}}]";
         recovers(v31, &[("bash", json!({"command": "ansible-lint"}))]);
         let fc = "<function_call>{\"name\": \"glob\", \"arguments\": {\"pattern\": \"*.yml\"}} <function_call>{\"name\": \"git_diff\", \"arguments\": {}}";
-        assert_eq!(recovers(fc, &[("glob", json!({"pattern": "*.yml"})), ("git_diff", json!({}))]), " ");
+        assert_eq!(
+            recovers(
+                fc,
+                &[
+                    ("glob", json!({"pattern": "*.yml"})),
+                    ("git_diff", json!({}))
+                ]
+            ),
+            " "
+        );
     }
 
     #[test]
@@ -69,7 +92,11 @@ mod tests {
 
     #[test]
     fn rejects_truncated_blocks() {
-        rejects_truncation("<|tool_call|>[{\"name\": \"bash\", \"arguments\": {\"command\": \"ls\"}}]");
-        rejects_truncation("<function_call>{\"name\": \"bash\", \"arguments\": {\"command\": \"ls\"}}");
+        rejects_truncation(
+            "<|tool_call|>[{\"name\": \"bash\", \"arguments\": {\"command\": \"ls\"}}]",
+        );
+        rejects_truncation(
+            "<function_call>{\"name\": \"bash\", \"arguments\": {\"command\": \"ls\"}}",
+        );
     }
 }

@@ -20,8 +20,11 @@ use crate::recover::call::RawCall;
 use crate::recover::cursor::{Step, Stop, expect_ws, find_within};
 use crate::recover::json::object_span;
 
-pub(crate) const GRAMMAR: Grammar =
-    Grammar { family: "harmony", sentinels: &["<|channel|>", "<|start|>assistant"], parse };
+pub(crate) const GRAMMAR: Grammar = Grammar {
+    family: "harmony",
+    sentinels: &["<|channel|>", "<|start|>assistant"],
+    parse,
+};
 
 /// Longest header (recipient, channel, content type) read before `<|message|>`.
 const MAX_HEADER: usize = 256;
@@ -67,16 +70,30 @@ mod tests {
     #[test]
     fn recovers_the_samples() {
         let text = "<|channel|>analysis<|message|>The user wants the route table.<|end|><|start|>assistant<|channel|>commentary to=functions.grep <|constrain|>json<|message|>{\"pattern\":\"router\\\\.(get|post)\",\"path\":\"server\"}<|call|>";
-        let rest = recovers(text, &[("grep", json!({"pattern": "router\\.(get|post)", "path": "server"}))]);
-        assert_eq!(rest, "<|channel|>analysis<|message|>The user wants the route table.<|end|>");
-        recovers(READ, &[("read_file", json!({"path": "server/index.js", "limit": 50}))]);
+        let rest = recovers(
+            text,
+            &[(
+                "grep",
+                json!({"pattern": "router\\.(get|post)", "path": "server"}),
+            )],
+        );
+        assert_eq!(
+            rest,
+            "<|channel|>analysis<|message|>The user wants the route table.<|end|>"
+        );
+        recovers(
+            READ,
+            &[("read_file", json!({"path": "server/index.js", "limit": 50}))],
+        );
     }
 
     #[test]
     fn strips_a_glued_json_suffix_and_accepts_the_analysis_channel() {
-        let glued = "<|channel|>commentary to=functions.bashjson<|message|>{\"command\":\"ls\"}<|call|>";
+        let glued =
+            "<|channel|>commentary to=functions.bashjson<|message|>{\"command\":\"ls\"}<|call|>";
         recovers(glued, &[("bash", json!({"command": "ls"}))]);
-        let analysis = "<|channel|>analysis to=functions.glob<|message|>{\"pattern\":\"*\"}<|call|>";
+        let analysis =
+            "<|channel|>analysis to=functions.glob<|message|>{\"pattern\":\"*\"}<|call|>";
         recovers(analysis, &[("glob", json!({"pattern": "*"}))]);
     }
 
@@ -84,7 +101,9 @@ mod tests {
     fn ignores_plain_messages_builtins_and_stripped_tokens() {
         ignores("<|channel|>final<|message|>Done.<|return|>");
         ignores("<|channel|>commentary to=browser.search<|message|>{\"query\":\"x\"}<|call|>");
-        ignores("analysisNeed to list.assistantcommentary to=functions.bash json{\"command\":\"ls\"}");
+        ignores(
+            "analysisNeed to list.assistantcommentary to=functions.bash json{\"command\":\"ls\"}",
+        );
         ignores("<|channel|>commentary to=functions.bash<|message|>{\"command\":\"ls\"}<|end|>");
     }
 

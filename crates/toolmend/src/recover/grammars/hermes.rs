@@ -18,16 +18,23 @@
 //! object.
 
 use super::{Block, Grammar, Input};
+use crate::recover::cursor::Stop;
 use crate::recover::cursor::{Step, expect_ws};
 use crate::recover::json::{ARGS_OR_PARAMETERS, call_object, object_span};
-use crate::recover::cursor::Stop;
 
-pub(crate) const GRAMMAR: Grammar =
-    Grammar { family: "hermes", sentinels: &["<tool_call>", "<longcat_tool_call>"], parse };
+pub(crate) const GRAMMAR: Grammar = Grammar {
+    family: "hermes",
+    sentinels: &["<tool_call>", "<longcat_tool_call>"],
+    parse,
+};
 
 fn parse(input: &Input<'_>, start: usize, body: usize) -> Step<Block> {
     let s = input.text;
-    let close = if s[start..body].starts_with("<longcat") { "</longcat_tool_call>" } else { "</tool_call>" };
+    let close = if s[start..body].starts_with("<longcat") {
+        "</longcat_tool_call>"
+    } else {
+        "</tool_call>"
+    };
     let (from, to) = object_span(s, body)?;
     let call = call_object(&s[from..to], &["name"], ARGS_OR_PARAMETERS).ok_or(Stop::Invalid)?;
     let end = expect_ws(s, to, close)?;
@@ -44,7 +51,10 @@ mod tests {
 
     #[test]
     fn recovers_the_sample() {
-        assert_eq!(recovers(ONE, &[("list_dir", json!({"path": "packages/ui/src"}))]), "");
+        assert_eq!(
+            recovers(ONE, &[("list_dir", json!({"path": "packages/ui/src"}))]),
+            ""
+        );
     }
 
     #[test]
@@ -52,7 +62,10 @@ mod tests {
         let text = "Both files are needed.\n<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"vite.config.ts\"}}\n</tool_call>\n<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"tailwind.config.js\"}}\n</tool_call>";
         let rest = recovers(
             text,
-            &[("read_file", json!({"path": "vite.config.ts"})), ("read_file", json!({"path": "tailwind.config.js"}))],
+            &[
+                ("read_file", json!({"path": "vite.config.ts"})),
+                ("read_file", json!({"path": "tailwind.config.js"})),
+            ],
         );
         assert_eq!(rest, "Both files are needed.\n\n");
     }
@@ -60,13 +73,25 @@ mod tests {
     #[test]
     fn decodes_string_arguments() {
         let text = r#"<tool_call>{"name": "edit_file", "arguments": "{\"path\": \"go.sum\", \"old_string\": \"v1.2.0\", \"new_string\": \"v1.3.1\"}"}</tool_call>"#;
-        recovers(text, &[("edit_file", json!({"path": "go.sum", "old_string": "v1.2.0", "new_string": "v1.3.1"}))]);
+        recovers(
+            text,
+            &[(
+                "edit_file",
+                json!({"path": "go.sum", "old_string": "v1.2.0", "new_string": "v1.3.1"}),
+            )],
+        );
     }
 
     #[test]
     fn a_closing_tag_inside_a_string_does_not_cut_the_call() {
         let text = "<tool_call>{\"name\": \"write_file\", \"arguments\": {\"path\": \"a.md\", \"content\": \"use </tool_call> here\"}}</tool_call>";
-        recovers(text, &[("write_file", json!({"path": "a.md", "content": "use </tool_call> here"}))]);
+        recovers(
+            text,
+            &[(
+                "write_file",
+                json!({"path": "a.md", "content": "use </tool_call> here"}),
+            )],
+        );
     }
 
     #[test]
@@ -82,7 +107,10 @@ mod tests {
     #[test]
     fn recovers_ernie_after_think_and_longcat() {
         let ernie = "Need the changelog.\n</think>\n\n\n<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"CHANGES.rst\"}}\n</tool_call>";
-        assert_eq!(recovers(ernie, &[("read_file", json!({"path": "CHANGES.rst"}))]), "Need the changelog.\n</think>\n\n\n");
+        assert_eq!(
+            recovers(ernie, &[("read_file", json!({"path": "CHANGES.rst"}))]),
+            "Need the changelog.\n</think>\n\n\n"
+        );
         let longcat = "<longcat_tool_call>{\"name\": \"bash\", \"parameters\": {\"command\": \"ls\"}}</longcat_tool_call>";
         recovers(longcat, &[("bash", json!({"command": "ls"}))]);
     }
@@ -90,7 +118,9 @@ mod tests {
     #[test]
     fn ignores_look_alikes_fences_inline_code_and_unknown_names() {
         ignores("Qwen wraps calls in <tool_call> tags, then JSON.");
-        ignores("Write `<tool_call>{\"name\": \"bash\", \"arguments\": {}}</tool_call>` to call a tool.");
+        ignores(
+            "Write `<tool_call>{\"name\": \"bash\", \"arguments\": {}}</tool_call>` to call a tool.",
+        );
         ignores("```xml\n<tool_call>{\"name\": \"bash\", \"arguments\": {}}</tool_call>\n```\n");
         ignores("<tool_call>{\"name\": \"rm_rf\", \"arguments\": {}}</tool_call>");
         ignores("<tool_call>{\"name\": \"bash\", \"arguments\": [1]}</tool_call>");

@@ -16,7 +16,11 @@ use crate::recover::call::{Args, RawCall};
 use crate::recover::cursor::{Step, Stop, expect_ws, name_until, peek_ws, skip_ws};
 use crate::recover::json::{call_array, value_span};
 
-pub(crate) const GRAMMAR: Grammar = Grammar { family: "hunyuan", sentinels: &["<tool_calls>"], parse };
+pub(crate) const GRAMMAR: Grammar = Grammar {
+    family: "hunyuan",
+    sentinels: &["<tool_calls>"],
+    parse,
+};
 
 fn parse(input: &Input<'_>, _start: usize, body: usize) -> Step<Block> {
     let s = input.text;
@@ -35,7 +39,10 @@ fn parse(input: &Input<'_>, _start: usize, body: usize) -> Step<Block> {
                 let (name, sep) = name_until(s, i, b"<")?;
                 let j = expect_ws(s, sep, "<tool_sep>")?;
                 let (fields, end) = glm::pairs(s, j, "</tool_call>")?;
-                calls.push(RawCall { name, args: Args::Fields(fields) });
+                calls.push(RawCall {
+                    name,
+                    args: Args::Fields(fields),
+                });
                 match peek_ws(s, end, "<tool_call>")? {
                     Some(next) => i = next,
                     None => return Block::new(expect_ws(s, end, "</tool_calls>")?, calls),
@@ -55,15 +62,30 @@ mod tests {
 
     #[test]
     fn recovers_the_samples() {
-        recovers(A13B, &[("web_search", json!({"query": "tencent cos multipart upload limits"}))]);
+        recovers(
+            A13B,
+            &[(
+                "web_search",
+                json!({"query": "tencent cos multipart upload limits"}),
+            )],
+        );
         let v3 = "<tool_calls><tool_call>read_file<tool_sep><arg_key>path</arg_key><arg_value>deploy/values-prod.yaml</arg_value></tool_call><tool_call>list_dir<tool_sep><arg_key>path</arg_key><arg_value>deploy</arg_value></tool_call></tool_calls>";
-        recovers(v3, &[("read_file", json!({"path": "deploy/values-prod.yaml"})), ("list_dir", json!({"path": "deploy"}))]);
+        recovers(
+            v3,
+            &[
+                ("read_file", json!({"path": "deploy/values-prod.yaml"})),
+                ("list_dir", json!({"path": "deploy"})),
+            ],
+        );
     }
 
     #[test]
     fn recovers_inside_think_with_schema_types() {
         let text = "<think>look <tool_calls><tool_call>read_file<tool_sep><arg_key>limit</arg_key><arg_value>9</arg_value></tool_call></tool_calls></think>";
-        assert_eq!(recovers(text, &[("read_file", json!({"limit": 9}))]), "<think>look </think>");
+        assert_eq!(
+            recovers(text, &[("read_file", json!({"limit": 9}))]),
+            "<think>look </think>"
+        );
     }
 
     #[test]

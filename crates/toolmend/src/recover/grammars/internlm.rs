@@ -15,7 +15,11 @@ use super::{Block, Grammar, Input};
 use crate::recover::cursor::{Step, Stop, expect_ws};
 use crate::recover::json::{ARGS_OR_PARAMETERS, call_object, object_span};
 
-pub(crate) const GRAMMAR: Grammar = Grammar { family: "internlm", sentinels: &["<|action_start|>"], parse };
+pub(crate) const GRAMMAR: Grammar = Grammar {
+    family: "internlm",
+    sentinels: &["<|action_start|>"],
+    parse,
+};
 
 fn parse(input: &Input<'_>, _start: usize, body: usize) -> Step<Block> {
     let s = input.text;

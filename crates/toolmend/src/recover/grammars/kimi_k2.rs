@@ -21,7 +21,10 @@ use crate::recover::json::object_span;
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
     family: "kimi_k2",
-    sentinels: &["<|tool_calls_section_begin|>", "<|tool_call_section_begin|>"],
+    sentinels: &[
+        "<|tool_calls_section_begin|>",
+        "<|tool_call_section_begin|>",
+    ],
     parse,
 };
 
@@ -50,7 +53,11 @@ fn parse(input: &Input<'_>, _start: usize, body: usize) -> Step<Block> {
                 return Block::new(close, calls);
             }
         }
-        return if calls.is_empty() { Err(Stop::Invalid) } else { Block::new(end, calls) };
+        return if calls.is_empty() {
+            Err(Stop::Invalid)
+        } else {
+            Block::new(end, calls)
+        };
     }
 }
 
@@ -65,9 +72,21 @@ mod tests {
     #[test]
     fn recovers_the_samples() {
         let text = format!("{ONE}<|tool_calls_section_end|>");
-        assert_eq!(recovers(&text, &[("run_tests", json!({"filter": "snapshot", "update": true}))]), "");
+        assert_eq!(
+            recovers(
+                &text,
+                &[("run_tests", json!({"filter": "snapshot", "update": true}))]
+            ),
+            ""
+        );
         let two = "Both at once.<|tool_calls_section_begin|>\n<|tool_call_begin|>functions.glob:5<|tool_call_argument_begin|>{\"pattern\": \"**/*.snap\"}<|tool_call_end|>\n<|tool_call_begin|>functions.bash:6<|tool_call_argument_begin|>{\"command\": \"git status --porcelain\"}<|tool_call_end|>\n<|tool_calls_section_end|>";
-        let rest = recovers(two, &[("glob", json!({"pattern": "**/*.snap"})), ("bash", json!({"command": "git status --porcelain"}))]);
+        let rest = recovers(
+            two,
+            &[
+                ("glob", json!({"pattern": "**/*.snap"})),
+                ("bash", json!({"command": "git status --porcelain"})),
+            ],
+        );
         assert_eq!(rest, "Both at once.");
     }
 
@@ -84,7 +103,9 @@ mod tests {
     #[test]
     fn ignores_look_alikes_and_unknown_names() {
         ignores("Kimi uses <|tool_calls_section_begin|> to open calls.");
-        ignores("<|tool_calls_section_begin|><|tool_call_begin|>functions.deploy:1<|tool_call_argument_begin|>{}<|tool_call_end|>");
+        ignores(
+            "<|tool_calls_section_begin|><|tool_call_begin|>functions.deploy:1<|tool_call_argument_begin|>{}<|tool_call_end|>",
+        );
     }
 
     #[test]

@@ -17,9 +17,15 @@ use serde_json::Value;
 
 use super::{Block, Grammar, Input};
 use crate::recover::call::{Args, Field, RawCall};
-use crate::recover::cursor::{MAX_NAME_BYTES, Step, Stop, attr, expect, expect_ws, find, find_within, name, optional, peek_ws};
+use crate::recover::cursor::{
+    MAX_NAME_BYTES, Step, Stop, attr, expect, expect_ws, find, find_within, name, optional, peek_ws,
+};
 
-pub(crate) const GRAMMAR: Grammar = Grammar { family: "kimi_k3", sentinels: &["<|open|>tools<|sep|>"], parse };
+pub(crate) const GRAMMAR: Grammar = Grammar {
+    family: "kimi_k3",
+    sentinels: &["<|open|>tools<|sep|>"],
+    parse,
+};
 
 const SEP: &str = "<|sep|>";
 
@@ -65,7 +71,15 @@ fn call(s: &str, at: usize) -> Step<(RawCall, usize)> {
     let mut fields = Vec::new();
     loop {
         match expect_ws(s, i, "<|close|>call<|sep|>") {
-            Ok(end) => return Ok((RawCall { name: tool, args: Args::Fields(fields) }, end)),
+            Ok(end) => {
+                return Ok((
+                    RawCall {
+                        name: tool,
+                        args: Args::Fields(fields),
+                    },
+                    end,
+                ));
+            }
             Err(Stop::Incomplete) => return Err(Stop::Incomplete),
             Err(Stop::Invalid) => {}
         }
@@ -79,7 +93,9 @@ fn call(s: &str, at: usize) -> Step<(RawCall, usize)> {
         let raw = &s[value_at..value_end];
         let field = match attribute(header, "type").as_deref() {
             Some("string") => Field::Typed(Value::String(raw.to_owned())),
-            Some(_) => Field::Typed(serde_json::from_str(raw.trim()).unwrap_or_else(|_| Value::String(raw.to_owned()))),
+            Some(_) => Field::Typed(
+                serde_json::from_str(raw.trim()).unwrap_or_else(|_| Value::String(raw.to_owned())),
+            ),
             None => Field::Untyped(raw.to_owned()),
         };
         fields.push((key, field));
@@ -98,24 +114,40 @@ mod tests {
     #[test]
     fn recovers_the_samples() {
         let grep = "<|open|>tools<|sep|><|open|>call tool=\"grep\" index=\"1\"<|sep|><|open|>argument key=\"pattern\" type=\"string\"<|sep|>TODO\\(perf\\)<|close|>argument<|sep|><|open|>argument key=\"max_count\" type=\"integer\"<|sep|>25<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>";
-        recovers(grep, &[("grep", json!({"pattern": "TODO\\(perf\\)", "max_count": 25}))]);
+        recovers(
+            grep,
+            &[(
+                "grep",
+                json!({"pattern": "TODO\\(perf\\)", "max_count": 25}),
+            )],
+        );
         recovers(LIST, &[("list_dir", json!({"path": "proto"}))]);
     }
 
     #[test]
     fn recovers_several_calls() {
         let text = "<|open|>tools<|sep|><|open|>call tool=\"glob\" index=\"1\"<|sep|><|open|>argument key=\"pattern\" type=\"string\"<|sep|>*.rs<|close|>argument<|sep|><|close|>call<|sep|><|open|>call tool=\"git_diff\" index=\"2\"<|sep|><|close|>call<|sep|><|close|>tools<|sep|>";
-        recovers(text, &[("glob", json!({"pattern": "*.rs"})), ("git_diff", json!({}))]);
+        recovers(
+            text,
+            &[
+                ("glob", json!({"pattern": "*.rs"})),
+                ("git_diff", json!({})),
+            ],
+        );
     }
 
     #[test]
     fn ignores_damaged_forms() {
-        ignores("<|open|>toolscall tool=\"bash\" index=\"1\"<|sep|><|open|>argument key=\"command\" type=\"string\"<|sep|>ls<|close|>argument<|sep|><|close|>call<|sep|>");
+        ignores(
+            "<|open|>toolscall tool=\"bash\" index=\"1\"<|sep|><|open|>argument key=\"command\" type=\"string\"<|sep|>ls<|close|>argument<|sep|><|close|>call<|sep|>",
+        );
         ignores("Kimi K3 opens <|open|>tools<|sep|> then calls.");
     }
 
     #[test]
     fn rejects_truncated_blocks() {
-        rejects_truncation("<|open|>tools<|sep|><|open|>call tool=\"list_dir\" index=\"2\"<|sep|><|open|>argument key=\"path\" type=\"string\"<|sep|>proto<|close|>argument<|sep|><|close|>call<|sep|>");
+        rejects_truncation(
+            "<|open|>tools<|sep|><|open|>call tool=\"list_dir\" index=\"2\"<|sep|><|open|>argument key=\"path\" type=\"string\"<|sep|>proto<|close|>argument<|sep|><|close|>call<|sep|>",
+        );
     }
 }

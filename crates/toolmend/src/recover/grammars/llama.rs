@@ -16,7 +16,11 @@ use super::{Block, Grammar, Input};
 use crate::recover::cursor::{Step, Stop, optional};
 use crate::recover::json::{ARGS_OR_PARAMETERS, call_object, object_span};
 
-pub(crate) const GRAMMAR: Grammar = Grammar { family: "llama", sentinels: &["<|python_tag|>"], parse };
+pub(crate) const GRAMMAR: Grammar = Grammar {
+    family: "llama",
+    sentinels: &["<|python_tag|>"],
+    parse,
+};
 
 fn parse(input: &Input<'_>, _start: usize, body: usize) -> Step<Block> {
     objects(input, body)
@@ -53,28 +57,55 @@ mod tests {
 
     use super::super::testing::{ignores, recovers, rejects_truncation};
 
-    const TAGGED: &str = "<|python_tag|>{\"name\": \"bash\", \"parameters\": {\"command\": \"ruff check --fix .\"}}";
+    const TAGGED: &str =
+        "<|python_tag|>{\"name\": \"bash\", \"parameters\": {\"command\": \"ruff check --fix .\"}}";
 
     #[test]
     fn recovers_the_samples() {
-        recovers(TAGGED, &[("bash", json!({"command": "ruff check --fix ."}))]);
+        recovers(
+            TAGGED,
+            &[("bash", json!({"command": "ruff check --fix ."}))],
+        );
         let whole = "{\"name\": \"web_search\", \"parameters\": {\"query\": \"uv workspace dependency groups\"}}";
-        recovers(whole, &[("web_search", json!({"query": "uv workspace dependency groups"}))]);
+        recovers(
+            whole,
+            &[(
+                "web_search",
+                json!({"query": "uv workspace dependency groups"}),
+            )],
+        );
         let spaced = "\n  {\"name\": \"web_search\", \"parameters\": {\"query\": \"x\"}}\n";
-        assert_eq!(recovers(spaced, &[("web_search", json!({"query": "x"}))]), "\n  \n");
+        assert_eq!(
+            recovers(spaced, &[("web_search", json!({"query": "x"}))]),
+            "\n  \n"
+        );
     }
 
     #[test]
     fn recovers_several_calls_joined_by_semicolons() {
         let text = "<|python_tag|>{\"name\": \"glob\", \"parameters\": {\"pattern\": \"*.py\"}}; {\"name\": \"git_diff\", \"arguments\": {}}";
-        recovers(text, &[("glob", json!({"pattern": "*.py"})), ("git_diff", json!({}))]);
+        recovers(
+            text,
+            &[
+                ("glob", json!({"pattern": "*.py"})),
+                ("git_diff", json!({})),
+            ],
+        );
         let whole = "<think>two</think>{\"name\": \"glob\", \"parameters\": {\"pattern\": \"*\"}};{\"name\": \"git_diff\", \"parameters\": {}}";
-        assert_eq!(recovers(whole, &[("glob", json!({"pattern": "*"})), ("git_diff", json!({}))]), "<think>two</think>");
+        assert_eq!(
+            recovers(
+                whole,
+                &[("glob", json!({"pattern": "*"})), ("git_diff", json!({}))]
+            ),
+            "<think>two</think>"
+        );
     }
 
     #[test]
     fn ignores_json_in_prose() {
-        ignores("Call it like {\"name\": \"bash\", \"parameters\": {\"command\": \"ls\"}} when needed.");
+        ignores(
+            "Call it like {\"name\": \"bash\", \"parameters\": {\"command\": \"ls\"}} when needed.",
+        );
         ignores("{\"name\": \"bash\", \"parameters\": {\"command\": \"ls\"}} is the call.");
         ignores("{\"name\": \"deploy\", \"parameters\": {}}");
         ignores("```json\n{\"name\": \"bash\", \"parameters\": {\"command\": \"ls\"}}\n```");

@@ -17,7 +17,11 @@ use super::{Block, Grammar, Input};
 use crate::recover::cursor::{Step, Stop, expect_ws, peek_ws};
 use crate::recover::json::{ARGS_OR_PARAMETERS, call_object, object_span};
 
-pub(crate) const GRAMMAR: Grammar = Grammar { family: "minimax_m1", sentinels: &["<tool_calls>"], parse };
+pub(crate) const GRAMMAR: Grammar = Grammar {
+    family: "minimax_m1",
+    sentinels: &["<tool_calls>"],
+    parse,
+};
 
 fn parse(input: &Input<'_>, _start: usize, body: usize) -> Step<Block> {
     let s = input.text;
@@ -44,14 +48,25 @@ mod tests {
 
     #[test]
     fn recovers_the_sample_and_several_lines() {
-        recovers(ONE, &[("read_file", json!({"path": "notebooks/eda.ipynb"}))]);
+        recovers(
+            ONE,
+            &[("read_file", json!({"path": "notebooks/eda.ipynb"}))],
+        );
         let two = "<tool_calls>\n{\"name\": \"glob\", \"arguments\": {\"pattern\": \"*.ipynb\"}}\n{\"name\": \"git_diff\", \"arguments\": {}}\n</tool_calls>";
-        recovers(two, &[("glob", json!({"pattern": "*.ipynb"})), ("git_diff", json!({}))]);
+        recovers(
+            two,
+            &[
+                ("glob", json!({"pattern": "*.ipynb"})),
+                ("git_diff", json!({})),
+            ],
+        );
     }
 
     #[test]
     fn ignores_look_alikes() {
-        ignores("<tool_calls>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a\"}}}\n</tool_calls>");
+        ignores(
+            "<tool_calls>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a\"}}}\n</tool_calls>",
+        );
     }
 
     #[test]

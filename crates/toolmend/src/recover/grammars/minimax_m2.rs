@@ -19,7 +19,11 @@
 use super::{Block, Grammar, Input, anthropic};
 use crate::recover::cursor::{Step, optional};
 
-pub(crate) const GRAMMAR: Grammar = Grammar { family: "minimax_m2", sentinels: &["<minimax:tool_call>"], parse };
+pub(crate) const GRAMMAR: Grammar = Grammar {
+    family: "minimax_m2",
+    sentinels: &["<minimax:tool_call>"],
+    parse,
+};
 
 fn parse(input: &Input<'_>, _start: usize, body: usize) -> Step<Block> {
     let s = input.text;
@@ -38,9 +42,21 @@ mod tests {
 
     #[test]
     fn recovers_the_samples() {
-        recovers(BASH, &[("bash", json!({"command": "poetry run alembic upgrade head"}))]);
+        recovers(
+            BASH,
+            &[(
+                "bash",
+                json!({"command": "poetry run alembic upgrade head"}),
+            )],
+        );
         let edit = "<minimax:tool_call>\n<invoke name=\"edit_file\">\n<parameter name=\"path\">app/routes.py</parameter>\n<parameter name=\"old_string\">@app.get(\"/health\")</parameter>\n<parameter name=\"new_string\">@app.get(\"/healthz\")</parameter>\n</invoke>\n</minimax:tool_call>";
-        recovers(edit, &[("edit_file", json!({"path": "app/routes.py", "old_string": "@app.get(\"/health\")", "new_string": "@app.get(\"/healthz\")"}))]);
+        recovers(
+            edit,
+            &[(
+                "edit_file",
+                json!({"path": "app/routes.py", "old_string": "@app.get(\"/health\")", "new_string": "@app.get(\"/healthz\")"}),
+            )],
+        );
     }
 
     #[test]
@@ -55,11 +71,15 @@ mod tests {
     #[test]
     fn ignores_look_alikes_and_damaged_markup() {
         ignores("MiniMax writes <minimax:tool_call> then invokes.");
-        ignores("<minimax:tool_call>\ninvoke name=\"bash\">\nparameter name=\"command\">lsparameter>\ninvoke>\n</minimax:tool_call>");
+        ignores(
+            "<minimax:tool_call>\ninvoke name=\"bash\">\nparameter name=\"command\">lsparameter>\ninvoke>\n</minimax:tool_call>",
+        );
     }
 
     #[test]
     fn rejects_truncated_blocks() {
-        rejects_truncation("<minimax:tool_call>\n<invoke name=\"bash\">\n<parameter name=\"command\">ls</parameter>\n</invoke>");
+        rejects_truncation(
+            "<minimax:tool_call>\n<invoke name=\"bash\">\n<parameter name=\"command\">ls</parameter>\n</invoke>",
+        );
     }
 }

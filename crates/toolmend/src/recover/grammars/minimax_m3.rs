@@ -19,10 +19,15 @@
 
 use super::{Block, Grammar, Input};
 use crate::recover::call::{Args, Field, RawCall};
-use crate::recover::cursor::{Step, Stop, attr, expect, expect_ws, find, name, name_until, peek_ws, trim_newlines};
+use crate::recover::cursor::{
+    Step, Stop, attr, expect, expect_ws, find, name, name_until, peek_ws, trim_newlines,
+};
 
-pub(crate) const GRAMMAR: Grammar =
-    Grammar { family: "minimax_m3", sentinels: &["]<]minimax[>[<tool_call>"], parse };
+pub(crate) const GRAMMAR: Grammar = Grammar {
+    family: "minimax_m3",
+    sentinels: &["]<]minimax[>[<tool_call>"],
+    parse,
+};
 
 const NS: &str = "]<]minimax[>[";
 
@@ -48,7 +53,15 @@ fn invoke(s: &str, at: usize) -> Step<(RawCall, usize)> {
     let mut fields = Vec::new();
     loop {
         match expect_ws(s, i, &format!("{NS}</invoke>")) {
-            Ok(end) => return Ok((RawCall { name: tool, args: Args::Fields(fields) }, end)),
+            Ok(end) => {
+                return Ok((
+                    RawCall {
+                        name: tool,
+                        args: Args::Fields(fields),
+                    },
+                    end,
+                ));
+            }
             Err(Stop::Incomplete) => return Err(Stop::Incomplete),
             Err(Stop::Invalid) => {}
         }
@@ -76,7 +89,10 @@ mod tests {
 
     #[test]
     fn recovers_the_sample() {
-        recovers(GREP, &[("grep", json!({"pattern": "GenServer.call", "path": "lib"}))]);
+        recovers(
+            GREP,
+            &[("grep", json!({"pattern": "GenServer.call", "path": "lib"}))],
+        );
     }
 
     #[test]
@@ -84,14 +100,20 @@ mod tests {
         let tools = crate::ToolSet::from_json(&json!([{"name": "rg"}, {"name": "git_diff"}]));
         let text = "]<]minimax[>[<tool_call>]<]minimax[>[<invoke name=\"rg\">]<]minimax[>[<-A>3]<]minimax[>[</-A>]<]minimax[>[</invoke>]<]minimax[>[<invoke name=\"git_diff\">]<]minimax[>[</invoke>]<]minimax[>[</tool_call>";
         let found = crate::recover::recover_text(text, &tools, 16);
-        let got: Vec<(&str, &str)> = found.calls.iter().map(|c| (c.name.as_str(), c.arguments.as_str())).collect();
+        let got: Vec<(&str, &str)> = found
+            .calls
+            .iter()
+            .map(|c| (c.name.as_str(), c.arguments.as_str()))
+            .collect();
         assert_eq!(got, [("rg", r#"{"-A":"3"}"#), ("git_diff", "{}")]);
         assert_eq!(found.text, "");
     }
 
     #[test]
     fn ignores_nested_values_and_look_alikes() {
-        ignores("]<]minimax[>[<tool_call>]<]minimax[>[<invoke name=\"grep\">]<]minimax[>[<opts>]<]minimax[>[<item>a]<]minimax[>[</item>]<]minimax[>[</opts>]<]minimax[>[</invoke>]<]minimax[>[</tool_call>");
+        ignores(
+            "]<]minimax[>[<tool_call>]<]minimax[>[<invoke name=\"grep\">]<]minimax[>[<opts>]<]minimax[>[<item>a]<]minimax[>[</item>]<]minimax[>[</opts>]<]minimax[>[</invoke>]<]minimax[>[</tool_call>",
+        );
         ignores("The ]<]minimax[>[<tool_call> prefix.");
     }
 

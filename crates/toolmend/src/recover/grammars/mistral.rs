@@ -17,10 +17,16 @@
 
 use super::{Block, Grammar, Input};
 use crate::recover::call::RawCall;
-use crate::recover::cursor::{MAX_NAME_BYTES, Step, Stop, expect, find_within, name_until, skip_ws};
+use crate::recover::cursor::{
+    MAX_NAME_BYTES, Step, Stop, expect, find_within, name_until, skip_ws,
+};
 use crate::recover::json::{call_array, object_span, value_span};
 
-pub(crate) const GRAMMAR: Grammar = Grammar { family: "mistral", sentinels: &["[TOOL_CALLS]"], parse };
+pub(crate) const GRAMMAR: Grammar = Grammar {
+    family: "mistral",
+    sentinels: &["[TOOL_CALLS]"],
+    parse,
+};
 
 fn parse(input: &Input<'_>, _start: usize, body: usize) -> Step<Block> {
     let s = input.text;
@@ -29,7 +35,10 @@ fn parse(input: &Input<'_>, _start: usize, body: usize) -> Step<Block> {
         None => Err(Stop::Incomplete),
         Some(b'[') => {
             let (from, to) = value_span(s, at)?;
-            Block::new(to, call_array(&s[from..to], &["arguments"]).ok_or(Stop::Invalid)?)
+            Block::new(
+                to,
+                call_array(&s[from..to], &["arguments"]).ok_or(Stop::Invalid)?,
+            )
         }
         Some(_) => {
             let (name, mut i) = name_until(s, at, b"[{")?;
@@ -58,17 +67,38 @@ mod tests {
         let one = "[TOOL_CALLS] [{\"name\": \"bash\", \"arguments\": {\"command\": \"tox -e py312\"}, \"id\": \"Ab3dE9gH1\"}]";
         recovers(one, &[("bash", json!({"command": "tox -e py312"}))]);
         let two = "[TOOL_CALLS][{\"name\": \"grep\", \"arguments\": {\"pattern\": \"import torch\"}}, {\"name\": \"read_file\", \"arguments\": {\"path\": \"requirements.txt\"}}]";
-        recovers(two, &[("grep", json!({"pattern": "import torch"})), ("read_file", json!({"path": "requirements.txt"}))]);
+        recovers(
+            two,
+            &[
+                ("grep", json!({"pattern": "import torch"})),
+                ("read_file", json!({"path": "requirements.txt"})),
+            ],
+        );
     }
 
     #[test]
     fn recovers_the_v11_samples() {
         let two = "[TOOL_CALLS]glob[ARGS]{\"pattern\": \"src/**/*.kt\"}[TOOL_CALLS]read_file[ARGS]{\"path\": \"build.gradle.kts\"}";
-        recovers(two, &[("glob", json!({"pattern": "src/**/*.kt"})), ("read_file", json!({"path": "build.gradle.kts"}))]);
+        recovers(
+            two,
+            &[
+                ("glob", json!({"pattern": "src/**/*.kt"})),
+                ("read_file", json!({"path": "build.gradle.kts"})),
+            ],
+        );
         let think = "[THINK]The user wants the failing assertion; run only that test.[/THINK][TOOL_CALLS]run_tests[CALL_ID]Zq81LmN0p[ARGS]{\"filter\": \"test_refund_rounding\"}";
-        let rest = recovers(think, &[("run_tests", json!({"filter": "test_refund_rounding"}))]);
-        assert_eq!(rest, "[THINK]The user wants the failing assertion; run only that test.[/THINK]");
-        recovers("[TOOL_CALLS]bash{\"command\": \"ls\"}", &[("bash", json!({"command": "ls"}))]);
+        let rest = recovers(
+            think,
+            &[("run_tests", json!({"filter": "test_refund_rounding"}))],
+        );
+        assert_eq!(
+            rest,
+            "[THINK]The user wants the failing assertion; run only that test.[/THINK]"
+        );
+        recovers(
+            "[TOOL_CALLS]bash{\"command\": \"ls\"}",
+            &[("bash", json!({"command": "ls"}))],
+        );
     }
 
     #[test]
@@ -80,7 +110,11 @@ mod tests {
 
     #[test]
     fn rejects_truncated_blocks() {
-        rejects_truncation("[TOOL_CALLS]run_tests[CALL_ID]Zq81LmN0p[ARGS]{\"filter\": \"test_refund_rounding\"}");
-        rejects_truncation("[TOOL_CALLS] [{\"name\": \"bash\", \"arguments\": {\"command\": \"ls\"}}]");
+        rejects_truncation(
+            "[TOOL_CALLS]run_tests[CALL_ID]Zq81LmN0p[ARGS]{\"filter\": \"test_refund_rounding\"}",
+        );
+        rejects_truncation(
+            "[TOOL_CALLS] [{\"name\": \"bash\", \"arguments\": {\"command\": \"ls\"}}]",
+        );
     }
 }

@@ -78,7 +78,11 @@ pub(crate) struct Block {
 impl Block {
     /// A block ending at `end`; an empty call list is invalid.
     pub(crate) fn new(end: usize, calls: Vec<RawCall>) -> Step<Self> {
-        if calls.is_empty() { Err(super::cursor::Stop::Invalid) } else { Ok(Self { end, calls }) }
+        if calls.is_empty() {
+            Err(super::cursor::Stop::Invalid)
+        } else {
+            Ok(Self { end, calls })
+        }
     }
 }
 

@@ -17,7 +17,11 @@
 use super::{Block, Grammar, Input, pythonic};
 use crate::recover::cursor::{Step, Stop, peek_ws};
 
-pub(crate) const GRAMMAR: Grammar = Grammar { family: "olmo3", sentinels: &["<function_calls>"], parse };
+pub(crate) const GRAMMAR: Grammar = Grammar {
+    family: "olmo3",
+    sentinels: &["<function_calls>"],
+    parse,
+};
 
 fn parse(input: &Input<'_>, _start: usize, body: usize) -> Step<Block> {
     let s = input.text;
@@ -44,9 +48,21 @@ mod tests {
 
     #[test]
     fn recovers_the_samples() {
-        recovers(TWO, &[("grep", json!({"pattern": "@deprecated", "path": "src"})), ("git_diff", json!({"ref": "origin/main"}))]);
+        recovers(
+            TWO,
+            &[
+                ("grep", json!({"pattern": "@deprecated", "path": "src"})),
+                ("git_diff", json!({"ref": "origin/main"})),
+            ],
+        );
         let json_literals = "<function_calls>\nwrite_file(path=\"out/summary.json\", content=\"{}\", overwrite=false)\n</function_calls>";
-        recovers(json_literals, &[("write_file", json!({"path": "out/summary.json", "content": "{}", "overwrite": false}))]);
+        recovers(
+            json_literals,
+            &[(
+                "write_file",
+                json!({"path": "out/summary.json", "content": "{}", "overwrite": false}),
+            )],
+        );
     }
 
     #[test]

@@ -14,12 +14,19 @@ use super::{Block, Grammar, Input};
 use crate::recover::cursor::{Step, Stop};
 use crate::recover::json::{ARGS_OR_PARAMETERS, call_array, value_span};
 
-pub(crate) const GRAMMAR: Grammar = Grammar { family: "phi4", sentinels: &["functools["], parse };
+pub(crate) const GRAMMAR: Grammar = Grammar {
+    family: "phi4",
+    sentinels: &["functools["],
+    parse,
+};
 
 fn parse(input: &Input<'_>, _start: usize, body: usize) -> Step<Block> {
     let s = input.text;
     let (from, to) = value_span(s, body - 1)?;
-    Block::new(to, call_array(&s[from..to], ARGS_OR_PARAMETERS).ok_or(Stop::Invalid)?)
+    Block::new(
+        to,
+        call_array(&s[from..to], ARGS_OR_PARAMETERS).ok_or(Stop::Invalid)?,
+    )
 }
 
 #[cfg(test)]
@@ -30,10 +37,17 @@ mod tests {
 
     #[test]
     fn recovers_the_samples() {
-        let one = "functools[{\"name\": \"grep\", \"arguments\": {\"pattern\": \"\\\\bFIXME\\\\b\"}}]";
+        let one =
+            "functools[{\"name\": \"grep\", \"arguments\": {\"pattern\": \"\\\\bFIXME\\\\b\"}}]";
         recovers(one, &[("grep", json!({"pattern": "\\bFIXME\\b"}))]);
         let two = "functools[{\"name\": \"run_tests\", \"arguments\": {\"markers\": [\"slow\", \"db\"]}}, {\"name\": \"git_diff\", \"arguments\": {}}]";
-        recovers(two, &[("run_tests", json!({"markers": ["slow", "db"]})), ("git_diff", json!({}))]);
+        recovers(
+            two,
+            &[
+                ("run_tests", json!({"markers": ["slow", "db"]})),
+                ("git_diff", json!({})),
+            ],
+        );
     }
 
     #[test]

@@ -20,12 +20,19 @@ use crate::limits::MAX_DEPTH;
 use crate::recover::call::{Args, Field, RawCall};
 use crate::recover::cursor::{MAX_NAME_BYTES, Step, Stop, expect, expect_ws, skip_ws};
 
-pub(crate) const GRAMMAR: Grammar =
-    Grammar { family: "pythonic", sentinels: &["<|python_start|>", "<|tool_call_start|>"], parse };
+pub(crate) const GRAMMAR: Grammar = Grammar {
+    family: "pythonic",
+    sentinels: &["<|python_start|>", "<|tool_call_start|>"],
+    parse,
+};
 
 fn parse(input: &Input<'_>, start: usize, body: usize) -> Step<Block> {
     let s = input.text;
-    let close = if s[start..body].starts_with("<|python") { "<|python_end|>" } else { "<|tool_call_end|>" };
+    let close = if s[start..body].starts_with("<|python") {
+        "<|python_end|>"
+    } else {
+        "<|tool_call_end|>"
+    };
     let (calls, end) = call_list(s, body, false)?;
     Block::new(expect_ws(s, end, close)?, calls)
 }
@@ -64,7 +71,10 @@ pub(crate) fn call(s: &str, at: usize, json_literals: bool) -> Step<(RawCall, us
         match s.as_bytes().get(i) {
             None => return Err(Stop::Incomplete),
             Some(b')') => {
-                let call = RawCall { name: name.to_owned(), args: Args::Fields(fields) };
+                let call = RawCall {
+                    name: name.to_owned(),
+                    args: Args::Fields(fields),
+                };
                 return Ok((call, i + 1));
             }
             Some(_) => {}
@@ -184,7 +194,9 @@ fn string(s: &str, at: usize) -> Step<(String, usize)> {
             c if c == quote => return Ok((out, at + 1 + off + 1)),
             '\n' => return Err(Stop::Invalid),
             '\\' => {
-                let Some((_, e)) = chars.next() else { return Err(Stop::Incomplete) };
+                let Some((_, e)) = chars.next() else {
+                    return Err(Stop::Incomplete);
+                };
                 match e {
                     'n' => out.push('\n'),
                     't' => out.push('\t'),
@@ -216,15 +228,24 @@ fn string(s: &str, at: usize) -> Step<(String, usize)> {
 fn number(s: &str, at: usize) -> Step<(Value, usize)> {
     let b = s.as_bytes();
     let mut i = at;
-    while i < b.len() && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'.' | b'-' | b'+' | b'_')) {
+    while i < b.len() && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'.' | b'-' | b'+' | b'_'))
+    {
         i += 1;
     }
     if i == b.len() {
         return Err(Stop::Incomplete);
     }
     let text = s[at..i].trim_start_matches('+');
-    let text = if text.starts_with('.') { format!("0{text}") } else { text.to_owned() };
-    let text = if text.ends_with('.') { format!("{text}0") } else { text };
+    let text = if text.starts_with('.') {
+        format!("0{text}")
+    } else {
+        text.to_owned()
+    };
+    let text = if text.ends_with('.') {
+        format!("{text}0")
+    } else {
+        text
+    };
     match serde_json::from_str::<Number>(&text) {
         Ok(n) => Ok((Value::Number(n), i)),
         Err(_) => Err(Stop::Invalid),
@@ -241,19 +262,37 @@ mod tests {
 
     #[test]
     fn recovers_the_samples() {
-        let rest = recovers(LFM2, &[("web_search", json!({"query": "helm chart hooks order", "max_results": 3}))]);
+        let rest = recovers(
+            LFM2,
+            &[(
+                "web_search",
+                json!({"query": "helm chart hooks order", "max_results": 3}),
+            )],
+        );
         assert_eq!(rest, "Looking that up.");
         let bare = "[list_dir(path='k8s/overlays/prod'), read_file(path='k8s/overlays/prod/kustomization.yaml')]";
         recovers(
             bare,
-            &[("list_dir", json!({"path": "k8s/overlays/prod"})), ("read_file", json!({"path": "k8s/overlays/prod/kustomization.yaml"}))],
+            &[
+                ("list_dir", json!({"path": "k8s/overlays/prod"})),
+                (
+                    "read_file",
+                    json!({"path": "k8s/overlays/prod/kustomization.yaml"}),
+                ),
+            ],
         );
     }
 
     #[test]
     fn converts_python_literals() {
         let text = "<|python_start|>[run_tests(filter='it\\'s', jobs=-2, fail_fast=True, markers=['slow', \"db\"], update=None)]<|python_end|>";
-        recovers(text, &[("run_tests", json!({"filter": "it's", "jobs": -2, "fail_fast": true, "markers": ["slow", "db"], "update": null}))]);
+        recovers(
+            text,
+            &[(
+                "run_tests",
+                json!({"filter": "it's", "jobs": -2, "fail_fast": true, "markers": ["slow", "db"], "update": null}),
+            )],
+        );
     }
 
     #[test]

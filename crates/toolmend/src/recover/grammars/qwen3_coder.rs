@@ -26,11 +26,16 @@
 
 use super::{Block, Grammar, Input};
 use crate::recover::call::{Args, Field, RawCall};
-use crate::recover::cursor::{Step, Stop, expect, expect_ws, find, find_opt, name_until, peek_ws, skip_ws, strip_one_newline};
+use crate::recover::cursor::{
+    Step, Stop, expect, expect_ws, find, find_opt, name_until, peek_ws, skip_ws, strip_one_newline,
+};
 use crate::recover::json::object_span;
 
-pub(crate) const GRAMMAR: Grammar =
-    Grammar { family: "qwen3_coder", sentinels: &["<tool_call>", "<function="], parse };
+pub(crate) const GRAMMAR: Grammar = Grammar {
+    family: "qwen3_coder",
+    sentinels: &["<tool_call>", "<function="],
+    parse,
+};
 
 fn parse(input: &Input<'_>, start: usize, body: usize) -> Step<Block> {
     let s = input.text;
@@ -38,7 +43,10 @@ fn parse(input: &Input<'_>, start: usize, body: usize) -> Step<Block> {
         // A bare function is vLLM's fallback for a missing wrapper, not a way around a wrapper
         // that was opened and never closed (that block is truncated: GRAMMARS §1.3).
         let before = s[..start].trim_end();
-        if ["<tool_call>", "<seed:tool_call>", "</function>"].iter().any(|t| before.ends_with(t)) {
+        if ["<tool_call>", "<seed:tool_call>", "</function>"]
+            .iter()
+            .any(|t| before.ends_with(t))
+        {
             return Err(Stop::Invalid);
         }
         let (call, end) = function(s, body, true)?;
@@ -76,7 +84,15 @@ fn function(s: &str, at: usize, lenient: bool) -> Step<(RawCall, usize)> {
     loop {
         i = skip_ws(s, i);
         match expect(s, i, "</function>") {
-            Ok(end) => return Ok((RawCall { name, args: Args::Fields(fields) }, end)),
+            Ok(end) => {
+                return Ok((
+                    RawCall {
+                        name,
+                        args: Args::Fields(fields),
+                    },
+                    end,
+                ));
+            }
             Err(Stop::Incomplete) => return Err(Stop::Incomplete),
             Err(Stop::Invalid) => {}
         }
@@ -114,7 +130,16 @@ mod tests {
 
     #[test]
     fn recovers_the_sample() {
-        assert_eq!(recovers(BASH, &[("bash", json!({"command": "pnpm --filter web test -- --run"}))]), "");
+        assert_eq!(
+            recovers(
+                BASH,
+                &[(
+                    "bash",
+                    json!({"command": "pnpm --filter web test -- --run"})
+                )]
+            ),
+            ""
+        );
     }
 
     #[test]
@@ -122,10 +147,13 @@ mod tests {
         let text = "<tool_call>\n<function=edit_file>\n<parameter=path>\nlib/src/parse.rs\n</parameter>\n<parameter=old_string>\n    let n: usize = s.parse().unwrap();\n</parameter>\n<parameter=new_string>\n    let n: usize = s.parse().map_err(Error::BadCount)?;\n</parameter>\n</function>\n</tool_call>";
         recovers(
             text,
-            &[("edit_file", json!({
+            &[(
+                "edit_file",
+                json!({
                 "path": "lib/src/parse.rs",
                 "old_string": "    let n: usize = s.parse().unwrap();",
-                "new_string": "    let n: usize = s.parse().map_err(Error::BadCount)?;"}))],
+                "new_string": "    let n: usize = s.parse().map_err(Error::BadCount)?;"}),
+            )],
         );
     }
 
@@ -141,28 +169,51 @@ mod tests {
     fn tolerates_a_missing_parameter_close_and_a_missing_wrapper() {
         let text = "<tool_call>\n<function=grep>\n<parameter=pattern>\nfoo\n<parameter=path>\nsrc\n</function>\n</tool_call>";
         recovers(text, &[("grep", json!({"pattern": "foo", "path": "src"}))]);
-        let bare = "Running it.\n<function=bash>\n<parameter=command>\nls\n</parameter>\n</function>";
-        assert_eq!(recovers(bare, &[("bash", json!({"command": "ls"}))]), "Running it.\n");
+        let bare =
+            "Running it.\n<function=bash>\n<parameter=command>\nls\n</parameter>\n</function>";
+        assert_eq!(
+            recovers(bare, &[("bash", json!({"command": "ls"}))]),
+            "Running it.\n"
+        );
     }
 
     #[test]
     fn recovers_several_calls_and_json_bodies() {
         let text = "<tool_call>\n<function=glob>\n<parameter=pattern>*.rs</parameter>\n</function>\n<function=git_diff>\n</function>\n</tool_call>";
-        recovers(text, &[("glob", json!({"pattern": "*.rs"})), ("git_diff", json!({}))]);
-        recovers("<function=bash>{\"command\": \"ls\"}</function>", &[("bash", json!({"command": "ls"}))]);
+        recovers(
+            text,
+            &[
+                ("glob", json!({"pattern": "*.rs"})),
+                ("git_diff", json!({})),
+            ],
+        );
+        recovers(
+            "<function=bash>{\"command\": \"ls\"}</function>",
+            &[("bash", json!({"command": "ls"}))],
+        );
     }
 
     #[test]
     fn values_may_hold_markup_and_backticks() {
         let text = "<tool_call>\n<function=write_file>\n<parameter=path>\na.tsx\n</parameter>\n<parameter=content>\nconst x = <A<B>> `t`;\n```\n</parameter>\n</function>\n</tool_call>";
-        recovers(text, &[("write_file", json!({"path": "a.tsx", "content": "const x = <A<B>> `t`;\n```"}))]);
+        recovers(
+            text,
+            &[(
+                "write_file",
+                json!({"path": "a.tsx", "content": "const x = <A<B>> `t`;\n```"}),
+            )],
+        );
     }
 
     #[test]
     fn ignores_look_alikes_and_unknown_names() {
         ignores("Qwen3-Coder writes <function=NAME> blocks.");
-        ignores("<tool_call>\n<function=deploy>\n<parameter=env>\nprod\n</parameter>\n</function>\n</tool_call>");
-        ignores("~~~\n<tool_call>\n<function=bash>\n<parameter=command>\nls\n</parameter>\n</function>\n</tool_call>\n~~~");
+        ignores(
+            "<tool_call>\n<function=deploy>\n<parameter=env>\nprod\n</parameter>\n</function>\n</tool_call>",
+        );
+        ignores(
+            "~~~\n<tool_call>\n<function=bash>\n<parameter=command>\nls\n</parameter>\n</function>\n</tool_call>\n~~~",
+        );
     }
 
     #[test]

@@ -19,7 +19,11 @@
 use super::{Block, Grammar, Input, qwen3_coder};
 use crate::recover::cursor::Step;
 
-pub(crate) const GRAMMAR: Grammar = Grammar { family: "seed_oss", sentinels: &["<seed:tool_call>"], parse };
+pub(crate) const GRAMMAR: Grammar = Grammar {
+    family: "seed_oss",
+    sentinels: &["<seed:tool_call>"],
+    parse,
+};
 
 fn parse(input: &Input<'_>, _start: usize, body: usize) -> Step<Block> {
     qwen3_coder::calls(input.text, body, "</seed:tool_call>", false)
@@ -35,7 +39,13 @@ mod tests {
 
     #[test]
     fn recovers_the_samples() {
-        recovers(GREP, &[("grep", json!({"pattern": "unsafe impl Send", "path": "src"}))]);
+        recovers(
+            GREP,
+            &[(
+                "grep",
+                json!({"pattern": "unsafe impl Send", "path": "src"}),
+            )],
+        );
         let text = "<seed:think>Need the CI config.</seed:think><seed:tool_call>\n<function=read_file>\n<parameter=path>.gitlab-ci.yml</parameter>\n</function>\n</seed:tool_call>";
         let rest = recovers(text, &[("read_file", json!({"path": ".gitlab-ci.yml"}))]);
         assert_eq!(rest, "<seed:think>Need the CI config.</seed:think>");
@@ -44,14 +54,22 @@ mod tests {
     #[test]
     fn recovers_several_blocks_and_inside_think() {
         let text = format!("<seed:think>try {GREP}</seed:think>{GREP}");
-        let pair = ("grep", json!({"pattern": "unsafe impl Send", "path": "src"}));
-        assert_eq!(recovers(&text, &[pair.clone(), pair]), "<seed:think>try </seed:think>");
+        let pair = (
+            "grep",
+            json!({"pattern": "unsafe impl Send", "path": "src"}),
+        );
+        assert_eq!(
+            recovers(&text, &[pair.clone(), pair]),
+            "<seed:think>try </seed:think>"
+        );
     }
 
     #[test]
     fn ignores_look_alikes_and_unclosed_parameters() {
         ignores("Seed emits <seed:tool_call> blocks.");
-        ignores("<seed:tool_call>\n<function=grep>\n<parameter=pattern>x\n</function>\n</seed:tool_call>");
+        ignores(
+            "<seed:tool_call>\n<function=grep>\n<parameter=pattern>x\n</function>\n</seed:tool_call>",
+        );
     }
 
     #[test]

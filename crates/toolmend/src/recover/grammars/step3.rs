@@ -16,7 +16,11 @@
 use super::{Block, Grammar, Input, anthropic};
 use crate::recover::cursor::{Step, expect_ws, optional};
 
-pub(crate) const GRAMMAR: Grammar = Grammar { family: "step3", sentinels: &["<｜tool_calls_begin｜>"], parse };
+pub(crate) const GRAMMAR: Grammar = Grammar {
+    family: "step3",
+    sentinels: &["<｜tool_calls_begin｜>"],
+    parse,
+};
 
 const CALL: &str = "<｜tool_call_begin｜>";
 
@@ -50,23 +54,42 @@ mod tests {
 
     #[test]
     fn recovers_the_sample() {
-        assert_eq!(recovers(BASH, &[("bash", json!({"command": "nvidia-smi --query-gpu=name --format=csv"}))]), "");
+        assert_eq!(
+            recovers(
+                BASH,
+                &[(
+                    "bash",
+                    json!({"command": "nvidia-smi --query-gpu=name --format=csv"})
+                )]
+            ),
+            ""
+        );
     }
 
     #[test]
     fn recovers_several_calls_with_markup_in_values() {
         let text = "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"read_file\"><steptml:parameter name=\"limit\">5</steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"bash\"><steptml:parameter name=\"command\">echo a<b</steptml:parameter></steptml:invoke><｜tool_call_end｜>";
-        recovers(text, &[("read_file", json!({"limit": 5})), ("bash", json!({"command": "echo a<b"}))]);
+        recovers(
+            text,
+            &[
+                ("read_file", json!({"limit": 5})),
+                ("bash", json!({"command": "echo a<b"})),
+            ],
+        );
     }
 
     #[test]
     fn ignores_look_alikes_and_the_deepseek_spelling() {
         ignores("Step-3 opens with <｜tool_calls_begin｜> then calls.");
-        ignores("<｜tool_calls_begin｜><｜tool_call_begin｜>plugin<｜tool_sep｜><steptml:invoke name=\"bash\"></steptml:invoke><｜tool_call_end｜>");
+        ignores(
+            "<｜tool_calls_begin｜><｜tool_call_begin｜>plugin<｜tool_sep｜><steptml:invoke name=\"bash\"></steptml:invoke><｜tool_call_end｜>",
+        );
     }
 
     #[test]
     fn rejects_truncated_blocks() {
-        rejects_truncation("<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"bash\"><steptml:parameter name=\"command\">ls</steptml:parameter></steptml:invoke><｜tool_call_end｜>");
+        rejects_truncation(
+            "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"bash\"><steptml:parameter name=\"command\">ls</steptml:parameter></steptml:invoke><｜tool_call_end｜>",
+        );
     }
 }

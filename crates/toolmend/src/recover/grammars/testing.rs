@@ -31,13 +31,21 @@ pub(crate) fn tools() -> ToolSet {
 pub(crate) fn scan(text: &str) -> Recovered {
     let tools = tools();
     let whole = recover_text(text, &tools, 16);
-    let chars: Vec<usize> = text.char_indices().map(|(i, _)| i).chain([text.len()]).collect();
+    let chars: Vec<usize> = text
+        .char_indices()
+        .map(|(i, _)| i)
+        .chain([text.len()])
+        .collect();
     for &cut in &chars {
         let got = stream(&tools, &[&text[..cut], &text[cut..]]);
         assert_eq!(got, whole, "stream split at byte {cut} of {text:?}");
     }
     let pieces: Vec<&str> = chars.windows(2).map(|w| &text[w[0]..w[1]]).collect();
-    assert_eq!(stream(&tools, &pieces), whole, "stream fed char by char: {text:?}");
+    assert_eq!(
+        stream(&tools, &pieces),
+        whole,
+        "stream fed char by char: {text:?}"
+    );
     whole
 }
 
@@ -64,12 +72,19 @@ pub(crate) fn recovers(text: &str, expected: &[(&str, Value)]) -> String {
         .calls
         .iter()
         .map(|c| {
-            let value = serde_json::from_str(&c.arguments)
-                .unwrap_or_else(|e| panic!("arguments of {} are not JSON ({e}): {}", c.name, c.arguments));
+            let value = serde_json::from_str(&c.arguments).unwrap_or_else(|e| {
+                panic!(
+                    "arguments of {} are not JSON ({e}): {}",
+                    c.name, c.arguments
+                )
+            });
             (c.name.clone(), value)
         })
         .collect();
-    let want: Vec<(String, Value)> = expected.iter().map(|(n, v)| ((*n).to_owned(), v.clone())).collect();
+    let want: Vec<(String, Value)> = expected
+        .iter()
+        .map(|(n, v)| ((*n).to_owned(), v.clone()))
+        .collect();
     assert_eq!(got, want, "calls recovered from {text:?}");
     found.text
 }
@@ -78,7 +93,11 @@ pub(crate) fn recovers(text: &str, expected: &[(&str, Value)]) -> String {
 #[track_caller]
 pub(crate) fn ignores(text: &str) {
     let found = scan(text);
-    assert!(found.calls.is_empty(), "no call expected from {text:?}, got {:?}", found.calls);
+    assert!(
+        found.calls.is_empty(),
+        "no call expected from {text:?}, got {:?}",
+        found.calls
+    );
     assert_eq!(found.text, text);
 }
 
@@ -90,7 +109,11 @@ pub(crate) fn rejects_truncation(text: &str) {
     for (cut, _) in text.char_indices().skip(1) {
         let prefix = &text[..cut];
         let found = recover_text(prefix, &tools, 16);
-        assert!(found.calls.is_empty(), "truncated at {cut}: {prefix:?} gave {:?}", found.calls);
+        assert!(
+            found.calls.is_empty(),
+            "truncated at {cut}: {prefix:?} gave {:?}",
+            found.calls
+        );
         assert_eq!(found.text, prefix);
     }
 }

@@ -23,7 +23,10 @@ pub(crate) fn parse_whole(input: &Input<'_>, start: usize) -> Step<Block> {
         return Err(Stop::Invalid);
     }
     let (from, to) = value_span(s, start)?;
-    Block::new(to, call_array(&s[from..to], ARGS_OR_PARAMETERS).ok_or(Stop::Invalid)?)
+    Block::new(
+        to,
+        call_array(&s[from..to], ARGS_OR_PARAMETERS).ok_or(Stop::Invalid)?,
+    )
 }
 
 #[cfg(test)]
@@ -36,9 +39,27 @@ mod tests {
 
     #[test]
     fn recovers_the_sample() {
-        recovers(TWO, &[("web_search", json!({"query": "otel collector tail sampling"})), ("read_file", json!({"path": "otel/collector.yaml"}))]);
+        recovers(
+            TWO,
+            &[
+                (
+                    "web_search",
+                    json!({"query": "otel collector tail sampling"}),
+                ),
+                ("read_file", json!({"path": "otel/collector.yaml"})),
+            ],
+        );
         let after_think = format!("<think>Search first.</think>\n{TWO}\n");
-        let rest = recovers(&after_think, &[("web_search", json!({"query": "otel collector tail sampling"})), ("read_file", json!({"path": "otel/collector.yaml"}))]);
+        let rest = recovers(
+            &after_think,
+            &[
+                (
+                    "web_search",
+                    json!({"query": "otel collector tail sampling"}),
+                ),
+                ("read_file", json!({"path": "otel/collector.yaml"})),
+            ],
+        );
         assert_eq!(rest, "<think>Search first.</think>\n\n");
     }
 
@@ -46,7 +67,9 @@ mod tests {
     fn ignores_arrays_in_prose_fences_and_undeclared_names() {
         ignores(&format!("Here: {TWO}"));
         ignores(&format!("```json\n{TWO}\n```"));
-        ignores("[{\"name\": \"web_search\", \"arguments\": {}}, {\"name\": \"deploy\", \"arguments\": {}}]");
+        ignores(
+            "[{\"name\": \"web_search\", \"arguments\": {}}, {\"name\": \"deploy\", \"arguments\": {}}]",
+        );
         ignores("[1, 2, 3]");
         ignores("[]");
     }
