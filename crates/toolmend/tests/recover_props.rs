@@ -7,6 +7,7 @@ use toolmend::ToolSet;
 use toolmend::recover::{Recovered, StreamRecoverer, recover_text};
 
 fn tools() -> ToolSet {
+    // `a` makes short pythonic and JSON payloads real calls.
     ToolSet::from_json(&json!([{"name": "bash"}, {"name": "a"}, {"name": "read_file"}]))
 }
 
@@ -73,6 +74,19 @@ const PIECES: &[&str] = &[
     "<|message|>",
     "<|call|>",
     ";",
+    "functools",
+    "function call",
+    "<|role_sep|>",
+    "]<]minimax[>[",
+    "[{\"name\": \"a\", \"arguments\": {}}]",
+    "[a(b=1)]",
+    "<tool_call>{\"name\": \"bash\", \"arguments\": {\"command\": \"ls\"}}</tool_call>",
+    "[TOOL_CALLS]bash[ARGS]{}",
+    "<|python_tag|>{\"name\": \"a\", \"parameters\": {}}",
+    "<function_calls><invoke name=\"a\"><parameter name=\"x\">1</parameter></invoke></function_calls>",
+    "<tool_call>\n<function=bash>\n<parameter=command>\nls\n</parameter>\n</function>\n</tool_call>",
+    "<｜DSML｜invoke name=\"read_file\"></｜DSML｜invoke>",
+    "functools[{\"name\": \"a\", \"arguments\": {}}]",
 ];
 
 proptest! {

@@ -44,6 +44,13 @@ enum Pattern {
 struct Dispatch {
     automaton: AhoCorasick,
     patterns: Vec<(&'static str, Pattern)>,
+    /// Every pattern, and every sentinel with its lead: what a held-back suffix may begin.
+    holds: Vec<String>,
+    /// Every sentinel with a lead, with its lead: held back even when whole, since the match
+    /// the automaton reports for it starts after the lead.
+    leads: Vec<String>,
+    /// The longest of `holds`.
+    longest: usize,
 }
 
 fn dispatch() -> &'static Dispatch {
@@ -51,44 +58,50 @@ fn dispatch() -> &'static Dispatch {
     DISPATCH.get_or_init(|| {
         let mut patterns: Vec<(&'static str, Pattern)> =
             vec![("`", Pattern::Backtick), ("~~~", Pattern::Tilde)];
+        let mut holds: Vec<String> = Vec::new();
+        let mut leads: Vec<String> = Vec::new();
         for (index, grammar) in GRAMMARS.iter().enumerate() {
             for &sentinel in grammar.sentinels {
+                if !grammar.lead.is_empty() {
+                    leads.push(format!("{}{sentinel}", grammar.lead));
+                }
                 match patterns.iter_mut().find(|(p, _)| *p == sentinel) {
                     Some((_, Pattern::Sentinel(list))) => list.push(index),
                     _ => patterns.push((sentinel, Pattern::Sentinel(vec![index]))),
                 }
             }
         }
+        holds.extend(patterns.iter().map(|(p, _)| (*p).to_owned()));
+        holds.extend(leads.iter().cloned());
         // Leftmost-longest: at one position the longest sentinel wins (`<tool_calls>` over
         // `<tool_call`-anything, `<|tool_call|>` over `<|tool_call>`), GRAMMARS §1.7.
         let automaton = AhoCorasick::builder()
             .match_kind(MatchKind::LeftmostLongest)
             .build(patterns.iter().map(|(p, _)| p))
             .expect("the sentinel table is a small fixed set of literals");
+        let longest = holds.iter().map(String::len).max().unwrap_or(0);
         Dispatch {
             automaton,
             patterns,
+            holds,
+            leads,
+            longest,
         }
     })
 }
 
-/// The length of the longest suffix of `text` that is a proper prefix of a pattern: bytes that
-/// must be held back because the next chunk may complete a sentinel (GRAMMARS §1.9).
+/// The length of the longest suffix of `text` that is a proper prefix of a pattern (with its
+/// lead): bytes that must be held back because the next chunk may complete a sentinel
+/// (GRAMMARS §1.9).
 pub(crate) fn holdback(text: &str) -> usize {
     let bytes = text.as_bytes();
-    let longest = dispatch()
-        .patterns
-        .iter()
-        .map(|(p, _)| p.len())
-        .max()
-        .unwrap_or(0);
-    for k in (1..longest.min(bytes.len() + 1)).rev() {
+    let holds = &dispatch().holds;
+    for k in (1..dispatch().longest.min(bytes.len() + 1)).rev() {
         let suffix = &bytes[bytes.len() - k..];
-        if dispatch()
-            .patterns
+        let proper = holds
             .iter()
-            .any(|(p, _)| p.len() > k && p.as_bytes().starts_with(suffix))
-        {
+            .any(|p| p.len() > k && p.as_bytes().starts_with(suffix));
+        if proper || dispatch().leads.iter().any(|p| p.as_bytes() == suffix) {
             return k;
         }
     }
@@ -192,6 +205,15 @@ impl Scanner {
             return Next::Wait(self.pos);
         };
         let at = m.start();
+        // A longer sentinel may begin at or before this match and run past the end of the text
+        // so far (`[` of `[TOOL_CALLS`, or `]<]minimax[` before its `[`): wait for it, as the
+        // whole-text scan would have matched it.
+        if !eof && at + d.longest > text.len() {
+            let held = text.len() - holdback(&text[self.pos..]);
+            if held <= at {
+                return self.wait(held);
+            }
+        }
         match &d.patterns[m.pattern().as_usize()].1 {
             Pattern::Backtick => self.backticks(text, eof, at),
             Pattern::Tilde => self.tildes(text, eof, at),
@@ -257,29 +279,36 @@ impl Scanner {
             self.pos = at + 1;
             return Next::Continue;
         }
-        // A block may not run past MAX_BLOCK_BYTES; the view ends there, for whole-text and
-        // streamed scans alike, so a cut-off block is judged the same way by both.
-        let mut view_end = text.len().min(at + MAX_BLOCK_BYTES);
-        while !text.is_char_boundary(view_end) {
-            view_end -= 1;
-        }
-        let view = Input {
-            text: &text[..view_end],
-            eof: eof || view_end < text.len(),
-            tools,
-        };
         let mut result = Err(Stop::Invalid);
-        let mut family = "";
+        let (mut family, mut start, mut final_view) = ("", at, eof);
         for &g in grammars {
-            result = (GRAMMARS[g].parse)(&view, at, body);
+            let grammar = &GRAMMARS[g];
+            // A lead must directly precede the sentinel, in text this step has not passed.
+            start = at - grammar.lead.len().min(at);
+            if start < self.pos || !text.as_bytes()[start..at].eq(grammar.lead.as_bytes()) {
+                continue;
+            }
+            // A block may not run past MAX_BLOCK_BYTES; the view ends there, for whole-text
+            // and streamed scans alike, so a cut-off block is judged the same way by both.
+            let mut view_end = text.len().min(start + MAX_BLOCK_BYTES);
+            while !text.is_char_boundary(view_end) {
+                view_end -= 1;
+            }
+            let view = Input {
+                text: &text[..view_end],
+                eof: eof || view_end < text.len(),
+                tools,
+            };
+            final_view = view.eof;
+            result = (grammar.parse)(&view, start, body);
             if result != Err(Stop::Invalid) {
-                family = GRAMMARS[g].family;
+                family = grammar.family;
                 break;
             }
         }
         match result {
             Ok(block) => {
-                let range = at..block.end;
+                let range = start..block.end;
                 let calls: Vec<RecoveredCall> = block
                     .calls
                     .iter()
@@ -306,7 +335,7 @@ impl Scanner {
                 }
                 Next::Continue
             }
-            Err(Stop::Incomplete) if !view.eof => self.wait(at),
+            Err(Stop::Incomplete) if !final_view => self.wait(start),
             Err(_) => {
                 self.pos = at + 1;
                 Next::Continue

@@ -23,6 +23,7 @@ use crate::recover::call::{Args, Field, RawCall};
 use crate::recover::cursor::{Step, Stop, attr, expect, expect_ws, find, skip_ws, trim_newlines};
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
+    lead: "",
     family: "anthropic",
     sentinels: &["<function_calls>"],
     parse,

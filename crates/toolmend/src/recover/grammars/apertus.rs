@@ -20,6 +20,7 @@ use crate::recover::cursor::{Step, Stop, expect_ws};
 use crate::recover::json::{arguments, value_span};
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
+    lead: "",
     family: "apertus",
     sentinels: &["<|tools_prefix|>"],
     parse,

@@ -18,6 +18,7 @@ use crate::recover::cursor::{Step, Stop, expect_ws};
 use crate::recover::json::{call_object, value_span};
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
+    lead: "",
     family: "cohere",
     sentinels: &["<|START_ACTION|>"],
     parse,

@@ -26,6 +26,7 @@ use crate::recover::cursor::{
 use crate::recover::json::object_span;
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
+    lead: "",
     family: "deepseek",
     sentinels: &["<｜tool▁calls▁begin｜>"],
     parse,

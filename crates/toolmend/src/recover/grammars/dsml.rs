@@ -31,6 +31,7 @@ use crate::recover::cursor::{Step, Stop, attr, expect, expect_ws, find, name, sk
 use crate::recover::json::object_span;
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
+    lead: "",
     family: "dsml",
     // `<`, the leading bar (any style, possibly spaced or missing), and `DSML`: what follows is
     // read by `tag`.

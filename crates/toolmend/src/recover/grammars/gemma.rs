@@ -24,6 +24,7 @@ use crate::recover::cursor::{
 };
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
+    lead: "",
     family: "gemma",
     sentinels: &["<|tool_call>", "<start_function_call>"],
     parse,

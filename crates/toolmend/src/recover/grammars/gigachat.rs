@@ -8,6 +8,8 @@
 //! **Detects** `function call<|role_sep|>` + one `{name, arguments}` object. There is no closing
 //! token (a trailing `</s>` is not part of the block): complete when the object closes.
 //!
+//! The automaton keys on `<|role_sep|>`; the scanner checks that `function call` precedes it.
+//!
 //! **Never accepts** an object that does not close or is not strict JSON.
 
 use super::{Block, Grammar, Input};
@@ -15,8 +17,9 @@ use crate::recover::cursor::{Step, Stop};
 use crate::recover::json::{ARGS_OR_PARAMETERS, call_object, object_span};
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
+    lead: "function call",
     family: "gigachat",
-    sentinels: &["function call<|role_sep|>"],
+    sentinels: &["<|role_sep|>"],
     parse,
 };
 

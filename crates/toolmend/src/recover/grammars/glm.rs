@@ -21,6 +21,7 @@ use crate::recover::call::{Args, Field, RawCall};
 use crate::recover::cursor::{MAX_NAME_BYTES, Step, Stop, expect_ws, find, name, skip_ws};
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
+    lead: "",
     family: "glm",
     sentinels: &["<tool_call>"],
     parse,

@@ -17,6 +17,7 @@ use crate::recover::cursor::{Step, Stop, optional};
 use crate::recover::json::{ARGS_OR_PARAMETERS, call_array, call_object, object_span, value_span};
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
+    lead: "",
     family: "granite",
     sentinels: &["<|tool_call|>", "<tool_call>", "<function_call>"],
     parse,

@@ -21,6 +21,7 @@ use crate::recover::cursor::{Step, Stop, expect_ws, find_within};
 use crate::recover::json::object_span;
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
+    lead: "",
     family: "harmony",
     sentinels: &["<|channel|>", "<|start|>assistant"],
     parse,

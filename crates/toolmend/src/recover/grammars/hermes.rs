@@ -23,6 +23,7 @@ use crate::recover::cursor::{Step, expect_ws};
 use crate::recover::json::{ARGS_OR_PARAMETERS, call_object, object_span};
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
+    lead: "",
     family: "hermes",
     sentinels: &["<tool_call>", "<longcat_tool_call>"],
     parse,

@@ -17,6 +17,7 @@ use crate::recover::cursor::{Step, Stop, expect_ws, name_until, peek_ws, skip_ws
 use crate::recover::json::{call_array, value_span};
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
+    lead: "",
     family: "hunyuan",
     sentinels: &["<tool_calls>"],
     parse,

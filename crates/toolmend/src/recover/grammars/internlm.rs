@@ -16,6 +16,7 @@ use crate::recover::cursor::{Step, Stop, expect_ws};
 use crate::recover::json::{ARGS_OR_PARAMETERS, call_object, object_span};
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
+    lead: "",
     family: "internlm",
     sentinels: &["<|action_start|>"],
     parse,

@@ -20,6 +20,7 @@ use crate::recover::cursor::{MAX_NAME_BYTES, Step, Stop, expect_ws, find_within,
 use crate::recover::json::object_span;
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
+    lead: "",
     family: "kimi_k2",
     sentinels: &[
         "<|tool_calls_section_begin|>",

@@ -22,6 +22,7 @@ use crate::recover::cursor::{
 };
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
+    lead: "",
     family: "kimi_k3",
     sentinels: &["<|open|>tools<|sep|>"],
     parse,

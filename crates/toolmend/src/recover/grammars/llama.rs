@@ -17,6 +17,7 @@ use crate::recover::cursor::{Step, Stop, optional};
 use crate::recover::json::{ARGS_OR_PARAMETERS, call_object, object_span};
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
+    lead: "",
     family: "llama",
     sentinels: &["<|python_tag|>"],
     parse,

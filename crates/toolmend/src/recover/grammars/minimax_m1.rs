@@ -18,6 +18,7 @@ use crate::recover::cursor::{Step, Stop, expect_ws, peek_ws};
 use crate::recover::json::{ARGS_OR_PARAMETERS, call_object, object_span};
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
+    lead: "",
     family: "minimax_m1",
     sentinels: &["<tool_calls>"],
     parse,

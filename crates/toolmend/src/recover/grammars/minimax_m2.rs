@@ -20,6 +20,7 @@ use super::{Block, Grammar, Input, anthropic};
 use crate::recover::cursor::{Step, optional};
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
+    lead: "",
     family: "minimax_m2",
     sentinels: &["<minimax:tool_call>"],
     parse,

@@ -24,6 +24,7 @@ use crate::recover::cursor::{
 };
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
+    lead: "",
     family: "minimax_m3",
     sentinels: &["]<]minimax[>[<tool_call>"],
     parse,

@@ -23,6 +23,7 @@ use crate::recover::cursor::{
 use crate::recover::json::{call_array, object_span, value_span};
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
+    lead: "",
     family: "mistral",
     sentinels: &["[TOOL_CALLS]"],
     parse,

@@ -92,6 +92,9 @@ pub(crate) type Parse = fn(&Input<'_>, usize, usize) -> Step<Block>;
 /// One family of markup.
 #[derive(Debug)]
 pub(crate) struct Grammar {
+    /// Text that must directly precede a sentinel and belongs to the block (`functools` before
+    /// `[`). Keeps every automaton pattern starting with a byte that is rare in prose.
+    pub lead: &'static str,
     /// The family's name (GRAMMARS §2 heading), for docs and test output.
     pub family: &'static str,
     /// Literal texts that start a block.

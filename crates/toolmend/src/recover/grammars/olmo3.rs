@@ -18,6 +18,7 @@ use super::{Block, Grammar, Input, pythonic};
 use crate::recover::cursor::{Step, Stop, peek_ws};
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
+    lead: "",
     family: "olmo3",
     sentinels: &["<function_calls>"],
     parse,

@@ -8,6 +8,9 @@
 //! is bracket-matched with string awareness, so nested arrays and `]` inside strings do not cut
 //! it (vLLM's non-greedy `functools\[(.*?)\]` does). Complete when the array closes.
 //!
+//! The automaton keys on the `[` and the scanner checks that `functools` precedes it (a `lead`):
+//! a sentinel starting with a letter would make the prefilter stop all over ordinary prose.
+//!
 //! **Never accepts** an array that does not close or is not strict JSON, or the word in prose.
 
 use super::{Block, Grammar, Input};
@@ -15,8 +18,9 @@ use crate::recover::cursor::{Step, Stop};
 use crate::recover::json::{ARGS_OR_PARAMETERS, call_array, value_span};
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
+    lead: "functools",
     family: "phi4",
-    sentinels: &["functools["],
+    sentinels: &["["],
     parse,
 };
 

@@ -21,6 +21,7 @@ use crate::recover::call::{Args, Field, RawCall};
 use crate::recover::cursor::{MAX_NAME_BYTES, Step, Stop, expect, expect_ws, skip_ws};
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
+    lead: "",
     family: "pythonic",
     sentinels: &["<|python_start|>", "<|tool_call_start|>"],
     parse,

@@ -32,6 +32,7 @@ use crate::recover::cursor::{
 use crate::recover::json::object_span;
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
+    lead: "",
     family: "qwen3_coder",
     sentinels: &["<tool_call>", "<function="],
     parse,

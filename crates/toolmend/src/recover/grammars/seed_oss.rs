@@ -20,6 +20,7 @@ use super::{Block, Grammar, Input, qwen3_coder};
 use crate::recover::cursor::Step;
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
+    lead: "",
     family: "seed_oss",
     sentinels: &["<seed:tool_call>"],
     parse,

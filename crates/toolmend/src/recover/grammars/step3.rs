@@ -17,6 +17,7 @@ use super::{Block, Grammar, Input, anthropic};
 use crate::recover::cursor::{Step, expect_ws, optional};
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
+    lead: "",
     family: "step3",
     sentinels: &["<｜tool_calls_begin｜>"],
     parse,
