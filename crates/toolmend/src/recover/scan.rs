@@ -11,7 +11,7 @@
 use std::ops::Range;
 use std::sync::OnceLock;
 
-use aho_corasick::{AhoCorasick, MatchKind};
+use aho_corasick::{AhoCorasick, Anchored, MatchKind, StartKind};
 
 use super::MAX_BLOCK_BYTES;
 use super::RecoveredCall;
@@ -77,9 +77,16 @@ fn dispatch() -> &'static Dispatch {
         // `<tool_call`-anything, `<|tool_call|>` over `<|tool_call>`), GRAMMARS §1.7.
         let automaton = AhoCorasick::builder()
             .match_kind(MatchKind::LeftmostLongest)
+            .start_kind(StartKind::Anchored)
             .build(patterns.iter().map(|(p, _)| p))
             .expect("the sentinel table is a small fixed set of literals");
         let longest = holds.iter().map(String::len).max().unwrap_or(0);
+        assert!(
+            patterns
+                .iter()
+                .all(|(p, _)| matches!(p.as_bytes()[0], b'<' | b'[' | b']' | b'`' | b'~')),
+            "every pattern starts with a byte `Scanner::find` looks for"
+        );
         Dispatch {
             automaton,
             patterns,
@@ -123,6 +130,52 @@ pub(crate) struct Scanner {
     pos: usize,
     fence: Option<Fence>,
     calls_left: usize,
+    /// Next `<`, `[` or `]` (the first bytes of the sentinels).
+    next_mark: NextByte,
+    /// Next backtick or `~` (code markers).
+    next_code: NextByte,
+}
+
+/// A cached forward search for a byte class: every pattern starts with one of five bytes that
+/// are rare in prose, so two memchr passes find candidates at memchr speed and the automaton
+/// only runs, anchored, at those candidates. The cache keeps the whole scan linear when one
+/// class is dense and the other absent.
+#[derive(Debug, Clone, Copy, Default)]
+struct NextByte {
+    /// The last occurrence found.
+    at: Option<usize>,
+    /// No occurrence lies between `from` and this index except `at`.
+    scanned: usize,
+    /// The `from` of the last query; a query further back (the scanner stepped back to a
+    /// held-back suffix) drops the cache.
+    from: usize,
+}
+
+impl NextByte {
+    /// The first occurrence at or after `from`.
+    fn find(
+        &mut self,
+        hay: &[u8],
+        from: usize,
+        search: impl Fn(&[u8]) -> Option<usize>,
+    ) -> Option<usize> {
+        if from < self.from {
+            *self = Self::default();
+        }
+        self.from = from;
+        if let Some(p) = self.at.filter(|&p| p >= from) {
+            return Some(p);
+        }
+        let start = if self.at.is_some() {
+            from
+        } else {
+            from.max(self.scanned)
+        };
+        let found = hay.get(start..).and_then(search).map(|i| start + i);
+        self.at = found;
+        self.scanned = found.map_or(hay.len(), |p| p + 1);
+        found
+    }
 }
 
 /// How a step ended.
@@ -140,6 +193,8 @@ impl Scanner {
             pos: 0,
             fence: None,
             calls_left: max_calls,
+            next_mark: NextByte::default(),
+            next_code: NextByte::default(),
         }
     }
 
@@ -194,8 +249,7 @@ impl Scanner {
     /// In prose: find the next pattern and act on it.
     fn prose_step(&mut self, text: &str, eof: bool, tools: &ToolSet, out: &mut Vec<Found>) -> Next {
         let d = dispatch();
-        let input = aho_corasick::Input::new(text.as_bytes()).span(self.pos..text.len());
-        let Some(m) = d.automaton.find(input) else {
+        let Some(m) = self.find(text.as_bytes()) else {
             if eof {
                 self.pos = text.len();
                 return Next::Continue;
@@ -220,6 +274,32 @@ impl Scanner {
             Pattern::Sentinel(grammars) => {
                 self.sentinel(text, eof, tools, at, m.end(), grammars, out)
             }
+        }
+    }
+
+    /// The leftmost pattern match at or after `pos`: candidates by memchr, then an anchored
+    /// automaton run at each (leftmost-longest at that position).
+    fn find(&mut self, hay: &[u8]) -> Option<aho_corasick::Match> {
+        let mut from = self.pos;
+        loop {
+            let mark = self
+                .next_mark
+                .find(hay, from, |h| memchr::memchr3(b'<', b'[', b']', h));
+            let code = self
+                .next_code
+                .find(hay, from, |h| memchr::memchr2(b'`', b'~', h));
+            let at = match (mark, code) {
+                (Some(a), Some(b)) => a.min(b),
+                (Some(a), None) | (None, Some(a)) => a,
+                (None, None) => return None,
+            };
+            let input = aho_corasick::Input::new(hay)
+                .span(at..hay.len())
+                .anchored(Anchored::Yes);
+            if let Some(m) = dispatch().automaton.find(input) {
+                return Some(m);
+            }
+            from = at + 1;
         }
     }
 
