@@ -81,6 +81,29 @@ fn bench(c: &mut Criterion) {
         });
     });
     group.finish();
+
+    // One 64 KiB leaked write_file call streamed in 16-byte chunks: the open block is
+    // re-examined on every chunk until its terminator arrives.
+    let content = prose(64 * 1024);
+    let block = format!(
+        "Writing it.\n<tool_call>\n<function=bash>\n<parameter=command>\ncat > notes.md <<EOF\n{content}\nEOF\n</parameter>\n</function>\n</tool_call>"
+    );
+    let mut group = c.benchmark_group("recover");
+    group.throughput(Throughput::Bytes(block.len() as u64));
+    group.bench_function("stream_64kb_block_16b_chunks", |b| {
+        b.iter(|| {
+            let mut stream = StreamRecoverer::new(16);
+            let mut calls = 0;
+            for chunk in block.as_bytes().chunks(16) {
+                calls += stream
+                    .push(&tools, std::str::from_utf8(chunk).unwrap())
+                    .calls
+                    .len();
+            }
+            calls + stream.finish(&tools).calls.len()
+        });
+    });
+    group.finish();
 }
 
 criterion_group!(benches, bench);

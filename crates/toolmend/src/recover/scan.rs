@@ -134,6 +134,8 @@ pub(crate) struct Scanner {
     next_mark: NextByte,
     /// Next backtick or `~` (code markers).
     next_code: NextByte,
+    /// Whether the last run stopped at an open sentinel block.
+    in_block: bool,
 }
 
 /// A cached forward search for a byte class: every pattern starts with one of five bytes that
@@ -195,6 +197,7 @@ impl Scanner {
             calls_left: max_calls,
             next_mark: NextByte::default(),
             next_code: NextByte::default(),
+            in_block: false,
         }
     }
 
@@ -209,6 +212,7 @@ impl Scanner {
         tools: &ToolSet,
         out: &mut Vec<Found>,
     ) -> usize {
+        self.in_block = false;
         loop {
             let step = match self.fence {
                 Some(fence) => self.fence_step(text, eof, fence),
@@ -415,12 +419,21 @@ impl Scanner {
                 }
                 Next::Continue
             }
-            Err(Stop::Incomplete) if !final_view => self.wait(start),
+            Err(Stop::Incomplete) if !final_view => {
+                self.in_block = true;
+                self.wait(start)
+            }
             Err(_) => {
                 self.pos = at + 1;
                 Next::Continue
             }
         }
+    }
+
+    /// Whether the last run stopped at an open sentinel block: only the block's terminator can
+    /// complete it, and every block ends with `>`, `]`, `}` or `)`.
+    pub(crate) fn in_block(&self) -> bool {
+        self.in_block
     }
 
     fn wait(&mut self, at: usize) -> Next {

@@ -47,6 +47,10 @@ pub struct StreamRecoverer {
     /// Region length at the last full whole-message check (checks are spaced geometrically so
     /// a long held region costs linear time overall).
     checked_len: usize,
+    /// What the last scanner run decided: bytes before it are text or consumed.
+    safe: usize,
+    /// Whether the text ended with a byte that ends blocks at the last run.
+    armed: bool,
 }
 
 impl StreamRecoverer {
@@ -63,6 +67,8 @@ impl StreamRecoverer {
             region: 0,
             rejected: None,
             checked_len: 0,
+            safe: 0,
+            armed: false,
         }
     }
 
@@ -71,8 +77,25 @@ impl StreamRecoverer {
         let old_len = self.text.len();
         self.text.push_str(chunk);
         self.track_think(old_len);
+        // An open block completes only when a byte that ends blocks arrives (or, when the text
+        // already ends with one, on the next byte, which decides the optional parts after it):
+        // skipping the other re-runs keeps a long streamed block linear instead of quadratic.
+        // Skipping never changes the result, only when it is released.
+        let ends_block = |b: u8| matches!(b, b'>' | b']' | b'}' | b')');
+        // A line break also retries, so a stray sentinel in prose is ruled out within a line.
+        let retry = |b: u8| ends_block(b) || b == b'\n';
+        let idle = self.scanner.in_block() && !self.armed && !chunk.bytes().any(retry);
         let mut found = Vec::new();
-        let safe = self.scanner.run(&self.text, false, tools, &mut found);
+        if !idle {
+            self.safe = self.scanner.run(&self.text, false, tools, &mut found);
+            self.armed = self
+                .text
+                .trim_end()
+                .bytes()
+                .next_back()
+                .is_some_and(ends_block);
+        }
+        let safe = self.safe;
         let calls = self.take(found);
         let limit = match self.whole_hold(tools) {
             Some(hold) => safe.min(hold),

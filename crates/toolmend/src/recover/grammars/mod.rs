@@ -3,7 +3,7 @@
 //! Each entry names the family, its start sentinels and its parser. The scanner builds one
 //! automaton over every sentinel; when several families share a sentinel (`<tool_call>`,
 //! `<tool_calls>`, `<function_calls>`), their parsers are tried in table order and the first one
-//! that does not answer [`Stop::Invalid`] decides (an `Incomplete` answer waits for more text,
+//! that does not answer [`Stop::Invalid`](super::cursor::Stop::Invalid) decides (an `Incomplete` answer waits for more text,
 //! so a streamed scan never settles for a later family too early).
 //!
 //! # Order
@@ -12,9 +12,13 @@
 //! (the automaton is leftmost-longest), so the order only matters among families sharing one:
 //! - `<function_calls>`: the Anthropic `<invoke>` body before OLMo 3's pythonic lines.
 //! - `<tool_calls>`: the Hunyuan/Jamba array and HY v3 tags before MiniMax-M1 JSON lines.
-//! - `<tool_call>`: Qwen3-Coder (`<function=`), Granite 3.1 (`[`), GLM (an identifier), then
-//!   the generic Hermes JSON last, as §1.7 asks. Their first significant byte differs, so the
-//!   order is documentation more than arbitration.
+//! - `<tool_call>`: Granite 3.1 (`[`), Qwen3-Coder (`<function=`), GLM (an identifier), then
+//!   the generic Hermes JSON (`{`) last, as §1.7 asks. Their first significant byte differs, so
+//!   the order is documentation more than arbitration.
+//!
+//! Two sentinels start with a letter in the models' output (`functools[`, `function call<|
+//! role_sep|>`); their grammars declare that text as a `lead` and key the automaton on the rare
+//! byte after it, so every automaton pattern starts with `<`, `[`, `]`, a backtick or `~`.
 //!
 //! The whole-message forms (xLAM arrays, bare Llama JSON, bare pythonic lists: §1.6) have no
 //! sentinel; [`super::whole`] tries them last, only when the scan found no block at all.
