@@ -230,3 +230,31 @@ fn stream_passes_plain_prose_through_at_once() {
         "[1] is a footnote"
     );
 }
+
+#[test]
+fn a_name_resolver_may_map_undeclared_names_and_is_reported() {
+    use toolmend::recover::{RecoverOptions, recover_text_with};
+    fn lowercase(tools: &ToolSet, name: &str) -> Option<String> {
+        let lower = name.to_lowercase();
+        tools.get(&lower).map(|_| lower)
+    }
+    let text = "<tool_call>{\"name\": \"BASH\", \"arguments\": {\"command\": \"ls\"}}</tool_call>";
+    let options = RecoverOptions::new(16).resolve_names(lowercase);
+    let found = recover_text_with(text, &tools(), &options);
+    assert_eq!(found.calls.len(), 1);
+    assert_eq!(
+        (
+            found.calls[0].name.as_str(),
+            found.calls[0].written_name.as_deref()
+        ),
+        ("bash", Some("BASH"))
+    );
+    assert_eq!(found.text, "");
+    // Without the resolver the call is dropped and the block stays text.
+    assert!(recover_text(text, &tools(), 16).calls.is_empty());
+    // A declared name is never passed to the resolver.
+    assert_eq!(
+        recover_text_with(HERMES, &tools(), &options).calls[0].written_name,
+        None
+    );
+}

@@ -2,8 +2,11 @@
 
 use serde_json::{Map, Value};
 
+use std::ops::Range;
+
 use super::coerce::coerce;
-use crate::ToolSet;
+use super::{NameResolver, RecoveredCall};
+use crate::{Tool, ToolSet};
 
 /// One call as a grammar read it.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,11 +44,36 @@ impl RawCall {
         }
     }
 
-    /// The arguments as JSON text for the declared tool `name`; `None` when the tool is not
-    /// declared (GRAMMARS §1.4: names are compared exactly, never fuzzy-matched).
-    pub(crate) fn arguments_for(&self, tools: &ToolSet) -> Option<String> {
-        let tool = tools.get(&self.name)?;
-        Some(match &self.args {
+    /// The call of a declared tool, or `None` (GRAMMARS §1.4: names are compared exactly,
+    /// never fuzzy-matched). Only the caller's `resolve` may map an undeclared name to a
+    /// declared one; the written name is then kept in `written_name`.
+    pub(crate) fn recovered(
+        &self,
+        tools: &ToolSet,
+        resolve: Option<NameResolver>,
+        family: &'static str,
+        span: Range<usize>,
+    ) -> Option<RecoveredCall> {
+        let (name, written_name) = match tools.get(&self.name) {
+            Some(_) => (self.name.clone(), None),
+            None => {
+                let resolved = resolve?(tools, &self.name)?;
+                (resolved, Some(self.name.clone()))
+            }
+        };
+        let arguments = self.arguments_for(tools.get(&name)?);
+        Some(RecoveredCall {
+            name,
+            written_name,
+            family,
+            arguments,
+            span,
+        })
+    }
+
+    /// The arguments as JSON text for `tool`.
+    fn arguments_for(&self, tool: &Tool) -> String {
+        match &self.args {
             Args::Json(text) => text.clone(),
             Args::Fields(fields) => {
                 let schema = tool.schema();
@@ -59,6 +87,6 @@ impl RawCall {
                 }
                 Value::Object(map).to_string()
             }
-        })
+        }
     }
 }

@@ -77,6 +77,9 @@ impl RecoverMode {
 pub struct RecoveredCall {
     /// The tool name, always a declared tool.
     pub name: String,
+    /// The name as the model wrote it, when [`RecoverOptions::resolve_name`] mapped an
+    /// undeclared name to `name` (the turn stage reports that as `name_repaired`).
+    pub written_name: Option<String>,
     /// The markup family it was written in (`hermes`, `qwen3_coder`, `dsml`, `xlam`, …): a
     /// GRAMMARS §2 family, named as in the `recover/grammars/` file names.
     pub family: &'static str,
@@ -99,6 +102,47 @@ pub struct Recovered {
     pub text: String,
 }
 
+/// Maps a name that is not a declared tool to a declared one, or `None`.
+///
+/// Recovery itself never guesses names (GRAMMARS §1.4); the turn stage may pass its
+/// `name_repaired` rule here so that a recovered call written as `Read_File` is not dropped.
+pub type NameResolver = fn(&ToolSet, &str) -> Option<String>;
+
+/// Options for one recovery scan.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct RecoverOptions {
+    /// Most calls recovered from the text ([`crate::limits::MAX_RECOVERED_CALLS`] by default).
+    pub max_calls: usize,
+    /// Applied to a call's name when it is not a declared tool; `None` (the default) drops
+    /// such calls.
+    pub resolve_name: Option<NameResolver>,
+}
+
+impl Default for RecoverOptions {
+    fn default() -> Self {
+        Self::new(crate::limits::MAX_RECOVERED_CALLS)
+    }
+}
+
+impl RecoverOptions {
+    /// Options recovering at most `max_calls` calls of declared names only.
+    #[must_use]
+    pub fn new(max_calls: usize) -> Self {
+        Self {
+            max_calls,
+            resolve_name: None,
+        }
+    }
+
+    /// The same options, resolving undeclared names with `resolve`.
+    #[must_use]
+    pub fn resolve_names(mut self, resolve: NameResolver) -> Self {
+        self.resolve_name = Some(resolve);
+        self
+    }
+}
+
 /// Scans `text` for complete calls of tools in `tools`, at most `max_calls` of them.
 ///
 /// A block holding more calls than the cap still allows is left in the text, and recovery stops
@@ -116,12 +160,17 @@ pub struct Recovered {
 /// ```
 #[must_use]
 pub fn recover_text(text: &str, tools: &ToolSet, max_calls: usize) -> Recovered {
+    recover_text_with(text, tools, &RecoverOptions::new(max_calls))
+}
+
+/// [`recover_text`] with options (a name resolver).
+#[must_use]
+pub fn recover_text_with(text: &str, tools: &ToolSet, options: &RecoverOptions) -> Recovered {
     let mut found = Vec::new();
-    scan::Scanner::new(max_calls).run(text, true, tools, &mut found);
+    scan::Scanner::new(*options).run(text, true, tools, &mut found);
     if found.is_empty() {
-        if let whole::Whole::Accept(block) =
-            whole::check(text, whole::region_start(text), tools, true, max_calls)
-        {
+        let region = whole::region_start(text);
+        if let whole::Whole::Accept(block) = whole::check(text, region, tools, true, options) {
             found.push(block);
         }
     }

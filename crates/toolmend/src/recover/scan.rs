@@ -14,9 +14,9 @@ use std::sync::OnceLock;
 use aho_corasick::{AhoCorasick, Anchored, MatchKind, StartKind};
 
 use super::MAX_BLOCK_BYTES;
-use super::RecoveredCall;
 use super::cursor::Stop;
 use super::grammars::{GRAMMARS, Input};
+use super::{NameResolver, RecoverOptions, RecoveredCall};
 use crate::ToolSet;
 
 /// A block of markup the scanner consumed, with the declared calls it held.
@@ -130,6 +130,7 @@ pub(crate) struct Scanner {
     pos: usize,
     fence: Option<Fence>,
     calls_left: usize,
+    resolve: Option<NameResolver>,
     /// Next `<`, `[` or `]` (the first bytes of the sentinels).
     next_mark: NextByte,
     /// Next backtick or `~` (code markers).
@@ -189,12 +190,13 @@ enum Next {
 }
 
 impl Scanner {
-    /// A scanner at the start of a text that recovers at most `max_calls` calls.
-    pub(crate) fn new(max_calls: usize) -> Self {
+    /// A scanner at the start of a text.
+    pub(crate) fn new(options: RecoverOptions) -> Self {
         Self {
             pos: 0,
             fence: None,
-            calls_left: max_calls,
+            calls_left: options.max_calls,
+            resolve: options.resolve_name,
             next_mark: NextByte::default(),
             next_code: NextByte::default(),
             in_block: false,
@@ -396,15 +398,7 @@ impl Scanner {
                 let calls: Vec<RecoveredCall> = block
                     .calls
                     .iter()
-                    .filter_map(|call| {
-                        let arguments = call.arguments_for(tools)?;
-                        Some(RecoveredCall {
-                            name: call.name.clone(),
-                            family,
-                            arguments,
-                            span: range.clone(),
-                        })
-                    })
+                    .filter_map(|call| call.recovered(tools, self.resolve, family, range.clone()))
                     .collect();
                 if calls.is_empty() {
                     self.pos = at + 1;

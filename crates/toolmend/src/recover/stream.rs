@@ -12,7 +12,7 @@ use std::ops::Range;
 
 use super::scan::{Found, Scanner};
 use super::whole::{self, THINK_CLOSE, Whole};
-use super::{RecoveredCall, strip};
+use super::{RecoverOptions, RecoveredCall, strip};
 use crate::ToolSet;
 
 /// What one [`StreamRecoverer::push`] (or `finish`) released.
@@ -33,7 +33,7 @@ pub struct StreamOutput {
 pub struct StreamRecoverer {
     text: String,
     scanner: Scanner,
-    max_calls: usize,
+    options: RecoverOptions,
     /// Bytes before this index have been released.
     emitted: usize,
     /// Consumed ranges not yet passed by `emitted`.
@@ -57,10 +57,16 @@ impl StreamRecoverer {
     /// A recoverer that returns at most `max_calls` calls over the whole stream.
     #[must_use]
     pub fn new(max_calls: usize) -> Self {
+        Self::with_options(RecoverOptions::new(max_calls))
+    }
+
+    /// A recoverer with the given options.
+    #[must_use]
+    pub fn with_options(options: RecoverOptions) -> Self {
         Self {
             text: String::new(),
-            scanner: Scanner::new(max_calls),
-            max_calls,
+            scanner: Scanner::new(options),
+            options,
             emitted: 0,
             ranges: Vec::new(),
             any_found: false,
@@ -115,7 +121,7 @@ impl StreamRecoverer {
         let mut calls = self.take(found);
         if !self.any_found {
             if let Whole::Accept(block) =
-                whole::check(&self.text, self.region, tools, true, self.max_calls)
+                whole::check(&self.text, self.region, tools, true, &self.options)
             {
                 calls = self.take(vec![block]);
             }
@@ -164,7 +170,7 @@ impl StreamRecoverer {
 
     /// Where emission must stop because the region may still be a whole-message payload.
     fn whole_hold(&mut self, tools: &ToolSet) -> Option<usize> {
-        if self.any_found || self.rejected == Some(self.region) || self.max_calls == 0 {
+        if self.any_found || self.rejected == Some(self.region) || self.options.max_calls == 0 {
             return None;
         }
         let len = self.text.len() - self.region;
@@ -178,7 +184,7 @@ impl StreamRecoverer {
             }
             Some(b'{' | b'[') => {
                 self.checked_len = len;
-                whole::check(&self.text, self.region, tools, false, self.max_calls)
+                whole::check(&self.text, self.region, tools, false, &self.options)
             }
             Some(_) => Whole::Reject,
         };

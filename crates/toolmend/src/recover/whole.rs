@@ -8,7 +8,7 @@
 use super::cursor::{Step, Stop, skip_ws};
 use super::grammars::{Block, Input, llama, pythonic, xlam};
 use super::scan::Found;
-use super::{MAX_BLOCK_BYTES, RecoveredCall};
+use super::{MAX_BLOCK_BYTES, RecoverOptions};
 use crate::ToolSet;
 
 /// The closing think tag after which a whole-message payload may start.
@@ -49,7 +49,7 @@ pub(crate) fn check(
     region: usize,
     tools: &ToolSet,
     eof: bool,
-    max_calls: usize,
+    options: &RecoverOptions,
 ) -> Whole {
     let first = skip_ws(text, region);
     match text.as_bytes().get(first) {
@@ -64,7 +64,7 @@ pub(crate) fn check(
                 if !eof {
                     return Whole::Candidate;
                 }
-                return accept(family, block, first, tools, max_calls)
+                return accept(family, block, first, tools, options)
                     .map_or(Whole::Reject, Whole::Accept);
             }
             Err(Stop::Incomplete) if !eof => return Whole::Candidate,
@@ -80,24 +80,16 @@ fn accept(
     block: Block,
     first: usize,
     tools: &ToolSet,
-    max_calls: usize,
+    options: &RecoverOptions,
 ) -> Option<Found> {
-    if block.calls.len() > max_calls {
+    if block.calls.len() > options.max_calls {
         return None;
     }
     let range = first..block.end;
     let calls = block
         .calls
         .iter()
-        .map(|call| {
-            let arguments = call.arguments_for(tools)?;
-            Some(RecoveredCall {
-                name: call.name.clone(),
-                family,
-                arguments,
-                span: range.clone(),
-            })
-        })
+        .map(|call| call.recovered(tools, options.resolve_name, family, range.clone()))
         .collect::<Option<Vec<_>>>()?;
     Some(Found { range, calls })
 }
