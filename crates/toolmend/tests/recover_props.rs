@@ -105,10 +105,16 @@ proptest! {
 
     #[test]
     fn streaming_any_split_equals_the_whole_text_scan(
-        picks in proptest::collection::vec(0..PIECES.len(), 0..40),
+        picks in proptest::collection::vec(
+            prop_oneof![
+                4 => (0..PIECES.len()).prop_map(|i| PIECES[i].to_owned()),
+                1 => "\\PC{0,3}",
+            ],
+            0..40,
+        ),
         cuts in proptest::collection::vec(0usize..4096, 0..8),
     ) {
-        let text: String = picks.iter().map(|&i| PIECES[i]).collect();
+        let text: String = picks.concat();
         let tools = tools();
         let whole = recover_text(&text, &tools, 16);
         prop_assert_eq!(stream(&tools, &text, &cuts), whole.clone());

@@ -115,7 +115,7 @@ impl StreamRecoverer {
 
     /// Ends the stream: decides every held byte and returns the rest of the text and any calls
     /// completed by the end (a whole-message payload, a block whose grammar ends at the end).
-    pub fn finish(&mut self, tools: &ToolSet) -> StreamOutput {
+    pub fn finish(mut self, tools: &ToolSet) -> StreamOutput {
         let mut found = Vec::new();
         self.scanner.run(&self.text, true, tools, &mut found);
         let mut calls = self.take(found);
