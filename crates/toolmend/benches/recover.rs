@@ -82,6 +82,23 @@ fn bench(c: &mut Criterion) {
     });
     group.finish();
 
+    // Adversarial: 1 MiB of sentinels whose blocks never end (each parse runs out of text).
+    let hostile = "<tool_call>{\"name\": \"bash\", \"arguments\": {\"command\": \"".repeat(MB / 52);
+    let mut group = c.benchmark_group("recover");
+    group.throughput(Throughput::Bytes(hostile.len() as u64));
+    group.bench_function("unterminated_sentinels_1mb", |b| {
+        b.iter(|| recover_text(black_box(&hostile), &tools, 16))
+    });
+    let qwen_params = format!(
+        "<tool_call>\n<function=bash>\n{}</function>\n</tool_call>",
+        "<parameter=command>\nls\n".repeat(200 * 1024 / 25)
+    );
+    group.throughput(Throughput::Bytes(qwen_params.len() as u64));
+    group.bench_function("qwen_unclosed_params_200kb", |b| {
+        b.iter(|| recover_text(black_box(&qwen_params), &tools, 16))
+    });
+    group.finish();
+
     // One 64 KiB leaked write_file call streamed in 16-byte chunks: the open block is
     // re-examined on every chunk until its terminator arrives.
     let content = prose(64 * 1024);

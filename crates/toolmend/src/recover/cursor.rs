@@ -4,6 +4,8 @@
 //! A grammar must only answer `Invalid` when no continuation of the text could make the block
 //! valid; the streaming scanner relies on that to give the same answer as a whole-text scan.
 
+use std::cell::Cell;
+
 /// Why a grammar could not return a block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Stop {
@@ -15,6 +17,26 @@ pub(crate) enum Stop {
 
 /// A parse step: a value or a [`Stop`].
 pub(crate) type Step<T> = Result<T, Stop>;
+
+thread_local! {
+    /// The furthest index the current parse has examined (see [`reach`]).
+    static REACH: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Records that the current parse examined the text up to `i`. The scanner charges a failed
+/// parse by how far it reached, which keeps a text full of near-miss blocks linear.
+pub(crate) fn reach(i: usize) {
+    REACH.with(|r| {
+        if r.get() < i {
+            r.set(i);
+        }
+    });
+}
+
+/// The furthest index recorded since the last call, and a reset.
+pub(crate) fn take_reach() -> usize {
+    REACH.with(|r| r.replace(0))
+}
 
 /// Longest tool name a grammar accepts; longer "names" are prose.
 pub(crate) const MAX_NAME_BYTES: usize = 256;
@@ -104,7 +126,9 @@ pub(crate) fn find_within(s: &str, from: usize, needle: &str, limit: usize) -> S
         .len()
         .min(from.saturating_add(limit).saturating_add(needle.len()));
     let hay = s.as_bytes().get(from..end).ok_or(Stop::Incomplete)?;
-    match memchr::memmem::find(hay, needle.as_bytes()) {
+    let found = memchr::memmem::find(hay, needle.as_bytes());
+    reach(found.map_or(end, |i| from + i + needle.len()));
+    match found {
         Some(i) => Ok(from + i),
         None if end < s.len() => Err(Stop::Invalid),
         None => Err(Stop::Incomplete),
@@ -114,7 +138,9 @@ pub(crate) fn find_within(s: &str, from: usize, needle: &str, limit: usize) -> S
 /// The first index of `needle` at or after `from`, if any.
 pub(crate) fn find_opt(s: &str, from: usize, needle: &str) -> Option<usize> {
     let hay = s.as_bytes().get(from..)?;
-    memchr::memmem::find(hay, needle.as_bytes()).map(|i| from + i)
+    let found = memchr::memmem::find(hay, needle.as_bytes()).map(|i| from + i);
+    reach(found.map_or(s.len(), |i| i + needle.len()));
+    found
 }
 
 /// Reads a tool name from `s[from..to]`, trimmed: non-empty, one line, bounded, and free of
@@ -145,6 +171,7 @@ pub(crate) fn name_until(s: &str, from: usize, stops: &[u8]) -> Step<(String, us
     let b = s.as_bytes();
     let mut i = from;
     while i < b.len() {
+        reach(i);
         if stops.contains(&b[i]) {
             return Ok((name(s, from, i)?, i));
         }

@@ -25,6 +25,7 @@ pub(crate) fn value_span(s: &str, at: usize) -> Step<(usize, usize)> {
         Some(_) => return Err(Stop::Invalid),
     }
     let (mut depth, mut in_str, mut esc) = (0usize, false, false);
+    let reached = |i: usize| super::cursor::reach(i);
     for (i, &c) in b.iter().enumerate().skip(start) {
         if in_str {
             match (esc, c) {
@@ -40,6 +41,7 @@ pub(crate) fn value_span(s: &str, at: usize) -> Step<(usize, usize)> {
             b'{' | b'[' => {
                 depth += 1;
                 if depth > MAX_DEPTH {
+                    reached(i);
                     return Err(Stop::Invalid);
                 }
             }
@@ -47,6 +49,7 @@ pub(crate) fn value_span(s: &str, at: usize) -> Step<(usize, usize)> {
                 depth -= 1;
                 if depth == 0 {
                     let end = i + 1;
+                    reached(end);
                     return match serde_json::from_str::<&RawValue>(&s[start..end]) {
                         Ok(_) => Ok((start, end)),
                         Err(_) => Err(Stop::Invalid),
@@ -56,6 +59,7 @@ pub(crate) fn value_span(s: &str, at: usize) -> Step<(usize, usize)> {
             _ => {}
         }
     }
+    reached(s.len());
     Err(Stop::Incomplete)
 }
 

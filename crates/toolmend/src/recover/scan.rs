@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 use aho_corasick::{AhoCorasick, Anchored, MatchKind, StartKind};
 
 use super::MAX_BLOCK_BYTES;
-use super::cursor::Stop;
+use super::cursor::{Stop, take_reach};
 use super::grammars::{GRAMMARS, Input};
 use super::{NameResolver, RecoverOptions, RecoveredCall};
 use crate::ToolSet;
@@ -137,6 +137,8 @@ pub(crate) struct Scanner {
     next_code: NextByte,
     /// Whether the last run stopped at an open sentinel block.
     in_block: bool,
+    /// Bytes scanned by parses that ran out of text (see `sentinel`).
+    spent: usize,
 }
 
 /// A cached forward search for a byte class: every pattern starts with one of five bytes that
@@ -200,6 +202,7 @@ impl Scanner {
             next_mark: NextByte::default(),
             next_code: NextByte::default(),
             in_block: false,
+            spent: 0,
         }
     }
 
@@ -361,11 +364,17 @@ impl Scanner {
         grammars: &[usize],
         out: &mut Vec<Found>,
     ) -> Next {
-        if self.calls_left == 0 {
+        // Work bound: a failed parse costs what it read (a block that never ends, its whole
+        // view). Failed parses may read up to four times the text before them (plus a block),
+        // never more, so a text full of near-miss blocks is still scanned in linear time.
+        let budget = at.saturating_add(MAX_BLOCK_BYTES).saturating_mul(4);
+        if self.calls_left == 0 || self.spent > budget {
             self.pos = at + 1;
             return Next::Continue;
         }
         let mut result = Err(Stop::Invalid);
+        let mut view_len = 0;
+        take_reach();
         let (mut family, mut start, mut final_view) = ("", at, eof);
         for &g in grammars {
             let grammar = &GRAMMARS[g];
@@ -386,6 +395,7 @@ impl Scanner {
                 tools,
             };
             final_view = view.eof;
+            view_len = view_end - start;
             result = (grammar.parse)(&view, start, body);
             if result != Err(Stop::Invalid) {
                 family = grammar.family;
@@ -417,7 +427,14 @@ impl Scanner {
                 self.in_block = true;
                 self.wait(start)
             }
-            Err(_) => {
+            Err(stop) => {
+                // A parse that ran out of text read its whole view; one that failed read as far
+                // as it reached.
+                let reached = take_reach();
+                self.spent += match stop {
+                    Stop::Incomplete => view_len,
+                    Stop::Invalid => reached.saturating_sub(start),
+                };
                 self.pos = at + 1;
                 Next::Continue
             }

@@ -193,7 +193,10 @@ fn string(s: &str, at: usize) -> Step<(String, usize)> {
     while let Some((off, c)) = chars.next() {
         match c {
             c if c == quote => return Ok((out, at + 1 + off + 1)),
-            '\n' => return Err(Stop::Invalid),
+            '\n' => {
+                crate::recover::cursor::reach(at + 1 + off);
+                return Err(Stop::Invalid);
+            }
             '\\' => {
                 let Some((_, e)) = chars.next() else {
                     return Err(Stop::Incomplete);

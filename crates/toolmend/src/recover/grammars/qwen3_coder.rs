@@ -81,6 +81,12 @@ fn function(s: &str, at: usize, lenient: bool) -> Step<(RawCall, usize)> {
         let end = expect_ws(s, to, "</function>")?;
         return Ok((RawCall::json(name, s[from..to].to_owned()), end));
     }
+    // Lenient parameters end at the next `<parameter=` or at `</function>` at the latest.
+    let function_end = if lenient {
+        Some(find(s, i, "</function>")?)
+    } else {
+        None
+    };
     let mut fields = Vec::new();
     loop {
         i = skip_ws(s, i);
@@ -100,20 +106,21 @@ fn function(s: &str, at: usize, lenient: bool) -> Step<(RawCall, usize)> {
         let key_at = expect(s, i, "<parameter=")?;
         let (key, gt) = name_until(s, key_at, b">")?;
         let value_at = gt + 1;
-        let closed = find_opt(s, value_at, "</parameter>");
-        let (value_end, next) = if lenient {
-            let function_end = find(s, value_at, "</function>")?;
-            let next_param = find_opt(s, value_at, "<parameter=").filter(|&p| p < function_end);
-            match closed.filter(|&c| c < function_end && next_param.is_none_or(|p| c < p)) {
-                Some(c) => (c, c + "</parameter>".len()),
-                None => {
-                    let end = next_param.unwrap_or(function_end);
-                    (end, end)
+        let (value_end, next) = match function_end {
+            // Each search stays inside this parameter's own stretch of text, so a function with
+            // many parameters is parsed in linear time.
+            Some(function_end) => {
+                let stretch =
+                    find_opt(&s[..function_end], value_at, "<parameter=").unwrap_or(function_end);
+                match find_opt(&s[..stretch], value_at, "</parameter>") {
+                    Some(c) => (c, c + "</parameter>".len()),
+                    None => (stretch, stretch),
                 }
             }
-        } else {
-            let c = closed.ok_or(Stop::Incomplete)?;
-            (c, c + "</parameter>".len())
+            None => {
+                let c = find(s, value_at, "</parameter>")?;
+                (c, c + "</parameter>".len())
+            }
         };
         let value = strip_one_newline(&s[value_at..value_end]).to_owned();
         fields.push((key, Field::Untyped(value)));
