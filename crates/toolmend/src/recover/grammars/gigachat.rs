@@ -51,6 +51,13 @@ mod tests {
     }
 
     #[test]
+    fn recovers_several_messages() {
+        let two = format!("{ONE}<|message_sep|>{ONE}");
+        let call = ("bash", json!({"command": "df -h"}));
+        assert_eq!(recovers(&two, &[call.clone(), call]), "<|message_sep|>");
+    }
+
+    #[test]
     fn ignores_look_alikes() {
         ignores("A function call<|role_sep|> marker alone.");
     }

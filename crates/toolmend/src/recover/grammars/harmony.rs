@@ -99,6 +99,12 @@ mod tests {
     }
 
     #[test]
+    fn recovers_one_call_per_message() {
+        let two = "<|channel|>commentary to=functions.glob <|constrain|>json<|message|>{\"pattern\":\"*.js\"}<|call|><|start|>assistant<|channel|>commentary to=functions.git_diff json<|message|>{}<|call|>";
+        recovers(two, &[("glob", json!({"pattern": "*.js"})), ("git_diff", json!({}))]);
+    }
+
+    #[test]
     fn ignores_plain_messages_builtins_and_stripped_tokens() {
         ignores("<|channel|>final<|message|>Done.<|return|>");
         ignores("<|channel|>commentary to=browser.search<|message|>{\"query\":\"x\"}<|call|>");
