@@ -87,6 +87,12 @@ const PIECES: &[&str] = &[
     "<tool_call>\n<function=bash>\n<parameter=command>\nls\n</parameter>\n</function>\n</tool_call>",
     "<｜DSML｜invoke name=\"read_file\"></｜DSML｜invoke>",
     "functools[{\"name\": \"a\", \"arguments\": {}}]",
+    "]<]minimax[>[<tool_call>]<]minimax[>[<invoke name=\"a\">",
+    "]<]minimax[>[<k>",
+    "]<]minimax[>[</k>",
+    "]<]minimax[>[<item>",
+    "]<]minimax[>[</item>",
+    "]<]minimax[>[</invoke>]<]minimax[>[</tool_call>",
 ];
 
 proptest! {

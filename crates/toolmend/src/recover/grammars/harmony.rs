@@ -101,7 +101,13 @@ mod tests {
     #[test]
     fn recovers_one_call_per_message() {
         let two = "<|channel|>commentary to=functions.glob <|constrain|>json<|message|>{\"pattern\":\"*.js\"}<|call|><|start|>assistant<|channel|>commentary to=functions.git_diff json<|message|>{}<|call|>";
-        recovers(two, &[("glob", json!({"pattern": "*.js"})), ("git_diff", json!({}))]);
+        recovers(
+            two,
+            &[
+                ("glob", json!({"pattern": "*.js"})),
+                ("git_diff", json!({})),
+            ],
+        );
     }
 
     #[test]

@@ -14,10 +14,15 @@
 //! `-A`, `-n`), closed by `</invoke>` and `</tool_call>`. A zero-argument invoke gives `{}`.
 //! Primitive values are raw text, converted with the tool's schema.
 //!
-//! **Never accepts** nested mappings and lists (`<key><item>…</item></key>`): their encoding is
-//! only known second-hand, so such a block stays text. Nor a block without its closers.
+//! Nested mappings are child elements and lists are `<item>` children (`<opts><item>a
+//! </item></opts>` → `{"opts": ["a"]}`); nested text stays a string except `true`/`false`.
+//!
+//! **Never accepts** text mixed with child elements, or a block without its closers.
+
+use serde_json::{Map, Value};
 
 use super::{Block, Grammar, Input};
+use crate::limits::MAX_DEPTH;
 use crate::recover::call::{Args, Field, RawCall};
 use crate::recover::cursor::{
     Step, Stop, attr, expect, expect_ws, find, name, name_until, peek_ws, trim_newlines,
@@ -66,18 +71,87 @@ fn invoke(s: &str, at: usize) -> Step<(RawCall, usize)> {
             Err(Stop::Incomplete) => return Err(Stop::Incomplete),
             Err(Stop::Invalid) => {}
         }
-        let open = expect_ws(s, i, NS)?;
-        let key_at = expect(s, open, "<")?;
-        let (key, gt) = name_until(s, key_at, b">")?;
-        let close = format!("{NS}</{key}>");
-        let value_end = find(s, gt + 1, &close)?;
-        let value = &s[gt + 1..value_end];
-        if value.contains(NS) {
-            return Err(Stop::Invalid);
-        }
-        fields.push((key, Field::Untyped(trim_newlines(value).to_owned())));
-        i = value_end + close.len();
+        let (key, node, end) = element(s, i, 0)?;
+        let field = match node {
+            Node::Text(text) => Field::Untyped(text),
+            nested => Field::Typed(nested.into_value()),
+        };
+        fields.push((key, field));
+        i = end;
     }
+}
+
+/// An element's content: raw text, or child elements (a mapping, or a list of `<item>`s).
+enum Node {
+    Text(String),
+    Children(Vec<(String, Node)>),
+}
+
+impl Node {
+    /// The JSON value of a nested node: `<item>` children make a list, other children an
+    /// object; nested text stays a string except the JSON booleans the template writes.
+    fn into_value(self) -> Value {
+        match self {
+            Node::Text(text) => match text.as_str() {
+                "true" => Value::Bool(true),
+                "false" => Value::Bool(false),
+                _ => Value::String(text),
+            },
+            Node::Children(children)
+                if !children.is_empty() && children.iter().all(|(k, _)| k == "item") =>
+            {
+                Value::Array(
+                    children
+                        .into_iter()
+                        .map(|(_, node)| node.into_value())
+                        .collect(),
+                )
+            }
+            Node::Children(children) => Value::Object(
+                children
+                    .into_iter()
+                    .map(|(k, node)| (k, node.into_value()))
+                    .collect::<Map<_, _>>(),
+            ),
+        }
+    }
+}
+
+/// `NS<key>` content `NS</key>` at `at` (after optional whitespace). Raw text never holds the
+/// namespace token, so text ends at the next one; otherwise the content is child elements.
+fn element(s: &str, at: usize, depth: usize) -> Step<(String, Node, usize)> {
+    if depth > MAX_DEPTH {
+        return Err(Stop::Invalid);
+    }
+    let open = expect_ws(s, at, NS)?;
+    let key_at = expect(s, open, "<")?;
+    if s.as_bytes().get(key_at) == Some(&b'/') {
+        return Err(Stop::Invalid);
+    }
+    let (key, gt) = name_until(s, key_at, b">")?;
+    let close = format!("{NS}</{key}>");
+    let mut i = gt + 1;
+    let next_ns = find(s, i, NS)?;
+    if s[i..next_ns].trim().is_empty() && !s[next_ns..].starts_with(&close) {
+        // Child elements.
+        let mut children = Vec::new();
+        loop {
+            match expect_ws(s, i, &close) {
+                Ok(end) => return Ok((key, Node::Children(children), end)),
+                Err(Stop::Incomplete) => return Err(Stop::Incomplete),
+                Err(Stop::Invalid) => {}
+            }
+            let (child, node, end) = element(s, i, depth + 1)?;
+            children.push((child, node));
+            i = end;
+        }
+    }
+    let end = expect(s, next_ns, &close)?;
+    Ok((
+        key,
+        Node::Text(trim_newlines(&s[i..next_ns]).to_owned()),
+        end,
+    ))
 }
 
 #[cfg(test)]
@@ -111,9 +185,22 @@ mod tests {
     }
 
     #[test]
-    fn ignores_nested_values_and_look_alikes() {
+    fn nests_mappings_and_lists() {
+        let tools = crate::ToolSet::from_json(&json!([{"name": "rg"}]));
+        let text = "]<]minimax[>[<tool_call>]<]minimax[>[<invoke name=\"rg\">]<]minimax[>[<opts>\n]<]minimax[>[<globs>]<]minimax[>[<item>*.rs]<]minimax[>[</item>]<]minimax[>[<item>*.toml]<]minimax[>[</item>]<]minimax[>[</globs>\n]<]minimax[>[<hidden>true]<]minimax[>[</hidden>]<]minimax[>[</opts>]<]minimax[>[</invoke>]<]minimax[>[</tool_call>";
+        let found = crate::recover::recover_text(text, &tools, 16);
+        let args: serde_json::Value = serde_json::from_str(&found.calls[0].arguments).unwrap();
+        assert_eq!(
+            args,
+            json!({"opts": {"globs": ["*.rs", "*.toml"], "hidden": true}})
+        );
+        assert_eq!(found.text, "");
+    }
+
+    #[test]
+    fn ignores_mixed_content_and_look_alikes() {
         ignores(
-            "]<]minimax[>[<tool_call>]<]minimax[>[<invoke name=\"grep\">]<]minimax[>[<opts>]<]minimax[>[<item>a]<]minimax[>[</item>]<]minimax[>[</opts>]<]minimax[>[</invoke>]<]minimax[>[</tool_call>",
+            "]<]minimax[>[<tool_call>]<]minimax[>[<invoke name=\"grep\">]<]minimax[>[<opts>text]<]minimax[>[<item>a]<]minimax[>[</item>]<]minimax[>[</opts>]<]minimax[>[</invoke>]<]minimax[>[</tool_call>",
         );
         ignores("The ]<]minimax[>[<tool_call> prefix.");
     }
