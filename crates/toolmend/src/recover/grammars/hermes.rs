@@ -13,24 +13,36 @@
 //! argument does not cut the call (vLLM #45167). `arguments` given as a JSON string holding an
 //! object is decoded. Several calls are several blocks.
 //!
+//! Also llama.cpp's Hermes-mode variant `<function name="NAME">{json}</function>`.
+//!
 //! **Never accepts** a block without its closing tag, even when the JSON is complete (stricter
 //! than vLLM and SGLang, GRAMMARS §3); JSON that is not strict; arguments that are not an
 //! object.
 
 use super::{Block, Grammar, Input};
-use crate::recover::cursor::Stop;
-use crate::recover::cursor::{Step, expect_ws};
+use crate::recover::call::RawCall;
+use crate::recover::cursor::{Step, Stop, attr, expect_ws};
 use crate::recover::json::{ARGS_OR_PARAMETERS, call_object, object_span};
+
+/// llama.cpp's Hermes-mode variant: `<function name="NAME">{json}</function>`.
+const FUNCTION_NAME: &str = "<function name=";
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
     lead: "",
     family: "hermes",
-    sentinels: &["<tool_call>", "<longcat_tool_call>"],
+    sentinels: &["<tool_call>", "<longcat_tool_call>", FUNCTION_NAME],
     parse,
 };
 
 fn parse(input: &Input<'_>, start: usize, body: usize) -> Step<Block> {
     let s = input.text;
+    if s[start..body] == *FUNCTION_NAME {
+        let (name, i) = attr(s, body - "name=".len(), "name")?;
+        let i = expect_ws(s, i, ">")?;
+        let (from, to) = object_span(s, i)?;
+        let end = expect_ws(s, to, "</function>")?;
+        return Block::new(end, vec![RawCall::json(name, s[from..to].to_owned())]);
+    }
     let close = if s[start..body].starts_with("<longcat") {
         "</longcat_tool_call>"
     } else {
@@ -114,6 +126,12 @@ mod tests {
         );
         let longcat = "<longcat_tool_call>{\"name\": \"bash\", \"parameters\": {\"command\": \"ls\"}}</longcat_tool_call>";
         recovers(longcat, &[("bash", json!({"command": "ls"}))]);
+    }
+
+    #[test]
+    fn recovers_the_llama_cpp_function_name_variant() {
+        let text = "<function name=\"bash\">{\"command\": \"ls\"}</function>";
+        assert_eq!(recovers(text, &[("bash", json!({"command": "ls"}))]), "");
     }
 
     #[test]

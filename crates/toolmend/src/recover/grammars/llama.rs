@@ -9,11 +9,16 @@
 //! closes. Without the tag, the same payload is recovered only as the whole message
 //! ([`parse_whole`], GRAMMARS §1.6).
 //!
+//! The built-in form `<|python_tag|>brave_search.call(query="…")` is read as a pythonic call and
+//! kept only when a tool of that exact name is declared (no engine maps built-ins to declared
+//! tools; GRAMMARS §2.11 leaves them out of scope otherwise).
+//!
 //! **Never accepts** JSON found elsewhere in prose (vLLM raw-decodes at every `{`), an object
-//! that does not close, or the built-in `brave_search.call(...)` forms (out of scope).
+//! that does not close, or raw code-interpreter Python after the tag.
 
-use super::{Block, Grammar, Input};
-use crate::recover::cursor::{Step, Stop, optional};
+use super::{Block, Grammar, Input, pythonic};
+use crate::recover::call::RawCall;
+use crate::recover::cursor::{Step, Stop, expect, name_until, optional, skip_ws};
 use crate::recover::json::{ARGS_OR_PARAMETERS, call_object, object_span};
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
@@ -24,7 +29,29 @@ pub(crate) const GRAMMAR: Grammar = Grammar {
 };
 
 fn parse(input: &Input<'_>, _start: usize, body: usize) -> Step<Block> {
-    objects(input, body)
+    match input.text.as_bytes().get(skip_ws(input.text, body)) {
+        None => Err(Stop::Incomplete),
+        Some(b'{') => objects(input, body),
+        Some(_) => builtin(input.text, body),
+    }
+}
+
+/// A built-in tool call, `NAME.call(key=literal, ...)`: recovered only when a tool of that
+/// name is declared (the name filter sees to that).
+fn builtin(s: &str, at: usize) -> Step<Block> {
+    let (name, dot) = name_until(s, skip_ws(s, at), b".")?;
+    let call_at = expect(s, dot, ".")?;
+    let (call, end) = pythonic::call(s, call_at, false)?;
+    if call.name != "call" {
+        return Err(Stop::Invalid);
+    }
+    Block::new(
+        end,
+        vec![RawCall {
+            name,
+            args: call.args,
+        }],
+    )
 }
 
 /// The bare payload as the whole message (see [`super::super::whole`]).
@@ -100,6 +127,18 @@ mod tests {
             ),
             "<think>two</think>"
         );
+    }
+
+    #[test]
+    fn recovers_a_declared_builtin_only() {
+        let tools = crate::ToolSet::from_json(&json!([{"name": "brave_search"}]));
+        let text = "<|python_tag|>brave_search.call(query=\"rust 2024 edition\")<|eom_id|>";
+        let found = crate::recover::recover_text(text, &tools, 16);
+        assert_eq!(found.calls[0].name, "brave_search");
+        assert_eq!(found.calls[0].arguments, r#"{"query":"rust 2024 edition"}"#);
+        assert_eq!(found.text, "<|eom_id|>");
+        ignores("<|python_tag|>wolfram_alpha.call(query=\"2+2\")");
+        ignores("<|python_tag|>import os\nprint(os.getcwd())");
     }
 
     #[test]
