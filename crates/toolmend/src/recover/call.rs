@@ -1,0 +1,92 @@
+//! What a grammar hands back before names are checked and untyped values are converted.
+
+use serde_json::{Map, Value};
+
+use std::ops::Range;
+
+use super::coerce::coerce;
+use super::{NameResolver, RecoveredCall};
+use crate::{Tool, ToolSet};
+
+/// One call as a grammar read it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct RawCall {
+    /// The name as written (after the grammar's own prefix rules).
+    pub name: String,
+    /// The arguments.
+    pub args: Args,
+}
+
+/// Arguments in the form the markup gave them.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Args {
+    /// JSON object text, passed through as written.
+    Json(String),
+    /// Key/value pairs, in order (XML-like markups).
+    Fields(Vec<(String, Field)>),
+}
+
+/// One value of an XML-like markup.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Field {
+    /// Raw text whose type the markup does not say: converted with the tool's schema.
+    Untyped(String),
+    /// A value whose type the markup says (DSML `string=`, Kimi K3 `type=`, Gemma quoting).
+    Typed(Value),
+}
+
+impl RawCall {
+    /// A call whose arguments are JSON text.
+    pub(crate) fn json(name: String, args: String) -> Self {
+        Self {
+            name,
+            args: Args::Json(args),
+        }
+    }
+
+    /// The call of a declared tool, or `None` (GRAMMARS §1.4: names are compared exactly,
+    /// never fuzzy-matched). Only the caller's `resolve` may map an undeclared name to a
+    /// declared one; the written name is then kept in `written_name`.
+    pub(crate) fn recovered(
+        &self,
+        tools: &ToolSet,
+        resolve: Option<NameResolver>,
+        family: &'static str,
+        span: Range<usize>,
+    ) -> Option<RecoveredCall> {
+        let (name, written_name) = match tools.get(&self.name) {
+            Some(_) => (self.name.clone(), None),
+            None => {
+                let resolved = resolve?(tools, &self.name)?;
+                (resolved, Some(self.name.clone()))
+            }
+        };
+        let arguments = self.arguments_for(tools.get(&name)?);
+        Some(RecoveredCall {
+            name,
+            written_name,
+            family,
+            arguments,
+            span,
+        })
+    }
+
+    /// The arguments as JSON text for `tool`.
+    fn arguments_for(&self, tool: &Tool) -> String {
+        match &self.args {
+            Args::Json(text) => text.clone(),
+            Args::Fields(fields) => {
+                let schema = tool.schema();
+                let mut map = Map::new();
+                for (key, field) in fields {
+                    let value = match field {
+                        Field::Untyped(raw) => coerce(schema, key, raw),
+                        Field::Typed(value) => value.clone(),
+                    };
+                    map.insert(key.clone(), value);
+                }
+                Value::Object(map).to_string()
+            }
+        }
+    }
+}

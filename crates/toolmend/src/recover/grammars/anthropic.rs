@@ -1,0 +1,160 @@
+//! Anthropic-style `<function_calls><invoke>` XML: GRAMMARS §2.14.
+//!
+//! ```text
+//! <function_calls>
+//! <invoke name="glob">
+//! <parameter name="pattern">**/Dockerfile*</parameter>
+//! </invoke>
+//! </function_calls>
+//! ```
+//!
+//! **Detects** `<function_calls>`, one or more `<invoke name="NAME">` elements holding
+//! `<parameter name="KEY">VALUE</parameter>` children, and `</function_calls>`. Tags may carry a
+//! namespace prefix (`<p:invoke>`, `<p:parameter>`). Values are raw text: line breaks around
+//! them are dropped, spaces kept (indentation survives), and they are converted with the tool's
+//! schema (GRAMMARS §1.8, the MiniMax rules). Scanned anywhere, not only at the message start.
+//! The invoke body parser is shared with MiniMax M2 and Step-3.
+//!
+//! **Never accepts** a block without `</invoke>` or `</function_calls>`, or text between
+//! parameters. Values are not XML-unescaped and never run through an XML parser.
+
+use super::{Block, Grammar, Input};
+use crate::recover::call::{Args, Field, RawCall};
+use crate::recover::cursor::{Step, Stop, attr, expect, expect_ws, find, skip_ws, trim_newlines};
+
+pub(crate) const GRAMMAR: Grammar = Grammar {
+    lead: "",
+    family: "anthropic",
+    sentinels: &["<function_calls>"],
+    parse,
+};
+
+fn parse(input: &Input<'_>, _start: usize, body: usize) -> Step<Block> {
+    let s = input.text;
+    let (calls, end) = invokes(s, body)?;
+    Block::new(expect_ws(s, end, "</function_calls>")?, calls)
+}
+
+/// One or more invokes from `at`; returns them and the index after the last `</invoke>`.
+pub(crate) fn invokes(s: &str, at: usize) -> Step<(Vec<RawCall>, usize)> {
+    let mut calls = Vec::new();
+    let mut i = skip_ws(s, at);
+    loop {
+        let (call, end) = invoke(s, i)?;
+        calls.push(call);
+        let next = skip_ws(s, end);
+        match prefixed(s, next, "invoke") {
+            Ok(_) => i = next,
+            Err(Stop::Incomplete) => return Err(Stop::Incomplete),
+            Err(Stop::Invalid) => return Ok((calls, end)),
+        }
+    }
+}
+
+/// `<` + an optional `prefix:` + `word` at `at`; returns the prefix (with its colon) and the
+/// index after `word`.
+fn prefixed<'a>(s: &'a str, at: usize, word: &str) -> Step<(&'a str, usize)> {
+    let i = expect(s, at, "<")?;
+    let b = s.as_bytes();
+    let mut j = i;
+    while j < b.len()
+        && j - i < 32
+        && (b[j].is_ascii_alphanumeric() || b[j] == b'_' || b[j] == b'-')
+    {
+        j += 1;
+    }
+    let prefix = match b.get(j) {
+        None => return Err(Stop::Incomplete),
+        Some(b':') => &s[i..=j],
+        Some(_) => "",
+    };
+    let end = expect(s, i + prefix.len(), word)?;
+    Ok((prefix, end))
+}
+
+/// `<invoke name="NAME">` … `</invoke>` (any prefix) at `at`.
+pub(crate) fn invoke(s: &str, at: usize) -> Step<(RawCall, usize)> {
+    let (prefix, i) = prefixed(s, at, "invoke")?;
+    let (name, i) = attr(s, i, "name")?;
+    let mut i = expect_ws(s, i, ">")?;
+    let close_param = format!("</{prefix}parameter>");
+    let close_invoke = format!("</{prefix}invoke>");
+    let mut fields = Vec::new();
+    loop {
+        match expect_ws(s, i, &close_invoke) {
+            Ok(end) => {
+                crate::recover::cursor::name(&name, 0, name.len())?;
+                return Ok((
+                    RawCall {
+                        name,
+                        args: Args::Fields(fields),
+                    },
+                    end,
+                ));
+            }
+            Err(Stop::Incomplete) => return Err(Stop::Incomplete),
+            Err(Stop::Invalid) => {}
+        }
+        let open = expect_ws(s, i, &format!("<{prefix}parameter"))?;
+        let (key, after) = attr(s, open, "name")?;
+        let value_at = expect_ws(s, after, ">")?;
+        let value_end = find(s, value_at, &close_param)?;
+        let value = trim_newlines(&s[value_at..value_end]).to_owned();
+        fields.push((key, Field::Untyped(value)));
+        i = value_end + close_param.len();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::super::testing::{ignores, recovers, rejects_truncation};
+
+    const GLOB: &str = "<function_calls>\n<invoke name=\"glob\">\n<parameter name=\"pattern\">**/Dockerfile*</parameter>\n</invoke>\n</function_calls>";
+
+    #[test]
+    fn recovers_the_samples() {
+        recovers(GLOB, &[("glob", json!({"pattern": "**/Dockerfile*"}))]);
+        let two = "Checking the compose file and the env template.\n<function_calls>\n<invoke name=\"read_file\">\n<parameter name=\"path\">compose.yaml</parameter>\n</invoke>\n<invoke name=\"read_file\">\n<parameter name=\"path\">.env.sample</parameter>\n</invoke>\n</function_calls>";
+        let rest = recovers(
+            two,
+            &[
+                ("read_file", json!({"path": "compose.yaml"})),
+                ("read_file", json!({"path": ".env.sample"})),
+            ],
+        );
+        assert_eq!(rest, "Checking the compose file and the env template.\n");
+    }
+
+    #[test]
+    fn converts_with_the_schema_and_accepts_prefixes() {
+        let text = "<function_calls><x:invoke name=\"read_file\"><x:parameter name=\"path\">a.rs</x:parameter><x:parameter name=\"limit\">20</x:parameter></x:invoke></function_calls>";
+        recovers(text, &[("read_file", json!({"path": "a.rs", "limit": 20}))]);
+        let zero = "<function_calls><invoke name=\"git_diff\"></invoke></function_calls>";
+        recovers(zero, &[("git_diff", json!({}))]);
+    }
+
+    #[test]
+    fn keeps_indentation_in_values() {
+        let text = "<function_calls>\n<invoke name=\"write_file\">\n<parameter name=\"content\">\n    indented <b>\n</parameter>\n</invoke>\n</function_calls>";
+        recovers(
+            text,
+            &[("write_file", json!({"content": "    indented <b>"}))],
+        );
+    }
+
+    #[test]
+    fn ignores_look_alikes() {
+        ignores("Claude uses <function_calls> blocks with <invoke name=\"x\"> inside.");
+        ignores(
+            "<function_calls>\n<invoke name=\"glob\">\n<parameter name=\"pattern\">*</parameter>\n</invoke>\n",
+        );
+        ignores("<function_calls><invoke name=\"drop_db\"></invoke></function_calls>");
+    }
+
+    #[test]
+    fn rejects_truncated_blocks() {
+        rejects_truncation(GLOB);
+    }
+}

@@ -1,0 +1,210 @@
+//! Gemma 4 and FunctionGemma: GRAMMARS §2.26.
+//!
+//! ```text
+//! <|tool_call>call:bash{command:<|"|>flutter analyze<|"|>}<tool_call|>
+//! ```
+//!
+//! **Detects** `<|tool_call>call:NAME{ARGS}` closed by `<tool_call|>` (or `<turn|>`, which the
+//! model sometimes writes instead), and FunctionGemma's
+//! `<start_function_call>call:NAME{ARGS}<end_function_call>`. `ARGS` is a relaxed object: bare
+//! keys; strings quoted by the escape token (`<|"|>`, or `<escape>` for FunctionGemma) or by
+//! `"`; other values bare JSON literals, nested objects and lists. Values keep their types (the
+//! server parser's behaviour; vLLM's offline utility turns everything into strings).
+//!
+//! **Never accepts** the bare `call:NAME{…}` / `<call>NAME{…}` fallback (false positives), or a
+//! block without its closer.
+
+use serde_json::{Map, Value};
+
+use super::{Block, Grammar, Input};
+use crate::limits::MAX_DEPTH;
+use crate::recover::call::{Args, Field, RawCall};
+use crate::recover::cursor::{
+    MAX_NAME_BYTES, Step, Stop, expect, expect_ws, find, name_until, skip_ws,
+};
+
+pub(crate) const GRAMMAR: Grammar = Grammar {
+    lead: "",
+    family: "gemma",
+    sentinels: &["<|tool_call>", "<start_function_call>"],
+    parse,
+};
+
+fn parse(input: &Input<'_>, start: usize, body: usize) -> Step<Block> {
+    let s = input.text;
+    let function_gemma = s[start..body].starts_with("<start_function_call>");
+    let quote = if function_gemma { "<escape>" } else { "<|\"|>" };
+    let i = expect_ws(s, body, "call:")?;
+    let (name, brace) = name_until(s, i, b"{")?;
+    let (value, end) = object(s, brace + 1, quote, 0)?;
+    let Value::Object(map) = value else {
+        return Err(Stop::Invalid);
+    };
+    let fields = map.into_iter().map(|(k, v)| (k, Field::Typed(v))).collect();
+    let closers: &[&str] = if function_gemma {
+        &["<end_function_call>"]
+    } else {
+        &["<tool_call|>", "<turn|>"]
+    };
+    let mut last = Err(Stop::Invalid);
+    for closer in closers {
+        match expect_ws(s, end, closer) {
+            Ok(after) => {
+                return Block::new(
+                    after,
+                    vec![RawCall {
+                        name,
+                        args: Args::Fields(fields),
+                    }],
+                );
+            }
+            Err(Stop::Incomplete) => last = Err(Stop::Incomplete),
+            Err(Stop::Invalid) => {}
+        }
+    }
+    last
+}
+
+/// The members of a relaxed object whose `{` ends at `at`; returns it and the index after `}`.
+fn object(s: &str, at: usize, quote: &str, depth: usize) -> Step<(Value, usize)> {
+    if depth > MAX_DEPTH {
+        return Err(Stop::Invalid);
+    }
+    let mut map = Map::new();
+    let mut i = at;
+    loop {
+        i = skip_ws(s, i);
+        match s.as_bytes().get(i) {
+            None => return Err(Stop::Incomplete),
+            Some(b'}') => return Ok((Value::Object(map), i + 1)),
+            Some(_) => {}
+        }
+        let (key, colon) = if let Ok(open) = expect(s, i, quote) {
+            let close = find(s, open, quote)?;
+            (s[open..close].to_owned(), close + quote.len())
+        } else {
+            let (key, colon) = name_until(s, i, b":")?;
+            (key.trim_matches('"').to_owned(), colon)
+        };
+        if key.is_empty() || key.len() > MAX_NAME_BYTES {
+            return Err(Stop::Invalid);
+        }
+        let after_colon = expect_ws(s, colon, ":")?;
+        let (value, end) = value(s, after_colon, quote, depth + 1)?;
+        map.insert(key, value);
+        i = skip_ws(s, end);
+        match s.as_bytes().get(i) {
+            None => return Err(Stop::Incomplete),
+            Some(b',') => i += 1,
+            Some(b'}') => {}
+            Some(_) => return Err(Stop::Invalid),
+        }
+    }
+}
+
+fn value(s: &str, at: usize, quote: &str, depth: usize) -> Step<(Value, usize)> {
+    let i = skip_ws(s, at);
+    if let Ok(open) = expect(s, i, quote) {
+        let close = find(s, open, quote)?;
+        return Ok((
+            Value::String(s[open..close].to_owned()),
+            close + quote.len(),
+        ));
+    }
+    match s.as_bytes().get(i) {
+        None => Err(Stop::Incomplete),
+        Some(b'{') => object(s, i + 1, quote, depth),
+        Some(b'[') => list(s, i + 1, quote, depth),
+        Some(b'"') => {
+            let mut de = serde_json::Deserializer::from_str(&s[i..]).into_iter::<String>();
+            match de.next() {
+                Some(Ok(text)) => Ok((Value::String(text), i + de.byte_offset())),
+                Some(Err(e)) if e.is_eof() => Err(Stop::Incomplete),
+                _ => Err(Stop::Invalid),
+            }
+        }
+        Some(_) => {
+            let b = s.as_bytes();
+            let mut j = i;
+            while j < b.len() && !matches!(b[j], b',' | b'}' | b']') {
+                j += 1;
+            }
+            if j == b.len() {
+                return Err(Stop::Incomplete);
+            }
+            let token = s[i..j].trim();
+            let value = serde_json::from_str::<Value>(token)
+                .ok()
+                .filter(|v| !v.is_object() && !v.is_array())
+                .unwrap_or_else(|| Value::String(token.to_owned()));
+            Ok((value, j))
+        }
+    }
+}
+
+fn list(s: &str, at: usize, quote: &str, depth: usize) -> Step<(Value, usize)> {
+    if depth > MAX_DEPTH {
+        return Err(Stop::Invalid);
+    }
+    let mut items = Vec::new();
+    let mut i = at;
+    loop {
+        i = skip_ws(s, i);
+        match s.as_bytes().get(i) {
+            None => return Err(Stop::Incomplete),
+            Some(b']') => return Ok((Value::Array(items), i + 1)),
+            Some(_) => {}
+        }
+        let (item, end) = value(s, i, quote, depth + 1)?;
+        items.push(item);
+        i = skip_ws(s, end);
+        match s.as_bytes().get(i) {
+            None => return Err(Stop::Incomplete),
+            Some(b',') => i += 1,
+            Some(b']') => {}
+            Some(_) => return Err(Stop::Invalid),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::super::testing::{ignores, recovers, rejects_truncation};
+
+    const BASH: &str = "<|tool_call>call:bash{command:<|\"|>flutter analyze<|\"|>}<tool_call|>";
+
+    #[test]
+    fn recovers_the_samples() {
+        recovers(BASH, &[("bash", json!({"command": "flutter analyze"}))]);
+        let fg = "<start_function_call>call:read_file{path:<escape>lib/main.dart<escape>}<end_function_call>";
+        recovers(fg, &[("read_file", json!({"path": "lib/main.dart"}))]);
+    }
+
+    #[test]
+    fn types_bare_values_and_nested_structures() {
+        let text = "<|tool_call>call:run_tests{filter:<|\"|>a, b}<|\"|>,jobs:4,fail_fast:true,markers:[<|\"|>slow<|\"|>,<|\"|>db<|\"|>]}<turn|>";
+        recovers(
+            text,
+            &[(
+                "run_tests",
+                json!({"filter": "a, b}", "jobs": 4, "fail_fast": true, "markers": ["slow", "db"]}),
+            )],
+        );
+        let two = format!("{BASH}\n{BASH}");
+        let call = ("bash", json!({"command": "flutter analyze"}));
+        assert_eq!(recovers(&two, &[call.clone(), call]), "\n");
+    }
+
+    #[test]
+    fn ignores_the_bare_fallback_and_look_alikes() {
+        ignores("call:bash{command:<|\"|>ls<|\"|>}");
+        ignores("Gemma opens with <|tool_call> then call:.");
+    }
+
+    #[test]
+    fn rejects_truncated_blocks() {
+        rejects_truncation(BASH);
+    }
+}

@@ -1,0 +1,146 @@
+//! GLM-4.5 / 4.6 / 4.7 / GLM-5 (Zhipu / Z.ai): GRAMMARS §2.6.
+//!
+//! ```text
+//! <tool_call>web_search
+//! <arg_key>query</arg_key>
+//! <arg_value>sveltekit form actions progressive enhancement</arg_value>
+//! </tool_call>
+//! ```
+//!
+//! **Detects** `<tool_call>NAME` followed by `<arg_key>K</arg_key><arg_value>V</arg_value>`
+//! pairs and `</tool_call>`, with or without newlines between the tags (4.5/4.6 write them,
+//! 4.7/5 do not), including the zero-argument `<tool_call>NAME</tool_call>`. Keys and values are
+//! trimmed; values are converted with the tool's schema (without one they stay strings, unlike
+//! vLLM/SGLang which JSON-parse every non-string value).
+//!
+//! **Never accepts** a name that is not a single token on the tag's line, text between pairs,
+//! or a block without `</tool_call>`.
+
+use super::{Block, Grammar, Input};
+use crate::recover::call::{Args, Field, RawCall};
+use crate::recover::cursor::{MAX_NAME_BYTES, Step, Stop, expect_ws, find, name, skip_ws};
+
+pub(crate) const GRAMMAR: Grammar = Grammar {
+    lead: "",
+    family: "glm",
+    sentinels: &["<tool_call>"],
+    parse,
+};
+
+fn parse(input: &Input<'_>, _start: usize, body: usize) -> Step<Block> {
+    let s = input.text;
+    let (name, i) = name_line(s, body)?;
+    let fields = pairs(s, i, "</tool_call>")?;
+    Block::new(
+        fields.1,
+        vec![RawCall {
+            name,
+            args: Args::Fields(fields.0),
+        }],
+    )
+}
+
+/// The name after the opening tag: text up to the first `<` or line break.
+pub(crate) fn name_line(s: &str, at: usize) -> Step<(String, usize)> {
+    let from = skip_ws(s, at);
+    let b = s.as_bytes();
+    if matches!(b.get(from), Some(b'{' | b'[' | b'<' | b'"' | b'\'')) {
+        return Err(Stop::Invalid);
+    }
+    let mut i = from;
+    while i < b.len() && b[i] != b'<' && b[i] != b'\n' {
+        if i - from > MAX_NAME_BYTES {
+            return Err(Stop::Invalid);
+        }
+        i += 1;
+    }
+    if i == b.len() {
+        return Err(Stop::Incomplete);
+    }
+    Ok((name(s, from, i)?, i))
+}
+
+/// `<arg_key>`/`<arg_value>` pairs from `at` up to and including `close`; returns the fields
+/// and the index after `close`. Shared with Hunyuan HY v3.
+pub(crate) fn pairs(s: &str, at: usize, close: &str) -> Step<(Vec<(String, Field)>, usize)> {
+    let mut fields = Vec::new();
+    let mut i = at;
+    loop {
+        match expect_ws(s, i, close) {
+            Ok(end) => return Ok((fields, end)),
+            Err(Stop::Incomplete) => return Err(Stop::Incomplete),
+            Err(Stop::Invalid) => {}
+        }
+        let key_at = expect_ws(s, i, "<arg_key>")?;
+        let key_end = find(s, key_at, "</arg_key>")?;
+        let value_at = expect_ws(s, key_end + "</arg_key>".len(), "<arg_value>")?;
+        let value_end = find(s, value_at, "</arg_value>")?;
+        let key = s[key_at..key_end].trim();
+        if key.is_empty() || key.len() > MAX_NAME_BYTES {
+            return Err(Stop::Invalid);
+        }
+        fields.push((
+            key.to_owned(),
+            Field::Untyped(s[value_at..value_end].trim().to_owned()),
+        ));
+        i = value_end + "</arg_value>".len();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::super::testing::{ignores, recovers, rejects_truncation};
+
+    const SEARCH: &str = "<tool_call>web_search\n<arg_key>query</arg_key>\n<arg_value>sveltekit form actions progressive enhancement</arg_value>\n</tool_call>";
+
+    #[test]
+    fn recovers_the_samples() {
+        recovers(
+            SEARCH,
+            &[(
+                "web_search",
+                json!({"query": "sveltekit form actions progressive enhancement"}),
+            )],
+        );
+        let text = "<tool_call>read_file<arg_key>path</arg_key><arg_value>src/routes/+page.svelte</arg_value></tool_call><tool_call>git_diff</tool_call>";
+        recovers(
+            text,
+            &[
+                ("read_file", json!({"path": "src/routes/+page.svelte"})),
+                ("git_diff", json!({})),
+            ],
+        );
+    }
+
+    #[test]
+    fn converts_with_the_schema_only() {
+        let text = "<tool_call>web_search<arg_key>query</arg_key><arg_value>10</arg_value><arg_key>max_results</arg_key><arg_value> 3 </arg_value></tool_call>";
+        recovers(
+            text,
+            &[("web_search", json!({"query": "10", "max_results": 3}))],
+        );
+    }
+
+    #[test]
+    fn values_may_hold_angle_brackets() {
+        let text = "<tool_call>bash<arg_key>command</arg_key><arg_value>test $n -lt 10 && echo <10</arg_value></tool_call>";
+        recovers(
+            text,
+            &[("bash", json!({"command": "test $n -lt 10 && echo <10"}))],
+        );
+    }
+
+    #[test]
+    fn ignores_look_alikes() {
+        ignores("GLM opens a call with <tool_call> and the name.");
+        ignores("<tool_call>git_diff");
+        ignores("<tool_call>deploy</tool_call>");
+    }
+
+    #[test]
+    fn rejects_truncated_blocks() {
+        rejects_truncation(SEARCH);
+    }
+}

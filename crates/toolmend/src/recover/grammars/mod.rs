@@ -1,0 +1,138 @@
+//! The table of markup families (GRAMMARS §2): one file per family, one entry per family here.
+//!
+//! Each entry names the family, its start sentinels and its parser. The scanner builds one
+//! automaton over every sentinel; when several families share a sentinel (`<tool_call>`,
+//! `<tool_calls>`, `<function_calls>`), their parsers are tried in table order and the first one
+//! that does not answer [`Stop::Invalid`](super::cursor::Stop::Invalid) decides (an `Incomplete` answer waits for more text,
+//! so a streamed scan never settles for a later family too early).
+//!
+//! # Order
+//!
+//! GRAMMARS §1.7: longer and more specific sentinels first. Distinct sentinels never compete
+//! (the automaton is leftmost-longest), so the order only matters among families sharing one:
+//! - `<function_calls>`: the Anthropic `<invoke>` body before OLMo 3's pythonic lines.
+//! - `<tool_calls>`: the Hunyuan/Jamba array and HY v3 tags before MiniMax-M1 JSON lines.
+//! - `<tool_call>`: Granite 3.1 (`[`), Qwen3-Coder (`<function=`), GLM (an identifier), then
+//!   the generic Hermes JSON (`{`) last, as §1.7 asks. Their first significant byte differs, so
+//!   the order is documentation more than arbitration.
+//!
+//! Two sentinels start with a letter in the models' output (`functools[`, `function call<|
+//! role_sep|>`); their grammars declare that text as a `lead` and key the automaton on the rare
+//! byte after it, so every automaton pattern starts with `<`, `[`, `]`, a backtick or `~`.
+//!
+//! The whole-message forms (xLAM arrays, bare Llama JSON, bare pythonic lists: §1.6) have no
+//! sentinel; [`super::whole`] tries them last, only when the scan found no block at all.
+
+use super::call::RawCall;
+use super::cursor::Step;
+use crate::ToolSet;
+
+pub(crate) mod anthropic;
+pub(crate) mod apertus;
+pub(crate) mod cohere;
+pub(crate) mod deepseek;
+pub(crate) mod dsml;
+pub(crate) mod gemma;
+pub(crate) mod gigachat;
+pub(crate) mod glm;
+pub(crate) mod granite;
+pub(crate) mod harmony;
+pub(crate) mod hermes;
+pub(crate) mod hunyuan;
+pub(crate) mod internlm;
+pub(crate) mod kimi_k2;
+pub(crate) mod kimi_k3;
+pub(crate) mod llama;
+pub(crate) mod minimax_m1;
+pub(crate) mod minimax_m2;
+pub(crate) mod minimax_m3;
+pub(crate) mod mistral;
+pub(crate) mod olmo3;
+pub(crate) mod phi4;
+pub(crate) mod pythonic;
+pub(crate) mod qwen3_coder;
+pub(crate) mod seed_oss;
+pub(crate) mod step3;
+pub(crate) mod xlam;
+
+#[cfg(test)]
+pub(crate) mod testing;
+
+/// The text a grammar reads.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Input<'a> {
+    /// The text, from its start (blocks are located by absolute index).
+    pub text: &'a str,
+    /// Whether `text` is final: no more bytes will arrive.
+    pub eof: bool,
+    /// The declared tools, for the rare grammar that needs names to decide (Harmony's glued
+    /// `json` suffix).
+    pub tools: &'a ToolSet,
+}
+
+/// A complete block: where it ends and the calls it holds (names not yet checked).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Block {
+    /// The index after the block's last consumed byte.
+    pub end: usize,
+    /// The calls, in block order; never empty.
+    pub calls: Vec<RawCall>,
+}
+
+impl Block {
+    /// A block ending at `end`; an empty call list is invalid.
+    pub(crate) fn new(end: usize, calls: Vec<RawCall>) -> Step<Self> {
+        if calls.is_empty() {
+            Err(super::cursor::Stop::Invalid)
+        } else {
+            Ok(Self { end, calls })
+        }
+    }
+}
+
+/// A family's parser: the block that starts at `start`, whose sentinel ends at `body`.
+pub(crate) type Parse = fn(&Input<'_>, usize, usize) -> Step<Block>;
+
+/// One family of markup.
+#[derive(Debug)]
+pub(crate) struct Grammar {
+    /// Text that must directly precede a sentinel and belongs to the block (`functools` before
+    /// `[`). Keeps every automaton pattern starting with a byte that is rare in prose.
+    pub lead: &'static str,
+    /// The family's name (GRAMMARS §2 heading), for docs and test output.
+    pub family: &'static str,
+    /// Literal texts that start a block.
+    pub sentinels: &'static [&'static str],
+    /// The parser.
+    pub parse: Parse,
+}
+
+/// Every sentinel family, in dispatch order (see the module doc).
+pub(crate) static GRAMMARS: &[Grammar] = &[
+    dsml::GRAMMAR,
+    deepseek::GRAMMAR,
+    step3::GRAMMAR,
+    minimax_m3::GRAMMAR,
+    kimi_k2::GRAMMAR,
+    kimi_k3::GRAMMAR,
+    minimax_m2::GRAMMAR,
+    anthropic::GRAMMAR,
+    olmo3::GRAMMAR,
+    harmony::GRAMMAR,
+    gemma::GRAMMAR,
+    granite::GRAMMAR,
+    seed_oss::GRAMMAR,
+    hunyuan::GRAMMAR,
+    minimax_m1::GRAMMAR,
+    qwen3_coder::GRAMMAR,
+    glm::GRAMMAR,
+    hermes::GRAMMAR,
+    mistral::GRAMMAR,
+    llama::GRAMMAR,
+    pythonic::GRAMMAR,
+    phi4::GRAMMAR,
+    cohere::GRAMMAR,
+    apertus::GRAMMAR,
+    internlm::GRAMMAR,
+    gigachat::GRAMMAR,
+];

@@ -1,0 +1,317 @@
+//! Pythonic call lists (Llama 3.2 pythonic, Llama 4, ToolACE, LFM2): GRAMMARS §2.12.
+//!
+//! ```text
+//! <|tool_call_start|>[web_search(query="helm chart hooks order", max_results=3)]<|tool_call_end|>Looking that up.
+//! ```
+//!
+//! **Detects** a Python list of keyword-argument calls `[f(a=1), g(b='x')]` wrapped in
+//! `<|python_start|>` … `<|python_end|>` (Llama 4) or `<|tool_call_start|>` …
+//! `<|tool_call_end|>` (LFM2); bare, only as the whole message ([`parse_whole`], §1.6).
+//! Literals convert with Python semantics: `'x'`/`"x"` strings, ints, floats, `True`/`False`/
+//! `None`, lists, tuples and dicts with string keys.
+//!
+//! **Never accepts** a positional argument, an attribute call (`a.b()`), a non-literal value,
+//! or a list that does not close. LFM2's echo of the call body after the block stays text.
+
+use serde_json::{Map, Number, Value};
+
+use super::{Block, Grammar, Input};
+use crate::limits::MAX_DEPTH;
+use crate::recover::call::{Args, Field, RawCall};
+use crate::recover::cursor::{MAX_NAME_BYTES, Step, Stop, expect, expect_ws, skip_ws};
+
+pub(crate) const GRAMMAR: Grammar = Grammar {
+    lead: "",
+    family: "pythonic",
+    sentinels: &["<|python_start|>", "<|tool_call_start|>"],
+    parse,
+};
+
+fn parse(input: &Input<'_>, start: usize, body: usize) -> Step<Block> {
+    let s = input.text;
+    let close = if s[start..body].starts_with("<|python") {
+        "<|python_end|>"
+    } else {
+        "<|tool_call_end|>"
+    };
+    let (calls, end) = call_list(s, body, false)?;
+    Block::new(expect_ws(s, end, close)?, calls)
+}
+
+/// The bare list as the whole message (see [`super::super::whole`]).
+pub(crate) fn parse_whole(input: &Input<'_>, start: usize) -> Step<Block> {
+    let (calls, end) = call_list(input.text, start, false)?;
+    Block::new(end, calls)
+}
+
+/// `[call, call, ...]` after optional whitespace; returns the calls and the index after `]`.
+pub(crate) fn call_list(s: &str, at: usize, json_literals: bool) -> Step<(Vec<RawCall>, usize)> {
+    let mut i = expect_ws(s, at, "[")?;
+    let mut calls = Vec::new();
+    loop {
+        let (call, end) = call(s, i, json_literals)?;
+        calls.push(call);
+        i = skip_ws(s, end);
+        match s.as_bytes().get(i) {
+            None => return Err(Stop::Incomplete),
+            Some(b',') => i += 1,
+            Some(b']') => return Ok((calls, i + 1)),
+            Some(_) => return Err(Stop::Invalid),
+        }
+    }
+}
+
+/// `name(key=literal, ...)` after optional whitespace. `json_literals` also admits `true`,
+/// `false` and `null` (OLMo 3).
+pub(crate) fn call(s: &str, at: usize, json_literals: bool) -> Step<(RawCall, usize)> {
+    let (name, mut i) = ident(s, skip_ws(s, at))?;
+    i = expect(s, i, "(")?;
+    let mut fields = Vec::new();
+    loop {
+        i = skip_ws(s, i);
+        match s.as_bytes().get(i) {
+            None => return Err(Stop::Incomplete),
+            Some(b')') => {
+                let call = RawCall {
+                    name: name.to_owned(),
+                    args: Args::Fields(fields),
+                };
+                return Ok((call, i + 1));
+            }
+            Some(_) => {}
+        }
+        let (key, after) = ident(s, i)?;
+        let eq = expect_ws(s, after, "=")?;
+        let (value, end) = literal(s, eq, json_literals, 0)?;
+        fields.push((key.to_owned(), Field::Typed(value)));
+        i = skip_ws(s, end);
+        match s.as_bytes().get(i) {
+            None => return Err(Stop::Incomplete),
+            Some(b',') => i += 1,
+            Some(b')') => {}
+            Some(_) => return Err(Stop::Invalid),
+        }
+    }
+}
+
+/// A Python identifier at `at`.
+fn ident(s: &str, at: usize) -> Step<(&str, usize)> {
+    let b = s.as_bytes();
+    let mut i = at;
+    while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+        i += 1;
+    }
+    if i == b.len() {
+        return Err(Stop::Incomplete);
+    }
+    if i == at || b[at].is_ascii_digit() || i - at > MAX_NAME_BYTES {
+        return Err(Stop::Invalid);
+    }
+    Ok((&s[at..i], i))
+}
+
+/// A Python literal after optional whitespace.
+fn literal(s: &str, at: usize, json_literals: bool, depth: usize) -> Step<(Value, usize)> {
+    if depth > MAX_DEPTH {
+        return Err(Stop::Invalid);
+    }
+    let i = skip_ws(s, at);
+    let b = s.as_bytes();
+    match b.get(i) {
+        None => Err(Stop::Incomplete),
+        Some(b'\'' | b'"') => string(s, i).map(|(v, end)| (Value::String(v), end)),
+        Some(b'[') => sequence(s, i + 1, b']', json_literals, depth),
+        Some(b'(') => sequence(s, i + 1, b')', json_literals, depth),
+        Some(b'{') => dict(s, i + 1, json_literals, depth),
+        Some(c) if c.is_ascii_digit() || *c == b'-' || *c == b'+' || *c == b'.' => number(s, i),
+        Some(_) => {
+            let (word, end) = ident(s, i)?;
+            let value = match word {
+                "True" => Value::Bool(true),
+                "False" => Value::Bool(false),
+                "None" => Value::Null,
+                "true" if json_literals => Value::Bool(true),
+                "false" if json_literals => Value::Bool(false),
+                "null" if json_literals => Value::Null,
+                _ => return Err(Stop::Invalid),
+            };
+            Ok((value, end))
+        }
+    }
+}
+
+fn sequence(s: &str, mut i: usize, close: u8, json: bool, depth: usize) -> Step<(Value, usize)> {
+    let mut items = Vec::new();
+    loop {
+        i = skip_ws(s, i);
+        match s.as_bytes().get(i) {
+            None => return Err(Stop::Incomplete),
+            Some(&c) if c == close => return Ok((Value::Array(items), i + 1)),
+            Some(_) => {}
+        }
+        let (value, end) = literal(s, i, json, depth + 1)?;
+        items.push(value);
+        i = skip_ws(s, end);
+        match s.as_bytes().get(i) {
+            None => return Err(Stop::Incomplete),
+            Some(b',') => i += 1,
+            Some(&c) if c == close => {}
+            Some(_) => return Err(Stop::Invalid),
+        }
+    }
+}
+
+fn dict(s: &str, mut i: usize, json: bool, depth: usize) -> Step<(Value, usize)> {
+    let mut map = Map::new();
+    loop {
+        i = skip_ws(s, i);
+        match s.as_bytes().get(i) {
+            None => return Err(Stop::Incomplete),
+            Some(b'}') => return Ok((Value::Object(map), i + 1)),
+            Some(b'\'' | b'"') => {}
+            Some(_) => return Err(Stop::Invalid),
+        }
+        let (key, after) = string(s, i)?;
+        let colon = expect_ws(s, after, ":")?;
+        let (value, end) = literal(s, colon, json, depth + 1)?;
+        map.insert(key, value);
+        i = skip_ws(s, end);
+        match s.as_bytes().get(i) {
+            None => return Err(Stop::Incomplete),
+            Some(b',') => i += 1,
+            Some(b'}') => {}
+            Some(_) => return Err(Stop::Invalid),
+        }
+    }
+}
+
+/// A quoted string (single-line, Python escapes) starting at the quote.
+fn string(s: &str, at: usize) -> Step<(String, usize)> {
+    let quote = s.as_bytes()[at] as char;
+    let mut out = String::new();
+    let mut chars = s[at + 1..].char_indices();
+    while let Some((off, c)) = chars.next() {
+        match c {
+            c if c == quote => return Ok((out, at + 1 + off + 1)),
+            '\n' => {
+                crate::recover::cursor::reach(at + 1 + off);
+                return Err(Stop::Invalid);
+            }
+            '\\' => {
+                let Some((_, e)) = chars.next() else {
+                    return Err(Stop::Incomplete);
+                };
+                match e {
+                    'n' => out.push('\n'),
+                    't' => out.push('\t'),
+                    'r' => out.push('\r'),
+                    '0' => out.push('\0'),
+                    '\\' | '\'' | '"' => out.push(e),
+                    'u' | 'x' => {
+                        let len = if e == 'u' { 4 } else { 2 };
+                        let hex: String = chars.by_ref().take(len).map(|(_, h)| h).collect();
+                        if hex.len() < len {
+                            return Err(Stop::Incomplete);
+                        }
+                        let code = u32::from_str_radix(&hex, 16).map_err(|_| Stop::Invalid)?;
+                        out.push(char::from_u32(code).ok_or(Stop::Invalid)?);
+                    }
+                    other => {
+                        out.push('\\');
+                        out.push(other);
+                    }
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    Err(Stop::Incomplete)
+}
+
+/// A number; Python's leading `+` is dropped, the rest must be a JSON number.
+fn number(s: &str, at: usize) -> Step<(Value, usize)> {
+    let b = s.as_bytes();
+    let mut i = at;
+    while i < b.len() && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'.' | b'-' | b'+' | b'_'))
+    {
+        i += 1;
+    }
+    if i == b.len() {
+        return Err(Stop::Incomplete);
+    }
+    let text = s[at..i].trim_start_matches('+');
+    let text = if text.starts_with('.') {
+        format!("0{text}")
+    } else {
+        text.to_owned()
+    };
+    let text = if text.ends_with('.') {
+        format!("{text}0")
+    } else {
+        text
+    };
+    match serde_json::from_str::<Number>(&text) {
+        Ok(n) => Ok((Value::Number(n), i)),
+        Err(_) => Err(Stop::Invalid),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::super::testing::{ignores, recovers, rejects_truncation};
+
+    const LFM2: &str = "<|tool_call_start|>[web_search(query=\"helm chart hooks order\", max_results=3)]<|tool_call_end|>Looking that up.";
+
+    #[test]
+    fn recovers_the_samples() {
+        let rest = recovers(
+            LFM2,
+            &[(
+                "web_search",
+                json!({"query": "helm chart hooks order", "max_results": 3}),
+            )],
+        );
+        assert_eq!(rest, "Looking that up.");
+        let bare = "[list_dir(path='k8s/overlays/prod'), read_file(path='k8s/overlays/prod/kustomization.yaml')]";
+        recovers(
+            bare,
+            &[
+                ("list_dir", json!({"path": "k8s/overlays/prod"})),
+                (
+                    "read_file",
+                    json!({"path": "k8s/overlays/prod/kustomization.yaml"}),
+                ),
+            ],
+        );
+    }
+
+    #[test]
+    fn converts_python_literals() {
+        let text = "<|python_start|>[run_tests(filter='it\\'s', jobs=-2, fail_fast=True, markers=['slow', \"db\"], update=None)]<|python_end|>";
+        recovers(
+            text,
+            &[(
+                "run_tests",
+                json!({"filter": "it's", "jobs": -2, "fail_fast": true, "markers": ["slow", "db"], "update": null}),
+            )],
+        );
+    }
+
+    #[test]
+    fn ignores_non_literals_positional_args_and_prose() {
+        ignores("[read_file('a.txt')]");
+        ignores("[os.remove(path='a')]");
+        ignores("[read_file(path=open('a'))]");
+        ignores("See [read_file(path='a')] for details.");
+        ignores("[1] Introduction");
+        ignores("[read_file(path='a')] and more");
+    }
+
+    #[test]
+    fn rejects_truncated_blocks() {
+        rejects_truncation("<|python_start|>[read_file(path='a')]<|python_end|>");
+        rejects_truncation("[read_file(path='a', limit=10)]");
+    }
+}

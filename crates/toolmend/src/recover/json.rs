@@ -1,0 +1,184 @@
+//! JSON payloads inside markup: where a value ends, and the `{name, arguments}` call object.
+//!
+//! Payloads are passed through as the model wrote them (never re-serialized) so that the engine
+//! salvages and repairs recovered arguments exactly like native ones.
+
+use std::collections::BTreeMap;
+
+use serde_json::value::RawValue;
+
+use super::call::{Args, RawCall};
+use super::cursor::{Step, Stop, skip_ws};
+use crate::limits::MAX_DEPTH;
+
+/// The end of the JSON object or array that starts at `at` (after optional whitespace).
+///
+/// Brackets are matched with string awareness, then the slice must parse as strict JSON. The
+/// text ending before the value closes is incomplete; a value that closes but does not parse, or
+/// that is nested deeper than [`MAX_DEPTH`], is invalid. Returns `(start, end)`.
+pub(crate) fn value_span(s: &str, at: usize) -> Step<(usize, usize)> {
+    let start = skip_ws(s, at);
+    let b = s.as_bytes();
+    match b.get(start) {
+        None => return Err(Stop::Incomplete),
+        Some(b'{' | b'[') => {}
+        Some(_) => return Err(Stop::Invalid),
+    }
+    let (mut depth, mut in_str, mut esc) = (0usize, false, false);
+    let reached = |i: usize| super::cursor::reach(i);
+    for (i, &c) in b.iter().enumerate().skip(start) {
+        if in_str {
+            match (esc, c) {
+                (true, _) => esc = false,
+                (false, b'\\') => esc = true,
+                (false, b'"') => in_str = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            b'"' => in_str = true,
+            b'{' | b'[' => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    reached(i);
+                    return Err(Stop::Invalid);
+                }
+            }
+            b'}' | b']' => {
+                depth -= 1;
+                if depth == 0 {
+                    let end = i + 1;
+                    reached(end);
+                    return match serde_json::from_str::<&RawValue>(&s[start..end]) {
+                        Ok(_) => Ok((start, end)),
+                        Err(_) => Err(Stop::Invalid),
+                    };
+                }
+            }
+            _ => {}
+        }
+    }
+    reached(s.len());
+    Err(Stop::Incomplete)
+}
+
+/// Like [`value_span`], but the value must be an object.
+pub(crate) fn object_span(s: &str, at: usize) -> Step<(usize, usize)> {
+    let (start, end) = value_span(s, at)?;
+    if s.as_bytes()[start] == b'{' {
+        Ok((start, end))
+    } else {
+        Err(Stop::Invalid)
+    }
+}
+
+/// Arguments given as JSON text: an object passes through as written; a JSON string whose
+/// content is an object is decoded (GRAMMARS §1.3, Hermes `arguments` as a string).
+pub(crate) fn arguments(raw: &RawValue) -> Option<String> {
+    let text = raw.get().trim();
+    if text.starts_with('{') {
+        return Some(text.to_owned());
+    }
+    let inner: String = serde_json::from_str(text).ok()?;
+    let value: &RawValue = serde_json::from_str(inner.trim()).ok()?;
+    value
+        .get()
+        .starts_with('{')
+        .then(|| inner.trim().to_owned())
+}
+
+/// Reads a call object: the name under one of `name_keys`, the arguments under the first of
+/// `arg_keys` that is present (a missing arguments key means a call with no arguments).
+pub(crate) fn call_object(text: &str, name_keys: &[&str], arg_keys: &[&str]) -> Option<RawCall> {
+    let fields: BTreeMap<String, &RawValue> = serde_json::from_str(text).ok()?;
+    let name: String = name_keys
+        .iter()
+        .find_map(|k| fields.get(*k))
+        .and_then(|v| serde_json::from_str(v.get()).ok())?;
+    let args = match arg_keys.iter().find_map(|k| fields.get(*k)) {
+        Some(raw) => arguments(raw)?,
+        None => "{}".to_owned(),
+    };
+    Some(RawCall {
+        name,
+        args: Args::Json(args),
+    })
+}
+
+/// Reads a JSON array of call objects (Mistral, xLAM, Granite, Hunyuan, Phi-4-mini).
+pub(crate) fn call_array(text: &str, arg_keys: &[&str]) -> Option<Vec<RawCall>> {
+    let items: Vec<&RawValue> = serde_json::from_str(text).ok()?;
+    if items.is_empty() {
+        return None;
+    }
+    items
+        .iter()
+        .map(|item| call_object(item.get(), &["name"], arg_keys))
+        .collect()
+}
+
+/// The arguments keys most JSON families accept.
+pub(crate) const ARGS_OR_PARAMETERS: &[&str] = &["arguments", "parameters"];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spans_are_string_aware() {
+        let s = r#"x {"a": "}{", "b": [1, {"c": 2}]} tail"#;
+        assert_eq!(value_span(s, 1), Ok((2, 33)));
+        assert_eq!(value_span(r#"{"a": "}"#, 0), Err(Stop::Incomplete));
+        assert_eq!(value_span("{a: 1}", 0), Err(Stop::Invalid));
+        assert_eq!(value_span("prose", 0), Err(Stop::Invalid));
+    }
+
+    #[test]
+    fn arguments_pass_through_or_decode_a_string() {
+        let call = call_object(
+            r#"{"name": "f", "arguments": {"b": 1,  "a": 2}}"#,
+            &["name"],
+            ARGS_OR_PARAMETERS,
+        );
+        assert_eq!(
+            call,
+            Some(RawCall {
+                name: "f".into(),
+                args: Args::Json(r#"{"b": 1,  "a": 2}"#.into())
+            })
+        );
+        let call = call_object(
+            r#"{"name": "f", "arguments": "{\"a\": 1}"}"#,
+            &["name"],
+            ARGS_OR_PARAMETERS,
+        );
+        assert_eq!(
+            call,
+            Some(RawCall {
+                name: "f".into(),
+                args: Args::Json(r#"{"a": 1}"#.into())
+            })
+        );
+        assert_eq!(
+            call_object(
+                r#"{"name": "f", "arguments": "nope"}"#,
+                &["name"],
+                ARGS_OR_PARAMETERS
+            ),
+            None
+        );
+        assert_eq!(
+            call_object(
+                r#"{"name": "f", "arguments": null}"#,
+                &["name"],
+                ARGS_OR_PARAMETERS
+            ),
+            None
+        );
+        assert_eq!(
+            call_object(r#"{"arguments": {}}"#, &["name"], ARGS_OR_PARAMETERS),
+            None
+        );
+    }
+}

@@ -1,0 +1,543 @@
+//! The single left-to-right scanner: prose, fenced code, inline code, sentinel blocks
+//! (GRAMMARS §1.2).
+//!
+//! One aho-corasick automaton holds every start sentinel plus the two code markers (a backtick
+//! and `~~~`), so prose without markup is skipped at memchr speed. The scanner is resumable: it
+//! keeps its position and fence state between runs, and a run over a text that may still grow
+//! (`eof == false`) stops where a decision needs bytes that have not arrived. A whole-text scan
+//! is the same machine run once with `eof == true`, which is why streamed and whole-text scans
+//! agree.
+
+use std::ops::Range;
+use std::sync::OnceLock;
+
+use aho_corasick::{AhoCorasick, Anchored, MatchKind, StartKind};
+
+use super::MAX_BLOCK_BYTES;
+use super::cursor::{Stop, take_reach};
+use super::grammars::{GRAMMARS, Input};
+use super::{NameResolver, RecoverOptions, RecoveredCall};
+use crate::ToolSet;
+
+/// A block of markup the scanner consumed, with the declared calls it held.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Found {
+    /// The consumed bytes.
+    pub range: Range<usize>,
+    /// The calls of declared tools, in block order; never empty.
+    pub calls: Vec<RecoveredCall>,
+}
+
+/// What a pattern of the automaton stands for.
+#[derive(Debug)]
+enum Pattern {
+    /// A backtick: an inline code span or a fence.
+    Backtick,
+    /// `~~~`: a tilde fence when it opens a line.
+    Tilde,
+    /// A start sentinel, with the grammars that start with it, in table order.
+    Sentinel(Vec<usize>),
+}
+
+/// The automaton and what each of its patterns means.
+#[derive(Debug)]
+struct Dispatch {
+    automaton: AhoCorasick,
+    patterns: Vec<(&'static str, Pattern)>,
+    /// Every pattern, and every sentinel with its lead: what a held-back suffix may begin.
+    holds: Vec<String>,
+    /// Every sentinel with a lead, with its lead: held back even when whole, since the match
+    /// the automaton reports for it starts after the lead.
+    leads: Vec<String>,
+    /// The longest of `holds`.
+    longest: usize,
+}
+
+fn dispatch() -> &'static Dispatch {
+    static DISPATCH: OnceLock<Dispatch> = OnceLock::new();
+    DISPATCH.get_or_init(|| {
+        let mut patterns: Vec<(&'static str, Pattern)> =
+            vec![("`", Pattern::Backtick), ("~~~", Pattern::Tilde)];
+        let mut holds: Vec<String> = Vec::new();
+        let mut leads: Vec<String> = Vec::new();
+        for (index, grammar) in GRAMMARS.iter().enumerate() {
+            for &sentinel in grammar.sentinels {
+                if !grammar.lead.is_empty() {
+                    leads.push(format!("{}{sentinel}", grammar.lead));
+                }
+                match patterns.iter_mut().find(|(p, _)| *p == sentinel) {
+                    Some((_, Pattern::Sentinel(list))) => list.push(index),
+                    _ => patterns.push((sentinel, Pattern::Sentinel(vec![index]))),
+                }
+            }
+        }
+        holds.extend(patterns.iter().map(|(p, _)| (*p).to_owned()));
+        holds.extend(leads.iter().cloned());
+        // Leftmost-longest: at one position the longest sentinel wins (`<tool_calls>` over
+        // `<tool_call`-anything, `<|tool_call|>` over `<|tool_call>`), GRAMMARS §1.7.
+        let automaton = AhoCorasick::builder()
+            .match_kind(MatchKind::LeftmostLongest)
+            .start_kind(StartKind::Anchored)
+            .build(patterns.iter().map(|(p, _)| p))
+            .expect("the sentinel table is a small fixed set of literals");
+        let longest = holds.iter().map(String::len).max().unwrap_or(0);
+        assert!(
+            patterns
+                .iter()
+                .all(|(p, _)| matches!(p.as_bytes()[0], b'<' | b'[' | b']' | b'`' | b'~')),
+            "every pattern starts with a byte `Scanner::find` looks for"
+        );
+        Dispatch {
+            automaton,
+            patterns,
+            holds,
+            leads,
+            longest,
+        }
+    })
+}
+
+/// The length of the longest suffix of `text` that is a proper prefix of a pattern (with its
+/// lead): bytes that must be held back because the next chunk may complete a sentinel
+/// (GRAMMARS §1.9).
+pub(crate) fn holdback(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    let holds = &dispatch().holds;
+    for k in (1..dispatch().longest.min(bytes.len() + 1)).rev() {
+        let suffix = &bytes[bytes.len() - k..];
+        let proper = holds
+            .iter()
+            .any(|p| p.len() > k && p.as_bytes().starts_with(suffix));
+        if proper || dispatch().leads.iter().any(|p| p.as_bytes() == suffix) {
+            return k;
+        }
+    }
+    0
+}
+
+/// An open fenced code block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Fence {
+    ch: u8,
+    len: usize,
+    /// False while the scanner is still on the opening line (the info string).
+    in_body: bool,
+}
+
+/// The resumable scanner.
+#[derive(Debug, Clone)]
+pub(crate) struct Scanner {
+    pos: usize,
+    fence: Option<Fence>,
+    calls_left: usize,
+    resolve: Option<NameResolver>,
+    /// Next `<`, `[` or `]` (the first bytes of the sentinels).
+    next_mark: NextByte,
+    /// Next backtick or `~` (code markers).
+    next_code: NextByte,
+    /// Whether the last run stopped at an open sentinel block.
+    in_block: bool,
+    /// Bytes scanned by parses that ran out of text (see `sentinel`).
+    spent: usize,
+}
+
+/// A cached forward search for a byte class: every pattern starts with one of five bytes that
+/// are rare in prose, so two memchr passes find candidates at memchr speed and the automaton
+/// only runs, anchored, at those candidates. The cache keeps the whole scan linear when one
+/// class is dense and the other absent.
+#[derive(Debug, Clone, Copy, Default)]
+struct NextByte {
+    /// The last occurrence found.
+    at: Option<usize>,
+    /// No occurrence lies between `from` and this index except `at`.
+    scanned: usize,
+    /// The `from` of the last query; a query further back (the scanner stepped back to a
+    /// held-back suffix) drops the cache.
+    from: usize,
+}
+
+impl NextByte {
+    /// The first occurrence at or after `from`.
+    fn find(
+        &mut self,
+        hay: &[u8],
+        from: usize,
+        search: impl Fn(&[u8]) -> Option<usize>,
+    ) -> Option<usize> {
+        if from < self.from {
+            *self = Self::default();
+        }
+        self.from = from;
+        if let Some(p) = self.at.filter(|&p| p >= from) {
+            return Some(p);
+        }
+        let start = if self.at.is_some() {
+            from
+        } else {
+            from.max(self.scanned)
+        };
+        let found = hay.get(start..).and_then(search).map(|i| start + i);
+        self.at = found;
+        self.scanned = found.map_or(hay.len(), |p| p + 1);
+        found
+    }
+}
+
+/// How a step ended.
+enum Next {
+    /// Keep scanning from the new position.
+    Continue,
+    /// A decision needs more text; everything before the index is decided.
+    Wait(usize),
+}
+
+impl Scanner {
+    /// A scanner at the start of a text.
+    pub(crate) fn new(options: RecoverOptions) -> Self {
+        Self {
+            pos: 0,
+            fence: None,
+            calls_left: options.max_calls,
+            resolve: options.resolve_name,
+            next_mark: NextByte::default(),
+            next_code: NextByte::default(),
+            in_block: false,
+            spent: 0,
+        }
+    }
+
+    /// Scans `text` from the saved position, appending consumed blocks to `out`.
+    ///
+    /// Returns the index before which every byte is decided (text or consumed). With `eof`, that
+    /// is `text.len()`.
+    pub(crate) fn run(
+        &mut self,
+        text: &str,
+        eof: bool,
+        tools: &ToolSet,
+        out: &mut Vec<Found>,
+    ) -> usize {
+        self.in_block = false;
+        loop {
+            let step = match self.fence {
+                Some(fence) => self.fence_step(text, eof, fence),
+                None => self.prose_step(text, eof, tools, out),
+            };
+            match step {
+                Next::Continue if self.pos >= text.len() && self.fence.is_none() => {
+                    return text.len();
+                }
+                Next::Continue => {}
+                Next::Wait(safe) => return if eof { text.len() } else { safe },
+            }
+        }
+    }
+
+    /// Inside a fence: look for the closing line, one line at a time.
+    fn fence_step(&mut self, text: &str, eof: bool, mut fence: Fence) -> Next {
+        let bytes = text.as_bytes();
+        let line_end = memchr::memchr(b'\n', &bytes[self.pos..]).map(|i| self.pos + i);
+        let Some(line_end) = line_end.or(eof.then_some(text.len())) else {
+            // Everything in a fence is text, so it may all be emitted; only the state waits.
+            return Next::Wait(text.len());
+        };
+        if fence.in_body && closes(&bytes[self.pos..line_end], fence) {
+            self.fence = None;
+        } else {
+            fence.in_body = true;
+            self.fence = Some(fence);
+        }
+        self.pos = (line_end + 1).min(text.len());
+        if eof && line_end == text.len() {
+            self.fence = None;
+            self.pos = text.len();
+        }
+        Next::Continue
+    }
+
+    /// In prose: find the next pattern and act on it.
+    fn prose_step(&mut self, text: &str, eof: bool, tools: &ToolSet, out: &mut Vec<Found>) -> Next {
+        let d = dispatch();
+        let Some(m) = self.find(text.as_bytes()) else {
+            if eof {
+                self.pos = text.len();
+                return Next::Continue;
+            }
+            // The held-back suffix is scanned again once the next chunk arrives.
+            self.pos = text.len() - holdback(&text[self.pos..]);
+            return Next::Wait(self.pos);
+        };
+        let at = m.start();
+        // A longer sentinel may begin at or before this match and run past the end of the text
+        // so far (`[` of `[TOOL_CALLS`, or `]<]minimax[` before its `[`): wait for it, as the
+        // whole-text scan would have matched it.
+        if !eof && at + d.longest > text.len() {
+            let held = text.len() - holdback(&text[self.pos..]);
+            if held <= at {
+                return self.wait(held);
+            }
+        }
+        match &d.patterns[m.pattern().as_usize()].1 {
+            Pattern::Backtick => self.backticks(text, eof, at),
+            Pattern::Tilde => self.tildes(text, eof, at),
+            Pattern::Sentinel(grammars) => {
+                self.sentinel(text, eof, tools, at, m.end(), grammars, out)
+            }
+        }
+    }
+
+    /// The leftmost pattern match at or after `pos`: candidates by memchr, then an anchored
+    /// automaton run at each (leftmost-longest at that position).
+    fn find(&mut self, hay: &[u8]) -> Option<aho_corasick::Match> {
+        let mut from = self.pos;
+        loop {
+            let mark = self
+                .next_mark
+                .find(hay, from, |h| memchr::memchr3(b'<', b'[', b']', h));
+            let code = self
+                .next_code
+                .find(hay, from, |h| memchr::memchr2(b'`', b'~', h));
+            let at = match (mark, code) {
+                (Some(a), Some(b)) => a.min(b),
+                (Some(a), None) | (None, Some(a)) => a,
+                (None, None) => return None,
+            };
+            let input = aho_corasick::Input::new(hay)
+                .span(at..hay.len())
+                .anchored(Anchored::Yes);
+            if let Some(m) = dispatch().automaton.find(input) {
+                return Some(m);
+            }
+            from = at + 1;
+        }
+    }
+
+    fn backticks(&mut self, text: &str, eof: bool, at: usize) -> Next {
+        let bytes = text.as_bytes();
+        let n = run_len(bytes, at, b'`');
+        if at + n == bytes.len() && !eof {
+            return self.wait(at);
+        }
+        if n >= 3 && opens_line(bytes, at) {
+            self.fence = Some(Fence {
+                ch: b'`',
+                len: n,
+                in_body: false,
+            });
+            self.pos = at + n;
+            return Next::Continue;
+        }
+        match span_close(bytes, at + n, n) {
+            Ok(Some(end)) => self.pos = end,
+            Ok(None) => self.pos = at + n,
+            Err(()) if eof => self.pos = at + n,
+            Err(()) => return self.wait(at),
+        }
+        Next::Continue
+    }
+
+    fn tildes(&mut self, text: &str, eof: bool, at: usize) -> Next {
+        let bytes = text.as_bytes();
+        let n = run_len(bytes, at, b'~');
+        if at + n == bytes.len() && !eof {
+            return self.wait(at);
+        }
+        if opens_line(bytes, at) {
+            self.fence = Some(Fence {
+                ch: b'~',
+                len: n,
+                in_body: false,
+            });
+        }
+        self.pos = at + n;
+        Next::Continue
+    }
+
+    #[allow(clippy::too_many_arguments)] // one call site; the pieces are the scan state
+    fn sentinel(
+        &mut self,
+        text: &str,
+        eof: bool,
+        tools: &ToolSet,
+        at: usize,
+        body: usize,
+        grammars: &[usize],
+        out: &mut Vec<Found>,
+    ) -> Next {
+        // Work bound: a failed parse costs what it read (a block that never ends, its whole
+        // view). Failed parses may read up to four times the text before them (plus a block),
+        // never more, so a text full of near-miss blocks is still scanned in linear time.
+        let budget = at.saturating_add(MAX_BLOCK_BYTES).saturating_mul(4);
+        if self.calls_left == 0 || self.spent > budget {
+            self.pos = at + 1;
+            return Next::Continue;
+        }
+        let mut result = Err(Stop::Invalid);
+        let mut view_len = 0;
+        take_reach();
+        let (mut family, mut start, mut final_view) = ("", at, eof);
+        for &g in grammars {
+            let grammar = &GRAMMARS[g];
+            // A lead must directly precede the sentinel, in text this step has not passed.
+            start = at - grammar.lead.len().min(at);
+            if start < self.pos || !text.as_bytes()[start..at].eq(grammar.lead.as_bytes()) {
+                continue;
+            }
+            // A block may not run past MAX_BLOCK_BYTES; the view ends there, for whole-text
+            // and streamed scans alike, so a cut-off block is judged the same way by both.
+            let mut view_end = text.len().min(start + MAX_BLOCK_BYTES);
+            while !text.is_char_boundary(view_end) {
+                view_end -= 1;
+            }
+            let view = Input {
+                text: &text[..view_end],
+                eof: eof || view_end < text.len(),
+                tools,
+            };
+            final_view = view.eof;
+            view_len = view_end - start;
+            result = (grammar.parse)(&view, start, body);
+            if result != Err(Stop::Invalid) {
+                family = grammar.family;
+                break;
+            }
+        }
+        match result {
+            Ok(block) => {
+                let range = start..block.end;
+                let calls: Vec<RecoveredCall> = block
+                    .calls
+                    .iter()
+                    .filter_map(|call| call.recovered(tools, self.resolve, family, range.clone()))
+                    .collect();
+                if calls.is_empty() {
+                    self.pos = at + 1;
+                } else if calls.len() > self.calls_left {
+                    // Over the cap: the block stays text, whole, and recovery stops.
+                    self.calls_left = 0;
+                    self.pos = at + 1;
+                } else {
+                    self.calls_left -= calls.len();
+                    self.pos = block.end;
+                    out.push(Found { range, calls });
+                }
+                Next::Continue
+            }
+            Err(Stop::Incomplete) if !final_view => {
+                self.in_block = true;
+                self.wait(start)
+            }
+            Err(stop) => {
+                // A parse that ran out of text read its whole view; one that failed read as far
+                // as it reached.
+                let reached = take_reach();
+                self.spent += match stop {
+                    Stop::Incomplete => view_len,
+                    Stop::Invalid => reached.saturating_sub(start),
+                };
+                self.pos = at + 1;
+                Next::Continue
+            }
+        }
+    }
+
+    /// Whether the last run stopped at an open sentinel block: only the block's terminator can
+    /// complete it, and every block ends with `>`, `]`, `}` or `)`.
+    pub(crate) fn in_block(&self) -> bool {
+        self.in_block
+    }
+
+    fn wait(&mut self, at: usize) -> Next {
+        self.pos = at;
+        Next::Wait(at)
+    }
+}
+
+/// The length of the run of `ch` starting at `at`.
+fn run_len(bytes: &[u8], at: usize, ch: u8) -> usize {
+    bytes[at..].iter().take_while(|&&b| b == ch).count()
+}
+
+/// Whether `at` is preceded on its line by at most three spaces (a fence may open there).
+fn opens_line(bytes: &[u8], at: usize) -> bool {
+    let indent = bytes[..at].iter().rev().take_while(|&&b| b == b' ').count();
+    indent <= 3 && (at == indent || bytes[at - indent - 1] == b'\n')
+}
+
+/// Whether `line` closes `fence`: up to three spaces, a run of the fence character at least as
+/// long, then only whitespace.
+fn closes(line: &[u8], fence: Fence) -> bool {
+    let indent = line.iter().take_while(|&&b| b == b' ').count();
+    if indent > 3 {
+        return false;
+    }
+    let n = run_len(line, indent, fence.ch);
+    n >= fence.len && line[indent + n..].iter().all(u8::is_ascii_whitespace)
+}
+
+/// Where the inline code span opened by `n` backticks before `from` closes.
+///
+/// `Ok(Some(end))`: a run of exactly `n` backticks closes it before the paragraph ends.
+/// `Ok(None)`: a blank line comes first, so the opening backticks are literal.
+/// `Err(())`: the text ends first; more text decides.
+fn span_close(bytes: &[u8], from: usize, n: usize) -> Result<Option<usize>, ()> {
+    let mut i = from;
+    while let Some(off) = memchr::memchr2(b'`', b'\n', &bytes[i..]) {
+        let at = i + off;
+        if bytes[at] == b'`' {
+            let k = run_len(bytes, at, b'`');
+            if at + k == bytes.len() {
+                return Err(());
+            }
+            if k == n {
+                return Ok(Some(at + k));
+            }
+            i = at + k;
+        } else {
+            let rest = &bytes[at + 1..];
+            let blank = rest
+                .iter()
+                .take_while(|&&b| b == b' ' || b == b'\t' || b == b'\r')
+                .count();
+            match rest.get(blank) {
+                Some(b'\n') => return Ok(None),
+                None => return Err(()),
+                Some(_) => i = at + 1,
+            }
+        }
+    }
+    Err(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn holds_back_a_cut_sentinel_only() {
+        assert_eq!(holdback("hello <tool_ca"), "<tool_ca".len());
+        assert_eq!(holdback("hello [TOOL_CALL"), "[TOOL_CALL".len());
+        assert_eq!(holdback("hello world"), 0);
+        assert_eq!(holdback("a <"), 1);
+    }
+
+    #[test]
+    fn inline_spans_close_on_an_equal_run_before_a_blank_line() {
+        assert_eq!(span_close(b"`a` b", 1, 1), Ok(Some(3)));
+        assert_eq!(span_close(b"``a`b``c", 2, 2), Ok(Some(7)));
+        assert_eq!(span_close(b"`a\n\nb`c", 1, 1), Ok(None));
+        assert_eq!(span_close(b"`a\nb", 1, 1), Err(()));
+    }
+
+    #[test]
+    fn fences_open_at_line_start_only() {
+        assert!(opens_line(b"```", 0) && opens_line(b"x\n   ```", 5));
+        assert!(!opens_line(b"x ```", 2) && !opens_line(b"\n    ```", 5));
+        let fence = Fence {
+            ch: b'`',
+            len: 3,
+            in_body: true,
+        };
+        assert!(closes(b"````  ", fence) && !closes(b"``", fence) && !closes(b"``` x", fence));
+    }
+}
