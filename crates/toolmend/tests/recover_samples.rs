@@ -42,7 +42,10 @@ fn stream(tools: &ToolSet, chunks: &[&str]) -> Recovered {
 }
 
 /// (family, sample, expected calls)
-fn samples() -> Vec<(&'static str, &'static str, Vec<(&'static str, Value)>)> {
+/// A sample: its family, its text, and the calls (name, arguments) it holds.
+type Sample = (&'static str, &'static str, Vec<(&'static str, Value)>);
+
+fn samples() -> Vec<Sample> {
     vec![
         (
             "deepseek",
