@@ -1,0 +1,216 @@
+//! Finding the JSON in a text: at its start, inside a Markdown fence, or among prose.
+//!
+//! 1. Text that starts with `{` or `[` is read from there.
+//! 2. Otherwise (or when that fails without looking like JSON, as `{placeholder} …` does), the
+//!    first fence opened at the start of a line is read from its body (`fence_unwrapped`).
+//! 3. Otherwise each `{` in the prose is a candidate (`prose_stripped`): the first that reads
+//!    with no repair wins; failing that, the first that reads at all. A candidate that fails
+//!    after looking like JSON stops the search: a later `{` may be a piece of that broken object,
+//!    and a piece is a wrong object.
+//!
+//! Text that starts with `{` or `[` and cannot be read is a [`SalvageErrorKind::Syntax`] error;
+//! other text in which nothing reads is [`SalvageErrorKind::NoJson`].
+//!
+//! Candidates never overlap (the next one starts where the last read stopped), so the whole
+//! search reads each byte a bounded number of times.
+
+use memchr::memmem;
+
+use super::parse::{Parser, Run, RunError};
+use super::repairs::RepairLog;
+use super::scan;
+use super::{SalvageError, SalvageErrorKind, SalvageOptions, Salvaged};
+use crate::RepairKind;
+
+/// How many times a run is retried with a quote reclassified as content.
+const MAX_RETRIES: usize = 3;
+/// How many ```` ``` ```` occurrences are examined for one that opens a line.
+const MAX_FENCE_PROBES: usize = 16;
+
+/// Salvages `text`, whose first non-blank byte is at `start`.
+pub(super) fn locate(
+    text: &str,
+    start: usize,
+    options: &SalvageOptions,
+) -> Result<Salvaged, SalvageError> {
+    let bytes = text.as_bytes();
+    let fail = |e: RunError| SalvageError::at(e.kind, text, e.offset);
+    let mut resume = start;
+    // Text that starts like JSON and fails is a syntax error even if nothing else is found.
+    let mut primary = None;
+    if matches!(bytes[start], b'{' | b'[') {
+        match attempt(text, start, false, options) {
+            Ok(run) => return Ok(finish(run, RepairLog::default())),
+            Err(e) if e.progressed || e.kind != SalvageErrorKind::Syntax => return Err(fail(e)),
+            Err(e) => {
+                resume = e.offset.max(start + 1);
+                primary = Some(e);
+            }
+        }
+    }
+    if let Some(fence) = find_fence(bytes, start) {
+        let body = scan::skip_ws(bytes, fence.body);
+        if body > resume && matches!(bytes.get(body), Some(b'{' | b'[')) {
+            match attempt(text, body, true, options) {
+                Ok(run) => {
+                    let mut extra = RepairLog::default();
+                    extra.note(RepairKind::FenceUnwrapped, fence.at);
+                    if fence.at > start {
+                        extra.note(RepairKind::ProseStripped, start);
+                    }
+                    return Ok(finish(run, extra));
+                }
+                Err(e) if e.progressed || e.kind != SalvageErrorKind::Syntax => {
+                    return Err(fail(e));
+                }
+                Err(_) => {}
+            }
+        }
+    }
+    let mut chosen: Option<Run> = None;
+    let mut from = resume;
+    while let Some(i) = memchr::memchr(b'{', &bytes[from.min(bytes.len())..]) {
+        let candidate = from + i;
+        match attempt(text, candidate, false, options) {
+            Ok(run) => {
+                let strict = run.log.is_empty() && !run.truncated;
+                from = run.end.max(candidate + 1);
+                if strict {
+                    chosen = Some(run);
+                    break;
+                }
+                chosen.get_or_insert(run);
+            }
+            Err(e) if e.progressed || e.kind != SalvageErrorKind::Syntax => {
+                if chosen.is_some() {
+                    break;
+                }
+                return Err(fail(e));
+            }
+            Err(e) => from = e.offset.max(candidate + 1),
+        }
+    }
+    match chosen {
+        Some(run) => {
+            let mut extra = RepairLog::default();
+            extra.note(RepairKind::ProseStripped, start);
+            Ok(finish(run, extra))
+        }
+        None => Err(primary.map_or_else(
+            || SalvageError::at(SalvageErrorKind::NoJson, text, start),
+            fail,
+        )),
+    }
+}
+
+/// Reads the values at `start`; when the last value closed right before prose that holds a
+/// quote, retries with that closing quote taken as content (an unescaped quote in code content
+/// followed by `}` can look like the end of the object). A retry is kept only if it reads to the
+/// end without prose and without truncation.
+fn attempt(
+    text: &str,
+    start: usize,
+    fence: bool,
+    options: &SalvageOptions,
+) -> Result<Run, RunError> {
+    let first = Parser::new(text, options.max_depth, fence, &[]).run(start)?;
+    let mut content_quotes = Vec::new();
+    let (mut quote, mut prose) = (first.top_close_quote, first.prose_after);
+    for _ in 0..MAX_RETRIES {
+        let (Some(q), Some(p)) = (quote, prose) else {
+            break;
+        };
+        if !holds_quote(&text.as_bytes()[p..]) {
+            break;
+        }
+        content_quotes.push(q);
+        match Parser::new(text, options.max_depth, fence, &content_quotes).run(start) {
+            Ok(run) if !run.truncated && run.prose_after.is_none() => return Ok(run),
+            Ok(run) if !run.truncated => (quote, prose) = (run.top_close_quote, run.prose_after),
+            _ => break,
+        }
+    }
+    Ok(first)
+}
+
+fn holds_quote(bytes: &[u8]) -> bool {
+    memchr::memchr2(b'"', b'\'', bytes).is_some()
+        || memmem::find(bytes, scan::RIGHT_DOUBLE).is_some()
+}
+
+fn finish(run: Run, extra: RepairLog) -> Salvaged {
+    let mut log = run.log;
+    log.absorb(&extra);
+    if let Some(at) = run.prose_after {
+        log.note(RepairKind::ProseStripped, at);
+    }
+    if let Some(at) = run.after_fence {
+        log.note(RepairKind::ProseStripped, at);
+    }
+    Salvaged {
+        values: run.values,
+        repairs: log.into_sorted(),
+        truncated: run.truncated,
+    }
+}
+
+/// A Markdown fence opener.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Fence {
+    /// Where the ```` ``` ```` is.
+    at: usize,
+    /// Where its body starts (after the language tag and the line break).
+    body: usize,
+}
+
+/// The first ```` ``` ```` at or after `from` that opens a line (only spaces or tabs before it).
+fn find_fence(bytes: &[u8], from: usize) -> Option<Fence> {
+    let mut search = from;
+    for _ in 0..MAX_FENCE_PROBES {
+        let at = search + memmem::find(&bytes[search..], b"```")?;
+        let line_start = memchr::memrchr(b'\n', &bytes[from..at]).map_or(from, |j| from + j + 1);
+        if bytes[line_start..at]
+            .iter()
+            .all(|&b| b == b' ' || b == b'\t')
+        {
+            let mut p = at + 3;
+            while p < bytes.len()
+                && (bytes[p].is_ascii_alphanumeric()
+                    || matches!(bytes[p], b'-' | b'_' | b'+' | b'.'))
+            {
+                p += 1;
+            }
+            while p < bytes.len() && matches!(bytes[p], b' ' | b'\t' | b'\r') {
+                p += 1;
+            }
+            if bytes.get(p) == Some(&b'\n') {
+                p += 1;
+            }
+            return Some(Fence { at, body: p });
+        }
+        search = at + 3;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fences_open_lines() {
+        assert_eq!(
+            find_fence(b"```json\n{}", 0),
+            Some(Fence { at: 0, body: 8 })
+        );
+        assert_eq!(
+            find_fence(b"Here:\n  ```\n{}", 0),
+            Some(Fence { at: 8, body: 12 })
+        );
+        assert_eq!(
+            find_fence(b"```json {\"a\": 1}```", 0),
+            Some(Fence { at: 0, body: 8 })
+        );
+        assert_eq!(find_fence(b"say ```x``` here", 0), None);
+    }
+}
