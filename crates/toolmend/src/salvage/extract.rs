@@ -24,8 +24,8 @@ use crate::RepairKind;
 
 /// How many times a run is retried with a quote reclassified as content.
 const MAX_RETRIES: usize = 3;
-/// How many ```` ``` ```` occurrences are examined for one that opens a line.
-const MAX_FENCE_PROBES: usize = 16;
+/// How many backticks are examined when looking for a fence that opens a line.
+const MAX_FENCE_PROBES: usize = 64;
 
 /// Salvages `text`, whose first non-blank byte is at `start`.
 pub(super) fn locate(
@@ -167,7 +167,11 @@ struct Fence {
 fn find_fence(bytes: &[u8], from: usize) -> Option<Fence> {
     let mut search = from;
     for _ in 0..MAX_FENCE_PROBES {
-        let at = search + memmem::find(&bytes[search..], b"```")?;
+        let at = search + memchr::memchr(b'`', &bytes[search..])?;
+        if !bytes[at..].starts_with(b"```") {
+            search = at + 1;
+            continue;
+        }
         let line_start = memchr::memrchr(b'\n', &bytes[from..at]).map_or(from, |j| from + j + 1);
         if bytes[line_start..at]
             .iter()

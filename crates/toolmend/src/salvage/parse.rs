@@ -398,7 +398,8 @@ impl<'a> Parser<'a> {
             self.pos = end;
             return self.read_word();
         }
-        let parsed = self.text[start..end].parse::<Number>();
+        let parsed = small_integer(&self.bytes[start..end])
+            .map_or_else(|| self.text[start..end].parse::<Number>(), Ok);
         self.pos = end;
         match parsed {
             Ok(n) => Ok(Some(Value::Number(n))),
@@ -476,6 +477,9 @@ impl<'a> Parser<'a> {
     fn skip_blank(&mut self) {
         loop {
             self.pos = scan::skip_ws(self.bytes, self.pos);
+            if self.bytes.get(self.pos) != Some(&b'/') {
+                return;
+            }
             match scan::comment_at(self.bytes, self.pos) {
                 Comment::None => return,
                 Comment::Closed(end) => {
@@ -508,6 +512,31 @@ enum Step {
     Done(Value),
     /// The text ended inside the value; a partial string is kept, anything else dropped.
     Cut(Option<Value>),
+}
+
+/// The common case of a number without going through `serde_json`: an integer of at most 18
+/// digits with no leading zero, which `i64` holds exactly.
+fn small_integer(token: &[u8]) -> Option<Number> {
+    let (negative, digits) = match token.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, token),
+    };
+    if digits.is_empty() || digits.len() > 18 || (digits[0] == b'0' && digits.len() > 1) {
+        return None;
+    }
+    let mut n: i64 = 0;
+    for &d in digits {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        n = n * 10 + i64::from(d - b'0');
+    }
+    // serde_json reads `-0` as the float -0.0: leave it to serde_json.
+    match (negative, n) {
+        (true, 0) => None,
+        (true, n) => Some(Number::from(-n)),
+        (false, n) => Some(Number::from(n)),
+    }
 }
 
 /// Whether a value can start at `pos` (for a missing comma between array elements).
