@@ -7,6 +7,8 @@
 //! ```
 //!
 //! `--json` prints one JSON object per group instead of the table (read by `bench/peers/`).
+//! `--jsonrepair-rs` measures the `jsonrepair-rs` crate instead (its output parsed with
+//! `serde_json` for the exactness columns; the timing is `jsonrepair` alone).
 //! A case is *exact* when salvage returns exactly one value equal to `expect`, *wrong* when it
 //! returns anything else, and *refused* when it returns an error. Cases without `expect` (the
 //! truncated variant, adversarial inputs) only count objects and refusals. Time is the best of
@@ -33,9 +35,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut path = None;
     let mut as_json = false;
     let mut reps = 5usize;
+    let mut peer = false;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--json" => as_json = true,
+            "--jsonrepair-rs" => peer = true,
             "--reps" => reps = args.next().ok_or("--reps needs a number")?.parse()?,
             _ => path = Some(arg),
         }
@@ -72,12 +76,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for (name, group) in &groups {
         let (mut exact, mut wrong, mut refused, mut objects) = (0, 0, 0, 0);
         for (input, expect) in group.inputs.iter().zip(&group.expects) {
-            match salvage(input, &options) {
-                Err(_) => refused += 1,
-                Ok(s) => {
-                    objects += usize::from(s.values.iter().all(Value::is_object));
+            let values = if peer {
+                jsonrepair_rs::jsonrepair(input)
+                    .ok()
+                    .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+                    .map(|v| vec![v])
+                    .ok_or(())
+            } else {
+                salvage(input, &options).map(|s| s.values).map_err(drop)
+            };
+            match values {
+                Err(()) => refused += 1,
+                Ok(values) => {
+                    objects += usize::from(values.iter().all(Value::is_object));
                     match expect {
-                        Some(e) if s.values.len() == 1 && &s.values[0] == e => exact += 1,
+                        Some(e) if values.len() == 1 && &values[0] == e => exact += 1,
                         Some(_) => wrong += 1,
                         None => {}
                     }
@@ -88,7 +101,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .map(|_| {
                 let start = Instant::now();
                 for input in &group.inputs {
-                    std::hint::black_box(salvage(std::hint::black_box(input), &options).ok());
+                    if peer {
+                        std::hint::black_box(
+                            jsonrepair_rs::jsonrepair(std::hint::black_box(input)).ok(),
+                        );
+                    } else {
+                        std::hint::black_box(salvage(std::hint::black_box(input), &options).ok());
+                    }
                 }
                 start.elapsed()
             })

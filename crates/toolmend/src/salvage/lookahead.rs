@@ -19,6 +19,9 @@ const MAX_GAP: usize = 256;
 /// closer, for the same reason.
 const MAX_TOKEN: usize = 256;
 
+/// Most stray closers (of the wrong kind) skipped in one look-ahead, as the parser would.
+const MAX_STRAYS: usize = 2;
+
 /// The look-ahead's answer for one quote.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Verdict {
@@ -37,6 +40,7 @@ pub(super) enum Verdict {
 pub(super) fn value_quote(bytes: &[u8], after: usize, closers: &[u8], fence: bool) -> Verdict {
     let mut depth = closers.len();
     let mut p = after;
+    let mut strays = 0;
     loop {
         p = match skip_gap(bytes, p) {
             Some(p) => p,
@@ -58,6 +62,12 @@ pub(super) fn value_quote(bytes: &[u8], after: usize, closers: &[u8], fence: boo
         let top = closers[depth - 1];
         if b == top {
             depth -= 1;
+            p += 1;
+            continue;
+        }
+        // A closer of the other kind: the parser removes it as stray (`extra_closer_removed`).
+        if (b == b'}' || b == b']') && strays < MAX_STRAYS {
+            strays += 1;
             p += 1;
             continue;
         }
@@ -179,6 +189,8 @@ mod tests {
         }
         assert_eq!(verdict("}]}", b"}]}"), Verdict::Closes);
         assert_eq!(verdict("}, {\"a\": 1}]}", b"}]}"), Verdict::Closes);
+        // A stray closer is skipped, as the parser skips it.
+        assert_eq!(verdict("}]]}", b"}]}"), Verdict::Closes);
     }
 
     #[test]
