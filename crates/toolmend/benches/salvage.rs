@@ -13,6 +13,9 @@
 //! - `salvage/adversarial/<shape>/<n>`: the shapes that make other repairers quadratic, at n =
 //!   100, 1 000 and 10 000.
 
+// `criterion_group!` generates an undocumented public function.
+#![allow(missing_docs)]
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

@@ -120,7 +120,7 @@ fn attempt(
         let (Some(q), Some(p)) = (quote, prose) else {
             break;
         };
-        if !holds_quote(&text.as_bytes()[p..]) {
+        if !may_continue(text.as_bytes(), q, p) {
             break;
         }
         content_quotes.push(q);
@@ -133,9 +133,17 @@ fn attempt(
     Ok(first)
 }
 
-fn holds_quote(bytes: &[u8]) -> bool {
-    memchr::memchr2(b'"', b'\'', bytes).is_some()
-        || memmem::find(bytes, scan::RIGHT_DOUBLE).is_some()
+/// Whether the prose at `prose` may be the rest of the string closed by the quote at `quote`:
+/// it holds the same quote character and, after it, a closer. Prose with only an apostrophe
+/// (`I'll check it.`) does not make a retry worth its cost.
+fn may_continue(bytes: &[u8], quote: usize, prose: usize) -> bool {
+    let rest = &bytes[prose..];
+    let at = if bytes[quote] == 0xE2 {
+        memmem::find(rest, scan::RIGHT_DOUBLE)
+    } else {
+        memchr::memchr(bytes[quote], rest)
+    };
+    at.is_some_and(|i| memchr::memchr2(b'}', b']', &rest[i..]).is_some())
 }
 
 fn finish(run: Run, extra: RepairLog) -> Salvaged {

@@ -351,7 +351,7 @@ impl<'a> Parser<'a> {
                 }
                 self.pos += 1;
                 if b == b'{' {
-                    stack.push(Frame::Object(Map::new(), None));
+                    stack.push(Frame::Object(Map::with_capacity(8), None));
                     self.closers.push(b'}');
                     *expect = Expect::Key { comma: None };
                 } else {
