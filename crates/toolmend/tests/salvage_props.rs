@@ -154,7 +154,12 @@ fn options() -> SalvageOptions {
 fn is_prefix(got: &Value, full: &Value) -> bool {
     match (got, full) {
         (Value::String(a), Value::String(b)) => b.starts_with(a.as_str()),
-        (Value::Number(a), Value::Number(b)) => b.to_string().starts_with(&a.to_string()),
+        // A cut `-0` reads as the float -0.0, printed "-0.0": compare the digits that were read.
+        (Value::Number(a), Value::Number(b)) => {
+            let a = a.to_string();
+            b.to_string()
+                .starts_with(a.strip_suffix(".0").unwrap_or(&a))
+        }
         (Value::Array(a), Value::Array(b)) => {
             a.len() <= b.len()
                 && a.iter().zip(b).enumerate().all(|(i, (x, y))| {

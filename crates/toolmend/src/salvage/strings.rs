@@ -49,6 +49,7 @@ impl Parser<'_> {
         }
         self.pos += quote.len();
         let mut out = String::new();
+        let mut hinted = false;
         loop {
             let i = scan::find_string_special(self.bytes, self.pos, quote.scan_byte());
             out.push_str(&self.text[self.pos..i]);
@@ -56,6 +57,14 @@ impl Parser<'_> {
             let Some(&b) = self.bytes.get(i) else {
                 return Str::Cut(out);
             };
+            if !hinted && b != quote.scan_byte() {
+                hinted = true;
+                // More than one chunk: reserve up to the next delimiter at once instead of
+                // growing chunk by chunk (the delimiter may be escaped, so this is a floor).
+                // Once per string, so the search stays linear.
+                let next = memchr::memchr(quote.scan_byte(), &self.bytes[i..]).unwrap_or(0);
+                out.reserve(next + 16);
+            }
             if b == b'\\' {
                 match self.escape(&mut out, quote) {
                     Escape::Read => continue,
