@@ -406,6 +406,10 @@ fn concatenated_objects_all_come_back() {
     assert_eq!(s.values, vec![json!({"a": 1}), json!({"b": 2})]);
     let s = run("Calls: {\"a\": 1}{\"b\": 2} done").unwrap();
     assert_eq!(s.values, vec![json!({"a": 1}), json!({"b": 2})]);
+    // Several fenced blocks, one call each.
+    let s = run("```json\n{\"a\": 1}\n```\n```json\n{\"b\": 2}\n```\nDone.").unwrap();
+    assert_eq!(s.values, vec![json!({"a": 1}), json!({"b": 2})]);
+    assert_eq!(kinds(&s), vec![FenceUnwrapped, ProseStripped]);
     // A broken second object is an error, never a silent drop.
     check_error("{\"a\": 1}{\"b\": }", SalvageErrorKind::Syntax);
 }

@@ -185,20 +185,10 @@ fn find_fence(bytes: &[u8], from: usize) -> Option<Fence> {
             .iter()
             .all(|&b| b == b' ' || b == b'\t')
         {
-            let mut p = at + 3;
-            while p < bytes.len()
-                && (bytes[p].is_ascii_alphanumeric()
-                    || matches!(bytes[p], b'-' | b'_' | b'+' | b'.'))
-            {
-                p += 1;
-            }
-            while p < bytes.len() && matches!(bytes[p], b' ' | b'\t' | b'\r') {
-                p += 1;
-            }
-            if bytes.get(p) == Some(&b'\n') {
-                p += 1;
-            }
-            return Some(Fence { at, body: p });
+            return Some(Fence {
+                at,
+                body: scan::fence_body(bytes, at),
+            });
         }
         search = at + 3;
     }

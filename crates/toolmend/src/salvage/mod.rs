@@ -8,13 +8,31 @@
 //! Salvage knows nothing about schemas: whether `{}` or a closed truncated value may be used is
 //! decided by the caller.
 //!
+//! # What comes back
+//!
+//! - Every value found, in order: `{…}{…}` and NDJSON give several (the turn stage splits them
+//!   into calls); text is never cut down to its first object.
+//! - Each syntax kind once, at the byte offset of its first occurrence.
+//! - `truncated` when the text ended inside a value that was closed; a closed value that kept
+//!   nothing (`{"pa`) is an error instead.
+//! - Typed errors: [`SalvageErrorKind::NoJson`] for prose, [`SalvageErrorKind::Syntax`] for
+//!   broken JSON, [`SalvageErrorKind::NonFinite`] for `NaN`/`Infinity`, and the size and depth
+//!   limits. Garbage never becomes `{}`.
+//!
+//! Content is kept as written: an escape JSON does not know keeps its backslash (`C:\Users`),
+//! `\\\"` is a backslash and a quote, raw control characters stay the characters they are, and
+//! an unescaped quote inside a value is content unless a bounded look-ahead finds what JSON
+//! allows after a value. An invalid escape or lone surrogate kept as text is reported as
+//! `control_char_escaped`, the kind for characters escaped inside strings; an unescaped quote
+//! kept as content, and `\'`, as `quotes_normalized`.
+//!
 //! # How it reads
 //!
 //! One pass over the bytes builds the value directly, with an explicit stack (no recursion) and
 //! a bounded look-ahead for every heuristic, so time is linear in the input. The files, in the
 //! order a text meets them:
 //!
-//! - [`entry`](self::salvage): size guard, empty arguments, double encoding;
+//! - `entry` ([`salvage`]): size guard, empty arguments, double encoding;
 //! - `extract`: where the JSON is (at the start, in a fence, among prose);
 //! - `parse`: the explicit-stack parser, values back to back;
 //! - `strings`: delimiters, escapes and the content policies;

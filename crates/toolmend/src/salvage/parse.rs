@@ -186,6 +186,12 @@ impl<'a> Parser<'a> {
                 }
                 if self.fence && self.bytes[self.pos..].starts_with(b"```") {
                     let rest = scan::skip_ws(self.bytes, self.pos + 3);
+                    // Another fenced block of JSON right after: the next call.
+                    let next = scan::skip_ws(self.bytes, scan::fence_body(self.bytes, rest));
+                    if next > rest && matches!(self.bytes.get(next), Some(b'{' | b'[')) {
+                        self.pos = next;
+                        continue 'values;
+                    }
                     after_fence = (rest < self.bytes.len()).then_some(rest);
                     self.pos = self.bytes.len();
                 } else {

@@ -134,6 +134,27 @@ pub(super) fn word_end(bytes: &[u8], mut pos: usize) -> usize {
     pos
 }
 
+/// Where the body of a fence opened at `at` starts: after ```` ``` ````, a language tag and the
+/// line break. `at` itself when no fence opens there.
+pub(super) fn fence_body(bytes: &[u8], at: usize) -> usize {
+    if !bytes[at.min(bytes.len())..].starts_with(b"```") {
+        return at;
+    }
+    let mut p = at + 3;
+    while p < bytes.len()
+        && (bytes[p].is_ascii_alphanumeric() || matches!(bytes[p], b'-' | b'_' | b'+' | b'.'))
+    {
+        p += 1;
+    }
+    while p < bytes.len() && matches!(bytes[p], b' ' | b'\t' | b'\r') {
+        p += 1;
+    }
+    if bytes.get(p) == Some(&b'\n') {
+        p += 1;
+    }
+    p
+}
+
 /// `“` (U+201C) in UTF-8.
 pub(super) const LEFT_DOUBLE: &[u8] = "\u{201c}".as_bytes();
 /// `”` (U+201D) in UTF-8.

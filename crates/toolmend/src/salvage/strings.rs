@@ -60,9 +60,11 @@ impl Parser<'_> {
             if !hinted && b != quote.scan_byte() {
                 hinted = true;
                 // More than one chunk: reserve up to the next delimiter at once instead of
-                // growing chunk by chunk (the delimiter may be escaped, so this is a floor).
+                // growing chunk by chunk (the delimiter may be escaped, so this is a floor; with no
+                // delimiter left, the text was cut and the rest of it is the string).
                 // Once per string, so the search stays linear.
-                let next = memchr::memchr(quote.scan_byte(), &self.bytes[i..]).unwrap_or(0);
+                let next = memchr::memchr(quote.scan_byte(), &self.bytes[i..])
+                    .unwrap_or(self.bytes.len() - i);
                 out.reserve(next + 16);
             }
             if b == b'\\' {
