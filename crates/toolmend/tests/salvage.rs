@@ -232,6 +232,23 @@ fn unescaped_quotes_in_content_use_the_look_ahead() {
 }
 
 #[test]
+fn an_object_in_prose_after_the_call_is_not_swallowed_by_a_retry() {
+    // The quote after `x` looks like it closes right before prose that holds quotes: a retry
+    // that reads the prose as part of the string would end cleanly too, with a wrong value.
+    check(
+        "{\"path\": \"x\"}\n\nI'll now run {\"command\": \"ls\"}",
+        json!({"path": "x"}),
+        &[ProseStripped],
+    );
+    // Without an object in the prose, the retry is believed: code content as the last member.
+    check(
+        "{\"path\": \"a.py\", \"content\": \"x = {\"a\": \"b\"}\nprint(x)\"}",
+        json!({"path": "a.py", "content": "x = {\"a\": \"b\"}\nprint(x)"}),
+        &[QuotesNormalized, ControlCharEscaped],
+    );
+}
+
+#[test]
 fn comment_removed() {
     check(
         "{\"a\": 1, // note\n \"b\": 2 /* c */}",

@@ -124,13 +124,44 @@ fn attempt(
             break;
         }
         content_quotes.push(q);
+        let prose_holds_json = holds_json(text, p);
         match Parser::new(text, options.max_depth, fence, &content_quotes).run(start) {
-            Ok(run) if !run.truncated && run.prose_after.is_none() => return Ok(run),
+            Ok(run)
+                if !run.truncated
+                    && run.prose_after.is_none()
+                    && (run.extended_member || !prose_holds_json) =>
+            {
+                return Ok(run);
+            }
             Ok(run) if !run.truncated => (quote, prose) = (run.top_close_quote, run.prose_after),
             _ => break,
         }
     }
     Ok(first)
+}
+
+/// How many `{` of the prose are tried as strict JSON by [`holds_json`].
+const MAX_PROSE_OBJECTS: usize = 4;
+
+/// Whether the prose at `prose` holds a strict JSON object (`I'll now run {"command": "ls"}`).
+/// Then a retry that swallows the prose into a string is believed only if the object goes on
+/// after that string (`Run::extended_member`): the object in the prose is more likely prose.
+fn holds_json(text: &str, prose: usize) -> bool {
+    let bytes = text.as_bytes();
+    let mut from = prose;
+    for _ in 0..MAX_PROSE_OBJECTS {
+        let Some(i) = memchr::memchr(b'{', &bytes[from..]) else {
+            return false;
+        };
+        let at = from + i;
+        let mut values =
+            serde_json::Deserializer::from_str(&text[at..]).into_iter::<serde_json::Value>();
+        if matches!(values.next(), Some(Ok(_))) {
+            return true;
+        }
+        from = at + 1;
+    }
+    false
 }
 
 /// Whether the prose at `prose` may be the rest of the string closed by the quote at `quote`:

@@ -31,6 +31,9 @@ pub(super) struct Run {
     pub(super) end: usize,
     /// A quote that closed the last value right before prose (see [`super::lookahead::Verdict`]).
     pub(super) top_close_quote: Option<usize>,
+    /// A string that holds one of the quotes taken as content closed, and a `,` followed it:
+    /// the object goes on after the longer string, which is what a retry hopes to find.
+    pub(super) extended_member: bool,
 }
 
 /// Why a run failed.
@@ -91,6 +94,7 @@ pub(super) struct Parser<'a> {
     /// Quotes that earlier attempts found to be content (see [`super::extract`]).
     pub(super) content_quotes: &'a [usize],
     pub(super) top_close_quote: Option<usize>,
+    pub(super) extended_member: bool,
     /// The closer of each open container, outermost first, for the look-ahead.
     pub(super) closers: Vec<u8>,
     pub(super) progressed: bool,
@@ -116,6 +120,7 @@ impl<'a> Parser<'a> {
             fence,
             content_quotes,
             top_close_quote: None,
+            extended_member: false,
             closers: Vec::new(),
             progressed: false,
         }
@@ -208,6 +213,7 @@ impl<'a> Parser<'a> {
             after_fence,
             end: self.pos,
             top_close_quote: self.top_close_quote,
+            extended_member: self.extended_member,
         })
     }
 

@@ -47,6 +47,7 @@ impl Parser<'_> {
         if quote != Quote::Double {
             self.log.note(RepairKind::QuotesNormalized, self.pos);
         }
+        let open = self.pos;
         self.pos += quote.len();
         let mut out = String::new();
         let mut hinted = false;
@@ -88,6 +89,10 @@ impl Parser<'_> {
             }
             let after = i + quote.len();
             if role == Role::Key || self.quote_closes(i, after) {
+                if self.content_quotes.iter().any(|&q| open < q && q < i) {
+                    let next = scan::skip_ws(self.bytes, after);
+                    self.extended_member |= self.bytes.get(next) == Some(&b',');
+                }
                 self.pos = after;
                 return Str::Closed(out);
             }
