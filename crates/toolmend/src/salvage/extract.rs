@@ -106,7 +106,8 @@ pub(super) fn locate(
 /// Reads the values at `start`; when the last value closed right before prose that holds a
 /// quote, retries with that closing quote taken as content (an unescaped quote in code content
 /// followed by `}` can look like the end of the object). A retry is kept only if it reads to the
-/// end without prose and without truncation.
+/// end without prose and without truncation, and either the object goes on after the longer
+/// string or the prose held no JSON object of its own.
 fn attempt(
     text: &str,
     start: usize,
