@@ -1,20 +1,59 @@
 //! Stage 3: turn a call's raw argument text into a JSON value when the strict parse fails.
 //!
-//! The fast path never comes here: the repair stage first tries `serde_json`. Salvage handles
-//! text that is not strict JSON: empty arguments, a double-encoded object, and (as the lenient
-//! parser grows) fences, prose, lenient syntax and truncation. Every change is reported as a
+//! The fast path never comes here: the engine first tries `serde_json`. Salvage handles text
+//! that is not strict JSON: empty arguments, a double-encoded object, Markdown fences, prose
+//! around the object, lenient syntax (DESIGN §5.1) and truncation. Every change is reported as a
 //! [`SyntaxRepair`] with the byte offset where it was made.
 //!
 //! Salvage knows nothing about schemas: whether `{}` or a closed truncated value may be used is
 //! decided by the caller.
+//!
+//! # What comes back
+//!
+//! - Every value found, in order: `{…}{…}` and NDJSON give several (the turn stage splits them
+//!   into calls); text is never cut down to its first object.
+//! - Each syntax kind once, at the byte offset of its first occurrence.
+//! - `truncated` when the text ended inside a value that was closed; a closed value that kept
+//!   nothing (`{"pa`) is an error instead.
+//! - Typed errors: [`SalvageErrorKind::NoJson`] for prose, [`SalvageErrorKind::Syntax`] for
+//!   broken JSON, [`SalvageErrorKind::NonFinite`] for `NaN`/`Infinity`, and the size and depth
+//!   limits. Garbage never becomes `{}`.
+//!
+//! Content is kept as written: an escape JSON does not know keeps its backslash (`C:\Users`),
+//! `\\\"` is a backslash and a quote, raw control characters stay the characters they are, and
+//! an unescaped quote inside a value is content unless a bounded look-ahead finds what JSON
+//! allows after a value. An invalid escape or lone surrogate kept as text is reported as
+//! `control_char_escaped`, the kind for characters escaped inside strings; an unescaped quote
+//! kept as content, and `\'`, as `quotes_normalized`.
+//!
+//! # How it reads
+//!
+//! One pass over the bytes builds the value directly, with an explicit stack (no recursion) and
+//! a bounded look-ahead for every heuristic, so time is linear in the input. The files, in the
+//! order a text meets them:
+//!
+//! - `entry` ([`salvage`]): size guard, empty arguments, double encoding;
+//! - `extract`: where the JSON is (at the start, in a fence, among prose);
+//! - `parse`: the explicit-stack parser, values back to back;
+//! - `strings`: delimiters, escapes and the content policies;
+//! - `lookahead`: whether a quote inside a value closes it;
+//! - `truncation`: closing a value the text ended inside;
+//! - `scan`: byte classes and the fast string scan; `repairs`: the repair log.
 
-mod minimal;
+mod entry;
+mod extract;
+mod lookahead;
+mod parse;
+mod repairs;
+mod scan;
+mod strings;
+mod truncation;
 
 use serde_json::Value;
 
 use crate::RepairKind;
 
-pub use minimal::salvage;
+pub use entry::salvage;
 
 /// Options for one salvage run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,6 +83,20 @@ impl SalvageOptions {
             max_depth: limits.max_depth,
         }
     }
+
+    /// These options with another [`Self::max_bytes`].
+    #[must_use]
+    pub const fn with_max_bytes(mut self, max_bytes: usize) -> Self {
+        self.max_bytes = max_bytes;
+        self
+    }
+
+    /// These options with another [`Self::max_depth`].
+    #[must_use]
+    pub const fn with_max_depth(mut self, max_depth: usize) -> Self {
+        self.max_depth = max_depth;
+        self
+    }
 }
 
 /// One syntax repair and where in the input text it was made.
@@ -62,7 +115,8 @@ pub struct Salvaged {
     /// The values found, in text order; never empty. More than one means the text held several
     /// complete values back to back (`{…}{…}` or NDJSON), which the turn stage splits into calls.
     pub values: Vec<Value>,
-    /// Every repair made, in text order. Each kind appears at most once per distinct offset.
+    /// The repairs made, in text order: each kind once, at the offset of its first occurrence
+    /// (the engine reports each kind once per call).
     pub repairs: Vec<SyntaxRepair>,
     /// The text ended inside a value, which was closed (DESIGN §5.1 `truncation_closed`). Like
     /// serde_json's `Category::Eof`: the caller decides whether a closed value may be used.

@@ -1,0 +1,144 @@
+//! Criterion benchmarks of salvage on the `make_corpus.py` corpus, with `jsonrepair-rs` on the
+//! same inputs as the yardstick.
+//!
+//! ```text
+//! cargo bench -p toolmend --bench salvage
+//! ```
+//!
+//! The corpus is generated into `bench/out/` on first use by
+//! `python3 ../shared/bench/make_corpus.py` (override the script with `TOOLMEND_MAKE_CORPUS`).
+//!
+//! - `salvage/<size>/<variant>` and `jsonrepair_rs/<size>/<variant>`: every case of a group per
+//!   iteration; throughput in bytes (medium ~2 KB, large ~200 KB) or calls (small ~100 B).
+//! - `salvage/adversarial/<shape>/<n>`: the shapes that make other repairers quadratic, at n =
+//!   100, 1 000 and 10 000.
+
+// `criterion_group!` generates an undocumented public function.
+#![allow(missing_docs)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use serde_json::Value;
+use toolmend::salvage::{SalvageOptions, salvage};
+
+/// The malformed variants (`valid` is the control; `truncated` has no single right answer but
+/// is timed all the same).
+const VARIANTS: [&str; 9] = [
+    "valid",
+    "fenced",
+    "prose",
+    "trailing_comma",
+    "single_quotes",
+    "python_literals",
+    "raw_newlines",
+    "mixed",
+    "truncated",
+];
+
+fn out_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/out")
+}
+
+/// `bench/out/<name>`, generated with `make_corpus.py <args>` when missing.
+fn corpus(name: &str, args: &[&str]) -> Vec<(String, String)> {
+    let path = out_dir().join(name);
+    if !path.exists() {
+        std::fs::create_dir_all(out_dir()).expect("create bench/out");
+        let script = std::env::var("TOOLMEND_MAKE_CORPUS").unwrap_or_else(|_| {
+            let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+            root.join("../shared/bench/make_corpus.py")
+                .display()
+                .to_string()
+        });
+        let status = Command::new("python3")
+            .arg(&script)
+            .arg(&path)
+            .args(args)
+            .status()
+            .expect("run python3 make_corpus.py");
+        assert!(status.success(), "{script} failed");
+    }
+    std::fs::read_to_string(&path)
+        .expect("read corpus")
+        .lines()
+        .map(|line| {
+            let case: Value = serde_json::from_str(line).expect("corpus line");
+            let group = case["group"].as_str().unwrap_or_default().to_owned();
+            (group, case["input"].as_str().unwrap_or_default().to_owned())
+        })
+        .collect()
+}
+
+fn group<'a>(cases: &'a [(String, String)], name: &str) -> Vec<&'a str> {
+    cases
+        .iter()
+        .filter(|(g, _)| g == name)
+        .map(|(_, input)| input.as_str())
+        .collect()
+}
+
+fn options() -> SalvageOptions {
+    // The large variants are close to the 256 KiB guard; the benchmark measures the parser.
+    SalvageOptions::default().with_max_bytes(usize::MAX)
+}
+
+fn bench_corpus(c: &mut Criterion) {
+    let cases = corpus("corpus.jsonl", &[]);
+    let options = options();
+    for size in ["small", "medium", "large"] {
+        for variant in VARIANTS {
+            let inputs = group(&cases, &format!("{size}/{variant}"));
+            if inputs.is_empty() {
+                continue;
+            }
+            let bytes: usize = inputs.iter().map(|s| s.len()).sum();
+            for tool in ["salvage", "jsonrepair_rs"] {
+                let mut g = c.benchmark_group(format!("{tool}/{size}"));
+                if size == "small" {
+                    g.throughput(Throughput::Elements(inputs.len() as u64));
+                } else {
+                    g.throughput(Throughput::Bytes(bytes as u64));
+                }
+                if size == "large" {
+                    g.sample_size(20);
+                }
+                g.bench_function(variant, |b| {
+                    b.iter(|| {
+                        for input in &inputs {
+                            if tool == "salvage" {
+                                std::hint::black_box(
+                                    salvage(std::hint::black_box(input), &options).ok(),
+                                );
+                            } else {
+                                std::hint::black_box(
+                                    jsonrepair_rs::jsonrepair(std::hint::black_box(input)).ok(),
+                                );
+                            }
+                        }
+                    });
+                });
+                g.finish();
+            }
+        }
+    }
+}
+
+fn bench_adversarial(c: &mut Criterion) {
+    let cases = corpus("adversarial.jsonl", &["--adversarial"]);
+    let options = options();
+    let mut g = c.benchmark_group("salvage/adversarial");
+    for (name, input) in &cases {
+        let name = name.trim_start_matches("adv/");
+        let (shape, n) = name.rsplit_once('_').unwrap_or((name, "0"));
+        g.throughput(Throughput::Bytes(input.len() as u64));
+        g.bench_with_input(BenchmarkId::new(shape, n), input, |b, input| {
+            b.iter(|| std::hint::black_box(salvage(std::hint::black_box(input), &options).ok()));
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench_corpus, bench_adversarial);
+criterion_main!(benches);

@@ -1,0 +1,95 @@
+//! The entry point: size guard, empty arguments, double encoding, then [`super::extract`].
+
+use serde_json::Value;
+
+use super::repairs::RepairLog;
+use super::{
+    SalvageError, SalvageErrorKind, SalvageOptions, Salvaged, SyntaxRepair, extract, scan,
+};
+use crate::RepairKind;
+
+/// Salvages `text`, which did not parse as strict JSON or parsed as a bare JSON string or `null`.
+///
+/// Returns every value found (several for `{…}{…}` or NDJSON), each syntax repair with the byte
+/// offset of its first occurrence, and whether the text ended inside a value that was closed.
+/// Strict JSON comes back unchanged with no repairs, so calling it on valid text is harmless.
+///
+/// # Errors
+///
+/// A [`SalvageError`] when the text is too large ([`SalvageErrorKind::TooLarge`]), too deep
+/// ([`SalvageErrorKind::TooDeep`]), holds `NaN`/`Infinity` ([`SalvageErrorKind::NonFinite`]),
+/// holds no JSON ([`SalvageErrorKind::NoJson`]) or broken JSON that cannot be read
+/// ([`SalvageErrorKind::Syntax`]). Never returns `{}` for garbage: only empty text, `""` and
+/// `null` give `{}` (as `empty_arguments`).
+///
+/// # Examples
+///
+/// ```
+/// use toolmend::salvage::{salvage, SalvageOptions};
+/// use toolmend::RepairKind;
+///
+/// let s = salvage("Sure! {'path': 'a.txt', 'recursive': True,}", &SalvageOptions::default())?;
+/// assert_eq!(s.values, vec![serde_json::json!({"path": "a.txt", "recursive": true})]);
+/// assert!(s.has(RepairKind::ProseStripped) && s.has(RepairKind::PythonLiteral));
+/// # Ok::<(), toolmend::salvage::SalvageError>(())
+/// ```
+pub fn salvage(text: &str, options: &SalvageOptions) -> Result<Salvaged, SalvageError> {
+    if text.len() > options.max_bytes {
+        return Err(SalvageError::at(
+            SalvageErrorKind::TooLarge,
+            text,
+            options.max_bytes,
+        ));
+    }
+    let bytes = text.as_bytes();
+    let start = scan::skip_ws(bytes, scan::skip_bom(bytes, 0));
+    if start == bytes.len() || text[start..].trim_end() == "null" {
+        return Ok(empty(start.min(text.len())));
+    }
+    if bytes[start] == b'"' {
+        if let Ok(Value::String(inner)) = serde_json::from_str::<Value>(text[start..].trim_end()) {
+            return double_encoded(text, start, &inner, options);
+        }
+    }
+    extract::locate(text, start, options)
+}
+
+/// `{}` for empty arguments.
+fn empty(offset: usize) -> Salvaged {
+    let repairs = vec![SyntaxRepair {
+        kind: RepairKind::EmptyArguments,
+        offset,
+    }];
+    Salvaged {
+        values: vec![Value::Object(serde_json::Map::new())],
+        repairs,
+        truncated: false,
+    }
+}
+
+/// The text is one JSON string: its content must salvage to objects. Repairs made inside the
+/// string are reported at the string's offset, since inner offsets do not map to the outer text.
+fn double_encoded(
+    text: &str,
+    start: usize,
+    inner: &str,
+    options: &SalvageOptions,
+) -> Result<Salvaged, SalvageError> {
+    let no_json = || SalvageError::at(SalvageErrorKind::NoJson, text, start);
+    match salvage(inner, options) {
+        Ok(s) if s.has(RepairKind::EmptyArguments) => Ok(empty(start)),
+        Ok(s) if s.values.iter().all(Value::is_object) => {
+            let mut log = RepairLog::default();
+            log.note(RepairKind::DoubleEncoded, start);
+            log.absorb_at(&s.repairs, start);
+            Ok(Salvaged {
+                values: s.values,
+                repairs: log.into_sorted(),
+                truncated: s.truncated,
+            })
+        }
+        Ok(_) => Err(no_json()),
+        Err(e) if e.kind == SalvageErrorKind::NoJson => Err(no_json()),
+        Err(e) => Err(SalvageError::at(e.kind, text, start)),
+    }
+}

@@ -1,0 +1,250 @@
+//! Finding the JSON in a text: at its start, inside a Markdown fence, or among prose.
+//!
+//! 1. Text that starts with `{` or `[` is read from there.
+//! 2. Otherwise (or when that fails without looking like JSON, as `{placeholder} …` does), the
+//!    first fence opened at the start of a line is read from its body (`fence_unwrapped`).
+//! 3. Otherwise each `{` in the prose is a candidate (`prose_stripped`): the first that reads
+//!    with no repair wins; failing that, the first that reads at all. A candidate that fails
+//!    after looking like JSON stops the search: a later `{` may be a piece of that broken object,
+//!    and a piece is a wrong object.
+//!
+//! Text that starts with `{` or `[` and cannot be read is a [`SalvageErrorKind::Syntax`] error;
+//! other text in which nothing reads is [`SalvageErrorKind::NoJson`].
+//!
+//! Candidates never overlap (the next one starts where the last read stopped), so the whole
+//! search reads each byte a bounded number of times.
+
+use memchr::memmem;
+
+use super::parse::{Parser, Run, RunError};
+use super::repairs::RepairLog;
+use super::scan;
+use super::{SalvageError, SalvageErrorKind, SalvageOptions, Salvaged};
+use crate::RepairKind;
+
+/// How many times a run is retried with a quote reclassified as content.
+const MAX_RETRIES: usize = 3;
+/// How many backticks are examined when looking for a fence that opens a line.
+const MAX_FENCE_PROBES: usize = 64;
+
+/// Salvages `text`, whose first non-blank byte is at `start`.
+pub(super) fn locate(
+    text: &str,
+    start: usize,
+    options: &SalvageOptions,
+) -> Result<Salvaged, SalvageError> {
+    let bytes = text.as_bytes();
+    let fail = |e: RunError| SalvageError::at(e.kind, text, e.offset);
+    let mut resume = start;
+    // Text that starts like JSON and fails is a syntax error even if nothing else is found.
+    let mut primary = None;
+    if matches!(bytes[start], b'{' | b'[') {
+        match attempt(text, start, false, options) {
+            Ok(run) => return Ok(finish(run, RepairLog::default())),
+            Err(e) if e.progressed || e.kind != SalvageErrorKind::Syntax => return Err(fail(e)),
+            Err(e) => {
+                resume = e.offset.max(start + 1);
+                primary = Some(e);
+            }
+        }
+    }
+    if let Some(fence) = find_fence(bytes, start) {
+        let body = scan::skip_ws(bytes, fence.body);
+        if body > resume && matches!(bytes.get(body), Some(b'{' | b'[')) {
+            match attempt(text, body, true, options) {
+                Ok(run) => {
+                    let mut extra = RepairLog::default();
+                    extra.note(RepairKind::FenceUnwrapped, fence.at);
+                    if fence.at > start {
+                        extra.note(RepairKind::ProseStripped, start);
+                    }
+                    return Ok(finish(run, extra));
+                }
+                Err(e) if e.progressed || e.kind != SalvageErrorKind::Syntax => {
+                    return Err(fail(e));
+                }
+                Err(_) => {}
+            }
+        }
+    }
+    let mut chosen: Option<Run> = None;
+    let mut from = resume;
+    while let Some(i) = memchr::memchr(b'{', &bytes[from.min(bytes.len())..]) {
+        let candidate = from + i;
+        match attempt(text, candidate, false, options) {
+            Ok(run) => {
+                let strict = run.log.is_empty() && !run.truncated;
+                from = run.end.max(candidate + 1);
+                if strict {
+                    chosen = Some(run);
+                    break;
+                }
+                chosen.get_or_insert(run);
+            }
+            Err(e) if e.progressed || e.kind != SalvageErrorKind::Syntax => {
+                if chosen.is_some() {
+                    break;
+                }
+                return Err(fail(e));
+            }
+            Err(e) => from = e.offset.max(candidate + 1),
+        }
+    }
+    match chosen {
+        Some(run) => {
+            let mut extra = RepairLog::default();
+            extra.note(RepairKind::ProseStripped, start);
+            Ok(finish(run, extra))
+        }
+        None => Err(primary.map_or_else(
+            || SalvageError::at(SalvageErrorKind::NoJson, text, start),
+            fail,
+        )),
+    }
+}
+
+/// Reads the values at `start`; when the last value closed right before prose that holds a
+/// quote, retries with that closing quote taken as content (an unescaped quote in code content
+/// followed by `}` can look like the end of the object). A retry is kept only if it reads to the
+/// end without prose and without truncation, and either the object goes on after the longer
+/// string or the prose held no JSON object of its own.
+fn attempt(
+    text: &str,
+    start: usize,
+    fence: bool,
+    options: &SalvageOptions,
+) -> Result<Run, RunError> {
+    let first = Parser::new(text, options.max_depth, fence, &[]).run(start)?;
+    let mut content_quotes = Vec::new();
+    let (mut quote, mut prose) = (first.top_close_quote, first.prose_after);
+    for _ in 0..MAX_RETRIES {
+        let (Some(q), Some(p)) = (quote, prose) else {
+            break;
+        };
+        if !may_continue(text.as_bytes(), q, p) {
+            break;
+        }
+        content_quotes.push(q);
+        let prose_holds_json = holds_json(text, p);
+        match Parser::new(text, options.max_depth, fence, &content_quotes).run(start) {
+            Ok(run)
+                if !run.truncated
+                    && run.prose_after.is_none()
+                    && (run.extended_member || !prose_holds_json) =>
+            {
+                return Ok(run);
+            }
+            Ok(run) if !run.truncated => (quote, prose) = (run.top_close_quote, run.prose_after),
+            _ => break,
+        }
+    }
+    Ok(first)
+}
+
+/// How many `{` of the prose are tried as strict JSON by [`holds_json`].
+const MAX_PROSE_OBJECTS: usize = 4;
+
+/// Whether the prose at `prose` holds a strict JSON object (`I'll now run {"command": "ls"}`).
+/// Then a retry that swallows the prose into a string is believed only if the object goes on
+/// after that string (`Run::extended_member`): the object in the prose is more likely prose.
+fn holds_json(text: &str, prose: usize) -> bool {
+    let bytes = text.as_bytes();
+    let mut from = prose;
+    for _ in 0..MAX_PROSE_OBJECTS {
+        let Some(i) = memchr::memchr(b'{', &bytes[from..]) else {
+            return false;
+        };
+        let at = from + i;
+        let mut values =
+            serde_json::Deserializer::from_str(&text[at..]).into_iter::<serde_json::Value>();
+        if matches!(values.next(), Some(Ok(_))) {
+            return true;
+        }
+        from = at + 1;
+    }
+    false
+}
+
+/// Whether the prose at `prose` may be the rest of the string closed by the quote at `quote`:
+/// it holds the same quote character and, after it, a closer. Prose with only an apostrophe
+/// (`I'll check it.`) does not make a retry worth its cost.
+fn may_continue(bytes: &[u8], quote: usize, prose: usize) -> bool {
+    let rest = &bytes[prose..];
+    let at = if bytes[quote] == 0xE2 {
+        memmem::find(rest, scan::RIGHT_DOUBLE)
+    } else {
+        memchr::memchr(bytes[quote], rest)
+    };
+    at.is_some_and(|i| memchr::memchr2(b'}', b']', &rest[i..]).is_some())
+}
+
+fn finish(run: Run, extra: RepairLog) -> Salvaged {
+    let mut log = run.log;
+    log.absorb(&extra);
+    if let Some(at) = run.prose_after {
+        log.note(RepairKind::ProseStripped, at);
+    }
+    if let Some(at) = run.after_fence {
+        log.note(RepairKind::ProseStripped, at);
+    }
+    Salvaged {
+        values: run.values,
+        repairs: log.into_sorted(),
+        truncated: run.truncated,
+    }
+}
+
+/// A Markdown fence opener.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Fence {
+    /// Where the ```` ``` ```` is.
+    at: usize,
+    /// Where its body starts (after the language tag and the line break).
+    body: usize,
+}
+
+/// The first ```` ``` ```` at or after `from` that opens a line (only spaces or tabs before it).
+fn find_fence(bytes: &[u8], from: usize) -> Option<Fence> {
+    let mut search = from;
+    for _ in 0..MAX_FENCE_PROBES {
+        let at = search + memchr::memchr(b'`', &bytes[search..])?;
+        if !bytes[at..].starts_with(b"```") {
+            search = at + 1;
+            continue;
+        }
+        let line_start = memchr::memrchr(b'\n', &bytes[from..at]).map_or(from, |j| from + j + 1);
+        if bytes[line_start..at]
+            .iter()
+            .all(|&b| b == b' ' || b == b'\t')
+        {
+            return Some(Fence {
+                at,
+                body: scan::fence_body(bytes, at),
+            });
+        }
+        search = at + 3;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fences_open_lines() {
+        assert_eq!(
+            find_fence(b"```json\n{}", 0),
+            Some(Fence { at: 0, body: 8 })
+        );
+        assert_eq!(
+            find_fence(b"Here:\n  ```\n{}", 0),
+            Some(Fence { at: 8, body: 12 })
+        );
+        assert_eq!(
+            find_fence(b"```json {\"a\": 1}```", 0),
+            Some(Fence { at: 0, body: 8 })
+        );
+        assert_eq!(find_fence(b"say ```x``` here", 0), None);
+    }
+}

@@ -1,0 +1,225 @@
+//! Bounded look-ahead: does a quote inside a string value end the string, or is it content?
+//!
+//! Models write code into `content` fields and sometimes forget to escape its quotes:
+//! `{"code": "print("x")", "n": 1}`. A quote ends the string only when what follows it is what
+//! JSON allows after a value in the current container: `,` and then a key (objects) or a value
+//! (arrays), the container's closer (possibly several, matching the open containers), a key
+//! after a missing comma, or the end of the text. Anything else (`x`, `)`, `:`, `;`) means the
+//! quote belongs to the content.
+//!
+//! Every step is bounded (whitespace, key length, the open containers), so one check costs a
+//! constant and salvage stays linear however many quotes the content holds.
+
+use super::scan::{self, Comment, Quote};
+
+/// Most bytes of whitespace and comments skipped in one look-ahead step. Past it the quote is
+/// taken as a closer: long runs of whitespace follow real closers far more often than content.
+const MAX_GAP: usize = 256;
+/// Most bytes read of the quoted key or element after a comma. Past it the quote is taken as a
+/// closer, for the same reason.
+const MAX_TOKEN: usize = 256;
+
+/// Most stray closers (of the wrong kind) skipped in one look-ahead, as the parser would.
+const MAX_STRAYS: usize = 2;
+
+/// The look-ahead's answer for one quote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Verdict {
+    /// What follows is plausible JSON: the quote closes the string.
+    Closes,
+    /// The quote closes the string, which closes every open container, and text that is neither
+    /// JSON nor whitespace follows. Plausible (prose after the object), but the parser remembers
+    /// the quote: if the rest holds quotes, it retries with this quote as content.
+    ClosesBeforeProse,
+    /// The quote is content.
+    Content,
+}
+
+/// Judges the quote whose closing delimiter ends just before `after`, inside a string value of
+/// the innermost container of `closers` (`b'}'` or `b']'` per open container, outermost first).
+pub(super) fn value_quote(bytes: &[u8], after: usize, closers: &[u8], fence: bool) -> Verdict {
+    let mut depth = closers.len();
+    let mut p = after;
+    let mut strays = 0;
+    loop {
+        p = match skip_gap(bytes, p) {
+            Some(p) => p,
+            None => return Verdict::Closes,
+        };
+        if p >= bytes.len() {
+            return Verdict::Closes;
+        }
+        let b = bytes[p];
+        if depth == 0 {
+            let next_value = b == b'{' || b == b'[' || b == b',';
+            let closing_fence = fence && bytes[p..].starts_with(b"```");
+            return if next_value || closing_fence {
+                Verdict::Closes
+            } else {
+                Verdict::ClosesBeforeProse
+            };
+        }
+        let top = closers[depth - 1];
+        if b == top {
+            depth -= 1;
+            p += 1;
+            continue;
+        }
+        // A closer of the other kind: the parser removes it as stray (`extra_closer_removed`).
+        if (b == b'}' || b == b']') && strays < MAX_STRAYS {
+            strays += 1;
+            p += 1;
+            continue;
+        }
+        if b == b',' {
+            return if after_comma(bytes, p + 1, top) {
+                Verdict::Closes
+            } else {
+                Verdict::Content
+            };
+        }
+        // A missing comma: the next key (objects) or string element (arrays) follows at once.
+        let next = match Quote::at(bytes, p) {
+            Some(q) if top == b'}' => token_then(bytes, p, q, b":"),
+            Some(q) => token_then(bytes, p, q, b",]"),
+            None => false,
+        };
+        return if next {
+            Verdict::Closes
+        } else {
+            Verdict::Content
+        };
+    }
+}
+
+/// Whether what follows a comma at `p` in a container closed by `top` starts a member (objects)
+/// or an element (arrays).
+fn after_comma(bytes: &[u8], p: usize, top: u8) -> bool {
+    let Some(p) = skip_gap(bytes, p) else {
+        return true;
+    };
+    let Some(&b) = bytes.get(p) else { return true };
+    if b == top {
+        return true; // a trailing comma
+    }
+    match (top, Quote::at(bytes, p)) {
+        (b'}', Some(q)) => token_then(bytes, p, q, b":"),
+        (b'}', None) if scan::is_key_start(b) => {
+            let end = scan::key_end(bytes, p);
+            end - p > MAX_TOKEN || followed_by(bytes, end, b":")
+        }
+        (b'}', None) => false,
+        (_, Some(q)) => token_then(bytes, p, q, b",]"),
+        (_, None) => matches!(
+            b,
+            b'{' | b'[' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n' | b'T' | b'F' | b'N'
+        ),
+    }
+}
+
+/// Whether the quoted token opened by `quote` at `p` ends and is followed by one of `next` (or
+/// the text ends first, or the token is too long to judge).
+fn token_then(bytes: &[u8], p: usize, quote: Quote, next: &[u8]) -> bool {
+    let mut i = p + quote.len();
+    let limit = (i + MAX_TOKEN).min(bytes.len());
+    while i < limit {
+        let b = bytes[i];
+        if b == b'\\' {
+            i += 2;
+            continue;
+        }
+        if b == quote.scan_byte() && quote.closes_at(bytes, i) {
+            return followed_by(bytes, i + quote.len(), next);
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Whether the first byte after whitespace at `p` is one of `next`, or the text ends first.
+fn followed_by(bytes: &[u8], p: usize, next: &[u8]) -> bool {
+    match skip_gap(bytes, p) {
+        None => true,
+        Some(p) => bytes.get(p).is_none_or(|b| next.contains(b)),
+    }
+}
+
+/// Skips whitespace and comments from `p`; `None` when more than [`MAX_GAP`] bytes would be
+/// skipped.
+fn skip_gap(bytes: &[u8], mut p: usize) -> Option<usize> {
+    let start = p;
+    loop {
+        p = scan::skip_ws(bytes, p).min(start + MAX_GAP + 1);
+        if p - start > MAX_GAP {
+            return None;
+        }
+        match scan::comment_at(bytes, p) {
+            Comment::None => return Some(p),
+            Comment::Closed(end) => p = end,
+            Comment::Unterminated => return Some(bytes.len()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn verdict(rest: &str, closers: &[u8]) -> Verdict {
+        value_quote(rest.as_bytes(), 0, closers, false)
+    }
+
+    #[test]
+    fn real_closers_close() {
+        for rest in [
+            ", \"n\": 1}",
+            "}",
+            " } ",
+            "",
+            "  ",
+            ", 'n': 1}",
+            ", n: 1}",
+            ",}",
+            " \"b\": 2}",
+        ] {
+            assert_eq!(verdict(rest, b"}"), Verdict::Closes, "{rest:?}");
+        }
+        for rest in [", 1]", "]", ", \"b\"]", ", {\"a\": 1}]", " \"b\"]"] {
+            assert_eq!(verdict(rest, b"]"), Verdict::Closes, "{rest:?}");
+        }
+        assert_eq!(verdict("}]}", b"}]}"), Verdict::Closes);
+        assert_eq!(verdict("}, {\"a\": 1}]}", b"}]}"), Verdict::Closes);
+        // A stray closer is skipped, as the parser skips it.
+        assert_eq!(verdict("}]]}", b"}]}"), Verdict::Closes);
+    }
+
+    #[test]
+    fn content_quotes_are_content() {
+        for rest in [
+            "x\")\", \"n\": 1}",
+            ")\", \"n\": 1}",
+            ": 1}",
+            "; x",
+            ", \"b\")\"}",
+            "}; x\"}",
+        ] {
+            assert_eq!(verdict(rest, b"}]}"), Verdict::Content, "{rest:?}");
+        }
+        assert_eq!(verdict(", \"b\")\"]", b"]"), Verdict::Content);
+    }
+
+    #[test]
+    fn prose_after_the_last_closer_is_flagged() {
+        assert_eq!(verdict("} thanks", b"}"), Verdict::ClosesBeforeProse);
+        assert_eq!(verdict("} {\"b\": 1}", b"}"), Verdict::Closes);
+        assert_eq!(value_quote(b"}\n```", 0, b"}", true), Verdict::Closes);
+    }
+
+    #[test]
+    fn long_gaps_and_tokens_give_the_benefit_of_the_doubt() {
+        let gap = format!("{}x", " ".repeat(MAX_GAP + 10));
+        assert_eq!(verdict(&gap, b"}"), Verdict::Closes);
+        let key = format!(", \"{}\" x", "k".repeat(MAX_TOKEN + 10));
+        assert_eq!(verdict(&key, b"}"), Verdict::Closes);
+    }
+}

@@ -1,0 +1,570 @@
+//! The lenient parser: one pass over the bytes with an explicit stack, building the value
+//! directly (no repaired text, no re-parse).
+//!
+//! A run starts at a `{` or `[` and reads values back to back (`{…}{…}`, NDJSON) until the text
+//! ends or something that is not JSON follows (prose, a closing fence). Nesting lives in a `Vec`
+//! of frames, never in recursion, so depth is bounded by [`super::SalvageOptions::max_depth`]
+//! with a typed error instead of a stack overflow.
+
+use serde_json::{Map, Number, Value};
+
+use super::SalvageErrorKind;
+use super::repairs::RepairLog;
+use super::scan::{self, Comment, Quote};
+use super::strings::{Role, Str};
+use crate::RepairKind;
+
+/// What one run found.
+#[derive(Debug, Clone)]
+pub(super) struct Run {
+    /// The complete (or closed) top-level values, in order; never empty.
+    pub(super) values: Vec<Value>,
+    /// The repairs made.
+    pub(super) log: RepairLog,
+    /// The text ended inside the last value, which was closed.
+    pub(super) truncated: bool,
+    /// Where text that is not JSON starts right after the last value.
+    pub(super) prose_after: Option<usize>,
+    /// Where non-blank text starts after the closing fence.
+    pub(super) after_fence: Option<usize>,
+    /// Where the run stopped reading.
+    pub(super) end: usize,
+    /// A quote that closed the last value right before prose (see [`super::lookahead::Verdict`]).
+    pub(super) top_close_quote: Option<usize>,
+    /// A string that holds one of the quotes taken as content closed, and a `,` followed it:
+    /// the object goes on after the longer string, which is what a retry hopes to find.
+    pub(super) extended_member: bool,
+}
+
+/// Why a run failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct RunError {
+    /// What went wrong.
+    pub(super) kind: SalvageErrorKind,
+    /// Where.
+    pub(super) offset: usize,
+    /// Whether the text looked like JSON before it failed (a member's colon or an array element
+    /// was read): such a failure is a syntax error, not prose with braces in it.
+    pub(super) progressed: bool,
+}
+
+/// One open container.
+#[derive(Debug)]
+pub(super) enum Frame {
+    /// An object and the key whose value is being read.
+    Object(Map<String, Value>, Option<String>),
+    /// An array.
+    Array(Vec<Value>),
+}
+
+impl Frame {
+    fn into_value(self) -> Value {
+        match self {
+            Self::Object(map, _) => Value::Object(map),
+            Self::Array(items) => Value::Array(items),
+        }
+    }
+}
+
+/// What the parser expects next inside the innermost container.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Expect {
+    /// A key or `}`; `comma` is where the preceding comma was, if any.
+    Key { comma: Option<usize> },
+    /// The `:` after a key.
+    Colon,
+    /// A member's value.
+    Value,
+    /// An array element or `]`.
+    Element { comma: Option<usize> },
+    /// A `,` or the closer, after a value.
+    Next,
+}
+
+/// The parser's state for one run.
+#[derive(Debug)]
+pub(super) struct Parser<'a> {
+    pub(super) text: &'a str,
+    pub(super) bytes: &'a [u8],
+    pub(super) pos: usize,
+    pub(super) log: RepairLog,
+    pub(super) max_depth: usize,
+    /// The run started inside a Markdown fence, so a closing fence may follow the values.
+    pub(super) fence: bool,
+    /// Quotes that earlier attempts found to be content (see [`super::extract`]).
+    pub(super) content_quotes: &'a [usize],
+    pub(super) top_close_quote: Option<usize>,
+    pub(super) extended_member: bool,
+    /// The closer of each open container, outermost first, for the look-ahead.
+    pub(super) closers: Vec<u8>,
+    pub(super) progressed: bool,
+}
+
+/// Whether the single value read hit the end of the text.
+type Parsed = Result<(Value, bool), RunError>;
+
+impl<'a> Parser<'a> {
+    /// A parser over `text`.
+    pub(super) fn new(
+        text: &'a str,
+        max_depth: usize,
+        fence: bool,
+        content_quotes: &'a [usize],
+    ) -> Self {
+        Self {
+            text,
+            bytes: text.as_bytes(),
+            pos: 0,
+            log: RepairLog::default(),
+            max_depth,
+            fence,
+            content_quotes,
+            top_close_quote: None,
+            extended_member: false,
+            closers: Vec::new(),
+            progressed: false,
+        }
+    }
+
+    /// Reads the values starting at `start`, which must be a `{` or `[`.
+    pub(super) fn run(mut self, start: usize) -> Result<Run, RunError> {
+        self.pos = start;
+        let mut values = Vec::new();
+        let mut truncated = false;
+        let mut prose_after = None;
+        let mut after_fence = None;
+        'values: loop {
+            let value_start = self.pos;
+            let saved = (values.is_empty())
+                .then(RepairLog::default)
+                .unwrap_or_else(|| self.log.clone());
+            self.progressed = false;
+            match self.parse_value() {
+                Ok((value, cut)) => {
+                    truncated |= cut;
+                    // A cut-off value that kept nothing (`{"pa`) is not evidence of anything.
+                    let empty = cut && holds_nothing(&value);
+                    if empty && values.is_empty() {
+                        return Err(self.error(SalvageErrorKind::Syntax, value_start));
+                    }
+                    if !empty {
+                        values.push(value);
+                    }
+                    if cut {
+                        break;
+                    }
+                }
+                // After a first value, text that fails early (`{placeholder}`) is prose.
+                Err(e)
+                    if !values.is_empty()
+                        && e.kind == SalvageErrorKind::Syntax
+                        && !e.progressed =>
+                {
+                    self.log = saved;
+                    self.pos = value_start;
+                    prose_after = Some(value_start);
+                    break;
+                }
+                Err(e) => return Err(e),
+            }
+            // Between values: blanks, stray closers, a comma before the next object.
+            loop {
+                self.skip_blank();
+                let Some(&b) = self.bytes.get(self.pos) else {
+                    break 'values;
+                };
+                match b {
+                    b'{' | b'[' => continue 'values,
+                    b',' => {
+                        let next = scan::skip_ws(self.bytes, self.pos + 1);
+                        if matches!(self.bytes.get(next), Some(b'{' | b'[')) {
+                            self.pos = next;
+                            continue 'values;
+                        }
+                    }
+                    b'}' | b']' => {
+                        self.log.note(RepairKind::ExtraCloserRemoved, self.pos);
+                        self.pos += 1;
+                        continue;
+                    }
+                    _ => {}
+                }
+                if self.fence && self.bytes[self.pos..].starts_with(b"```") {
+                    let rest = scan::skip_ws(self.bytes, self.pos + 3);
+                    // Another fenced block of JSON right after: the next call.
+                    let next = scan::skip_ws(self.bytes, scan::fence_body(self.bytes, rest));
+                    if next > rest && matches!(self.bytes.get(next), Some(b'{' | b'[')) {
+                        self.pos = next;
+                        continue 'values;
+                    }
+                    after_fence = (rest < self.bytes.len()).then_some(rest);
+                    self.pos = self.bytes.len();
+                } else {
+                    prose_after = Some(self.pos);
+                }
+                break 'values;
+            }
+        }
+        Ok(Run {
+            values,
+            log: self.log,
+            truncated,
+            prose_after,
+            after_fence,
+            end: self.pos,
+            top_close_quote: self.top_close_quote,
+            extended_member: self.extended_member,
+        })
+    }
+
+    /// Reads one container starting at the current `{` or `[`.
+    fn parse_value(&mut self) -> Parsed {
+        let mut stack: Vec<Frame> = Vec::new();
+        self.closers.clear();
+        let mut expect = Expect::Value;
+        loop {
+            self.skip_blank();
+            let Some(&b) = self.bytes.get(self.pos) else {
+                return Ok((self.close_at_end(stack, expect), true));
+            };
+            match expect {
+                Expect::Key { comma } => match b {
+                    b'}' => {
+                        if let Some(c) = comma {
+                            self.log.note(RepairKind::TrailingCommaRemoved, c);
+                        }
+                        self.pos += 1;
+                        if let Some(root) = self.pop(&mut stack, &mut expect) {
+                            return Ok((root, false));
+                        }
+                    }
+                    b']' => self.stray_closer(),
+                    _ => {
+                        if !self.read_key(&mut stack, &mut expect)? {
+                            return Ok((self.close_at_end(stack, expect), true));
+                        }
+                    }
+                },
+                Expect::Colon => {
+                    if b != b':' {
+                        return Err(self.error(SalvageErrorKind::Syntax, self.pos));
+                    }
+                    self.pos += 1;
+                    self.progressed = true;
+                    expect = Expect::Value;
+                }
+                Expect::Element { comma } if b == b']' => {
+                    if let Some(c) = comma {
+                        self.log.note(RepairKind::TrailingCommaRemoved, c);
+                    }
+                    self.pos += 1;
+                    if let Some(root) = self.pop(&mut stack, &mut expect) {
+                        return Ok((root, false));
+                    }
+                }
+                Expect::Element { .. } if b == b'}' => self.stray_closer(),
+                Expect::Value | Expect::Element { .. } => {
+                    match self.read_value(b, &mut stack, &mut expect)? {
+                        Step::Go => {}
+                        Step::Done(root) => return Ok((root, false)),
+                        Step::Cut(pending) => {
+                            if let Some(value) = pending {
+                                if let Some(root) = self.emit(&mut stack, &mut expect, value) {
+                                    return Ok((root, true));
+                                }
+                            }
+                            return Ok((self.close_at_end(stack, expect), true));
+                        }
+                    }
+                }
+                Expect::Next => {
+                    if let Some(root) = self.after_value(b, &mut stack, &mut expect)? {
+                        return Ok((root, false));
+                    }
+                }
+            }
+        }
+    }
+
+    /// After a value: a comma, a closer, or (repaired) a missing comma or a stray closer. The
+    /// root when its closer was read.
+    fn after_value(
+        &mut self,
+        b: u8,
+        stack: &mut Vec<Frame>,
+        expect: &mut Expect,
+    ) -> Result<Option<Value>, RunError> {
+        let in_object = matches!(stack.last(), Some(Frame::Object(..)));
+        let closer = if in_object { b'}' } else { b']' };
+        if b == b',' {
+            let comma = Some(self.pos);
+            *expect = if in_object {
+                Expect::Key { comma }
+            } else {
+                Expect::Element { comma }
+            };
+            self.pos += 1;
+        } else if b == closer {
+            self.pos += 1;
+            return Ok(self.pop(stack, expect));
+        } else if b == b'}' || b == b']' {
+            self.stray_closer();
+        } else if in_object && (Quote::at(self.bytes, self.pos).is_some() || scan::is_key_start(b))
+        {
+            self.log.note(RepairKind::CommaInserted, self.pos);
+            *expect = Expect::Key { comma: None };
+        } else if !in_object && starts_value(self.bytes, self.pos) {
+            self.log.note(RepairKind::CommaInserted, self.pos);
+            *expect = Expect::Element { comma: None };
+        } else {
+            return Err(self.error(SalvageErrorKind::Syntax, self.pos));
+        }
+        Ok(None)
+    }
+
+    /// Reads a key (quoted or bare) into the innermost object. `false` when the text ends in it.
+    fn read_key(&mut self, stack: &mut [Frame], expect: &mut Expect) -> Result<bool, RunError> {
+        let key = if let Some(quote) = Quote::at(self.bytes, self.pos) {
+            match self.read_string(quote, Role::Key) {
+                Str::Closed(key) => key,
+                Str::Cut(_) => return Ok(false),
+            }
+        } else if scan::is_key_start(self.bytes[self.pos]) {
+            let end = scan::key_end(self.bytes, self.pos);
+            if end == self.bytes.len() {
+                self.pos = end;
+                return Ok(false);
+            }
+            self.log.note(RepairKind::KeyQuoted, self.pos);
+            let key = self.text[self.pos..end].to_owned();
+            self.pos = end;
+            key
+        } else {
+            return Err(self.error(SalvageErrorKind::Syntax, self.pos));
+        };
+        if let Some(Frame::Object(_, pending)) = stack.last_mut() {
+            *pending = Some(key);
+        }
+        *expect = Expect::Colon;
+        Ok(true)
+    }
+
+    /// Reads a value starting with `b`.
+    fn read_value(
+        &mut self,
+        b: u8,
+        stack: &mut Vec<Frame>,
+        expect: &mut Expect,
+    ) -> Result<Step, RunError> {
+        let value = match b {
+            b'{' | b'[' => {
+                if stack.len() >= self.max_depth {
+                    return Err(self.error(SalvageErrorKind::TooDeep, self.pos));
+                }
+                self.pos += 1;
+                if b == b'{' {
+                    stack.push(Frame::Object(Map::with_capacity(8), None));
+                    self.closers.push(b'}');
+                    *expect = Expect::Key { comma: None };
+                } else {
+                    stack.push(Frame::Array(Vec::new()));
+                    self.closers.push(b']');
+                    *expect = Expect::Element { comma: None };
+                }
+                return Ok(Step::Go);
+            }
+            b'-' | b'+' | b'0'..=b'9' => match self.read_number()? {
+                Some(value) => value,
+                None => return Ok(Step::Cut(None)),
+            },
+            _ => {
+                if let Some(quote) = Quote::at(self.bytes, self.pos) {
+                    match self.read_string(quote, Role::Value) {
+                        Str::Closed(s) => Value::String(s),
+                        Str::Cut(s) => return Ok(Step::Cut(Some(Value::String(s)))),
+                    }
+                } else if b.is_ascii_alphabetic() {
+                    match self.read_word()? {
+                        Some(value) => value,
+                        None => return Ok(Step::Cut(None)),
+                    }
+                } else {
+                    return Err(self.error(SalvageErrorKind::Syntax, self.pos));
+                }
+            }
+        };
+        Ok(match self.emit(stack, expect, value) {
+            Some(root) => Step::Done(root),
+            None => Step::Go,
+        })
+    }
+
+    /// A number; `None` when the text ends in one that is not complete (`1.`, `-`).
+    fn read_number(&mut self) -> Result<Option<Value>, RunError> {
+        let start = self.pos;
+        let end = scan::number_end(self.bytes, start);
+        if end - start == 1
+            && matches!(self.bytes[start], b'-' | b'+')
+            && self.bytes.get(end) == Some(&b'I')
+        {
+            self.pos = end;
+            return self.read_word();
+        }
+        let parsed = small_integer(&self.bytes[start..end])
+            .map_or_else(|| self.text[start..end].parse::<Number>(), Ok);
+        self.pos = end;
+        match parsed {
+            Ok(n) => Ok(Some(Value::Number(n))),
+            Err(_) if end == self.bytes.len() => Ok(None),
+            Err(_) => Err(self.error(SalvageErrorKind::Syntax, start)),
+        }
+    }
+
+    /// A literal: `true`/`false`/`null`, Python's `True`/`False`/`None` (repaired), `NaN` and
+    /// `Infinity` (refused). `None` when the text ends inside one.
+    fn read_word(&mut self) -> Result<Option<Value>, RunError> {
+        let start = self.pos;
+        let end = scan::word_end(self.bytes, start);
+        let word = &self.text[start..end];
+        let value = match word {
+            "true" => Value::Bool(true),
+            "false" => Value::Bool(false),
+            "null" => Value::Null,
+            "True" | "False" | "None" => {
+                self.log.note(RepairKind::PythonLiteral, start);
+                match word {
+                    "True" => Value::Bool(true),
+                    "False" => Value::Bool(false),
+                    _ => Value::Null,
+                }
+            }
+            "NaN" | "Infinity" => return Err(self.error(SalvageErrorKind::NonFinite, start)),
+            _ if end == self.bytes.len() && super::truncation::is_literal_prefix(word) => {
+                self.pos = end;
+                return Ok(None);
+            }
+            _ => return Err(self.error(SalvageErrorKind::Syntax, start)),
+        };
+        self.pos = end;
+        Ok(Some(value))
+    }
+
+    /// Puts a finished value into the innermost container; the value itself when there is none.
+    pub(super) fn emit(
+        &mut self,
+        stack: &mut [Frame],
+        expect: &mut Expect,
+        value: Value,
+    ) -> Option<Value> {
+        *expect = Expect::Next;
+        match stack.last_mut() {
+            None => Some(value),
+            Some(Frame::Object(map, key)) => {
+                if let Some(key) = key.take() {
+                    map.insert(key, value);
+                }
+                None
+            }
+            Some(Frame::Array(items)) => {
+                items.push(value);
+                self.progressed = true;
+                None
+            }
+        }
+    }
+
+    /// Closes the innermost container; the root when it was the last.
+    pub(super) fn pop(&mut self, stack: &mut Vec<Frame>, expect: &mut Expect) -> Option<Value> {
+        let frame = stack.pop()?;
+        self.closers.pop();
+        self.emit(stack, expect, frame.into_value())
+    }
+
+    fn stray_closer(&mut self) {
+        self.log.note(RepairKind::ExtraCloserRemoved, self.pos);
+        self.pos += 1;
+    }
+
+    /// Skips whitespace and comments.
+    fn skip_blank(&mut self) {
+        loop {
+            self.pos = scan::skip_ws(self.bytes, self.pos);
+            if self.bytes.get(self.pos) != Some(&b'/') {
+                return;
+            }
+            match scan::comment_at(self.bytes, self.pos) {
+                Comment::None => return,
+                Comment::Closed(end) => {
+                    self.log.note(RepairKind::CommentRemoved, self.pos);
+                    self.pos = end;
+                }
+                Comment::Unterminated => {
+                    self.log.note(RepairKind::CommentRemoved, self.pos);
+                    self.pos = self.bytes.len();
+                    return;
+                }
+            }
+        }
+    }
+
+    pub(super) fn error(&self, kind: SalvageErrorKind, offset: usize) -> RunError {
+        RunError {
+            kind,
+            offset,
+            progressed: self.progressed,
+        }
+    }
+}
+
+/// What reading one value did.
+enum Step {
+    /// Keep going.
+    Go,
+    /// The root container closed.
+    Done(Value),
+    /// The text ended inside the value; a partial string is kept, anything else dropped.
+    Cut(Option<Value>),
+}
+
+/// The common case of a number without going through `serde_json`: an integer of at most 18
+/// digits with no leading zero, which `i64` holds exactly.
+fn small_integer(token: &[u8]) -> Option<Number> {
+    let (negative, digits) = match token.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, token),
+    };
+    if digits.is_empty() || digits.len() > 18 || (digits[0] == b'0' && digits.len() > 1) {
+        return None;
+    }
+    let mut n: i64 = 0;
+    for &d in digits {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        n = n * 10 + i64::from(d - b'0');
+    }
+    // serde_json reads `-0` as the float -0.0: leave it to serde_json.
+    match (negative, n) {
+        (true, 0) => None,
+        (true, n) => Some(Number::from(-n)),
+        (false, n) => Some(Number::from(n)),
+    }
+}
+
+/// Whether a value can start at `pos` (for a missing comma between array elements).
+fn starts_value(bytes: &[u8], pos: usize) -> bool {
+    Quote::at(bytes, pos).is_some()
+        || matches!(
+            bytes[pos],
+            b'{' | b'[' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n' | b'T' | b'F' | b'N'
+        )
+}
+
+/// Whether a closed value kept nothing read from the text: no key and no scalar (`{}`, `[[]]`).
+fn holds_nothing(value: &Value) -> bool {
+    match value {
+        Value::Object(map) => map.is_empty(),
+        Value::Array(items) => items.iter().all(holds_nothing),
+        _ => false,
+    }
+}

@@ -1,0 +1,79 @@
+//! The log of syntax repairs one salvage run makes.
+
+use super::SyntaxRepair;
+use crate::RepairKind;
+
+/// Repairs made so far, keeping the first offset of each kind.
+///
+/// Only the first occurrence of a kind is kept: the engine reports each kind once per call, and a
+/// 200 KB file with raw newlines would otherwise log thousands of identical entries.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct RepairLog {
+    repairs: Vec<SyntaxRepair>,
+}
+
+impl RepairLog {
+    /// Records `kind` at `offset` unless the kind is already logged.
+    pub(super) fn note(&mut self, kind: RepairKind, offset: usize) {
+        debug_assert!(kind.is_syntax());
+        if !self.has(kind) {
+            self.repairs.push(SyntaxRepair { kind, offset });
+        }
+    }
+
+    /// Whether `kind` is logged.
+    pub(super) fn has(&self, kind: RepairKind) -> bool {
+        self.repairs.iter().any(|r| r.kind == kind)
+    }
+
+    /// Whether nothing was repaired.
+    pub(super) fn is_empty(&self) -> bool {
+        self.repairs.is_empty()
+    }
+
+    /// Adds every repair of `other`, moved to `offset` (used for the inside of a double-encoded
+    /// string, whose offsets do not map to the outer text byte for byte).
+    pub(super) fn absorb_at(&mut self, other: &[SyntaxRepair], offset: usize) {
+        for r in other {
+            self.note(r.kind, offset);
+        }
+    }
+
+    /// Adds every repair of `other` at its own offset.
+    pub(super) fn absorb(&mut self, other: &Self) {
+        for r in &other.repairs {
+            self.note(r.kind, r.offset);
+        }
+    }
+
+    /// The repairs in text order (stable for equal offsets).
+    pub(super) fn into_sorted(mut self) -> Vec<SyntaxRepair> {
+        self.repairs.sort_by_key(|r| r.offset);
+        self.repairs
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_the_first_offset_of_each_kind_in_text_order() {
+        let mut log = RepairLog::default();
+        log.note(RepairKind::TrailingCommaRemoved, 9);
+        log.note(RepairKind::QuotesNormalized, 1);
+        log.note(RepairKind::TrailingCommaRemoved, 20);
+        let kinds: Vec<_> = log
+            .into_sorted()
+            .into_iter()
+            .map(|r| (r.kind, r.offset))
+            .collect();
+        assert_eq!(
+            kinds,
+            vec![
+                (RepairKind::QuotesNormalized, 1),
+                (RepairKind::TrailingCommaRemoved, 9)
+            ]
+        );
+    }
+}

@@ -1,0 +1,229 @@
+//! Strings: delimiters, escapes and raw characters, with the content policies.
+//!
+//! - An escape JSON does not know keeps its backslash: `C:\Users` reads as `C:\Users`, never
+//!   `C:Users` (and `\uZZZZ` or a lone surrogate stays as written).
+//! - `\'` reads as `'` (`quotes_normalized`); `\\\"` is a backslash and a quote, as in JSON.
+//! - Raw control characters (newlines, tabs) are kept as the characters they are
+//!   (`control_char_escaped`).
+//! - A quote inside a value is content unless the bounded look-ahead says it closes the string
+//!   ([`super::lookahead`]). Keys always end at their first quote.
+//! - `'…'` and `“…”` are string delimiters (`quotes_normalized`).
+//! - At the end of the text the string read so far is returned as cut off.
+
+use super::lookahead::{self, Verdict};
+use super::parse::Parser;
+use super::scan::{self, Quote};
+use crate::RepairKind;
+
+/// A string read from the text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Str {
+    /// Closed by its delimiter.
+    Closed(String),
+    /// The text ended inside it; what was read so far (a partial escape is dropped).
+    Cut(String),
+}
+
+/// Where a string stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Role {
+    /// An object key: ends at its first closing quote.
+    Key,
+    /// A value: a quote ends it only when the look-ahead agrees.
+    Value,
+}
+
+/// How a backslash sequence was read.
+enum Escape {
+    /// Read; the parser is past it.
+    Read,
+    /// The text ended inside it.
+    Cut,
+}
+
+impl Parser<'_> {
+    /// Reads the string whose opening `quote` is at the current position.
+    pub(super) fn read_string(&mut self, quote: Quote, role: Role) -> Str {
+        if quote != Quote::Double {
+            self.log.note(RepairKind::QuotesNormalized, self.pos);
+        }
+        let open = self.pos;
+        self.pos += quote.len();
+        let mut out = String::new();
+        let mut hinted = false;
+        loop {
+            let i = scan::find_string_special(self.bytes, self.pos, quote.scan_byte());
+            out.push_str(&self.text[self.pos..i]);
+            self.pos = i;
+            let Some(&b) = self.bytes.get(i) else {
+                return Str::Cut(out);
+            };
+            if !hinted && b != quote.scan_byte() {
+                hinted = true;
+                // More than one chunk: reserve up to the next delimiter at once instead of
+                // growing chunk by chunk (the delimiter may be escaped, so this is a floor; with no
+                // delimiter left, the text was cut and the rest of it is the string).
+                // Once per string, so the search stays linear.
+                let next = memchr::memchr(quote.scan_byte(), &self.bytes[i..])
+                    .unwrap_or(self.bytes.len() - i);
+                out.reserve(next + 16);
+            }
+            if b == b'\\' {
+                match self.escape(&mut out, quote) {
+                    Escape::Read => continue,
+                    Escape::Cut => return Str::Cut(out),
+                }
+            }
+            if b < 0x20 {
+                self.log.note(RepairKind::ControlCharEscaped, i);
+                out.push(char::from(b));
+                self.pos += 1;
+                continue;
+            }
+            if !quote.closes_at(self.bytes, i) {
+                // The lead byte of some other character (a smart string's scan byte).
+                let ch = self.text[i..].chars().next().unwrap_or('\u{fffd}');
+                out.push(ch);
+                self.pos += ch.len_utf8();
+                continue;
+            }
+            let after = i + quote.len();
+            if role == Role::Key || self.quote_closes(i, after) {
+                if self.content_quotes.iter().any(|&q| open < q && q < i) {
+                    let next = scan::skip_ws(self.bytes, after);
+                    self.extended_member |= self.bytes.get(next) == Some(&b',');
+                }
+                self.pos = after;
+                return Str::Closed(out);
+            }
+            self.log.note(RepairKind::QuotesNormalized, i);
+            out.push_str(&self.text[i..after]);
+            self.pos = after;
+        }
+    }
+
+    /// Whether the quote at `at` (ending before `after`) closes the current string value.
+    fn quote_closes(&mut self, at: usize, after: usize) -> bool {
+        if self.content_quotes.contains(&at) {
+            return false;
+        }
+        match lookahead::value_quote(self.bytes, after, &self.closers, self.fence) {
+            Verdict::Closes => true,
+            Verdict::ClosesBeforeProse => {
+                self.top_close_quote = Some(at);
+                true
+            }
+            Verdict::Content => false,
+        }
+    }
+
+    /// Reads the backslash sequence at the current position into `out`.
+    fn escape(&mut self, out: &mut String, quote: Quote) -> Escape {
+        let i = self.pos;
+        let Some(&e) = self.bytes.get(i + 1) else {
+            self.pos = self.bytes.len();
+            return Escape::Cut;
+        };
+        let ch = match e {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'\'' => {
+                if quote != Quote::Single {
+                    self.log.note(RepairKind::QuotesNormalized, i);
+                }
+                '\''
+            }
+            b'u' => return self.unicode_escape(out),
+            _ => return self.keep_backslash(out),
+        };
+        out.push(ch);
+        self.pos = i + 2;
+        Escape::Read
+    }
+
+    /// An escape JSON does not know: the backslash is content, and what follows is read as usual.
+    fn keep_backslash(&mut self, out: &mut String) -> Escape {
+        self.log.note(RepairKind::ControlCharEscaped, self.pos);
+        out.push('\\');
+        self.pos += 1;
+        Escape::Read
+    }
+
+    /// `\uXXXX`, with surrogate pairs; anything malformed keeps its backslash.
+    fn unicode_escape(&mut self, out: &mut String) -> Escape {
+        let i = self.pos;
+        let unit = match hex4(self.bytes, i + 2) {
+            Hex::Cut => return self.cut(),
+            Hex::Bad => return self.keep_backslash(out),
+            Hex::Unit(u) => u,
+        };
+        if (0xD800..0xDC00).contains(&unit) {
+            let low_at = i + 6;
+            let rest = &self.bytes[low_at.min(self.bytes.len())..];
+            if rest.is_empty() || rest == b"\\" {
+                return self.cut();
+            }
+            if rest.starts_with(b"\\u") {
+                match hex4(self.bytes, low_at + 2) {
+                    Hex::Cut => return self.cut(),
+                    Hex::Unit(low) if (0xDC00..0xE000).contains(&low) => {
+                        let code = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
+                        out.push(char::from_u32(code).unwrap_or('\u{fffd}'));
+                        self.pos = low_at + 6;
+                        return Escape::Read;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        match char::from_u32(unit) {
+            Some(ch) => {
+                out.push(ch);
+                self.pos = i + 6;
+            }
+            None => {
+                // A lone surrogate: kept as written rather than replaced.
+                self.log.note(RepairKind::ControlCharEscaped, i);
+                out.push_str(&self.text[i..i + 6]);
+                self.pos = i + 6;
+            }
+        }
+        Escape::Read
+    }
+
+    /// The text ends inside an escape: drop it.
+    fn cut(&mut self) -> Escape {
+        self.pos = self.bytes.len();
+        Escape::Cut
+    }
+}
+
+/// Four hex digits at `at`.
+enum Hex {
+    /// The code unit.
+    Unit(u32),
+    /// Not four hex digits.
+    Bad,
+    /// The text ends within the four digits, all hex so far.
+    Cut,
+}
+
+fn hex4(bytes: &[u8], at: usize) -> Hex {
+    let mut unit = 0u32;
+    for k in 0..4 {
+        let Some(&b) = bytes.get(at + k) else {
+            return Hex::Cut;
+        };
+        let Some(d) = char::from(b).to_digit(16) else {
+            return Hex::Bad;
+        };
+        unit = unit * 16 + d;
+    }
+    Hex::Unit(unit)
+}
