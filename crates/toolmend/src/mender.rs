@@ -1,5 +1,7 @@
 //! [`Mender`]: the pipeline, stage by stage, for one call or one assistant turn.
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use crate::feedback::{RetryContext, emit, note_for, retry_message, unknown_tool_message};
@@ -129,7 +131,7 @@ impl Mender {
             && let Some(value) = fast_path(tool, arguments)
         {
             // Nearly every call ends here: build the result once, count it, done.
-            let mut call = blank(String::new(), tool.name(), Origin::Native, arguments);
+            let mut call = blank(String::new(), tool.shared_name(), Origin::Native, arguments);
             call.status = Status::Valid;
             call.arguments = Some(value);
             self.stats.count_valid();
@@ -222,7 +224,7 @@ impl Mender {
                     tool
                 }
                 None => {
-                    let result = blank(id, name, origin, raw);
+                    let result = blank(id, Arc::from(name), origin, raw);
                     return Pending {
                         result,
                         rejection: None,
@@ -244,7 +246,7 @@ impl Mender {
             }
         };
         if !split {
-            let mut result = blank(id, tool.name(), origin, raw);
+            let mut result = blank(id, tool.shared_name(), origin, raw);
             result.repairs = name_repairs;
             return Pending {
                 result,
@@ -281,7 +283,7 @@ impl Mender {
         mended: Mended,
         forced_repair: bool,
     ) -> Pending {
-        let mut result = blank(id, tool.name(), origin, raw);
+        let mut result = blank(id, tool.shared_name(), origin, raw);
         let mut notes: Vec<String> = mended.repairs.iter().filter_map(note_for).collect();
         notes.dedup();
         notes.extend(mended.notes);
@@ -501,10 +503,10 @@ impl Mender {
 }
 
 /// A call result with nothing decided yet: invalid calls keep their text as sent.
-fn blank(id: String, name: &str, origin: Origin, raw: &str) -> CallResult {
+fn blank(id: String, name: Arc<str>, origin: Origin, raw: &str) -> CallResult {
     CallResult {
         id,
-        name: name.to_owned(),
+        name,
         origin,
         status: Status::Invalid,
         arguments: None,

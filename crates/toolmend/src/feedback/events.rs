@@ -7,7 +7,7 @@ use crate::{CallResult, Outcome, Status};
 
 /// Emits the events for one finished call.
 pub(crate) fn emit(call: &CallResult, model: &str) {
-    let tool = call.name.as_str();
+    let tool: &str = &call.name;
     match call.status {
         Status::Repaired | Status::Recovered if !call.repairs.is_empty() => {
             let kinds: Vec<&str> = call.repairs.iter().map(|r| r.kind.name()).collect();

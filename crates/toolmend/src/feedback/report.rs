@@ -1,5 +1,7 @@
 //! The per-call and per-turn report.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -89,8 +91,8 @@ pub enum Origin {
 pub struct CallResult {
     /// The call id (generated for recovered calls).
     pub id: String,
-    /// The tool name, after `name_repaired`.
-    pub name: String,
+    /// The tool name, after `name_repaired` (shared with the tool set: no copy per call).
+    pub name: Arc<str>,
     /// Where the call came from.
     pub origin: Origin,
     /// How it ended.

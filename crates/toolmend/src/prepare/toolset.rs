@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::Arc;
 
 use jsonschema::{PatternOptions, Validator};
 use serde_json::Value;
@@ -12,7 +13,7 @@ use crate::Error;
 
 /// One tool: its name, its schema, the compiled validator and its hints.
 pub struct Tool {
-    name: String,
+    name: Arc<str>,
     description: Option<String>,
     schema: Option<Value>,
     validator: Option<Validator>,
@@ -40,6 +41,12 @@ impl Tool {
     #[must_use]
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The tool's name, shared.
+    #[must_use]
+    pub fn shared_name(&self) -> Arc<str> {
+        Arc::clone(&self.name)
     }
 
     /// The tool's description, if it has one.
@@ -160,7 +167,7 @@ impl ToolSet {
                 }
                 let (tool, error) = Tool::compile(spec);
                 self.rejected.extend(error);
-                self.index.insert(tool.name.clone(), self.tools.len());
+                self.index.insert(tool.name.to_string(), self.tools.len());
                 self.tools.push(tool);
             }
             Err(error) => self.rejected.push(error),
@@ -172,7 +179,7 @@ impl ToolSet {
     pub fn get(&self, name: &str) -> Option<&Tool> {
         // A request carries a handful of tools: comparing names beats hashing one.
         if self.tools.len() <= LINEAR_LOOKUP_MAX {
-            return self.tools.iter().find(|t| t.name == name);
+            return self.tools.iter().find(|t| &*t.name == name);
         }
         self.index.get(name).map(|&i| &self.tools[i])
     }
@@ -250,7 +257,7 @@ impl Tool {
         let hints = schema.as_ref().map(ToolHints::read).unwrap_or_default();
         let has_path_fields = schema.as_ref().is_some_and(has_path_field);
         let tool = Self {
-            name: spec.name.to_owned(),
+            name: Arc::from(spec.name),
             description: spec.description.map(str::to_owned),
             schema,
             validator,
