@@ -8,6 +8,9 @@
 //!
 //! Run with `cargo run --release -p toolmend --example fast_path_ratio`.
 
+// An example program reports on stdout.
+#![allow(clippy::print_stdout)]
+
 use std::hint::black_box;
 use std::time::Instant;
 
