@@ -62,3 +62,8 @@ pub use mender::{Mender, MenderOptions};
 pub use prepare::{PrepareOptions, Tool, ToolSet, prepare_tools};
 pub use recover::RecoverMode;
 pub use turn::{AssistantTurn, Session, ToolCall, TurnResult};
+
+/// The README's Rust examples, compiled and run as doctests so they cannot drift.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeDoctests;
