@@ -13,27 +13,9 @@ use serde_json::{Value, json};
 use std::hint::black_box;
 use toolmend::{Mender, Status, ToolSet};
 
-fn edit_tool() -> Value {
-    json!([{"type": "function", "function": {"name": "edit", "parameters": {
-        "type": "object", "required": ["path", "edits"],
-        "properties": {
-            "path": {"type": "string"},
-            "edits": {"type": "array", "items": {"type": "object", "required": ["old_text", "new_text"],
-                "properties": {"old_text": {"type": "string"}, "new_text": {"type": "string"},
-                               "replace_all": {"type": "boolean"}}}},
-            "dry_run": {"type": "boolean"}}}}}])
-}
-
-/// A valid `edit` call of about `size` bytes.
-fn valid_call(size: usize) -> String {
-    let line = "    let value = compute(\"input\", 42);\n";
-    let mut new_text = String::new();
-    while new_text.len() + 60 < size {
-        new_text.push_str(line);
-    }
-    serde_json::to_string(&json!({"path": "/src/main.rs", "edits": [{"old_text": "fn main() {}", "new_text": new_text}]}))
-        .unwrap()
-}
+#[path = "support/edit_call.rs"]
+mod edit_call;
+use edit_call::{edit_tool, valid_call};
 
 fn fast_path(c: &mut Criterion) {
     let tools = edit_tool();

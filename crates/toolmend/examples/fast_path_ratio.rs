@@ -14,20 +14,17 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use toolmend::{Mender, Status, ToolSet};
+
+#[path = "../benches/support/edit_call.rs"]
+mod edit_call;
+use edit_call::{edit_tool, valid_call};
 
 const ROUNDS: usize = 201;
 
 fn main() {
-    let tools = json!([{"type": "function", "function": {"name": "edit", "parameters": {
-        "type": "object", "required": ["path", "edits"],
-        "properties": {
-            "path": {"type": "string"},
-            "edits": {"type": "array", "items": {"type": "object", "required": ["old_text", "new_text"],
-                "properties": {"old_text": {"type": "string"}, "new_text": {"type": "string"},
-                               "replace_all": {"type": "boolean"}}}},
-            "dry_run": {"type": "boolean"}}}}}]);
+    let tools = edit_tool();
     let schema = tools[0]["function"]["parameters"].clone();
     let validator = jsonschema::validator_for(&schema).expect("schema compiles");
     let mender = Mender::new(ToolSet::from_json(&tools));
@@ -83,15 +80,4 @@ fn main() {
 fn median(values: &mut [f64]) -> f64 {
     values.sort_by(f64::total_cmp);
     values[values.len() / 2]
-}
-
-/// A valid `edit` call of about `size` bytes (the criterion bench uses the same shape).
-fn valid_call(size: usize) -> String {
-    let line = "    let value = compute(\"input\", 42);\n";
-    let mut new_text = String::new();
-    while new_text.len() + 60 < size {
-        new_text.push_str(line);
-    }
-    serde_json::to_string(&json!({"path": "/src/main.rs", "edits": [{"old_text": "fn main() {}", "new_text": new_text}]}))
-        .expect("serialises")
 }

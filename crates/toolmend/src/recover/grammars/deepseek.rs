@@ -18,10 +18,10 @@
 //! JSON object. The trailing `<｜end▁of▁sentence｜>` is not part of the block and stays in the
 //! text.
 
-use super::{Block, Grammar, Input};
+use super::{Block, Grammar, Input, section};
 use crate::recover::call::RawCall;
 use crate::recover::cursor::{
-    MAX_NAME_BYTES, Step, Stop, expect_ws, find_within, name, name_until, optional,
+    MAX_NAME_BYTES, Step, Stop, expect_ws, find_within, name, name_until,
 };
 use crate::recover::json::object_span;
 
@@ -37,30 +37,8 @@ const SEP: &str = "<｜tool▁sep｜>";
 const CALL_END: &str = "<｜tool▁call▁end｜>";
 
 fn parse(input: &Input<'_>, _start: usize, body: usize) -> Step<Block> {
-    let s = input.text;
-    let mut i = expect_ws(s, body, CALL)?;
-    let mut calls = Vec::new();
-    let mut last_end = i;
-    loop {
-        let (call, end) = match one_call(s, i) {
-            Ok(parsed) => parsed,
-            // A later call cut off at the end of the text: the complete ones before it count
-            // (the per-call terminator decides, GRAMMARS §1.3); the cut one stays text.
-            Err(Stop::Incomplete) if input.eof && !calls.is_empty() => {
-                return Block::new(last_end, calls);
-            }
-            Err(stop) => return Err(stop),
-        };
-        calls.push(call);
-        last_end = end;
-        match optional(s, end, CALL, input.eof)? {
-            Some(next) => i = next,
-            None => {
-                let close = optional(s, end, "<｜tool▁calls▁end｜>", input.eof)?;
-                return Block::new(close.unwrap_or(end), calls);
-            }
-        }
-    }
+    let first = expect_ws(input.text, body, CALL)?;
+    section(input, first, CALL, &["<｜tool▁calls▁end｜>"], one_call)
 }
 
 /// One call after its `<｜tool▁call▁begin｜>`, V3 or V3.1.

@@ -14,9 +14,9 @@
 //! **Never accepts** a call without `<|tool_call_end|>`, arguments that are not a strict JSON
 //! object.
 
-use super::{Block, Grammar, Input};
+use super::{Block, Grammar, Input, section};
 use crate::recover::call::RawCall;
-use crate::recover::cursor::{MAX_NAME_BYTES, Step, Stop, expect_ws, find_within, name, optional};
+use crate::recover::cursor::{MAX_NAME_BYTES, Step, expect_ws, find_within, name};
 use crate::recover::json::object_span;
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
@@ -33,36 +33,14 @@ const CALL: &str = "<|tool_call_begin|>";
 const ARGS: &str = "<|tool_call_argument_begin|>";
 
 fn parse(input: &Input<'_>, _start: usize, body: usize) -> Step<Block> {
-    let s = input.text;
-    let mut i = expect_ws(s, body, CALL)?;
-    let mut calls = Vec::new();
-    let mut last_end = i;
-    loop {
-        let (call, end) = match one_call(s, i) {
-            Ok(parsed) => parsed,
-            // A later call cut off at the end of the text: the complete ones before it count.
-            Err(Stop::Incomplete) if input.eof && !calls.is_empty() => {
-                return Block::new(last_end, calls);
-            }
-            Err(stop) => return Err(stop),
-        };
-        calls.push(call);
-        last_end = end;
-        if let Some(next) = optional(s, end, CALL, input.eof)? {
-            i = next;
-            continue;
-        }
-        for closer in ["<|tool_calls_section_end|>", "<|tool_call_section_end|>"] {
-            if let Some(close) = optional(s, end, closer, input.eof)? {
-                return Block::new(close, calls);
-            }
-        }
-        return if calls.is_empty() {
-            Err(Stop::Invalid)
-        } else {
-            Block::new(end, calls)
-        };
-    }
+    let first = expect_ws(input.text, body, CALL)?;
+    section(
+        input,
+        first,
+        CALL,
+        &["<|tool_calls_section_end|>", "<|tool_call_section_end|>"],
+        one_call,
+    )
 }
 
 /// One call after its `<|tool_call_begin|>`: `functions.NAME:IDX` + arguments + end.

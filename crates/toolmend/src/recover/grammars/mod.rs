@@ -90,6 +90,46 @@ impl Block {
     }
 }
 
+/// The calls of a token-delimited section: each call is read by `one_call` from just after
+/// its `call_start` token, the next call begins with `call_start` again, and the section ends
+/// with one of the optional `closers`. `i` is just after the first `call_start`.
+///
+/// A call cut off at the end of the text ends the section after the complete calls before it
+/// (GRAMMARS §1.3 counts each call by its own terminator); the cut call stays text.
+pub(crate) fn section(
+    input: &Input<'_>,
+    mut i: usize,
+    call_start: &str,
+    closers: &[&str],
+    one_call: fn(&str, usize) -> Step<(RawCall, usize)>,
+) -> Step<Block> {
+    use super::cursor::{Stop, optional};
+    let s = input.text;
+    let mut calls = Vec::new();
+    let mut last_end = i;
+    loop {
+        let (call, end) = match one_call(s, i) {
+            Ok(parsed) => parsed,
+            Err(Stop::Incomplete) if input.eof && !calls.is_empty() => {
+                return Block::new(last_end, calls);
+            }
+            Err(stop) => return Err(stop),
+        };
+        calls.push(call);
+        last_end = end;
+        if let Some(next) = optional(s, end, call_start, input.eof)? {
+            i = next;
+            continue;
+        }
+        for closer in closers {
+            if let Some(close) = optional(s, end, closer, input.eof)? {
+                return Block::new(close, calls);
+            }
+        }
+        return Block::new(end, calls);
+    }
+}
+
 /// A family's parser: the block that starts at `start`, whose sentinel ends at `body`.
 pub(crate) type Parse = fn(&Input<'_>, usize, usize) -> Step<Block>;
 
