@@ -53,6 +53,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let files = corpus_files(&root)?;
     let mut by_category: BTreeMap<String, Tally> = BTreeMap::new();
     let mut by_kind: BTreeMap<String, Tally> = BTreeMap::new();
+    let mut by_family: BTreeMap<String, Tally> = BTreeMap::new();
     let mut failures: Vec<String> = Vec::new();
     let mut total = Tally::default();
     let mut out = std::io::stdout().lock();
@@ -91,6 +92,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
             let ok = diffs.is_empty();
             total.add(ok);
             by_category.entry(category).or_default().add(ok);
+            by_family.entry(model_family(&case)).or_default().add(ok);
             for kind in expected_kinds(&case) {
                 by_kind.entry(kind).or_default().add(ok);
             }
@@ -109,6 +111,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
 
     write_table(&mut out, "category", &by_category)?;
     write_table(&mut out, "expected repair kind", &by_kind)?;
+    write_table(&mut out, "model family", &by_family)?;
     for failure in &failures {
         write!(out, "{failure}")?;
     }
@@ -159,6 +162,21 @@ fn corpus_files(root: &Path) -> anyhow::Result<Vec<PathBuf>> {
         .collect();
     files.sort();
     Ok(files)
+}
+
+/// The model family of a case: its model id's first word without version digits
+/// (`qwen3-coder` → `qwen`, `gpt-oss-120b` → `gpt`).
+fn model_family(case: &Value) -> String {
+    let Some(model) = case.get("model").and_then(Value::as_str) else {
+        return "(no model)".to_owned();
+    };
+    let word = model.split(['-', '_', ' ', '/']).next().unwrap_or(model);
+    let family = word.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    if family.is_empty() {
+        word.to_ascii_lowercase()
+    } else {
+        family.to_ascii_lowercase()
+    }
 }
 
 /// The kinds a case expects, for the per-kind table.
