@@ -18,6 +18,7 @@ pub(crate) struct Defaults {
     pub(crate) recover: Option<RecoverMode>,
     pub(crate) model: Option<String>,
     pub(crate) max_reprompts: Option<u8>,
+    pub(crate) include_values: bool,
 }
 
 /// Most compiled tool sets kept; past it the cache starts over.
@@ -117,6 +118,7 @@ impl TurnProcessor {
     }
 
     fn mender(&mut self, tools: &Value, recover: RecoverMode, model: &str) -> Arc<Mender> {
+        let include_values = self.defaults.include_values;
         let key = format!("{recover:?}\u{0}{model}\u{0}{tools}");
         if self.menders.len() >= MAX_CACHED_MENDERS && !self.menders.contains_key(&key) {
             self.menders.clear();
@@ -124,7 +126,8 @@ impl TurnProcessor {
         let entry = self.menders.entry(key).or_insert_with(|| {
             let options = MenderOptions::default()
                 .with_recover(recover)
-                .with_model(model);
+                .with_model(model)
+                .with_values(include_values);
             Arc::new(Mender::with_options(ToolSet::from_json(tools), options))
         });
         Arc::clone(entry)

@@ -4,7 +4,9 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::feedback::{RetryContext, emit, note_for, retry_message, unknown_tool_message};
+use crate::feedback::{
+    MessageOptions, RetryContext, emit, note_for, retry_message, unknown_tool_message,
+};
 use crate::recover::{RecoverMode, recover_text};
 use crate::repair::{Mended, Rejection, Verdict, fast_path, mend_arguments, mend_value};
 use crate::turn::canonical::{canonical, fingerprint};
@@ -25,6 +27,9 @@ pub struct MenderOptions {
     pub model: String,
     /// Every size, depth and count bound.
     pub limits: Limits,
+    /// Quote received values (bounded) in retry messages. Off by default: messages are
+    /// value-free (DESIGN §3, invariant 8) because argument values may hold secrets.
+    pub include_values: bool,
 }
 
 impl MenderOptions {
@@ -39,6 +44,13 @@ impl MenderOptions {
     #[must_use]
     pub fn with_model(mut self, model: impl Into<String>) -> Self {
         self.model = model.into();
+        self
+    }
+
+    /// Quotes received values, bounded, in retry messages.
+    #[must_use]
+    pub fn with_values(mut self, include_values: bool) -> Self {
+        self.include_values = include_values;
         self
     }
 
@@ -432,7 +444,10 @@ impl Mender {
                     result.arguments.as_ref(),
                     &rejection,
                     context,
-                    limits.max_message_bytes,
+                    MessageOptions {
+                        max_bytes: limits.max_message_bytes,
+                        include_values: self.options.include_values,
+                    },
                 ));
                 result.outcome = Some(outcome);
                 result.notes.clear();

@@ -23,6 +23,9 @@ pub(crate) struct Args {
     /// Print the call result object instead of the arguments.
     #[arg(long)]
     json: bool,
+    /// Quote received values (bounded) in the retry message; messages are value-free otherwise.
+    #[arg(long)]
+    include_values: bool,
     /// Declare the tool non-mutating, so truncated arguments may be closed and used.
     #[arg(long)]
     read_only: bool,
@@ -53,7 +56,9 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
             raw
         }
     };
-    let options = MenderOptions::default().with_model(args.model.clone());
+    let options = MenderOptions::default()
+        .with_model(args.model.clone())
+        .with_values(args.include_values);
     let mender = Mender::with_options(tools, options);
     let call = mender.repair_call(&name, &raw);
     let mut stdout = std::io::stdout().lock();

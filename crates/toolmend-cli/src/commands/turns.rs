@@ -23,6 +23,9 @@ pub(crate) struct Args {
     /// Retry messages per identical invalid call before giving up (0–5, default 1).
     #[arg(long, value_parser = clap::value_parser!(u8).range(0..=5))]
     max_reprompts: Option<u8>,
+    /// Quote received values (bounded) in retry messages; messages are value-free otherwise.
+    #[arg(long)]
+    include_values: bool,
 }
 
 pub(crate) fn parse_recover(name: &str) -> Result<RecoverMode, String> {
@@ -32,6 +35,7 @@ pub(crate) fn parse_recover(name: &str) -> Result<RecoverMode, String> {
 
 pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let defaults = Defaults {
+        include_values: args.include_values,
         recover: args.recover,
         model: args.model.clone(),
         max_reprompts: args.max_reprompts,

@@ -35,13 +35,37 @@ pub(crate) enum RetryContext {
     },
 }
 
+/// How a retry message is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct MessageOptions {
+    /// The longest message, in bytes.
+    pub(crate) max_bytes: usize,
+    /// Quote the received value at each failing path (bounded to [`MAX_VALUE_PREVIEW`]); off by
+    /// default, because argument values may hold secrets and messages reach logs.
+    pub(crate) include_values: bool,
+}
+
+#[cfg(test)]
+impl MessageOptions {
+    /// Value-free messages of at most `max_bytes`.
+    pub(crate) const fn value_free(max_bytes: usize) -> Self {
+        Self {
+            max_bytes,
+            include_values: false,
+        }
+    }
+}
+
+/// How many bytes of a received value a message quotes when values are on.
+pub(crate) const MAX_VALUE_PREVIEW: usize = 120;
+
 /// The retry message for a rejected call of `tool`; `value` is the best attempt, if any.
 pub(crate) fn retry_message(
     tool: &Tool,
     value: Option<&Value>,
     rejection: &Rejection,
     context: RetryContext,
-    max_bytes: usize,
+    options: MessageOptions,
 ) -> String {
     let name = tool.name();
     let mut out = String::new();
@@ -67,7 +91,7 @@ pub(crate) fn retry_message(
             };
             (what, "send the arguments as one JSON object, with no text or code fence around it.".to_owned())
         }
-        Rejection::Schema => schema_problems(tool, value),
+        Rejection::Schema => schema_problems(tool, value, options.include_values),
         Rejection::Concatenated => (
             "the arguments hold several JSON objects back to back".to_owned(),
             "send one tool call per object, each with one JSON object as its arguments.".to_owned(),
@@ -85,7 +109,7 @@ pub(crate) fn retry_message(
     if matches!(context, RetryContext::GaveUp { .. }) {
         out.push_str("\nThis call has failed repeatedly: stop retrying it; take a different approach or ask the user.");
     }
-    bound(out, max_bytes)
+    bound(out, options.max_bytes)
 }
 
 /// The message for a call of a tool that does not exist.
@@ -104,7 +128,7 @@ pub(crate) fn unknown_tool_message<'a>(name: &str, tools: impl Iterator<Item = &
 }
 
 /// Every failing location of `value`, and a hint for the first.
-fn schema_problems(tool: &Tool, value: Option<&Value>) -> (String, String) {
+fn schema_problems(tool: &Tool, value: Option<&Value>, include_values: bool) -> (String, String) {
     let (Some(value), Some(validator), Some(schema)) = (value, tool.validator(), tool.schema())
     else {
         return (
@@ -121,13 +145,18 @@ fn schema_problems(tool: &Tool, value: Option<&Value>) -> (String, String) {
         }
         let at = error.instance_path().as_str();
         let view = view_at(&root, value, at);
-        let (problem, try_this) = describe(
+        let optional = is_optional_member(&root, value, at);
+        let (mut problem, try_this) = describe(
+            optional,
             error.kind(),
             at,
             error.instance(),
             view.as_ref(),
             &error.masked().to_string(),
         );
+        if include_values && !matches!(error.kind(), ValidationErrorKind::Required { .. }) {
+            let _ = write!(problem, " (received {})", preview(error.instance()));
+        }
         if !problems.contains(&problem) {
             problems.push(problem);
         }
@@ -144,6 +173,7 @@ fn schema_problems(tool: &Tool, value: Option<&Value>) -> (String, String) {
 
 /// One problem sentence and its hint, from the validator's typed error.
 fn describe(
+    optional: bool,
     kind: &ValidationErrorKind,
     at: &str,
     instance: &Value,
@@ -179,7 +209,8 @@ fn describe(
                 Some(v) if v.allows_null() || field.is_empty() => {
                     format!("send {quoted} as {expected}.")
                 }
-                _ => format!("send \"{field}\" as {expected}, or omit it if it is optional."),
+                _ if optional => format!("send \"{field}\" as {expected}, or omit it."),
+                _ => format!("send \"{field}\" as {expected}."),
             };
             (
                 format!("{quoted} must be {expected}, but {sent} was sent"),
@@ -253,6 +284,19 @@ fn view_at<'s>(root: &SchemaView<'s>, value: &Value, at: &str) -> Option<SchemaV
         }
     }
     Some(view)
+}
+
+/// Whether the value at `at` is a member its parent object does not require.
+fn is_optional_member(root: &SchemaView<'_>, value: &Value, at: &str) -> bool {
+    let Some((parent, token)) = at.rsplit_once('/') else {
+        return false;
+    };
+    let token = token.replace("~1", "/").replace("~0", "~");
+    let Some(parent_value) = value.pointer(parent) else {
+        return false;
+    };
+    parent_value.is_object()
+        && view_at(root, value, parent).is_some_and(|view| !view.is_required(&token))
 }
 
 /// "an array of strings", "an integer", "a string or null".
@@ -378,6 +422,11 @@ fn shape(view: &SchemaView<'_>, depth: usize) -> String {
     alternatives.join(" | ")
 }
 
+/// The value as compact JSON, cut to [`MAX_VALUE_PREVIEW`] bytes.
+fn preview(value: &Value) -> String {
+    bound(value.to_string(), MAX_VALUE_PREVIEW)
+}
+
 /// Cuts `text` to at most `max` bytes on a char boundary.
 fn bound(mut text: String, max: usize) -> String {
     if text.len() > max {
@@ -415,7 +464,7 @@ mod tests {
             Some(&value),
             &Rejection::Schema,
             RetryContext::First,
-            4096,
+            MessageOptions::value_free(4096),
         );
         assert!(message.starts_with("Tool call `read_many` was rejected: `/paths` must be an array of strings, but a string was sent."), "{message}");
         assert!(
@@ -439,7 +488,7 @@ mod tests {
             Some(&json!({"limit": "x"})),
             &Rejection::Schema,
             RetryContext::First,
-            4096,
+            MessageOptions::value_free(4096),
         );
         assert!(
             message.contains("`/paths` is required but missing"),
@@ -452,10 +501,43 @@ mod tests {
     }
 
     #[test]
+    fn only_optional_fields_are_offered_to_be_omitted() {
+        let set = tools();
+        let tool = set.get("read_many").unwrap();
+        let required = json!({"paths": 3});
+        let message = retry_message(
+            tool,
+            Some(&required),
+            &Rejection::Schema,
+            RetryContext::First,
+            MessageOptions::value_free(4096),
+        );
+        assert!(!message.contains("omit"), "{message}");
+        let optional = json!({"paths": ["a"], "limit": "x"});
+        let message = retry_message(
+            tool,
+            Some(&optional),
+            &Rejection::Schema,
+            RetryContext::First,
+            MessageOptions::value_free(4096),
+        );
+        assert!(
+            message.contains("Try: send \"limit\" as an integer, or omit it."),
+            "{message}"
+        );
+    }
+
+    #[test]
     fn truncation_repeat_and_give_up_have_their_own_words() {
         let set = tools();
         let tool = set.get("read_many").unwrap();
-        let cut = retry_message(tool, None, &Rejection::Truncated, RetryContext::First, 4096);
+        let cut = retry_message(
+            tool,
+            None,
+            &Rejection::Truncated,
+            RetryContext::First,
+            MessageOptions::value_free(4096),
+        );
         assert!(
             cut.contains("cut off") && cut.contains("resend the complete call"),
             "{cut}"
@@ -465,7 +547,7 @@ mod tests {
             None,
             &Rejection::Truncated,
             RetryContext::Repeated,
-            4096,
+            MessageOptions::value_free(4096),
         );
         assert!(
             again.starts_with("You sent exactly the same invalid call again"),
@@ -476,7 +558,7 @@ mod tests {
             None,
             &Rejection::Truncated,
             RetryContext::GaveUp { repeated: true },
-            4096,
+            MessageOptions::value_free(4096),
         );
         assert!(gave_up.contains("stop retrying"), "{gave_up}");
     }
@@ -490,7 +572,7 @@ mod tests {
             None,
             &Rejection::Concatenated,
             RetryContext::First,
-            4096,
+            MessageOptions::value_free(4096),
         );
         assert!(
             message.contains("several JSON objects")
@@ -500,10 +582,48 @@ mod tests {
     }
 
     #[test]
+    fn values_are_quoted_only_when_switched_on_and_bounded() {
+        let set = tools();
+        let tool = set.get("read_many").unwrap();
+        let long = "v".repeat(500);
+        let value = json!({"paths": long});
+        let off = retry_message(
+            tool,
+            Some(&value),
+            &Rejection::Schema,
+            RetryContext::First,
+            MessageOptions::value_free(4096),
+        );
+        assert!(!off.contains("vvv"), "{off}");
+        let on = MessageOptions {
+            max_bytes: 4096,
+            include_values: true,
+        };
+        let message = retry_message(
+            tool,
+            Some(&value),
+            &Rejection::Schema,
+            RetryContext::First,
+            on,
+        );
+        assert!(message.contains("(received \"vvv"), "{message}");
+        assert!(
+            !message.contains(&long),
+            "the preview is not bounded: {message}"
+        );
+    }
+
+    #[test]
     fn messages_are_bounded() {
         let set = tools();
         let tool = set.get("read_many").unwrap();
-        let message = retry_message(tool, None, &Rejection::Truncated, RetryContext::First, 40);
+        let message = retry_message(
+            tool,
+            None,
+            &Rejection::Truncated,
+            RetryContext::First,
+            MessageOptions::value_free(40),
+        );
         assert!(message.len() <= 40, "{}", message.len());
     }
 
