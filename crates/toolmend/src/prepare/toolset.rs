@@ -20,6 +20,8 @@ pub struct Tool {
     format: ToolFormat,
     hints: ToolHints,
     has_path_fields: bool,
+    /// Every `pattern` of the schema, compiled once for the `anchor_stripped` rule.
+    patterns: HashMap<String, regex::Regex>,
     /// The model was shown this tool's schema flattened (`prepare`), so dotted keys are
     /// re-nested before validation.
     flattened: bool,
@@ -94,6 +96,11 @@ impl Tool {
     #[must_use]
     pub fn is_flattened(&self) -> bool {
         self.flattened
+    }
+
+    /// The schema's `pattern` compiled by the linear-time engine, if it compiles.
+    pub(crate) fn pattern(&self, pattern: &str) -> Option<&regex::Regex> {
+        self.patterns.get(pattern)
     }
 
     pub(crate) fn validator(&self) -> Option<&Validator> {
@@ -256,6 +263,7 @@ impl Tool {
         };
         let hints = schema.as_ref().map(ToolHints::read).unwrap_or_default();
         let has_path_fields = schema.as_ref().is_some_and(has_path_field);
+        let patterns = schema.as_ref().map(compile_patterns).unwrap_or_default();
         let tool = Self {
             name: Arc::from(spec.name),
             description: spec.description.map(str::to_owned),
@@ -264,6 +272,7 @@ impl Tool {
             format: spec.format,
             hints,
             has_path_fields,
+            patterns,
             flattened: false,
         };
         (tool, error)
@@ -279,6 +288,39 @@ fn compile_schema(schema: &Value) -> Result<Validator, String> {
         .with_pattern_options(PatternOptions::regex())
         .build(schema)
         .map_err(|e| e.masked().to_string())
+}
+
+/// Most patterns compiled per tool; a schema with more gets the rest compiled on demand.
+const MAX_PATTERNS: usize = 256;
+/// Bound on the compiled size of one schema pattern.
+pub(crate) const REGEX_SIZE_LIMIT: usize = 1 << 20;
+
+/// Every string `pattern` keyword in the schema, compiled; those that do not compile are left
+/// out (the validator reports them).
+fn compile_patterns(schema: &Value) -> HashMap<String, regex::Regex> {
+    let mut patterns = HashMap::new();
+    let mut stack = vec![(schema, 0usize)];
+    while let Some((node, depth)) = stack.pop() {
+        if depth > crate::limits::MAX_DEPTH || patterns.len() >= MAX_PATTERNS {
+            continue;
+        }
+        match node {
+            Value::Object(map) => {
+                if let Some(Value::String(pattern)) = map.get("pattern")
+                    && !patterns.contains_key(pattern)
+                    && let Ok(regex) = regex::RegexBuilder::new(pattern)
+                        .size_limit(REGEX_SIZE_LIMIT)
+                        .build()
+                {
+                    patterns.insert(pattern.clone(), regex);
+                }
+                stack.extend(map.values().map(|v| (v, depth + 1)));
+            }
+            Value::Array(items) => stack.extend(items.iter().map(|v| (v, depth + 1))),
+            _ => {}
+        }
+    }
+    patterns
 }
 
 /// Whether any field anywhere in the schema is tagged path-shaped.

@@ -19,9 +19,6 @@ use super::{Fix, Rule, Site};
 use crate::RepairKind;
 use crate::repair::failures::Keywords;
 
-/// Bound on the compiled size of a schema pattern.
-const REGEX_SIZE_LIMIT: usize = 1 << 20;
-
 /// See the module docs.
 #[derive(Debug)]
 pub(crate) struct AnchorStripped;
@@ -49,10 +46,18 @@ impl Rule for AnchorStripped {
             return None;
         }
         for pattern in patterns {
-            let regex = regex::RegexBuilder::new(pattern)
-                .size_limit(REGEX_SIZE_LIMIT)
-                .build()
-                .ok()?;
+            // Compiled with the tool; a pattern past the per-tool cap is compiled here.
+            let fresh;
+            let regex = match site.tool.pattern(pattern) {
+                Some(regex) => regex,
+                None => {
+                    fresh = regex::RegexBuilder::new(pattern)
+                        .size_limit(crate::prepare::REGEX_SIZE_LIMIT)
+                        .build()
+                        .ok()?;
+                    &fresh
+                }
+            };
             if !regex.is_match(stripped) {
                 return None;
             }
