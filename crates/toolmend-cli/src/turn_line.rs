@@ -8,7 +8,7 @@ use anyhow::{Context, bail};
 use serde_json::{Map, Value, json};
 use toolmend::turn::DEFAULT_MAX_REPROMPTS;
 use toolmend::{
-    AssistantTurn, Mender, MenderOptions, Origin, RecoverMode, Session, Status, ToolCall, ToolSet,
+    AssistantTurn, Mender, MenderOptions, RecoverMode, Session, Status, ToolCall, ToolSet,
     TurnResult,
 };
 
@@ -108,12 +108,18 @@ impl TurnProcessor {
                 if self.sessions.len() >= MAX_SESSIONS && !self.sessions.contains_key(&key) {
                     self.sessions.clear();
                 }
-                self.sessions.entry(key).or_insert(scratch)
+                let session = self.sessions.entry(key).or_insert(scratch);
+                // A line's budget applies from that line on; the counts so far are kept.
+                session.set_max_reprompts(max_reprompts);
+                session
             }
             None => &mut scratch,
         };
         let result = mender.run_turn(session, &turn);
-        let output = write_output(object, message, &native, &result)?;
+        let mut output = write_output(object, message, &native, &result)?;
+        if let Some(warnings) = warnings(&mender) {
+            output["warnings"] = warnings;
+        }
         Ok((result, output))
     }
 
@@ -195,22 +201,36 @@ fn write_output(
         out_message.insert(key.into(), json!(reasoning));
     }
     let mut tool_calls = Vec::new();
+    // Parts of one split call share their native index.
+    let parts_of = |index: usize| {
+        result
+            .calls
+            .iter()
+            .filter(|c| c.native_index == Some(index))
+            .count()
+    };
     for call in &result.calls {
+        let split = call.native_index.is_some_and(|i| parts_of(i) > 1);
         match (call.status, call.native_index) {
             (Status::Suppressed, _) => {}
+            // A native call as sent: valid, or invalid and kept for its retry message.
+            (Status::Valid | Status::Invalid, Some(index)) if !split => {
+                tool_calls.push(native.get(index).cloned().unwrap_or_else(|| json!({})));
+            }
+            // A repaired native call, or one part of a split call (invalid parts carry their
+            // own id and text, so the unsplit original never comes back).
             (_, Some(index)) => {
                 let mut sent = native.get(index).cloned().unwrap_or_else(|| json!({}));
-                if call.status != Status::Invalid {
-                    set_call(&mut sent, &call.id, &call.name, &call.arguments_text);
-                }
+                set_call(&mut sent, &call.id, &call.name, &call.arguments_text);
                 tool_calls.push(sent);
             }
-            (_, None) if call.origin != Origin::Native => {
+            // A recovered call; an invalid one stays in the text as sent.
+            (Status::Invalid, None) => {}
+            (_, None) => {
                 let mut fresh = json!({"id": call.id, "type": "function", "function": {}});
                 set_call(&mut fresh, &call.id, &call.name, &call.arguments_text);
                 tool_calls.push(fresh);
             }
-            _ => {}
         }
     }
     if !tool_calls.is_empty() || message.contains_key("tool_calls") {
@@ -224,16 +244,34 @@ fn write_output(
     }))
 }
 
-/// Writes id, name and string arguments into a tool call object, keeping its other fields.
+/// Tools that could not be built as declared, as `warnings` for the output line.
+fn warnings(mender: &Mender) -> Option<Value> {
+    let rejected = mender.tools().rejected();
+    (!rejected.is_empty())
+        .then(|| Value::Array(rejected.iter().map(|e| json!(e.to_string())).collect()))
+}
+
+/// Writes id, name and string arguments into a tool call object, where it was read from
+/// (`function` when present, else the call itself; `input` when that was the key), keeping
+/// its other fields.
 fn set_call(call: &mut Value, id: &str, name: &str, arguments: &str) {
-    if let Some(object) = call.as_object_mut() {
-        if !id.is_empty() {
-            object.insert("id".into(), json!(id));
-        }
-        let function = object.entry("function").or_insert_with(|| json!({}));
-        if let Some(function) = function.as_object_mut() {
-            function.insert("name".into(), json!(name));
-            function.insert("arguments".into(), json!(arguments));
-        }
+    let Some(object) = call.as_object_mut() else {
+        return;
+    };
+    if !id.is_empty() {
+        object.insert("id".into(), json!(id));
+    }
+    let target = match object.get("function") {
+        Some(Value::Object(_)) => object.get_mut("function").and_then(Value::as_object_mut),
+        _ => Some(object),
+    };
+    if let Some(target) = target {
+        target.insert("name".into(), json!(name));
+        let key = if target.contains_key("arguments") || !target.contains_key("input") {
+            "arguments"
+        } else {
+            "input"
+        };
+        target.insert(key.into(), json!(arguments));
     }
 }

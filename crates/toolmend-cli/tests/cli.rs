@@ -267,3 +267,96 @@ fn prepare_rewrites_tools_for_a_model() {
     );
     assert_eq!(other[0]["function"]["description"], "Find.");
 }
+
+/// Runs `toolmend turns` on the given lines and returns the output lines.
+fn turns(lines: &[String]) -> Vec<serde_json::Value> {
+    let out = toolmend(&["turns"], Some(&(lines.join("\n") + "\n")));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+const READ_TOOL: &str = r#"[{"name": "read", "parameters": {"type": "object", "required": ["path"],
+    "properties": {"path": {"type": "string"}, "limit": {"type": "integer"}}, "additionalProperties": false}}]"#;
+
+// Review finding 1: the unsplit original never comes back beside its parts.
+#[test]
+fn turns_emits_each_part_of_a_split_call_once() {
+    let tools = READ_TOOL.replace('\n', " ");
+    let line = format!(
+        r#"{{"id": "t", "tools": {tools}, "message": {{"tool_calls": [{{"id": "c1", "type": "function", "function": {{"name": "read", "arguments": "{{\"path\":\"/a\"}}{{\"limit\":5}}"}}}}]}}}}"#
+    );
+    let out = &turns(&[line])[0];
+    let calls = out["message"]["tool_calls"].as_array().unwrap();
+    let ids: Vec<&str> = calls.iter().map(|c| c["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["c1", "c1_2"], "{out}");
+    assert_eq!(calls[0]["function"]["arguments"], r#"{"path":"/a"}"#);
+    assert_eq!(calls[1]["function"]["arguments"], r#"{"limit":5}"#);
+    assert_eq!(out["calls"][1]["status"], "invalid");
+}
+
+// Review finding 4: flat calls are written back where they were read.
+#[test]
+fn turns_writes_flat_calls_in_their_own_shape() {
+    let tools = READ_TOOL.replace('\n', " ");
+    let line = format!(
+        r#"{{"id": "t", "tools": {tools}, "message": {{"tool_calls": [{{"id": "c1", "name": "read", "arguments": "{{\"file_path\": \"/a\"}}"}}]}}}}"#
+    );
+    let out = &turns(&[line])[0];
+    let call = &out["message"]["tool_calls"][0];
+    assert_eq!(call["arguments"], r#"{"path":"/a"}"#, "{out}");
+    assert!(call.get("function").is_none(), "{out}");
+}
+
+// Review finding 12: an invalid leaked call stays in the text and is not dispatched.
+#[test]
+fn turns_keeps_an_invalid_recovered_call_in_the_text() {
+    let tools = READ_TOOL.replace('\n', " ");
+    let content = r#"Let me read.\n<tool_call>\n{\"name\": \"read\", \"arguments\": {\"limit\": 5}}\n</tool_call>"#;
+    let line = format!(
+        r#"{{"id": "t", "tools": {tools}, "options": {{"recover": "content"}}, "message": {{"content": "{content}"}}}}"#
+    );
+    let out = &turns(&[line])[0];
+    assert_eq!(out["calls"][0]["status"], "invalid", "{out}");
+    assert!(
+        out["message"]["content"]
+            .as_str()
+            .unwrap()
+            .contains("<tool_call>"),
+        "{out}"
+    );
+    assert_eq!(out["message"].get("tool_calls"), None, "{out}");
+}
+
+// Review finding 13: a line's max_reprompts applies even when its session already exists.
+#[test]
+fn turns_applies_each_lines_retry_budget() {
+    let tools = READ_TOOL.replace('\n', " ");
+    let line = |id: &str, args: &str, budget: u8| {
+        format!(
+            r#"{{"id": "{id}", "session": "s", "options": {{"max_reprompts": {budget}}}, "tools": {tools}, "message": {{"tool_calls": [{{"id": "c", "type": "function", "function": {{"name": "read", "arguments": "{args}"}}}}]}}}}"#
+        )
+    };
+    let out = turns(&[line("t1", "{}", 5), line("t2", r#"{\"limit\": 1}"#, 0)]);
+    assert_eq!(out[0]["calls"][0]["outcome"], "re-prompt");
+    assert_eq!(out[1]["calls"][0]["outcome"], "gave-up", "{}", out[1]);
+}
+
+// Review finding 16: a tool whose schema does not compile is reported on the line.
+#[test]
+fn turns_warns_about_tools_that_did_not_compile() {
+    let line = r#"{"id": "t", "tools": [{"name": "t", "parameters": {"type": "object", "properties": {"a": {"type": "strin"}}}}], "message": {"tool_calls": [{"id": "c", "type": "function", "function": {"name": "t", "arguments": "{}"}}]}}"#;
+    let out = &turns(&[line.to_owned()])[0];
+    let warning = out["warnings"][0].as_str().unwrap_or_default();
+    assert!(
+        warning.contains("`t`") && warning.contains("does not compile"),
+        "{out}"
+    );
+}

@@ -361,7 +361,9 @@ impl Mender {
             if recovered.calls.is_empty() {
                 continue;
             }
-            *text = Some(recovered.text);
+            // Blocks whose every call is invalid stay in the text as sent (nothing is lost);
+            // the others are consumed. Calls of one block share its span.
+            let mut blocks: Vec<(std::ops::Range<usize>, bool)> = Vec::new();
             for call in recovered.calls {
                 found += 1;
                 let id = format!("call_recovered_{found}");
@@ -375,6 +377,7 @@ impl Mender {
                     true,
                     &mut parts,
                 );
+                let mut dispatchable = false;
                 for mut p in std::iter::once(first).chain(parts) {
                     p.result
                         .repairs
@@ -384,10 +387,23 @@ impl Mender {
                             p.result.arguments_text = call.arguments.clone();
                         }
                         p.result.status = Status::Recovered;
+                        dispatchable = true;
                     }
                     pending.push(p);
                 }
+                match blocks.iter_mut().find(|(span, _)| *span == call.span) {
+                    Some((_, any)) => *any |= dispatchable,
+                    None => blocks.push((call.span.clone(), dispatchable)),
+                }
             }
+            *text = Some(if blocks.iter().all(|(_, any)| *any) {
+                recovered.text
+            } else {
+                remove_ranges(
+                    source,
+                    blocks.iter().filter(|(_, any)| *any).map(|(span, _)| span),
+                )
+            });
         }
         (content, reasoning)
     }
@@ -450,6 +466,8 @@ impl Mender {
                     },
                 ));
                 result.outcome = Some(outcome);
+                // All or nothing: an invalid call reports no repair, and none is counted.
+                result.repairs.clear();
                 result.notes.clear();
             }
             None if matches!(result.status, Status::Repaired | Status::Recovered) => {
@@ -515,6 +533,21 @@ impl Mender {
         }
         emit(call, &self.options.model);
     }
+}
+
+/// `text` without the byte `ranges` (sorted, disjoint).
+fn remove_ranges<'a>(
+    text: &str,
+    ranges: impl Iterator<Item = &'a std::ops::Range<usize>>,
+) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for range in ranges {
+        out.push_str(&text[at..range.start.max(at)]);
+        at = range.end.max(at);
+    }
+    out.push_str(&text[at..]);
+    out
 }
 
 /// A call result with nothing decided yet: invalid calls keep their text as sent.

@@ -302,8 +302,13 @@ fn repairs_match(expected: &[Value], actual: &[String]) -> bool {
         return false;
     }
     let mut free: Vec<&String> = actual.iter().collect();
-    for want in expected {
-        let want = want.as_str().unwrap_or_default();
+    // Exact `kind@path` entries first, then bare kinds take whatever of their kind is left:
+    // a bare kind taking an exact entry's match first could fail a correct expectation.
+    let (exact, bare): (Vec<&str>, Vec<&str>) = expected
+        .iter()
+        .map(|w| w.as_str().unwrap_or_default())
+        .partition(|w| w.contains('@'));
+    for want in exact.into_iter().chain(bare) {
         let position = free.iter().position(|got| {
             if want.contains('@') {
                 *got == want

@@ -253,6 +253,15 @@ fn describe(
                 "use one of the allowed values exactly as listed.".to_owned(),
             )
         }
+        // The validator's text for these quotes the offending key; name the rule instead.
+        ValidationErrorKind::PropertyNames { .. } => (
+            format!("{quoted} has a key that the schema's `propertyNames` does not allow"),
+            "use only the keys the schema allows.".to_owned(),
+        ),
+        ValidationErrorKind::FalseSchema => (
+            format!("{quoted} is not allowed at all"),
+            "leave it out.".to_owned(),
+        ),
         ValidationErrorKind::Pattern { pattern } => (
             format!("{quoted} must match the pattern `{pattern}`"),
             "send a value that matches the pattern (without adding ^ or $).".to_owned(),
@@ -380,6 +389,9 @@ fn shape(view: &SchemaView<'_>, depth: usize) -> String {
     let types = view.types();
     if types == Types::ANY {
         return "<any>".to_owned();
+    }
+    if types == Types::NOTHING {
+        return "<nothing: leave it out>".to_owned();
     }
     let mut alternatives: Vec<String> = Vec::new();
     if types.contains(Types::OBJECT) {

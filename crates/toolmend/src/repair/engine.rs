@@ -17,7 +17,8 @@ pub(crate) struct Mended {
     pub(crate) repairs: Vec<Repair>,
     /// Notes from hint rules that must reach the model (relational defaults).
     pub(crate) notes: Vec<String>,
-    /// The final value when valid or repaired; the best attempt when invalid, if any.
+    /// The final value when valid or repaired; when invalid, the value as sent (after salvage),
+    /// if the text could be read.
     pub(crate) value: Option<Value>,
 }
 
@@ -48,6 +49,16 @@ pub(crate) enum Rejection {
 }
 
 impl Mended {
+    /// A value that fails the schema, kept as sent, with no repair reported.
+    fn invalid_as_sent(value: Value) -> Self {
+        Self {
+            verdict: Verdict::Invalid(Rejection::Schema),
+            repairs: Vec::new(),
+            notes: Vec::new(),
+            value: Some(value),
+        }
+    }
+
     fn rejected(rejection: Rejection, repairs: Vec<Repair>) -> Self {
         Self {
             verdict: Verdict::Invalid(rejection),
@@ -58,21 +69,14 @@ impl Mended {
     }
 }
 
-/// The fast path: the raw text is strict JSON (not a bare string or null, which salvage may
-/// still read as double-encoded or empty) and validates, and no opt-in rule applies. Then the
-/// call passes byte for byte and nothing else runs.
+/// The fast path: the raw text is strict JSON that validates, and no opt-in rule applies. Then
+/// the call passes byte for byte and nothing else runs.
 pub(crate) fn fast_path(tool: &Tool, raw: &str) -> Option<Value> {
     if tool.has_opt_in_rules() {
         return None;
     }
     let value = serde_json::from_str::<Value>(raw).ok()?;
-    is_untouchable(tool, &value).then_some(value)
-}
-
-fn is_untouchable(tool: &Tool, value: &Value) -> bool {
-    !matches!(value, Value::String(_) | Value::Null)
-        && !tool.has_opt_in_rules()
-        && tool.is_valid(value)
+    tool.is_valid(&value).then_some(value)
 }
 
 /// Mends one call's raw argument text.
@@ -80,23 +84,21 @@ fn is_untouchable(tool: &Tool, value: &Value) -> bool {
 /// `cut_off` says the turn ended at the token limit and this is its last call: arguments that
 /// need salvage are then treated as truncated.
 pub(crate) fn mend_arguments(tool: &Tool, raw: &str, limits: &Limits, cut_off: bool) -> Mended {
-    let strict = serde_json::from_str::<Value>(raw);
-    let strict_string = match strict {
-        Ok(Value::String(_) | Value::Null) | Err(_) => match strict {
-            Ok(Value::String(s)) => Some(s),
-            _ => None,
-        },
-        Ok(value) => {
-            if is_untouchable(tool, &value) {
-                return Mended {
-                    verdict: Verdict::Valid,
-                    repairs: Vec::new(),
-                    notes: Vec::new(),
-                    value: Some(value),
-                };
-            }
-            return mend_value(tool, value, Vec::new(), limits);
+    let strict_string = match serde_json::from_str::<Value>(raw) {
+        // Strict JSON that validates is never touched, whatever its type (invariant 1); only
+        // an object can carry the opt-in hint rules.
+        Ok(value) if tool.is_valid(&value) && !(value.is_object() && tool.has_opt_in_rules()) => {
+            return Mended {
+                verdict: Verdict::Valid,
+                repairs: Vec::new(),
+                notes: Vec::new(),
+                value: Some(value),
+            };
         }
+        // A bare string or null is read by salvage (double-encoded, empty) before any rule.
+        Ok(Value::String(text)) => Some(text),
+        Ok(Value::Null) | Err(_) => None,
+        Ok(value) => return mend_value(tool, value, Vec::new(), limits),
     };
     match salvage::salvage(raw, &SalvageOptions::from_limits(limits)) {
         Ok(salvaged) => {
@@ -119,6 +121,10 @@ pub(crate) fn mend_arguments(tool: &Tool, raw: &str, limits: &Limits, cut_off: b
             }
             let mut values = salvaged.values;
             if values.len() > 1 {
+                // Bounded like recovered calls (invariant 7): past it, nothing is dispatched.
+                if values.len() > limits.max_recovered_calls {
+                    return Mended::rejected(Rejection::Concatenated, Vec::new());
+                }
                 return Mended {
                     verdict: Verdict::Concatenated(values),
                     repairs,
@@ -128,30 +134,31 @@ pub(crate) fn mend_arguments(tool: &Tool, raw: &str, limits: &Limits, cut_off: b
             }
             match values.pop() {
                 Some(value) => mend_value(tool, value, repairs, limits),
-                None => Mended::rejected(Rejection::Schema, repairs),
+                None => Mended::rejected(Rejection::Schema, Vec::new()),
             }
         }
         Err(error) => {
             if cut_off && tool.is_mutating() && error.kind == SalvageErrorKind::Syntax {
                 return Mended::rejected(Rejection::Truncated, Vec::new());
             }
-            let root = match strict_string {
-                Some(text) => text,
-                // Plain text that is not JSON at all may be the one field of a one-field tool.
-                None if error.kind == SalvageErrorKind::NoJson && !raw.trim().is_empty() => {
-                    raw.to_owned()
-                }
-                None => return Mended::rejected(Rejection::Syntax(error), Vec::new()),
-            };
-            mend_value(tool, Value::String(root), Vec::new(), limits)
+            // Only a JSON string may become the one field of a one-field tool: text that is
+            // not JSON at all (prose, an empty fence, `NaN`) is a syntax error, never a value.
+            match strict_string {
+                Some(text) => mend_value(tool, Value::String(text), Vec::new(), limits),
+                None => Mended::rejected(Rejection::Syntax(error), Vec::new()),
+            }
         }
     }
 }
 
-/// Validates `value` and repairs it at the failing locations; `repairs` are those made so far.
+/// Validates `value` and repairs it at the failing locations; `repairs` are those made so far
+/// (syntax repairs by salvage).
+///
+/// All or nothing: when the repaired value still fails, the verdict is invalid, the value is
+/// the one given (as the model sent it, after salvage), and no repair is reported.
 pub(crate) fn mend_value(
     tool: &Tool,
-    mut value: Value,
+    value: Value,
     mut repairs: Vec<Repair>,
     limits: &Limits,
 ) -> Mended {
@@ -160,7 +167,7 @@ pub(crate) fn mend_value(
         let verdict = match (&value, repairs.is_empty()) {
             (Value::Object(_), true) => Verdict::Valid,
             (Value::Object(_), false) => Verdict::Repaired,
-            _ => Verdict::Invalid(Rejection::Schema),
+            _ => return Mended::invalid_as_sent(value),
         };
         return Mended {
             verdict,
@@ -169,6 +176,8 @@ pub(crate) fn mend_value(
             value: Some(value),
         };
     };
+    let sent = value.clone();
+    let mut value = value;
     let root_view = SchemaView::new(schema, schema);
     if tool.is_flattened()
         && let Value::Object(map) = &value
@@ -177,9 +186,8 @@ pub(crate) fn mend_value(
         value = Value::Object(nested);
         repairs.push(Repair::new(RepairKind::Unflattened, String::new()));
     }
-    md_link_unwrapped::apply(&mut value, &root_view, &mut String::new(), 0, &mut repairs);
-    let notes = relational_default::apply(&mut value, &tool.hints().relational, &mut repairs);
-
+    let mut notes = apply_hint_rules(tool, &root_view, &mut value, &mut repairs);
+    let before_rounds = repairs.len();
     for _ in 0..limits.max_repair_rounds {
         let failures = Failures::collect(validator, &value);
         if failures.is_empty() {
@@ -201,17 +209,38 @@ pub(crate) fn mend_value(
             break;
         }
     }
-    let verdict = match (validator.is_valid(&value), repairs.is_empty()) {
-        (true, true) => Verdict::Valid,
-        (true, false) => Verdict::Repaired,
-        (false, _) => Verdict::Invalid(Rejection::Schema),
-    };
-    Mended {
-        verdict,
-        repairs,
-        notes,
-        value: Some(value),
+    if repairs.len() > before_rounds {
+        // A renamed, unwrapped or re-nested field is seen by the hint rules only now.
+        notes.extend(apply_hint_rules(tool, &root_view, &mut value, &mut repairs));
     }
+    match (validator.is_valid(&value), repairs.is_empty()) {
+        (true, true) => Mended {
+            verdict: Verdict::Valid,
+            repairs,
+            notes,
+            value: Some(value),
+        },
+        (true, false) => Mended {
+            verdict: Verdict::Repaired,
+            repairs,
+            notes,
+            value: Some(value),
+        },
+        (false, _) => Mended::invalid_as_sent(sent),
+    }
+}
+
+/// The opt-in hint rules (DESIGN §6): Markdown links in path-tagged fields, relational groups.
+/// Both are idempotent, so running them again after the shape repairs changes only what the
+/// repairs exposed.
+fn apply_hint_rules(
+    tool: &Tool,
+    root_view: &SchemaView<'_>,
+    value: &mut Value,
+    repairs: &mut Vec<Repair>,
+) -> Vec<String> {
+    md_link_unwrapped::apply(value, root_view, &mut String::new(), 0, repairs);
+    relational_default::apply(value, &tool.hints().relational, repairs)
 }
 
 /// One repair round over the failing locations of a value.

@@ -28,6 +28,8 @@ impl Types {
     pub(crate) const ARRAY: Self = Self(32);
     pub(crate) const OBJECT: Self = Self(64);
     pub(crate) const ANY: Self = Self(127);
+    /// No type at all: a `false` schema.
+    pub(crate) const NOTHING: Self = Self(0);
     const NONE: Self = Self(0);
 
     fn from_name(name: &str) -> Self {

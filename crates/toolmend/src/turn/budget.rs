@@ -30,6 +30,10 @@ impl RetryBudget {
         }
     }
 
+    pub(crate) fn set_max_reprompts(&mut self, max_reprompts: u8) {
+        self.max_reprompts = max_reprompts.min(MAX_REPROMPTS);
+    }
+
     /// Records one failure; says where it falls in the budget.
     pub(crate) fn fail(&mut self, tool: &str, fingerprint: String) -> RetryContext {
         if self.failures.len() >= MAX_REMEMBERED {

@@ -104,6 +104,11 @@ impl Session {
         }
     }
 
+    /// Changes the retry budget from now on; the failures counted so far are kept.
+    pub fn set_max_reprompts(&mut self, max_reprompts: u8) {
+        self.budget.set_max_reprompts(max_reprompts);
+    }
+
     /// A new user message: the storm window starts afresh (the retry budget does not).
     pub fn new_user_turn(&mut self) {
         self.storm.reset();

@@ -43,11 +43,7 @@ impl StormBreaker {
         if mutating {
             self.recent.retain(|e| e.mutating);
         }
-        let seen = self
-            .recent
-            .iter()
-            .filter(|e| e.signature == signature)
-            .count();
+        // The window holds the last `window` calls, this one included.
         self.recent.push_back(Entry {
             signature,
             mutating,
@@ -55,7 +51,13 @@ impl StormBreaker {
         while self.recent.len() > self.window {
             self.recent.pop_front();
         }
-        seen + 1 >= self.threshold
+        let current = &self.recent[self.recent.len() - 1].signature;
+        let seen = self
+            .recent
+            .iter()
+            .filter(|e| &e.signature == current)
+            .count();
+        seen >= self.threshold
     }
 
     /// Forgets everything: a new user turn.
@@ -100,6 +102,18 @@ mod tests {
         }
         // Only one "a" is left in the last 6.
         assert!(!call(&mut storm, "a"));
+    }
+
+    #[test]
+    fn the_window_holds_the_current_call() {
+        // a b c d e a a: the last 6 calls (b c d e a a) hold two `a`, not three.
+        let mut storm = StormBreaker::new(6, 3);
+        for sig in ["a", "b", "c", "d", "e", "a"] {
+            assert!(!call(&mut storm, sig));
+        }
+        assert!(!call(&mut storm, "a"));
+        // ... and a third `a` within the window is suppressed.
+        assert!(call(&mut storm, "a"));
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //!
 //! **Does:** wraps it: `"a"` → `["a"]`.
 //!
-//! **Never fires when:** the string looks like an array (`[`…`]`) but did not parse: that is a
+//! **Never fires when:** the string looks like an array but did not parse (it starts with `[`,
+//! ends with `]` or holds a code fence: `"[a, b]"`, a cut-off `"[\"a\", \"b\""`): that is a
 //! malformed array, and wrapping it would silently corrupt it; the call is invalid instead. Also
 //! not when the items may not be of the value's type.
 //!
@@ -35,7 +36,8 @@ impl Rule for BareValueToArray {
         match site.value {
             Value::String(text) => {
                 let trimmed = text.trim();
-                if trimmed.starts_with('[') && trimmed.ends_with(']') {
+                // A broken, cut-off or fenced array is never wrapped as one item.
+                if trimmed.starts_with('[') || trimmed.ends_with(']') || trimmed.contains("```") {
                     return None;
                 }
             }
@@ -80,7 +82,15 @@ mod tests {
 
     #[test]
     fn never_wraps_a_malformed_array_or_a_wrong_item_type() {
-        assert_never_fires(schema(), r#"{"paths": "[a, b]"}"#, K, Status::Invalid);
+        for args in [
+            r#"{"paths": "[a, b]"}"#,
+            r#"{"paths": "[\"a.rs\", \"b.rs\""}"#,
+            r#"{"paths": "[a.rs, b.rs"}"#,
+            r#"{"paths": "a.rs, b.rs]"}"#,
+            r#"{"paths": "```\na.rs\n```"}"#,
+        ] {
+            assert_never_fires(schema(), args, K, Status::Invalid);
+        }
         assert_never_fires(schema(), r#"{"ids": true}"#, K, Status::Invalid);
     }
 }

@@ -1,16 +1,16 @@
 //! `root_string_wrapped`: the whole arguments are a plain string for a one-field tool.
 //!
-//! **Detects:** at the root, a string (a JSON string that holds no object, or argument text
-//! that is not JSON at all), when the schema has exactly one required property and it is of
-//! type string.
+//! **Detects:** at the root, a JSON string that holds no object (`"ls -la"`), when the schema
+//! has exactly one required property and it is of type string. Argument text that is not JSON
+//! at all (`ls -la` unquoted, prose, `NaN`) is a syntax error and never reaches this rule.
 //!
 //! **Does:** wraps it: `"ls -la"` → `{"command": "ls -la"}`.
 //!
 //! **Never fires when:** the schema has no or several required properties, the one required
 //! property is not a string, or the text looks like broken JSON (starts with `{` or `[`): a
-//! cut-off object must never become the value of a field.
+//! cut-off object must never become the value of a field, or the string holds a code fence.
 //!
-//! **Example:** `ls -la` for `bash {command}` → `{"command": "ls -la"}`.
+//! **Example:** `"ls -la"` for `bash {command}` → `{"command": "ls -la"}`.
 
 use serde_json::{Map, Value};
 
@@ -36,7 +36,7 @@ impl Rule for RootStringWrapped {
         let (Place::Root, Value::String(text)) = (site.place, site.value) else {
             return None;
         };
-        if text.trim_start().starts_with(['{', '[']) {
+        if text.trim_start().starts_with(['{', '[']) || text.contains("```") {
             return None;
         }
         let mut required: Vec<&str> = site.view.required_names().collect();
@@ -66,9 +66,21 @@ mod tests {
     }
 
     #[test]
-    fn fires_on_plain_and_json_strings() {
-        assert_fires(bash(), "ls -la", K, "", json!({"command": "ls -la"}));
+    fn fires_on_json_strings() {
         assert_fires(bash(), r#""ls -la""#, K, "", json!({"command": "ls -la"}));
+    }
+
+    #[test]
+    fn never_fires_on_text_that_is_not_json_or_holds_a_fence() {
+        for args in [
+            "ls -la",
+            "Here is the call: ls",
+            "NaN",
+            "```json\n```",
+            r#""```bash\nls\n```""#,
+        ] {
+            assert_never_fires(bash(), args, K, Status::Invalid);
+        }
     }
 
     #[test]

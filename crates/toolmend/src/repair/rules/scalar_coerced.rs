@@ -7,8 +7,10 @@
 //! **Does:** converts it: `"42"` → `42`, `42` → `"42"`.
 //!
 //! **Never fires when:** the conversion would lose or invent anything: `"007"`, `"+5"`, `" 42"`,
-//! `"-0"`, `"1e3"` or `"3.0"` for an integer, `"yes"` or `"1"` for a boolean, or the field's
-//! text must be kept verbatim (tagged regex, command or content).
+//! `"-0"`, `"1e3"` or `"3.0"` for an integer, `"yes"` or `"1"` for a boolean, a number whose
+//! digits do not survive (`"0.30000000000000000001"`, `"1e3"` for a number), a float sent for a
+//! string (its written form is gone once parsed), or the field's text must be kept verbatim
+//! (tagged regex, command or content).
 //!
 //! **Example:** `{"limit": "20"}` → `{"limit": 20}`.
 
@@ -56,7 +58,11 @@ impl Rule for ScalarCoerced {
                     return None;
                 }
             }
-            Value::Number(n) if view.allows(Types::STRING) => Value::String(n.to_string()),
+            // Only integers: a float's text as sent is gone (`1e2` was parsed to 100.0), so
+            // writing it back could change the digits.
+            Value::Number(n) if view.allows(Types::STRING) && (n.is_i64() || n.is_u64()) => {
+                Value::String(n.to_string())
+            }
             Value::Bool(b) if view.allows(Types::STRING) => Value::String(b.to_string()),
             _ => return None,
         };
@@ -88,9 +94,23 @@ fn number(text: &str) -> Option<Number> {
         return None;
     }
     match serde_json::from_str::<Value>(text) {
-        Ok(Value::Number(n)) => Some(n),
+        // Lossless only when the parsed number writes back as the same decimal: no digits lost
+        // to f64 (`0.30000000000000000001`), no exponent rewritten (`1e3` → `1000.0`).
+        Ok(Value::Number(n)) if same_decimal(&n.to_string(), text) => Some(n),
         _ => None,
     }
+}
+
+/// Whether two decimal literals are the same number written the same way, up to trailing
+/// zeros of the fraction (`3.50` = `3.5`, `2.0` = `2`).
+fn same_decimal(a: &str, b: &str) -> bool {
+    fn trim(s: &str) -> &str {
+        if s.contains(['e', 'E']) || !s.contains('.') {
+            return s;
+        }
+        s.trim_end_matches('0').trim_end_matches('.')
+    }
+    trim(a) == trim(b)
 }
 
 #[cfg(test)]
@@ -166,6 +186,11 @@ mod tests {
             r#"{"force": "1"}"#,
             r#"{"ratio": "NaN"}"#,
             r#"{"limit": "99999999999999999999999"}"#,
+            r#"{"ratio": "0.30000000000000000001"}"#,
+            r#"{"ratio": "12345678901234567890123"}"#,
+            r#"{"ratio": "1e3"}"#,
+            r#"{"name": 1e2}"#,
+            r#"{"name": 2.5}"#,
         ] {
             assert_never_fires(schema(), args, K, Status::Invalid);
         }
