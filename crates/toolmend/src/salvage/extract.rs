@@ -16,6 +16,7 @@
 
 use memchr::memmem;
 
+use super::memo::Memo;
 use super::parse::{Parser, Run, RunError};
 use super::repairs::RepairLog;
 use super::scan;
@@ -35,11 +36,12 @@ pub(super) fn locate(
 ) -> Result<Salvaged, SalvageError> {
     let bytes = text.as_bytes();
     let fail = |e: RunError| SalvageError::at(e.kind, text, e.offset);
+    let memo = Memo::default();
     let mut resume = start;
     // Text that starts like JSON and fails is a syntax error even if nothing else is found.
     let mut primary = None;
     if matches!(bytes[start], b'{' | b'[') {
-        match attempt(text, start, false, options) {
+        match attempt(text, start, false, options, &memo) {
             Ok(run) => return Ok(finish(run, RepairLog::default())),
             Err(e) if e.progressed || e.kind != SalvageErrorKind::Syntax => return Err(fail(e)),
             Err(e) => {
@@ -51,7 +53,7 @@ pub(super) fn locate(
     if let Some(fence) = find_fence(bytes, start) {
         let body = scan::skip_ws(bytes, fence.body);
         if body > resume && matches!(bytes.get(body), Some(b'{' | b'[')) {
-            match attempt(text, body, true, options) {
+            match attempt(text, body, true, options, &memo) {
                 Ok(run) => {
                     let mut extra = RepairLog::default();
                     extra.note(RepairKind::FenceUnwrapped, fence.at);
@@ -71,7 +73,7 @@ pub(super) fn locate(
     let mut from = resume;
     while let Some(i) = memchr::memchr(b'{', &bytes[from.min(bytes.len())..]) {
         let candidate = from + i;
-        match attempt(text, candidate, false, options) {
+        match attempt(text, candidate, false, options, &memo) {
             Ok(run) => {
                 let strict = run.log.is_empty() && !run.truncated;
                 from = run.end.max(candidate + 1);
@@ -113,8 +115,9 @@ fn attempt(
     start: usize,
     fence: bool,
     options: &SalvageOptions,
+    memo: &Memo,
 ) -> Result<Run, RunError> {
-    let first = Parser::new(text, options.max_depth, fence, &[]).run(start)?;
+    let first = Parser::new(text, options.max_depth, fence, &[], memo).run(start)?;
     let mut content_quotes = Vec::new();
     let (mut quote, mut prose) = (first.top_close_quote, first.prose_after);
     for _ in 0..MAX_RETRIES {
@@ -126,7 +129,7 @@ fn attempt(
         }
         content_quotes.push(q);
         let prose_holds_json = holds_json(text, p);
-        match Parser::new(text, options.max_depth, fence, &content_quotes).run(start) {
+        match Parser::new(text, options.max_depth, fence, &content_quotes, memo).run(start) {
             Ok(run)
                 if !run.truncated
                     && run.prose_after.is_none()

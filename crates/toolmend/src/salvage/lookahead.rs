@@ -153,10 +153,15 @@ fn skip_gap(bytes: &[u8], mut p: usize) -> Option<usize> {
         if p - start > MAX_GAP {
             return None;
         }
-        match scan::comment_at(bytes, p) {
+        // The comment's end is searched for within the gap only: a search to the end of the
+        // text from every quote of a long string would make salvage quadratic.
+        let window = &bytes[..(start + MAX_GAP + 2).min(bytes.len())];
+        match scan::comment_at(window, p) {
             Comment::None => return Some(p),
-            Comment::Closed(end) => p = end,
-            Comment::Unterminated => return Some(bytes.len()),
+            Comment::Closed(end) if end < window.len() || window.len() == bytes.len() => p = end,
+            Comment::Closed(_) => return None,
+            Comment::Unterminated if window.len() == bytes.len() => return Some(bytes.len()),
+            Comment::Unterminated => return None,
         }
     }
 }

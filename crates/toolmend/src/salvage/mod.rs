@@ -43,6 +43,7 @@
 mod entry;
 mod extract;
 mod lookahead;
+mod memo;
 mod parse;
 mod repairs;
 mod scan;

@@ -9,6 +9,7 @@
 use serde_json::{Map, Number, Value};
 
 use super::SalvageErrorKind;
+use super::memo::Memo;
 use super::repairs::RepairLog;
 use super::scan::{self, Comment, Quote};
 use super::strings::{Role, Str};
@@ -93,6 +94,8 @@ pub(super) struct Parser<'a> {
     pub(super) fence: bool,
     /// Quotes that earlier attempts found to be content (see [`super::extract`]).
     pub(super) content_quotes: &'a [usize],
+    /// What earlier runs of the same call learnt about the text.
+    pub(super) memo: &'a Memo,
     pub(super) top_close_quote: Option<usize>,
     pub(super) extended_member: bool,
     /// The closer of each open container, outermost first, for the look-ahead.
@@ -110,6 +113,7 @@ impl<'a> Parser<'a> {
         max_depth: usize,
         fence: bool,
         content_quotes: &'a [usize],
+        memo: &'a Memo,
     ) -> Self {
         Self {
             text,
@@ -119,6 +123,7 @@ impl<'a> Parser<'a> {
             max_depth,
             fence,
             content_quotes,
+            memo,
             top_close_quote: None,
             extended_member: false,
             closers: Vec::new(),
@@ -324,14 +329,27 @@ impl<'a> Parser<'a> {
 
     /// Reads a key (quoted or bare) into the innermost object. `false` when the text ends in it.
     fn read_key(&mut self, stack: &mut [Frame], expect: &mut Expect) -> Result<bool, RunError> {
+        let start = self.pos;
+        // Runs started at different candidates may reach the same cut key: read it once.
+        if self.memo.key_is_cut(start) {
+            self.pos = self.bytes.len();
+            return Ok(false);
+        }
         let key = if let Some(quote) = Quote::at(self.bytes, self.pos) {
+            if quote == Quote::Smart {
+                self.smart_key_fits()?;
+            }
             match self.read_string(quote, Role::Key) {
                 Str::Closed(key) => key,
-                Str::Cut(_) => return Ok(false),
+                Str::Cut(_) => {
+                    self.memo.note_cut_key(start);
+                    return Ok(false);
+                }
             }
         } else if scan::is_key_start(self.bytes[self.pos]) {
             let end = scan::key_end(self.bytes, self.pos);
             if end == self.bytes.len() {
+                self.memo.note_cut_key(start);
                 self.pos = end;
                 return Ok(false);
             }
@@ -347,6 +365,21 @@ impl<'a> Parser<'a> {
         }
         *expect = Expect::Colon;
         Ok(true)
+    }
+
+    /// A key opened by a smart quote ends only at `”`, so every later `“` is content. One that
+    /// meets a line break or a `{` before its `”` is prose, not a key: it fails there, so a prose
+    /// candidate costs the distance to the next `{`, not the rest of the text (`p {“a {“a …`).
+    fn smart_key_fits(&self) -> Result<(), RunError> {
+        let body = self.pos + Quote::Smart.len();
+        let rest = &self.bytes[body..];
+        let Some(stop) = memchr::memchr2(b'{', b'\n', rest) else {
+            return Ok(());
+        };
+        if memchr::memmem::find(&rest[..stop], scan::RIGHT_DOUBLE).is_some() {
+            return Ok(());
+        }
+        Err(self.error(SalvageErrorKind::Syntax, body + stop))
     }
 
     /// Reads a value starting with `b`.
@@ -492,7 +525,7 @@ impl<'a> Parser<'a> {
             if self.bytes.get(self.pos) != Some(&b'/') {
                 return;
             }
-            match scan::comment_at(self.bytes, self.pos) {
+            match self.memo.comment_at(self.bytes, self.pos) {
                 Comment::None => return,
                 Comment::Closed(end) => {
                     self.log.note(RepairKind::CommentRemoved, self.pos);
