@@ -71,3 +71,101 @@ fn smart_keys_stop_at_braces_and_line_breaks() {
         &[QuotesNormalized],
     );
 }
+
+/// Finding 2: a quoted word ending the last string value is content, and the text is complete.
+#[test]
+fn a_quoted_word_ending_the_last_value_is_content() {
+    check(
+        "{\"cmd\": \"git commit -m \"fix: bug\"\"}",
+        json!({"cmd": "git commit -m \"fix: bug\""}),
+        &[QuotesNormalized],
+    );
+    check(
+        "{\"content\": \"name: \"foo\"\nversion: \"1.0\"\n\"}",
+        json!({"content": "name: \"foo\"\nversion: \"1.0\"\n"}),
+        &[QuotesNormalized, ControlCharEscaped],
+    );
+    check(
+        "{\"text\": \"He said \"hello\"\"}",
+        json!({"text": "He said \"hello\""}),
+        &[QuotesNormalized],
+    );
+    check(
+        "{\"a\": \"say \"hi\"\"}",
+        json!({"a": "say \"hi\""}),
+        &[QuotesNormalized],
+    );
+    check(
+        "{\"cmd\": \"echo \"done\"\"}\n",
+        json!({"cmd": "echo \"done\""}),
+        &[QuotesNormalized],
+    );
+    check(
+        "{\"a\": [\"say \"hi\"\"]}",
+        json!({"a": ["say \"hi\""]}),
+        &[QuotesNormalized],
+    );
+    check(
+        "{\"a\": \"\"hi\"\"}",
+        json!({"a": "\"hi\""}),
+        &[QuotesNormalized],
+    );
+}
+
+/// Finding 6: a missing comma before a bare key or a non-string element closes the string.
+#[test]
+fn a_missing_comma_before_a_bare_key_or_element_closes_the_string() {
+    check(
+        "{\"a\": \"x\" b: 1}",
+        json!({"a": "x", "b": 1}),
+        &[CommaInserted, KeyQuoted],
+    );
+    check(
+        "{\"a\": \"x\"\n  b: 1}",
+        json!({"a": "x", "b": 1}),
+        &[CommaInserted, KeyQuoted],
+    );
+    check("[\"a\" 1]", json!(["a", 1]), &[CommaInserted]);
+    check("[\"a\" true]", json!(["a", true]), &[CommaInserted]);
+    check(
+        "[\"a\" {\"b\": 1}]",
+        json!(["a", {"b": 1}]),
+        &[CommaInserted],
+    );
+    // YAML-like content keeps its quotes: `version: 1"` is not a member.
+    check(
+        "{\"content\": \"name: \"foo\"\nversion: 1\"}",
+        json!({"content": "name: \"foo\"\nversion: 1"}),
+        &[QuotesNormalized, ControlCharEscaped],
+    );
+    check(
+        "[\"say \"hi\" there\"]",
+        json!(["say \"hi\" there"]),
+        &[QuotesNormalized],
+    );
+}
+
+/// Finding 1: a retry does not swallow trailing prose into the last string value.
+#[test]
+fn a_retry_does_not_swallow_prose_into_the_last_value() {
+    check(
+        "{\"cmd\": \"ls\"}\nThen I will run {cmd: \"pwd\"}",
+        json!({"cmd": "ls"}),
+        &[ProseStripped],
+    );
+    check(
+        "{\"a\": \"x\"} then {b: \"y\"}",
+        json!({"a": "x"}),
+        &[ProseStripped],
+    );
+    check(
+        "{\"path\": \"a.txt\"} Next I will search for {\"x\"}",
+        json!({"path": "a.txt"}),
+        &[ProseStripped],
+    );
+    check(
+        "{\"a\": \"x\"} and \"b\"}",
+        json!({"a": "x"}),
+        &[ProseStripped],
+    );
+}

@@ -109,7 +109,7 @@ pub(super) fn locate(
 /// quote, retries with that closing quote taken as content (an unescaped quote in code content
 /// followed by `}` can look like the end of the object). A retry is kept only if it reads to the
 /// end without prose and without truncation, and either the object goes on after the longer
-/// string or the prose held no JSON object of its own.
+/// string, or the string opened a bracket and the prose holds no `{` of its own.
 fn attempt(
     text: &str,
     start: usize,
@@ -120,6 +120,7 @@ fn attempt(
     let first = Parser::new(text, options.max_depth, fence, &[], memo).run(start)?;
     let mut content_quotes = Vec::new();
     let (mut quote, mut prose) = (first.top_close_quote, first.prose_after);
+    let mut open_bracket = first.top_close_open_bracket;
     for _ in 0..MAX_RETRIES {
         let (Some(q), Some(p)) = (quote, prose) else {
             break;
@@ -128,44 +129,26 @@ fn attempt(
             break;
         }
         content_quotes.push(q);
-        let prose_holds_json = holds_json(text, p);
+        // Without a member after the longer string, the retry is believed only if the closer
+        // after the quote can be content (the string opened a bracket) and the prose holds no
+        // brace of its own (`{"cmd": "ls"} then {cmd: "pwd"}` is prose, not content).
+        let plausible = open_bracket && !text.as_bytes()[p..].contains(&b'{');
         match Parser::new(text, options.max_depth, fence, &content_quotes, memo).run(start) {
             Ok(run)
                 if !run.truncated
                     && run.prose_after.is_none()
-                    && (run.extended_member || !prose_holds_json) =>
+                    && (run.extended_member || plausible) =>
             {
                 return Ok(run);
             }
-            Ok(run) if !run.truncated => (quote, prose) = (run.top_close_quote, run.prose_after),
+            Ok(run) if !run.truncated => {
+                (quote, prose) = (run.top_close_quote, run.prose_after);
+                open_bracket = run.top_close_open_bracket;
+            }
             _ => break,
         }
     }
     Ok(first)
-}
-
-/// How many `{` of the prose are tried as strict JSON by [`holds_json`].
-const MAX_PROSE_OBJECTS: usize = 4;
-
-/// Whether the prose at `prose` holds a strict JSON object (`I'll now run {"command": "ls"}`).
-/// Then a retry that swallows the prose into a string is believed only if the object goes on
-/// after that string (`Run::extended_member`): the object in the prose is more likely prose.
-fn holds_json(text: &str, prose: usize) -> bool {
-    let bytes = text.as_bytes();
-    let mut from = prose;
-    for _ in 0..MAX_PROSE_OBJECTS {
-        let Some(i) = memchr::memchr(b'{', &bytes[from..]) else {
-            return false;
-        };
-        let at = from + i;
-        let mut values =
-            serde_json::Deserializer::from_str(&text[at..]).into_iter::<serde_json::Value>();
-        if matches!(values.next(), Some(Ok(_))) {
-            return true;
-        }
-        from = at + 1;
-    }
-    false
 }
 
 /// Whether the prose at `prose` may be the rest of the string closed by the quote at `quote`:

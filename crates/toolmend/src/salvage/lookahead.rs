@@ -78,11 +78,14 @@ pub(super) fn value_quote(bytes: &[u8], after: usize, closers: &[u8], fence: boo
                 Verdict::Content
             };
         }
-        // A missing comma: the next key (objects) or string element (arrays) follows at once.
+        // A missing comma: the next member (objects) or element (arrays) follows at once. The
+        // token must end within the text: a quoted word ending the value (`"say "hi""}`) leaves
+        // only `"}`, which is not a key.
         let next = match Quote::at(bytes, p) {
-            Some(q) if top == b'}' => token_then(bytes, p, q, b":"),
-            Some(q) => token_then(bytes, p, q, b",]"),
-            None => false,
+            Some(q) if top == b'}' => token_then(bytes, p, q, b":", false),
+            Some(q) => token_then(bytes, p, q, b",]", false),
+            None if top == b'}' => scan::is_key_start(b) && bare_member(bytes, p),
+            None => bare_element(bytes, p),
         };
         return if next {
             Verdict::Closes
@@ -103,13 +106,13 @@ fn after_comma(bytes: &[u8], p: usize, top: u8) -> bool {
         return true; // a trailing comma
     }
     match (top, Quote::at(bytes, p)) {
-        (b'}', Some(q)) => token_then(bytes, p, q, b":"),
+        (b'}', Some(q)) => token_then(bytes, p, q, b":", true),
         (b'}', None) if scan::is_key_start(b) => {
             let end = scan::key_end(bytes, p);
             end - p > MAX_TOKEN || followed_by(bytes, end, b":")
         }
         (b'}', None) => false,
-        (_, Some(q)) => token_then(bytes, p, q, b",]"),
+        (_, Some(q)) => token_then(bytes, p, q, b",]", true),
         (_, None) => matches!(
             b,
             b'{' | b'[' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n' | b'T' | b'F' | b'N'
@@ -117,9 +120,54 @@ fn after_comma(bytes: &[u8], p: usize, top: u8) -> bool {
     }
 }
 
-/// Whether the quoted token opened by `quote` at `p` ends and is followed by one of `next` (or
-/// the text ends first, or the token is too long to judge).
-fn token_then(bytes: &[u8], p: usize, quote: Quote, next: &[u8]) -> bool {
+/// A bare key at `p` after a missing comma (`"x" b: 1}`): only with its `:` and a whole value
+/// followed by `,` or `}`, so YAML-like content (`name: "foo"\nversion: 1"`) stays content.
+fn bare_member(bytes: &[u8], p: usize) -> bool {
+    let end = scan::key_end(bytes, p);
+    if end - p > MAX_TOKEN || !followed_by(bytes, end, b":") {
+        return false;
+    }
+    let Some(v) = skip_gap(bytes, end).and_then(|c| skip_gap(bytes, c + 1)) else {
+        return false;
+    };
+    let Some(&b) = bytes.get(v) else {
+        return false;
+    };
+    match Quote::at(bytes, v) {
+        Some(q) => token_then(bytes, v, q, b",}", false),
+        None => b == b'{' || b == b'[' || bare_element_then(bytes, v, b",}"),
+    }
+}
+
+/// A non-string element at `p` after a missing comma (`["a" 1]`): a container, or a number or
+/// literal followed by `,` or `]`.
+fn bare_element(bytes: &[u8], p: usize) -> bool {
+    matches!(bytes[p], b'{' | b'[') || bare_element_then(bytes, p, b",]")
+}
+
+/// Whether a whole number or literal starts at `p` and one of `next` follows it.
+fn bare_element_then(bytes: &[u8], p: usize, next: &[u8]) -> bool {
+    let end = match bytes[p] {
+        b'-' | b'0'..=b'9' => scan::number_end(bytes, p),
+        b'a'..=b'z' | b'A'..=b'Z' => scan::word_end(bytes, p),
+        _ => return false,
+    };
+    let token = &bytes[p..end];
+    let whole = if token[0].is_ascii_alphabetic() {
+        matches!(
+            token,
+            b"true" | b"false" | b"null" | b"True" | b"False" | b"None"
+        )
+    } else {
+        std::str::from_utf8(token).is_ok_and(|t| t.parse::<f64>().is_ok())
+    };
+    whole && end < bytes.len() && followed_by(bytes, end, next)
+}
+
+/// Whether the quoted token opened by `quote` at `p` ends and is followed by one of `next`, or
+/// the token is too long to judge; when the text ends inside it, `at_end` (a cut key after a
+/// comma is plausible, a cut key after a missing comma is not).
+fn token_then(bytes: &[u8], p: usize, quote: Quote, next: &[u8], at_end: bool) -> bool {
     let mut i = p + quote.len();
     let limit = (i + MAX_TOKEN).min(bytes.len());
     while i < limit {
@@ -133,7 +181,7 @@ fn token_then(bytes: &[u8], p: usize, quote: Quote, next: &[u8]) -> bool {
         }
         i += 1;
     }
-    true
+    i < bytes.len() || at_end
 }
 
 /// Whether the first byte after whitespace at `p` is one of `next`, or the text ends first.

@@ -32,6 +32,8 @@ pub(super) struct Run {
     pub(super) end: usize,
     /// A quote that closed the last value right before prose (see [`super::lookahead::Verdict`]).
     pub(super) top_close_quote: Option<usize>,
+    /// The string closed by [`Self::top_close_quote`] opened a bracket it did not close.
+    pub(super) top_close_open_bracket: bool,
     /// A string that holds one of the quotes taken as content closed, and a `,` followed it:
     /// the object goes on after the longer string, which is what a retry hopes to find.
     pub(super) extended_member: bool,
@@ -97,6 +99,7 @@ pub(super) struct Parser<'a> {
     /// What earlier runs of the same call learnt about the text.
     pub(super) memo: &'a Memo,
     pub(super) top_close_quote: Option<usize>,
+    pub(super) top_close_open_bracket: bool,
     pub(super) extended_member: bool,
     /// The closer of each open container, outermost first, for the look-ahead.
     pub(super) closers: Vec<u8>,
@@ -125,6 +128,7 @@ impl<'a> Parser<'a> {
             content_quotes,
             memo,
             top_close_quote: None,
+            top_close_open_bracket: false,
             extended_member: false,
             closers: Vec::new(),
             progressed: false,
@@ -218,6 +222,7 @@ impl<'a> Parser<'a> {
             after_fence,
             end: self.pos,
             top_close_quote: self.top_close_quote,
+            top_close_open_bracket: self.top_close_open_bracket,
             extended_member: self.extended_member,
         })
     }

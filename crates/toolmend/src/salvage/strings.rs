@@ -88,7 +88,7 @@ impl Parser<'_> {
                 continue;
             }
             let after = i + quote.len();
-            if role == Role::Key || self.quote_closes(i, after) {
+            if role == Role::Key || self.quote_closes(i, after, &out) {
                 if self.content_quotes.iter().any(|&q| open < q && q < i) {
                     let next = scan::skip_ws(self.bytes, after);
                     self.extended_member |= self.bytes.get(next) == Some(&b',');
@@ -103,7 +103,7 @@ impl Parser<'_> {
     }
 
     /// Whether the quote at `at` (ending before `after`) closes the current string value.
-    fn quote_closes(&mut self, at: usize, after: usize) -> bool {
+    fn quote_closes(&mut self, at: usize, after: usize, read: &str) -> bool {
         if self.content_quotes.contains(&at) {
             return false;
         }
@@ -111,6 +111,8 @@ impl Parser<'_> {
             Verdict::Closes => true,
             Verdict::ClosesBeforeProse => {
                 self.top_close_quote = Some(at);
+                // Once per run: the quote ends the run.
+                self.top_close_open_bracket = opens_a_bracket(read);
                 true
             }
             Verdict::Content => false,
@@ -226,4 +228,18 @@ fn hex4(bytes: &[u8], at: usize) -> Hex {
         unit = unit * 16 + d;
     }
     Hex::Unit(unit)
+}
+
+/// Whether `read` opens more `{`/`[` than it closes: then a `}` or `]` right after it may be
+/// content (`x = {"a": "b` before `"}`), which is what makes a retry worth believing.
+fn opens_a_bracket(read: &str) -> bool {
+    let mut depth = 0i64;
+    for b in read.bytes() {
+        match b {
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => depth -= 1,
+            _ => {}
+        }
+    }
+    depth > 0
 }
