@@ -169,3 +169,56 @@ fn a_retry_does_not_swallow_prose_into_the_last_value() {
         &[ProseStripped],
     );
 }
+
+/// Finding 4: in a string that holds raw backslashes, `\n`, `\t`, `\b`, `\f` are raw too.
+#[test]
+fn raw_backslashes_keep_the_letter_escapes_of_their_string() {
+    check(
+        "{\"path\": \"C:\\Users\\new\\file.txt\"}",
+        json!({"path": "C:\\Users\\new\\file.txt"}),
+        &[ControlCharEscaped],
+    );
+    check(
+        "{\"path\": \"C:\\Users\\me\\bin\\tools\"}",
+        json!({"path": "C:\\Users\\me\\bin\\tools"}),
+        &[ControlCharEscaped],
+    );
+    check(
+        "{\"re\": \"\\bword\\b \\d+\"}",
+        json!({"re": "\\bword\\b \\d+"}),
+        &[ControlCharEscaped],
+    );
+    check(
+        "{\"tex\": \"\\frac{a}{b} \\alpha \\beta \\nu \\theta\"}",
+        json!({"tex": "\\frac{a}{b} \\alpha \\beta \\nu \\theta"}),
+        &[ControlCharEscaped],
+    );
+    // Only the string with the raw backslash: the next one decodes as JSON.
+    check(
+        "{\"a\": \"\\d\\n\", \"b\": \"x\\ny\"}",
+        json!({"a": "\\d\\n", "b": "x\ny"}),
+        &[ControlCharEscaped],
+    );
+}
+
+/// Finding 5: a trailing backslash before the closing quote never turns `"}` into content.
+#[test]
+fn a_trailing_backslash_before_the_closing_quote() {
+    check(
+        "{\"path\": \"C:\\Users\\me\\\"}",
+        json!({"path": "C:\\Users\\me\\"}),
+        &[ControlCharEscaped],
+    );
+    // Nothing shows the backslash is raw: refused rather than closed with `"}` as content.
+    check_error("{\"a\": \"\\\"}", SalvageErrorKind::Syntax);
+    // An escaped quote followed by more content is still an escaped quote, and a text cut
+    // right after one is still closed.
+    check(
+        "{\"a\": \"say \\\"hi\\\" now\"}",
+        json!({"a": "say \"hi\" now"}),
+        &[],
+    );
+    let s = run("{\"a\": \"say \\\"").expect("cut after an escaped quote");
+    assert_eq!(s.values, vec![json!({"a": "say \""})]);
+    assert!(s.truncated);
+}

@@ -346,7 +346,7 @@ impl<'a> Parser<'a> {
             }
             match self.read_string(quote, Role::Key) {
                 Str::Closed(key) => key,
-                Str::Cut(_) => {
+                Str::Cut(_) | Str::Broken(_) => {
                     self.memo.note_cut_key(start);
                     return Ok(false);
                 }
@@ -420,6 +420,7 @@ impl<'a> Parser<'a> {
                     match self.read_string(quote, Role::Value) {
                         Str::Closed(s) => Value::String(s),
                         Str::Cut(s) => return Ok(Step::Cut(Some(Value::String(s)))),
+                        Str::Broken(at) => return Err(self.error(SalvageErrorKind::Syntax, at)),
                     }
                 } else if b.is_ascii_alphabetic() {
                     match self.read_word()? {

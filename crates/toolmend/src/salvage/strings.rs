@@ -22,6 +22,24 @@ pub(super) enum Str {
     Closed(String),
     /// The text ended inside it; what was read so far (a partial escape is dropped).
     Cut(String),
+    /// The text ended inside it, but an escaped quote in it was followed by what closes the
+    /// string (`"C:\\me\\"}`): the string was probably closed by a raw backslash and a quote,
+    /// so closing it at the end of the text would keep the delimiters as content. Refused at
+    /// the offset of that quote.
+    Broken(usize),
+}
+
+/// What the escapes of one string have shown so far.
+#[derive(Debug, Default)]
+struct Escapes {
+    /// An escape JSON does not know was read: the model wrote raw backslashes in this string,
+    /// so `\n` or `\t` in it are a backslash and a letter too (`C:\Users\new`).
+    raw: bool,
+    /// Where `\b \f \n \r \t` were decoded into the output, with their letter, while `raw`
+    /// was not yet known.
+    decoded: Vec<(usize, u8)>,
+    /// An escaped quote that the look-ahead would have taken as the closer.
+    escaped_closer: Option<usize>,
 }
 
 /// Where a string stands.
@@ -51,12 +69,13 @@ impl Parser<'_> {
         self.pos += quote.len();
         let mut out = String::new();
         let mut hinted = false;
+        let mut escapes = Escapes::default();
         loop {
             let i = scan::find_string_special(self.bytes, self.pos, quote.scan_byte());
             out.push_str(&self.text[self.pos..i]);
             self.pos = i;
             let Some(&b) = self.bytes.get(i) else {
-                return Str::Cut(out);
+                return cut_string(out, &escapes);
             };
             if !hinted && b != quote.scan_byte() {
                 hinted = true;
@@ -69,9 +88,9 @@ impl Parser<'_> {
                 out.reserve(next + 16);
             }
             if b == b'\\' {
-                match self.escape(&mut out, quote) {
+                match self.escape(&mut out, quote, role, &mut escapes) {
                     Escape::Read => continue,
-                    Escape::Cut => return Str::Cut(out),
+                    Escape::Cut => return cut_string(out, &escapes),
                 }
             }
             if b < 0x20 {
@@ -120,33 +139,78 @@ impl Parser<'_> {
     }
 
     /// Reads the backslash sequence at the current position into `out`.
-    fn escape(&mut self, out: &mut String, quote: Quote) -> Escape {
+    fn escape(
+        &mut self,
+        out: &mut String,
+        quote: Quote,
+        role: Role,
+        escapes: &mut Escapes,
+    ) -> Escape {
         let i = self.pos;
         let Some(&e) = self.bytes.get(i + 1) else {
             self.pos = self.bytes.len();
             return Escape::Cut;
         };
+        if e == b'"' && quote == Quote::Double && role == Role::Value {
+            if let Some(escape) = self.escaped_quote(out, escapes) {
+                return escape;
+            }
+        }
         let ch = match e {
             b'"' => '"',
             b'\\' => '\\',
             b'/' => '/',
-            b'b' => '\u{8}',
-            b'f' => '\u{c}',
-            b'n' => '\n',
-            b'r' => '\r',
-            b't' => '\t',
+            b'b' | b'f' | b'n' | b'r' | b't' if escapes.raw => return self.keep_backslash(out),
+            b'b' | b'f' | b'n' | b'r' | b't' => {
+                escapes.decoded.push((out.len(), e));
+                match e {
+                    b'b' => '\u{8}',
+                    b'f' => '\u{c}',
+                    b'n' => '\n',
+                    b'r' => '\r',
+                    _ => '\t',
+                }
+            }
             b'\'' => {
                 if quote != Quote::Single {
                     self.log.note(RepairKind::QuotesNormalized, i);
                 }
                 '\''
             }
-            b'u' => return self.unicode_escape(out),
-            _ => return self.keep_backslash(out),
+            b'u' => return self.unicode_escape(out, escapes),
+            _ => {
+                prove_raw(out, escapes);
+                return self.keep_backslash(out);
+            }
         };
         out.push(ch);
         self.pos = i + 2;
         Escape::Read
+    }
+
+    /// `\"` in a value: normally an escaped quote. In a string that already holds raw
+    /// backslashes, a `\"` the look-ahead takes as the closer is a backslash ending the content
+    /// and the closing quote (`"C:\Users\me\"}`); elsewhere such a quote is remembered, and a
+    /// string the text then ends inside is refused rather than closed with `"}` as content.
+    /// `None` when it is read as an escaped quote.
+    fn escaped_quote(&mut self, out: &mut String, escapes: &mut Escapes) -> Option<Escape> {
+        let at = self.pos + 1;
+        let after = at + 1;
+        let next = scan::skip_ws(self.bytes, after);
+        if (escapes.escaped_closer.is_some() && !escapes.raw) || next >= self.bytes.len() {
+            return None;
+        }
+        if lookahead::value_quote(self.bytes, after, &self.closers, self.fence) != Verdict::Closes {
+            return None;
+        }
+        if escapes.raw {
+            self.log.note(RepairKind::ControlCharEscaped, self.pos);
+            out.push('\\');
+            self.pos = at;
+            return Some(Escape::Read);
+        }
+        escapes.escaped_closer = Some(at);
+        None
     }
 
     /// An escape JSON does not know: the backslash is content, and what follows is read as usual.
@@ -158,11 +222,14 @@ impl Parser<'_> {
     }
 
     /// `\uXXXX`, with surrogate pairs; anything malformed keeps its backslash.
-    fn unicode_escape(&mut self, out: &mut String) -> Escape {
+    fn unicode_escape(&mut self, out: &mut String, escapes: &mut Escapes) -> Escape {
         let i = self.pos;
         let unit = match hex4(self.bytes, i + 2) {
             Hex::Cut => return self.cut(),
-            Hex::Bad => return self.keep_backslash(out),
+            Hex::Bad => {
+                prove_raw(out, escapes);
+                return self.keep_backslash(out);
+            }
             Hex::Unit(u) => u,
         };
         if (0xD800..0xDC00).contains(&unit) {
@@ -204,6 +271,37 @@ impl Parser<'_> {
         self.pos = self.bytes.len();
         Escape::Cut
     }
+}
+
+/// The string the text ended inside: cut, or refused if an escaped quote looked like its closer.
+fn cut_string(out: String, escapes: &Escapes) -> Str {
+    match escapes.escaped_closer {
+        Some(at) if !escapes.raw => Str::Broken(at),
+        _ => Str::Cut(out),
+    }
+}
+
+/// An unknown escape shows the string holds raw backslashes: the letter escapes decoded before it
+/// become a backslash and their letter again, in one pass over the output.
+fn prove_raw(out: &mut String, escapes: &mut Escapes) {
+    if escapes.raw {
+        return;
+    }
+    escapes.raw = true;
+    if escapes.decoded.is_empty() {
+        return;
+    }
+    let mut rebuilt = String::with_capacity(out.len() + escapes.decoded.len());
+    let mut from = 0;
+    for &(at, letter) in &escapes.decoded {
+        rebuilt.push_str(&out[from..at]);
+        rebuilt.push('\\');
+        rebuilt.push(char::from(letter));
+        from = at + 1;
+    }
+    rebuilt.push_str(&out[from..]);
+    *out = rebuilt;
+    escapes.decoded = Vec::new();
 }
 
 /// Four hex digits at `at`.
