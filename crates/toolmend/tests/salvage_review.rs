@@ -222,3 +222,18 @@ fn a_trailing_backslash_before_the_closing_quote() {
     assert_eq!(s.values, vec![json!({"a": "say \""})]);
     assert!(s.truncated);
 }
+
+/// Finding 7: a leading citation, task box or array in prose does not hide the object.
+#[test]
+fn a_leading_array_before_prose_does_not_hide_the_object() {
+    for text in [
+        "[1] According to the docs: {\"path\": \"x\"}",
+        "[ ] todo: {\"path\": \"x\"}",
+        "[\"a\", \"b\"] Here is the call: {\"path\": \"x\"}",
+    ] {
+        check(text, json!({"path": "x"}), &[ProseStripped]);
+    }
+    // With no object in the prose, the array is still what the text holds.
+    let s = run("[1, 2] thanks").expect("an array before prose");
+    assert_eq!(s.values, vec![json!([1, 2])]);
+}

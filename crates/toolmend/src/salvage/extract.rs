@@ -40,8 +40,15 @@ pub(super) fn locate(
     let mut resume = start;
     // Text that starts like JSON and fails is a syntax error even if nothing else is found.
     let mut primary = None;
+    // Arrays followed by prose (`[1] According to the docs: {…}`): a citation or a task box
+    // more often than the call, so an object in the prose is preferred (arguments are objects).
+    let mut leading_arrays = None;
     if matches!(bytes[start], b'{' | b'[') {
         match attempt(text, start, false, options, &memo) {
+            Ok(run) if run.prose_after.is_some() && run.values.iter().all(|v| v.is_array()) => {
+                resume = run.end.max(start + 1);
+                leading_arrays = Some(run);
+            }
             Ok(run) => return Ok(finish(run, RepairLog::default())),
             Err(e) if e.progressed || e.kind != SalvageErrorKind::Syntax => return Err(fail(e)),
             Err(e) => {
@@ -84,13 +91,17 @@ pub(super) fn locate(
                 chosen.get_or_insert(run);
             }
             Err(e) if e.progressed || e.kind != SalvageErrorKind::Syntax => {
-                if chosen.is_some() {
+                if chosen.is_some() || leading_arrays.is_some() {
                     break;
                 }
                 return Err(fail(e));
             }
             Err(e) => from = e.offset.max(candidate + 1),
         }
+    }
+    let chosen = chosen.filter(|run| run.values.iter().any(|v| v.is_object()));
+    if let (None, Some(run)) = (&chosen, leading_arrays) {
+        return Ok(finish(run, RepairLog::default()));
     }
     match chosen {
         Some(run) => {
