@@ -237,3 +237,20 @@ fn a_leading_array_before_prose_does_not_hide_the_object() {
     let s = run("[1, 2] thanks").expect("an array before prose");
     assert_eq!(s.values, vec![json!([1, 2])]);
 }
+
+/// Finding 12 (in part): the shell idiom `'\''` keeps its backslash in a double-quoted string.
+/// Other `\'` still lose it: the bundled corpus pins `echo \'hi\'` → `echo 'hi'`.
+#[test]
+fn the_shell_apostrophe_idiom_keeps_its_backslash() {
+    check(
+        r#"{"cmd": "echo 'it'\''s'"}"#,
+        json!({"cmd": "echo 'it'\\''s'"}),
+        &[ControlCharEscaped],
+    );
+    check(
+        r#"{"cmd": "echo \'hi\'"}"#,
+        json!({"cmd": "echo 'hi'"}),
+        &[QuotesNormalized],
+    );
+    check("{'a': 'it\\'s'}", json!({"a": "it's"}), &[QuotesNormalized]);
+}

@@ -171,6 +171,16 @@ impl Parser<'_> {
                     _ => '\t',
                 }
             }
+            // The shell idiom `'\''` (close, escaped apostrophe, reopen) needs its backslash:
+            // without it `echo 'it'\''s'` prints `its`. Other `\'` are over-escaped apostrophes.
+            b'\''
+                if quote == Quote::Double
+                    && i > 0
+                    && self.bytes[i - 1] == b'\''
+                    && self.bytes.get(i + 2) == Some(&b'\'') =>
+            {
+                return self.keep_backslash(out);
+            }
             b'\'' => {
                 if quote != Quote::Single {
                     self.log.note(RepairKind::QuotesNormalized, i);
