@@ -254,3 +254,23 @@ fn the_shell_apostrophe_idiom_keeps_its_backslash() {
     );
     check("{'a': 'it\\'s'}", json!({"a": "it's"}), &[QuotesNormalized]);
 }
+
+/// Finding 10: a `{key: value}` placeholder in prose does not hide the real object.
+#[test]
+fn a_key_value_placeholder_does_not_hide_the_object() {
+    check(
+        "Use the format {key: value}. Call: {\"path\": \"x\"}",
+        json!({"path": "x"}),
+        &[ProseStripped],
+    );
+    // Alone it is prose, as `{name}` is; a broken call with more members is still a syntax error.
+    check_error("Use the format {key: value}.", SalvageErrorKind::NoJson);
+    check_error("{\"a\": bad, \"b\": 1}", SalvageErrorKind::Syntax);
+}
+
+/// Found by the truncation property while fixing the review: JSON cut before anything was kept
+/// is an error, never an object read from inside one of its keys.
+#[test]
+fn a_cut_text_is_not_searched_for_pieces() {
+    check_error("{\"{A:\"", SalvageErrorKind::Syntax);
+}

@@ -50,7 +50,11 @@ pub(super) fn locate(
                 leading_arrays = Some(run);
             }
             Ok(run) => return Ok(finish(run, RepairLog::default())),
-            Err(e) if e.progressed || e.kind != SalvageErrorKind::Syntax => return Err(fail(e)),
+            // Text that starts like JSON and is cut before anything was kept: every later `{`
+            // is inside it, and a piece of it is a wrong object (`{"{A:` is not `{"A": ""}`).
+            Err(e) if e.progressed || e.cut || e.kind != SalvageErrorKind::Syntax => {
+                return Err(fail(e));
+            }
             Err(e) => {
                 resume = e.offset.max(start + 1);
                 primary = Some(e);

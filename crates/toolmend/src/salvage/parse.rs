@@ -49,6 +49,8 @@ pub(super) struct RunError {
     /// Whether the text looked like JSON before it failed (a member's colon or an array element
     /// was read): such a failure is a syntax error, not prose with braces in it.
     pub(super) progressed: bool,
+    /// The text ended inside the value, which kept nothing (`{"pa`).
+    pub(super) cut: bool,
 }
 
 /// One open container.
@@ -154,7 +156,9 @@ impl<'a> Parser<'a> {
                     // A cut-off value that kept nothing (`{"pa`) is not evidence of anything.
                     let empty = cut && holds_nothing(&value);
                     if empty && values.is_empty() {
-                        return Err(self.error(SalvageErrorKind::Syntax, value_start));
+                        let mut e = self.error(SalvageErrorKind::Syntax, value_start);
+                        e.cut = true;
+                        return Err(e);
                     }
                     if !empty {
                         values.push(value);
@@ -482,7 +486,16 @@ impl<'a> Parser<'a> {
                 self.pos = end;
                 return Ok(None);
             }
-            _ => return Err(self.error(SalvageErrorKind::Syntax, start)),
+            _ => {
+                let mut e = self.error(SalvageErrorKind::Syntax, start);
+                // `{key: value}` closed right after the word is a placeholder in prose, not a
+                // broken call: the search for the real object goes on past it.
+                let after = scan::skip_ws(self.bytes, end);
+                if self.closers.len() == 1 && self.bytes.get(after) == Some(&b'}') {
+                    e.progressed = false;
+                }
+                return Err(e);
+            }
         };
         self.pos = end;
         Ok(Some(value))
@@ -551,6 +564,7 @@ impl<'a> Parser<'a> {
             kind,
             offset,
             progressed: self.progressed,
+            cut: false,
         }
     }
 }
