@@ -274,3 +274,17 @@ fn a_key_value_placeholder_does_not_hide_the_object() {
 fn a_cut_text_is_not_searched_for_pieces() {
     check_error("{\"{A:\"", SalvageErrorKind::Syntax);
 }
+
+/// Finding 13: a brace pair around a stray closer is garbage, not `{}`.
+#[test]
+fn a_stray_closer_in_an_empty_container_is_garbage() {
+    check_error("{]}", SalvageErrorKind::Syntax);
+    check_error("[}]", SalvageErrorKind::Syntax);
+    check_error("Sure: {]}", SalvageErrorKind::NoJson);
+    // After a member, a stray closer is still removed.
+    check(
+        "{\"a\": 1, ]}",
+        json!({"a": 1}),
+        &[ExtraCloserRemoved, TrailingCommaRemoved],
+    );
+}

@@ -252,7 +252,7 @@ impl<'a> Parser<'a> {
                             return Ok((root, false));
                         }
                     }
-                    b']' => self.stray_closer(),
+                    b']' => self.stray_closer_in(&stack)?,
                     _ => {
                         if !self.read_key(&mut stack, &mut expect)? {
                             return Ok((self.close_at_end(stack, expect), true));
@@ -276,7 +276,7 @@ impl<'a> Parser<'a> {
                         return Ok((root, false));
                     }
                 }
-                Expect::Element { .. } if b == b'}' => self.stray_closer(),
+                Expect::Element { .. } if b == b'}' => self.stray_closer_in(&stack)?,
                 Expect::Value | Expect::Element { .. } => {
                     match self.read_value(b, &mut stack, &mut expect)? {
                         Step::Go => {}
@@ -530,6 +530,21 @@ impl<'a> Parser<'a> {
         let frame = stack.pop()?;
         self.closers.pop();
         self.emit(stack, expect, frame.into_value())
+    }
+
+    /// A stray closer where a key or element may start: garbage (`{]}`) when the container has
+    /// read nothing yet, so that it never closes to `{}`.
+    fn stray_closer_in(&mut self, stack: &[Frame]) -> Result<(), RunError> {
+        let empty = match stack.last() {
+            Some(Frame::Object(map, _)) => map.is_empty(),
+            Some(Frame::Array(items)) => items.is_empty(),
+            None => true,
+        };
+        if empty {
+            return Err(self.error(SalvageErrorKind::Syntax, self.pos));
+        }
+        self.stray_closer();
+        Ok(())
     }
 
     fn stray_closer(&mut self) {
