@@ -288,3 +288,15 @@ fn a_stray_closer_in_an_empty_container_is_garbage() {
         &[ExtraCloserRemoved, TrailingCommaRemoved],
     );
 }
+
+/// Finding 17: a fence after many inline code spans is still found.
+#[test]
+fn a_fence_after_many_inline_code_spans_is_found() {
+    let spans: Vec<String> = (0..40).map(|i| format!("`f{i}`")).collect();
+    let text = format!("Use {}.\n```json\n{{\"a\": 1,}}\n```", spans.join(" "));
+    check(
+        &text,
+        json!({"a": 1}),
+        &[FenceUnwrapped, ProseStripped, TrailingCommaRemoved],
+    );
+}

@@ -25,7 +25,8 @@ use crate::RepairKind;
 
 /// How many times a run is retried with a quote reclassified as content.
 const MAX_RETRIES: usize = 3;
-/// How many backticks are examined when looking for a fence that opens a line.
+/// How many ```` ``` ```` are examined when looking for one that opens a line (inline code
+/// spans of single backticks do not count).
 const MAX_FENCE_PROBES: usize = 64;
 
 /// Salvages `text`, whose first non-blank byte is at `start`.
@@ -206,13 +207,10 @@ struct Fence {
 
 /// The first ```` ``` ```` at or after `from` that opens a line (only spaces or tabs before it).
 fn find_fence(bytes: &[u8], from: usize) -> Option<Fence> {
+    let finder = memmem::Finder::new(b"```");
     let mut search = from;
     for _ in 0..MAX_FENCE_PROBES {
-        let at = search + memchr::memchr(b'`', &bytes[search..])?;
-        if !bytes[at..].starts_with(b"```") {
-            search = at + 1;
-            continue;
-        }
+        let at = search + finder.find(&bytes[search..])?;
         let line_start = memchr::memrchr(b'\n', &bytes[from..at]).map_or(from, |j| from + j + 1);
         if bytes[line_start..at]
             .iter()
