@@ -300,3 +300,14 @@ fn a_fence_after_many_inline_code_spans_is_found() {
         &[FenceUnwrapped, ProseStripped, TrailingCommaRemoved],
     );
 }
+
+/// Finding 18: a string that runs into the closing fence is a syntax error, not truncation.
+#[test]
+fn an_unclosed_string_in_a_closed_fence_is_a_syntax_error() {
+    check_error("```json\n{\"a\": \"x\n```", SalvageErrorKind::Syntax);
+    check_error("```json\n{\"a\": \"x\n```\n", SalvageErrorKind::Syntax);
+    // A fence the text ends inside is still truncation.
+    let s = run("```json\n{\"a\": \"x").expect("cut inside a fence");
+    assert_eq!(s.values, vec![json!({"a": "x"})]);
+    assert!(s.truncated);
+}

@@ -423,6 +423,11 @@ impl<'a> Parser<'a> {
                 if let Some(quote) = Quote::at(self.bytes, self.pos) {
                     match self.read_string(quote, Role::Value) {
                         Str::Closed(s) => Value::String(s),
+                        // The model closed the fence, so the text was not cut: the string
+                        // swallowed the closing fence, which is a syntax error, not truncation.
+                        Str::Cut(_) if self.fence && ends_with_fence(self.bytes) => {
+                            return Err(self.error(SalvageErrorKind::Syntax, self.bytes.len()));
+                        }
                         Str::Cut(s) => return Ok(Step::Cut(Some(Value::String(s)))),
                         Str::Broken(at) => return Err(self.error(SalvageErrorKind::Syntax, at)),
                     }
@@ -635,4 +640,22 @@ fn holds_nothing(value: &Value) -> bool {
         Value::Array(items) => items.iter().all(holds_nothing),
         _ => false,
     }
+}
+
+/// Whether the text ends with a closing fence on a line of its own.
+fn ends_with_fence(bytes: &[u8]) -> bool {
+    let mut end = bytes.len();
+    while end > 0 && scan::is_ws(bytes[end - 1]) {
+        end -= 1;
+    }
+    let Some(mut at) = end.checked_sub(3) else {
+        return false;
+    };
+    if &bytes[at..end] != b"```" {
+        return false;
+    }
+    while at > 0 && matches!(bytes[at - 1], b' ' | b'\t') {
+        at -= 1;
+    }
+    at > 0 && bytes[at - 1] == b'\n'
 }
