@@ -311,3 +311,14 @@ fn an_unclosed_string_in_a_closed_fence_is_a_syntax_error() {
     assert_eq!(s.values, vec![json!({"a": "x"})]);
     assert!(s.truncated);
 }
+
+/// Finding 15: a double-encoded object cut by the token limit is closed and flagged truncated.
+#[test]
+fn a_cut_double_encoded_object_is_truncated() {
+    let s = run("\"{\\\"a\\\": \\\"hel").expect("a cut double-encoded object");
+    assert_eq!(s.values, vec![json!({"a": "hel"})]);
+    assert!(s.truncated);
+    assert!(s.has(DoubleEncoded) && s.has(TruncationClosed));
+    // A quoted sentence cut short is not a call.
+    check_error("\"hello there", SalvageErrorKind::NoJson);
+}

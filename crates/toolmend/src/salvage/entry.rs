@@ -48,7 +48,11 @@ pub fn salvage(text: &str, options: &SalvageOptions) -> Result<Salvaged, Salvage
     }
     if bytes[start] == b'"' {
         if let Ok(Value::String(inner)) = serde_json::from_str::<Value>(text[start..].trim_end()) {
-            return double_encoded(text, start, &inner, options);
+            return double_encoded(text, start, &inner, options, false);
+        }
+        // A double-encoded object cut by the token limit: the outer string never closes.
+        if let Some(inner) = cut_outer_string(&text[start + 1..]) {
+            return double_encoded(text, start, &inner, options, true);
         }
     }
     extract::locate(text, start, options)
@@ -74,6 +78,7 @@ fn double_encoded(
     start: usize,
     inner: &str,
     options: &SalvageOptions,
+    cut: bool,
 ) -> Result<Salvaged, SalvageError> {
     let no_json = || SalvageError::at(SalvageErrorKind::NoJson, text, start);
     match salvage(inner, options) {
@@ -82,14 +87,51 @@ fn double_encoded(
             let mut log = RepairLog::default();
             log.note(RepairKind::DoubleEncoded, start);
             log.absorb_at(&s.repairs, start);
+            if cut {
+                log.note(RepairKind::TruncationClosed, text.len());
+            }
             Ok(Salvaged {
                 values: s.values,
                 repairs: log.into_sorted(),
-                truncated: s.truncated,
+                truncated: s.truncated || cut,
             })
         }
         Ok(_) => Err(no_json()),
         Err(e) if e.kind == SalvageErrorKind::NoJson => Err(no_json()),
         Err(e) => Err(SalvageError::at(e.kind, text, start)),
     }
+}
+
+/// The content of a JSON string (after its opening quote) that the text ends inside, decoded;
+/// `None` when the string closes, an escape is malformed, or the content does not start like
+/// an object (a quoted sentence cut short is not a double-encoded call).
+fn cut_outer_string(rest: &str) -> Option<String> {
+    let mut out = String::with_capacity(rest.len());
+    let mut chars = rest.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => return None,
+            '\\' => {
+                let Some(e) = chars.next() else { break };
+                match e {
+                    '"' | '\\' | '/' => out.push(e),
+                    'b' => out.push('\u{8}'),
+                    'f' => out.push('\u{c}'),
+                    'n' => out.push('\n'),
+                    'r' => out.push('\r'),
+                    't' => out.push('\t'),
+                    'u' => {
+                        let hex: String = chars.by_ref().take(4).collect();
+                        if hex.len() < 4 {
+                            break; // cut inside the escape: dropped
+                        }
+                        out.push(char::from_u32(u32::from_str_radix(&hex, 16).ok()?)?);
+                    }
+                    _ => return None,
+                }
+            }
+            _ => out.push(c),
+        }
+    }
+    out.trim_start().starts_with('{').then_some(out)
 }
