@@ -13,8 +13,9 @@
 //! - Every value found, in order: `{…}{…}` and NDJSON give several (the turn stage splits them
 //!   into calls); text is never cut down to its first object.
 //! - Each syntax kind once, at the byte offset of its first occurrence.
-//! - `truncated` when the text ended inside a value that was closed; a closed value that kept
-//!   nothing (`{"pa`) is an error instead.
+//! - `truncated` when the text ended inside a value: it was closed, or, after complete values,
+//!   dropped because it kept nothing (`{"a": 1}{"b`): a call may have been lost either way, so the
+//!   flag stays set. A first value that kept nothing (`{"pa`) is an error instead.
 //! - Typed errors: [`SalvageErrorKind::NoJson`] for prose, [`SalvageErrorKind::Syntax`] for
 //!   broken JSON, [`SalvageErrorKind::NonFinite`] for `NaN`/`Infinity`, and the size and depth
 //!   limits. Garbage never becomes `{}`.
@@ -22,9 +23,11 @@
 //! Content is kept as written: an escape JSON does not know keeps its backslash (`C:\Users`),
 //! `\\\"` is a backslash and a quote, raw control characters stay the characters they are, and
 //! an unescaped quote inside a value is content unless a bounded look-ahead finds what JSON
-//! allows after a value. An invalid escape or lone surrogate kept as text is reported as
-//! `control_char_escaped`, the kind for characters escaped inside strings; an unescaped quote
-//! kept as content, and `\'`, as `quotes_normalized`.
+//! allows after a value. A string with an unknown escape holds raw backslashes, so its `\n`,
+//! `\t`, `\b`, `\f`, `\r` keep their backslash too (`C:\Users\new`). An invalid escape or lone
+//! surrogate kept as text is reported as `control_char_escaped`, the kind for characters escaped
+//! inside strings; an unescaped quote kept as content, and `\'`, as `quotes_normalized` (except
+//! the shell idiom `'\''`, whose backslash is kept).
 //!
 //! # How it reads
 //!
@@ -119,8 +122,9 @@ pub struct Salvaged {
     /// The repairs made, in text order: each kind once, at the offset of its first occurrence
     /// (the engine reports each kind once per call).
     pub repairs: Vec<SyntaxRepair>,
-    /// The text ended inside a value, which was closed (DESIGN §5.1 `truncation_closed`). Like
-    /// serde_json's `Category::Eof`: the caller decides whether a closed value may be used.
+    /// The text ended inside a value, which was closed (DESIGN §5.1 `truncation_closed`), or,
+    /// after complete values, dropped because it kept nothing: a call may be missing either way.
+    /// Like serde_json's `Category::Eof`: the caller decides whether a closed value may be used.
     pub truncated: bool,
 }
 
