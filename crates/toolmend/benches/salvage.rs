@@ -140,5 +140,39 @@ fn bench_adversarial(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench_corpus, bench_adversarial);
+/// The shapes that made the prose search quadratic (review finding 3), built here: each `{` is a
+/// candidate that reads to the end of the text unless salvage remembers what it learnt.
+fn bench_prose_candidates(c: &mut Criterion) {
+    let shapes: [(&str, &str); 4] = [
+        ("smart_key", "{\u{201c}a "),
+        ("block_comment", "{/*"),
+        ("line_comment", "{//"),
+        ("smart_key_start", ""),
+    ];
+    let options = options();
+    let mut g = c.benchmark_group("salvage/adversarial");
+    for (shape, unit) in shapes {
+        for n in [100usize, 1_000, 10_000] {
+            let input = if unit.is_empty() {
+                "{\u{201c}a ".repeat(n)
+            } else {
+                format!("p {}", unit.repeat(n))
+            };
+            g.throughput(Throughput::Bytes(input.len() as u64));
+            g.bench_with_input(BenchmarkId::new(shape, n), &input, |b, input| {
+                b.iter(|| {
+                    std::hint::black_box(salvage(std::hint::black_box(input), &options).ok())
+                });
+            });
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(
+    benches,
+    bench_corpus,
+    bench_adversarial,
+    bench_prose_candidates
+);
 criterion_main!(benches);
