@@ -1,6 +1,8 @@
 //! Finding the JSON in a text: at its start, inside a Markdown fence, or among prose.
 //!
-//! 1. Text that starts with `{` or `[` is read from there.
+//! 1. Text that starts with `{` or `[` is read from there; if only arrays read and prose
+//!    follows (`[1] According to …`), an object in that prose is preferred (step 3). Text that
+//!    starts like JSON and is cut before keeping anything is an error at once.
 //! 2. Otherwise (or when that fails without looking like JSON, as `{placeholder} …` does), the
 //!    first fence opened at the start of a line is read from its body (`fence_unwrapped`).
 //! 3. Otherwise each `{` in the prose is a candidate (`prose_stripped`): the first that reads
@@ -11,8 +13,9 @@
 //! Text that starts with `{` or `[` and cannot be read is a [`SalvageErrorKind::Syntax`] error;
 //! other text in which nothing reads is [`SalvageErrorKind::NoJson`].
 //!
-//! Candidates never overlap (the next one starts where the last read stopped), so the whole
-//! search reads each byte a bounded number of times.
+//! A failed candidate can be followed by one inside what it read, so runs may meet the same
+//! long token; [`Memo`] remembers comment ends and cut keys for the whole call, and smart-quoted
+//! keys stop at a `{` or line break, so the search stays linear.
 
 use memchr::memmem;
 
