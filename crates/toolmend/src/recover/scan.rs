@@ -327,7 +327,7 @@ impl Scanner {
             self.pos = at + n;
             return Next::Continue;
         }
-        match span_close(bytes, at + n, n) {
+        match span_close(bytes, at + n, n, eof) {
             Ok(Some(end)) => self.pos = end,
             Ok(None) => self.pos = at + n,
             Err(()) if eof => self.pos = at + n,
@@ -411,7 +411,10 @@ impl Scanner {
                     .filter_map(|call| call.recovered(tools, self.resolve, family, range.clone()))
                     .collect();
                 if calls.is_empty() {
-                    self.pos = at + 1;
+                    // The block stays text, whole: markup quoted in its arguments is part of
+                    // a call (of an undeclared tool), never a call of its own, and a backtick
+                    // in them must not open a span that masks later blocks (§1.4).
+                    self.pos = block.end;
                 } else if calls.len() > self.calls_left {
                     // Over the cap: the block stays text, whole, and recovery stops.
                     self.calls_left = 0;
@@ -479,14 +482,16 @@ fn closes(line: &[u8], fence: Fence) -> bool {
 ///
 /// `Ok(Some(end))`: a run of exactly `n` backticks closes it before the paragraph ends.
 /// `Ok(None)`: a blank line comes first, so the opening backticks are literal.
-/// `Err(())`: the text ends first; more text decides.
-fn span_close(bytes: &[u8], from: usize, n: usize) -> Result<Option<usize>, ()> {
+/// `Err(())`: the text ends first; more text decides. With `eof` the text is final, so a run
+/// that touches its end is judged as it is.
+fn span_close(bytes: &[u8], from: usize, n: usize, eof: bool) -> Result<Option<usize>, ()> {
     let mut i = from;
     while let Some(off) = memchr::memchr2(b'`', b'\n', &bytes[i..]) {
         let at = i + off;
         if bytes[at] == b'`' {
             let k = run_len(bytes, at, b'`');
-            if at + k == bytes.len() {
+            if at + k == bytes.len() && !eof {
+                // A later chunk may lengthen the run.
                 return Err(());
             }
             if k == n {
@@ -523,10 +528,12 @@ mod tests {
 
     #[test]
     fn inline_spans_close_on_an_equal_run_before_a_blank_line() {
-        assert_eq!(span_close(b"`a` b", 1, 1), Ok(Some(3)));
-        assert_eq!(span_close(b"``a`b``c", 2, 2), Ok(Some(7)));
-        assert_eq!(span_close(b"`a\n\nb`c", 1, 1), Ok(None));
-        assert_eq!(span_close(b"`a\nb", 1, 1), Err(()));
+        assert_eq!(span_close(b"`a` b", 1, 1, false), Ok(Some(3)));
+        assert_eq!(span_close(b"``a`b``c", 2, 2, false), Ok(Some(7)));
+        assert_eq!(span_close(b"`a\n\nb`c", 1, 1, false), Ok(None));
+        assert_eq!(span_close(b"`a\nb", 1, 1, false), Err(()));
+        assert_eq!(span_close(b"`a`", 1, 1, false), Err(()));
+        assert_eq!(span_close(b"`a`", 1, 1, true), Ok(Some(3)));
     }
 
     #[test]

@@ -1,0 +1,223 @@
+//! Regressions from the review of the recover stage: each test holds a finding's input, checked
+//! through the whole-text scan and through the stream cut at every char boundary, and that the
+//! returned text is the input minus the recovered spans.
+
+use serde_json::{Value, json};
+use toolmend::ToolSet;
+use toolmend::recover::{Recovered, StreamRecoverer, recover_text};
+
+fn tools() -> ToolSet {
+    let s = |props: Value| json!({"type": "object", "properties": props});
+    let string = json!({"type": "string"});
+    ToolSet::from_json(&json!([
+        {"name": "read_file", "parameters": s(json!({"path": string}))},
+        {"name": "write_file", "parameters": s(json!({"path": string, "content": string}))},
+        {"name": "bash", "parameters": s(json!({"command": string}))},
+        {"name": "list_dir", "parameters": s(json!({"path": string}))},
+    ]))
+}
+
+fn stream(tools: &ToolSet, chunks: &[&str]) -> Recovered {
+    let mut recoverer = StreamRecoverer::new(16);
+    let mut out = Recovered::default();
+    for chunk in chunks {
+        let step = recoverer.push(tools, chunk);
+        out.text.push_str(&step.text);
+        out.calls.extend(step.calls);
+    }
+    let end = recoverer.finish(tools);
+    out.text.push_str(&end.text);
+    out.calls.extend(end.calls);
+    out
+}
+
+/// The calls (name, arguments) and text of `text`, after checking the stream at every cut and
+/// that the text is the input minus the spans.
+#[track_caller]
+fn scan(text: &str) -> (Vec<(String, Value)>, String) {
+    let tools = tools();
+    let whole = recover_text(text, &tools, 16);
+    let mut rest = String::new();
+    let mut at = 0;
+    for call in &whole.calls {
+        if call.span.start >= at {
+            rest.push_str(&text[at..call.span.start]);
+            at = call.span.end;
+        }
+    }
+    rest.push_str(&text[at..]);
+    assert_eq!(whole.text, rest, "text minus spans: {text:?}");
+    let cuts = text.char_indices().map(|(i, _)| i).chain([text.len()]);
+    for cut in cuts {
+        let got = stream(&tools, &[&text[..cut], &text[cut..]]);
+        assert_eq!(got, whole, "stream cut at {cut} of {text:?}");
+    }
+    let calls = whole
+        .calls
+        .iter()
+        .map(|c| (c.name.clone(), serde_json::from_str(&c.arguments).unwrap()))
+        .collect();
+    (calls, whole.text)
+}
+
+fn call(name: &str, args: Value) -> (String, Value) {
+    (name.to_owned(), args)
+}
+
+// Finding 1: a truncated call must not be completed with the next block's closer.
+
+#[test]
+fn a_truncated_call_does_not_swallow_the_next_block() {
+    let cases = [
+        (
+            "<tool_call>\n<function=bash>\n<parameter=command>\nrm -rf build\n\nSorry, let me read first.\n",
+            "<tool_call>\n<function=read_file>\n<parameter=path>\na.rs\n</parameter>\n</function>\n</tool_call>",
+            "read_file",
+            "a.rs",
+        ),
+        (
+            "<tool_call>bash\n<arg_key>command</arg_key>\n<arg_value>rm -rf build\nOops.\n",
+            "<tool_call>read_file\n<arg_key>path</arg_key>\n<arg_value>a.rs</arg_value>\n</tool_call>",
+            "read_file",
+            "a.rs",
+        ),
+        (
+            "<｜DSML｜tool_calls>\n<｜DSML｜invoke name=\"bash\">\n<｜DSML｜parameter name=\"command\" string=\"true\">rm -rf build\nOops.\n",
+            "<｜DSML｜tool_calls>\n<｜DSML｜invoke name=\"read_file\">\n<｜DSML｜parameter name=\"path\" string=\"true\">a.rs</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>",
+            "read_file",
+            "a.rs",
+        ),
+        (
+            "<function_calls>\n<invoke name=\"bash\">\n<parameter name=\"command\">rm -rf build\nOops.\n",
+            "<function_calls>\n<invoke name=\"read_file\">\n<parameter name=\"path\">a.rs</parameter>\n</invoke>\n</function_calls>",
+            "read_file",
+            "a.rs",
+        ),
+        (
+            "<seed:tool_call>\n<function=bash>\n<parameter=command>rm -rf build\nOops.\n",
+            "<seed:tool_call>\n<function=read_file>\n<parameter=path>a.rs</parameter>\n</function>\n</seed:tool_call>",
+            "read_file",
+            "a.rs",
+        ),
+        (
+            "<|open|>tools<|sep|><|open|>call tool=\"bash\" index=\"1\"<|sep|><|open|>argument key=\"command\" type=\"string\"<|sep|>rm -rf build\nOops.\n",
+            "<|open|>tools<|sep|><|open|>call tool=\"list_dir\" index=\"2\"<|sep|><|open|>argument key=\"path\" type=\"string\"<|sep|>proto<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>",
+            "list_dir",
+            "proto",
+        ),
+        (
+            "<tool_calls><tool_call>bash<tool_sep><arg_key>command</arg_key><arg_value>rm -rf build\nOops",
+            "<tool_calls><tool_call>list_dir<tool_sep><arg_key>path</arg_key><arg_value>deploy</arg_value></tool_call></tool_calls>",
+            "list_dir",
+            "deploy",
+        ),
+    ];
+    for (truncated, complete, name, path) in cases {
+        let text = format!("{truncated}{complete}");
+        let (calls, rest) = scan(&text);
+        assert_eq!(calls, [call(name, json!({"path": path}))], "{text:?}");
+        assert_eq!(rest, truncated, "{text:?}");
+    }
+}
+
+// Finding 2a: an undeclared call's arguments are not rescanned as prose.
+
+#[test]
+fn markup_inside_an_undeclared_call_is_not_a_call() {
+    for text in [
+        "<tool_call>\n<function=deploy>\n<parameter=notes>\nrun <tool_call>bash<arg_key>command</arg_key><arg_value>make clean</arg_value></tool_call> first\n</parameter>\n</function>\n</tool_call>",
+        "<tool_call>{\"name\": \"deploy\", \"arguments\": {\"notes\": \"run <tool_call>bash<arg_key>command</arg_key><arg_value>ls</arg_value></tool_call>\"}}</tool_call>",
+    ] {
+        let (calls, rest) = scan(text);
+        assert_eq!(calls, [], "{text:?}");
+        assert_eq!(rest, text);
+    }
+}
+
+#[test]
+fn a_backtick_inside_an_undeclared_call_does_not_mask_later_calls() {
+    let text = "<tool_call>\n<function=deploy>\n<parameter=notes>\n```\n</parameter>\n</function>\n</tool_call>\n<tool_call>{\"name\": \"bash\", \"arguments\": {\"command\": \"ls\"}}</tool_call>";
+    assert_eq!(scan(text).0, [call("bash", json!({"command": "ls"}))]);
+    let text = "<tool_call>{\"name\": \"deploy\", \"arguments\": {\"notes\": \"use `x\"}}</tool_call>\n<tool_call>{\"name\": \"bash\", \"arguments\": {\"command\": \"ls\"}}</tool_call> then `y`";
+    assert_eq!(scan(text).0, [call("bash", json!({"command": "ls"}))]);
+}
+
+// Finding 3: arguments under a key the family does not use are not dropped as `{}`.
+
+#[test]
+fn a_call_object_with_a_foreign_arguments_key_is_no_call() {
+    for text in [
+        "[TOOL_CALLS][{\"name\": \"bash\", \"parameters\": {\"command\": \"ls\"}}]",
+        "<tool_calls>[{\"name\": \"list_dir\", \"parameters\": {\"path\": \"deploy\"}}]</tool_calls>",
+        "<|START_ACTION|>[{\"tool_call_id\": \"0\", \"tool_name\": \"list_dir\", \"arguments\": {\"path\": \"x\"}}]<|END_ACTION|>",
+        "<tool_call>{\"name\": \"bash\", \"args\": {\"command\": \"rm -rf /tmp/x\"}}</tool_call>",
+        "<tool_call>{\"name\": \"write_file\", \"input\": {\"path\": \"a\", \"content\": \"b\"}}</tool_call>",
+        "{\"name\": \"list_dir\", \"paramters\": {\"path\": \"x\"}}",
+    ] {
+        let (calls, rest) = scan(text);
+        assert_eq!(calls, [], "{text:?}");
+        assert_eq!(rest, text);
+    }
+    // A call with no arguments key and nothing else is still a call with no arguments.
+    let text = "<tool_call>{\"name\": \"list_dir\", \"id\": \"c1\"}</tool_call>";
+    assert_eq!(scan(text).0, [call("list_dir", json!({}))]);
+}
+
+// Finding 4: an inline code span that closes at the very end of the text masks its content.
+
+#[test]
+fn inline_code_closing_at_the_end_of_the_text_masks_the_call() {
+    let hermes =
+        "<tool_call>{\"name\": \"bash\", \"arguments\": {\"command\": \"ls\"}}</tool_call>";
+    for text in [
+        format!("Use `{hermes}`"),
+        format!("`{hermes}`"),
+        format!("``{hermes}``"),
+        format!("see ```{hermes}```"),
+        format!("`a\n{hermes}\nb`"),
+        format!("    ```\n{hermes}\n    ```"),
+    ] {
+        let (calls, rest) = scan(&text);
+        assert_eq!(calls, [], "{text:?}");
+        assert_eq!(rest, text);
+    }
+}
+
+// Finding 6: MiniMax M2's section closer is optional at the end of the text.
+
+#[test]
+fn minimax_m2_without_its_closer_is_recovered_at_the_end() {
+    for text in [
+        "<minimax:tool_call>\n<invoke name=\"bash\">\n<parameter name=\"command\">ls</parameter>\n</invoke>",
+        "<minimax:tool_call>\n<invoke name=\"bash\">\n<parameter name=\"command\">ls</parameter>\n</invoke>\n",
+    ] {
+        assert_eq!(
+            scan(text).0,
+            [call("bash", json!({"command": "ls"}))],
+            "{text:?}"
+        );
+    }
+}
+
+// Finding 7: consecutive bare Qwen3-Coder functions are all recovered.
+
+#[test]
+fn consecutive_bare_functions_are_all_recovered() {
+    let text = "<function=read_file>\n<parameter=path>\na.rs\n</parameter>\n</function>\n<function=read_file>\n<parameter=path>\nb.rs\n</parameter>\n</function>";
+    let (calls, rest) = scan(text);
+    assert_eq!(
+        calls,
+        [
+            call("read_file", json!({"path": "a.rs"})),
+            call("read_file", json!({"path": "b.rs"}))
+        ]
+    );
+    assert_eq!(rest, "");
+    let text = "<function=deploy>\n</function>\n<function=read_file>\n<parameter=path>\nb.rs\n</parameter>\n</function>";
+    assert_eq!(scan(text).0, [call("read_file", json!({"path": "b.rs"}))]);
+    // A truncated bare function after a complete one ends the block before it.
+    let text = "<function=read_file>\n<parameter=path>\na.rs\n</parameter>\n</function>\n<function=bash>\n<parameter=command>\nls";
+    let (calls, rest) = scan(text);
+    assert_eq!(calls, [call("read_file", json!({"path": "a.rs"}))]);
+    assert_eq!(rest, "\n<function=bash>\n<parameter=command>\nls");
+}
