@@ -221,3 +221,77 @@ fn consecutive_bare_functions_are_all_recovered() {
     assert_eq!(calls, [call("read_file", json!({"path": "a.rs"}))]);
     assert_eq!(rest, "\n<function=bash>\n<parameter=command>\nls");
 }
+
+// Finding 5: streaming a long block re-parses it only when it may have ended; the result is
+// the whole-text one, and a completed block is still released before the stream ends. (The
+// speed is measured in benches/recover.rs, never here.)
+
+fn chunks(text: &str, size: usize) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < text.len() {
+        let mut end = (at + size).min(text.len());
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
+        out.push(&text[at..end]);
+        at = end;
+    }
+    out
+}
+
+fn long_blocks() -> Vec<String> {
+    let code = "fn f(x: Vec<u8>) -> Option<()> { if a > b { g(x) } }\n".repeat(400);
+    vec![
+        format!(
+            "<tool_call>\n{{\"name\": \"write_file\", \"arguments\": {{\"path\": \"a.rs\", \"content\": {}}}}}\n</tool_call>",
+            serde_json::to_string(&code).unwrap()
+        ),
+        format!(
+            "<｜DSML｜tool_calls>\n<｜DSML｜invoke name=\"write_file\">\n<｜DSML｜parameter name=\"path\" string=\"true\">a.rs</｜DSML｜parameter>\n<｜DSML｜parameter name=\"content\" string=\"true\">{code}</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>"
+        ),
+        format!(
+            "<tool_call>\n<function=write_file>\n<parameter=path>\na.rs\n</parameter>\n<parameter=content>\n{code}</parameter>\n</function>\n</tool_call>"
+        ),
+        format!(
+            "<minimax:tool_call>{}",
+            "<invoke name=\"bash\"><parameter name=\"command\">x</parameter></invoke>".repeat(300)
+        ),
+        format!(
+            "<tool_call>bash\n{}</tool_call>",
+            "<arg_key>command</arg_key><arg_value>v</arg_value>".repeat(300)
+        ),
+        format!("Don`t worry: {}", "the quick brown fox jumps. ".repeat(800)),
+    ]
+}
+
+#[test]
+fn long_blocks_stream_like_the_whole_text() {
+    let tools = tools();
+    for block in long_blocks() {
+        for size in [1, 4, 16] {
+            let whole = recover_text(&block, &tools, 16);
+            assert_eq!(
+                stream(&tools, &chunks(&block, size)),
+                whole,
+                "{size}-byte chunks of {}",
+                &block[..40]
+            );
+        }
+    }
+}
+
+#[test]
+fn a_long_block_is_released_before_the_stream_ends() {
+    let tools = tools();
+    for block in &long_blocks()[..3] {
+        let text = format!("{block}\n{}", "Done. ".repeat(block.len() / 48));
+        let mut recoverer = StreamRecoverer::new(16);
+        let mut calls = 0;
+        for chunk in chunks(&text, 4) {
+            calls += recoverer.push(&tools, chunk).calls.len();
+        }
+        assert_eq!(calls, 1, "{}", &block[..40]);
+        assert!(recoverer.finish(&tools).calls.is_empty());
+    }
+}

@@ -139,6 +139,10 @@ pub(crate) struct Scanner {
     in_block: bool,
     /// Bytes scanned by parses that ran out of text (see `sentinel`).
     spent: usize,
+    /// An inline code span whose close was not decided when the text ran out: its opening run's
+    /// index and where the search for its close resumes, so a streamed paragraph after an
+    /// unmatched backtick is searched once, not once per chunk.
+    span_memo: Option<(usize, usize)>,
 }
 
 /// A cached forward search for a byte class: every pattern starts with one of five bytes that
@@ -203,6 +207,7 @@ impl Scanner {
             next_code: NextByte::default(),
             in_block: false,
             spent: 0,
+            span_memo: None,
         }
     }
 
@@ -327,11 +332,18 @@ impl Scanner {
             self.pos = at + n;
             return Next::Continue;
         }
-        match span_close(bytes, at + n, n, eof) {
+        let from = match self.span_memo {
+            Some((opener, resume)) if opener == at => resume,
+            _ => at + n,
+        };
+        match span_close(bytes, from, n, eof) {
             Ok(Some(end)) => self.pos = end,
             Ok(None) => self.pos = at + n,
-            Err(()) if eof => self.pos = at + n,
-            Err(()) => return self.wait(at),
+            Err(_) if eof => self.pos = at + n,
+            Err(resume) => {
+                self.span_memo = Some((at, resume));
+                return self.wait(at);
+            }
         }
         Next::Continue
     }
@@ -482,9 +494,10 @@ fn closes(line: &[u8], fence: Fence) -> bool {
 ///
 /// `Ok(Some(end))`: a run of exactly `n` backticks closes it before the paragraph ends.
 /// `Ok(None)`: a blank line comes first, so the opening backticks are literal.
-/// `Err(())`: the text ends first; more text decides. With `eof` the text is final, so a run
-/// that touches its end is judged as it is.
-fn span_close(bytes: &[u8], from: usize, n: usize, eof: bool) -> Result<Option<usize>, ()> {
+/// `Err(resume)`: the text ends first; more text decides, and the search may resume at
+/// `resume` (nothing before it can close the span or end the paragraph). With `eof` the text is
+/// final, so a run that touches its end is judged as it is.
+fn span_close(bytes: &[u8], from: usize, n: usize, eof: bool) -> Result<Option<usize>, usize> {
     let mut i = from;
     while let Some(off) = memchr::memchr2(b'`', b'\n', &bytes[i..]) {
         let at = i + off;
@@ -492,7 +505,7 @@ fn span_close(bytes: &[u8], from: usize, n: usize, eof: bool) -> Result<Option<u
             let k = run_len(bytes, at, b'`');
             if at + k == bytes.len() && !eof {
                 // A later chunk may lengthen the run.
-                return Err(());
+                return Err(at);
             }
             if k == n {
                 return Ok(Some(at + k));
@@ -506,12 +519,12 @@ fn span_close(bytes: &[u8], from: usize, n: usize, eof: bool) -> Result<Option<u
                 .count();
             match rest.get(blank) {
                 Some(b'\n') => return Ok(None),
-                None => return Err(()),
+                None => return Err(at),
                 Some(_) => i = at + 1,
             }
         }
     }
-    Err(())
+    Err(bytes.len())
 }
 
 #[cfg(test)]
@@ -531,8 +544,8 @@ mod tests {
         assert_eq!(span_close(b"`a` b", 1, 1, false), Ok(Some(3)));
         assert_eq!(span_close(b"``a`b``c", 2, 2, false), Ok(Some(7)));
         assert_eq!(span_close(b"`a\n\nb`c", 1, 1, false), Ok(None));
-        assert_eq!(span_close(b"`a\nb", 1, 1, false), Err(()));
-        assert_eq!(span_close(b"`a`", 1, 1, false), Err(()));
+        assert_eq!(span_close(b"`a\nb", 1, 1, false), Err(4));
+        assert_eq!(span_close(b"`a`", 1, 1, false), Err(2));
         assert_eq!(span_close(b"`a`", 1, 1, true), Ok(Some(3)));
     }
 

@@ -51,7 +51,48 @@ pub struct StreamRecoverer {
     safe: usize,
     /// Whether the text ended with a byte that ends blocks at the last run.
     armed: bool,
+    /// Text length at the last scanner run.
+    ran_at: usize,
+    /// The growth an open block must see before the next re-parse (see [`Self::due`]).
+    gap: Option<Gap>,
 }
+
+/// How soon an open block is parsed again, as a share of its length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Gap {
+    /// Only growth: the parse may turn invalid (a stray sentinel in prose) or hit the size cap.
+    Growth,
+    /// A closing bracket or `>` arrived: a bracket-closed payload (Mistral, Granite, pythonic)
+    /// may be complete.
+    Bracket,
+    /// A closing tag or token arrived (`</`, `|>`, `｜>`), or the text ended with a byte that
+    /// ends blocks: the block may be complete.
+    Closer,
+}
+
+impl Gap {
+    /// The bytes that must arrive since the last parse of a block of `len` bytes. Each gap is a
+    /// fixed share of the block, so the parses of one block cost linear time in total (a
+    /// geometric series), while a block is released at most `len / 16` bytes after its end.
+    fn bytes(self, len: usize) -> usize {
+        match self {
+            Self::Growth => len,
+            Self::Bracket => len / 4,
+            Self::Closer => len / 16,
+        }
+    }
+}
+
+/// Tokens that close tags and special tokens in every family: their arrival may complete a
+/// block.
+const CLOSERS: [&[u8]; 4] = [b"</", b"|>", "｜>".as_bytes(), b"<end_function_call>"];
+
+/// How far back a chunk is searched for a [`CLOSERS`] token cut by the previous chunk.
+const CLOSER_OVERLAP: usize = 24;
+
+/// An open block this short is parsed again at every line break, so a stray sentinel in prose
+/// is ruled out within its line (bounded work: the block is short).
+const SHORT_BLOCK: usize = 1024;
 
 impl StreamRecoverer {
     /// A recoverer that returns at most `max_calls` calls over the whole stream.
@@ -75,6 +116,8 @@ impl StreamRecoverer {
             checked_len: 0,
             safe: 0,
             armed: false,
+            ran_at: 0,
+            gap: None,
         }
     }
 
@@ -83,17 +126,12 @@ impl StreamRecoverer {
         let old_len = self.text.len();
         self.text.push_str(chunk);
         self.track_think(old_len);
-        // An open block completes only when a byte that ends blocks arrives (or, when the text
-        // already ends with one, on the next byte, which decides the optional parts after it):
-        // skipping the other re-runs keeps a long streamed block linear instead of quadratic.
-        // Skipping never changes the result, only when it is released.
         let ends_block = |b: u8| matches!(b, b'>' | b']' | b'}' | b')');
-        // A line break also retries, so a stray sentinel in prose is ruled out within a line.
-        let retry = |b: u8| ends_block(b) || b == b'\n';
-        let idle = self.scanner.in_block() && !self.armed && !chunk.bytes().any(retry);
         let mut found = Vec::new();
-        if !idle {
+        if !self.scanner.in_block() || self.due(old_len, chunk) {
             self.safe = self.scanner.run(&self.text, false, tools, &mut found);
+            self.ran_at = self.text.len();
+            self.gap = None;
             self.armed = self
                 .text
                 .trim_end()
@@ -131,6 +169,39 @@ impl StreamRecoverer {
             text: self.release(end),
             calls,
         }
+    }
+
+    /// Whether an open block should be parsed again after `chunk` arrived (the text was
+    /// `old_len` bytes long before it).
+    ///
+    /// Each parse of an open block reads it from its start, so parsing at every chunk would
+    /// make a long streamed block quadratic. A block can only complete when a closer arrives
+    /// (or, when the text already ended with one, on the next byte, which decides the optional
+    /// parts after it); even then the parse waits until the block grew by a share of its length
+    /// since the last parse. Skipping never changes the result, only when it is released.
+    fn due(&mut self, old_len: usize, chunk: &str) -> bool {
+        let len = self.text.len() - self.safe;
+        if len <= SHORT_BLOCK && chunk.contains('\n') {
+            return true;
+        }
+        let window = &self.text.as_bytes()[old_len.saturating_sub(CLOSER_OVERLAP)..];
+        let closer = self.armed
+            || CLOSERS
+                .iter()
+                .any(|t| memchr::memmem::find(window, t).is_some());
+        let arrived = if closer {
+            Gap::Closer
+        } else if chunk
+            .bytes()
+            .any(|b| matches!(b, b'>' | b']' | b'}' | b')'))
+        {
+            Gap::Bracket
+        } else {
+            Gap::Growth
+        };
+        let gap = self.gap.map_or(arrived, |g| g.max(arrived));
+        self.gap = Some(gap);
+        self.text.len() - self.ran_at >= gap.bytes(len)
     }
 
     fn take(&mut self, found: Vec<Found>) -> Vec<RecoveredCall> {
