@@ -295,3 +295,40 @@ fn a_long_block_is_released_before_the_stream_ends() {
         assert!(recoverer.finish(&tools).calls.is_empty());
     }
 }
+
+// Finding 2b: markup quoted in a whole-message payload's strings is part of the payload.
+
+#[test]
+fn a_whole_message_payload_wins_over_markup_in_its_strings() {
+    let text = "[{\"name\": \"write_file\", \"arguments\": {\"path\": \"docs.md\", \"content\": \"Qwen emits <tool_call><function=bash><parameter=command>ls</parameter></function></tool_call> blocks\"}}]";
+    let (calls, rest) = scan(text);
+    assert_eq!(
+        calls,
+        [call(
+            "write_file",
+            json!({"path": "docs.md", "content": "Qwen emits <tool_call><function=bash><parameter=command>ls</parameter></function></tool_call> blocks"})
+        )]
+    );
+    assert_eq!(rest, "");
+    // A payload that is not a whole message leaves the block inside to the scanner.
+    let text = "[{\"name\": \"write_file\", \"arguments\": {\"path\": \"docs.md\", \"content\": \"<tool_call><function=bash><parameter=command>ls</parameter></function></tool_call>\"}}] and more";
+    assert_eq!(scan(text).0, [call("bash", json!({"command": "ls"}))]);
+}
+
+// Finding 9: a `</think>` inside a whole-message payload's string does not move the region.
+
+#[test]
+fn a_think_closer_inside_a_payload_string_does_not_hide_the_payload() {
+    let text = "{\"name\": \"bash\", \"parameters\": {\"command\": \"grep -r </think> logs\"}}";
+    let (calls, rest) = scan(text);
+    assert_eq!(
+        calls,
+        [call("bash", json!({"command": "grep -r </think> logs"}))]
+    );
+    assert_eq!(rest, "");
+    // The text after a real `</think>` is still tried.
+    let text = "<think>plan</think>[{\"name\": \"bash\", \"arguments\": {\"command\": \"ls\"}}]";
+    let (calls, rest) = scan(text);
+    assert_eq!(calls, [call("bash", json!({"command": "ls"}))]);
+    assert_eq!(rest, "<think>plan</think>");
+}

@@ -40,13 +40,16 @@ pub struct StreamRecoverer {
     ranges: Vec<Range<usize>>,
     /// Whether any block was consumed: then no whole-message payload is possible.
     any_found: bool,
-    /// Start of the whole-message region (after the last `</think>`).
+    /// Start of the whole-message region after the last `</think>` (0 when there is none).
     region: usize,
-    /// The region start the whole-message check has ruled out, if any.
-    rejected: Option<usize>,
-    /// Region length at the last full whole-message check (checks are spaced geometrically so
-    /// a long held region costs linear time overall).
-    checked_len: usize,
+    /// The whole-message check of the whole text (tried first: a `</think>` may lie inside the
+    /// payload's strings).
+    zero: RegionCheck,
+    /// The whole-message check of the text after the last `</think>`.
+    think: RegionCheck,
+    /// Blocks found while the whole text may still be a whole-message payload: markup quoted
+    /// in the payload's strings is not a call of its own, so they wait for that verdict.
+    deferred: Vec<Found>,
     /// What the last scanner run decided: bytes before it are text or consumed.
     safe: usize,
     /// Whether the text ended with a byte that ends blocks at the last run.
@@ -55,6 +58,16 @@ pub struct StreamRecoverer {
     ran_at: usize,
     /// The growth an open block must see before the next re-parse (see [`Self::due`]).
     gap: Option<Gap>,
+}
+
+/// The state of the whole-message check of one region.
+#[derive(Debug, Clone, Copy, Default)]
+struct RegionCheck {
+    /// The check ruled the region out.
+    rejected: bool,
+    /// Region length at the last full check (checks are spaced geometrically so a long held
+    /// region costs linear time overall).
+    checked_len: usize,
 }
 
 /// How soon an open block is parsed again, as a share of its length.
@@ -112,8 +125,9 @@ impl StreamRecoverer {
             ranges: Vec::new(),
             any_found: false,
             region: 0,
-            rejected: None,
-            checked_len: 0,
+            zero: RegionCheck::default(),
+            think: RegionCheck::default(),
+            deferred: Vec::new(),
             safe: 0,
             armed: false,
             ran_at: 0,
@@ -140,8 +154,16 @@ impl StreamRecoverer {
                 .is_some_and(ends_block);
         }
         let safe = self.safe;
-        let calls = self.take(found);
-        let limit = match self.whole_hold(tools) {
+        let zero_held = self.zero_hold(tools);
+        let calls = if zero_held.is_some() {
+            self.deferred.append(&mut found);
+            Vec::new()
+        } else {
+            let mut all = std::mem::take(&mut self.deferred);
+            all.append(&mut found);
+            self.take(all)
+        };
+        let limit = match zero_held.or_else(|| self.think_hold(tools)) {
             Some(hold) => safe.min(hold),
             None => safe,
         };
@@ -156,14 +178,25 @@ impl StreamRecoverer {
     pub fn finish(mut self, tools: &ToolSet) -> StreamOutput {
         let mut found = Vec::new();
         self.scanner.run(&self.text, true, tools, &mut found);
-        let mut calls = self.take(found);
-        if !self.any_found {
-            if let Whole::Accept(block) =
-                whole::check(&self.text, self.region, tools, true, &self.options)
-            {
-                calls = self.take(vec![block]);
+        let whole_text = match self.zero.rejected {
+            true => None,
+            false => whole::check_region(&self.text, 0, tools, &self.options),
+        };
+        let calls = if let Some(block) = whole_text {
+            self.take(vec![block])
+        } else {
+            let mut all = std::mem::take(&mut self.deferred);
+            all.append(&mut found);
+            let mut calls = self.take(all);
+            if !self.any_found && self.region != 0 {
+                if let Some(block) =
+                    whole::check_region(&self.text, self.region, tools, &self.options)
+                {
+                    calls = self.take(vec![block]);
+                }
             }
-        }
+            calls
+        };
         let end = self.text.len();
         StreamOutput {
             text: self.release(end),
@@ -235,36 +268,66 @@ impl StreamRecoverer {
             memchr::memmem::rfind(&self.text.as_bytes()[from..], THINK_CLOSE.as_bytes())
         {
             self.region = from + i + THINK_CLOSE.len();
-            self.checked_len = 0;
+            self.think = RegionCheck::default();
         }
     }
 
-    /// Where emission must stop because the region may still be a whole-message payload.
-    fn whole_hold(&mut self, tools: &ToolSet) -> Option<usize> {
-        if self.any_found || self.rejected == Some(self.region) || self.options.max_calls == 0 {
+    /// Where emission must stop because the whole text may still be a whole-message payload
+    /// (then blocks found so far are deferred).
+    fn zero_hold(&mut self, tools: &ToolSet) -> Option<usize> {
+        if self.any_found || self.options.max_calls == 0 {
             return None;
         }
-        let len = self.text.len() - self.region;
-        let first = self.text.as_bytes()[self.region..]
+        let mut zero = self.zero;
+        let held = self.region_hold(tools, 0, &mut zero);
+        self.zero = zero;
+        held
+    }
+
+    /// Where emission must stop because the text after the last `</think>` may still be a
+    /// whole-message payload (only when no block was found).
+    fn think_hold(&mut self, tools: &ToolSet) -> Option<usize> {
+        if self.any_found || self.options.max_calls == 0 || self.region == 0 {
+            return None;
+        }
+        let mut think = self.think;
+        let held = self.region_hold(tools, self.region, &mut think);
+        self.think = think;
+        held
+    }
+
+    /// Whether `text[region..]` may still be a whole-message payload: then emission stops at
+    /// `region`.
+    fn region_hold(
+        &self,
+        tools: &ToolSet,
+        region: usize,
+        check: &mut RegionCheck,
+    ) -> Option<usize> {
+        if check.rejected {
+            return None;
+        }
+        let len = self.text.len() - region;
+        let first = self.text.as_bytes()[region..]
             .iter()
             .find(|b| !b.is_ascii_whitespace());
         let verdict = match first {
             None => Whole::Candidate,
-            Some(b'{' | b'[') if len < self.checked_len + (self.checked_len / 2).max(64) => {
+            Some(b'{' | b'[') if len < check.checked_len + (check.checked_len / 2).max(64) => {
                 Whole::Candidate
             }
             Some(b'{' | b'[') => {
-                self.checked_len = len;
-                whole::check(&self.text, self.region, tools, false, &self.options)
+                check.checked_len = len;
+                whole::check(&self.text, region, tools, false, &self.options)
             }
             Some(_) => Whole::Reject,
         };
         match verdict {
             Whole::Reject => {
-                self.rejected = Some(self.region);
+                check.rejected = true;
                 None
             }
-            _ => Some(self.region),
+            _ => Some(region),
         }
     }
 }

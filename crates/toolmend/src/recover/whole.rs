@@ -20,6 +20,20 @@ pub(crate) fn region_start(text: &str) -> usize {
         .map_or(0, |i| i + THINK_CLOSE.len())
 }
 
+/// The whole-message payload of a final text starting at `region` (0, or after the last
+/// `</think>`), if any.
+pub(crate) fn check_region(
+    text: &str,
+    region: usize,
+    tools: &ToolSet,
+    options: &RecoverOptions,
+) -> Option<Found> {
+    match check(text, region, tools, true, options) {
+        Whole::Accept(block) => Some(block),
+        _ => None,
+    }
+}
+
 /// A whole-message parser: the payload starting at the given index.
 type WholeParse = fn(&Input<'_>, usize) -> Step<Block>;
 
