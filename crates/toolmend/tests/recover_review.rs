@@ -332,3 +332,50 @@ fn a_think_closer_inside_a_payload_string_does_not_hide_the_payload() {
     assert_eq!(calls, [call("bash", json!({"command": "ls"}))]);
     assert_eq!(rest, "<think>plan</think>");
 }
+
+// Finding 8: pythonic literals follow Python's string and number syntax.
+
+#[test]
+fn pythonic_literals_follow_python() {
+    let cases = [
+        (
+            r"[bash(command=r'\bfoo\b')]",
+            json!({"command": "\\bfoo\\b"}),
+        ),
+        ("[bash(command='a\\101b')]", json!({"command": "aAb"})),
+        ("[bash(command='a\\012b')]", json!({"command": "a\nb"})),
+        ("[bash(command='\\U0001F600')]", json!({"command": "😀"})),
+        ("[bash(command='a\\ab')]", json!({"command": "a\u{7}b"})),
+        ("[bash(command='\\ud83d\\ude00')]", json!({"command": "😀"})),
+        (
+            "[bash(command='echo a\\\nb')]",
+            json!({"command": "echo ab"}),
+        ),
+        ("[bash(command='ls'),]", json!({"command": "ls"})),
+        (
+            "[read_file(path='a', limit=1_000)]",
+            json!({"path": "a", "limit": 1000}),
+        ),
+        (
+            "[write_file(path=\"a.py\", content=\"\"\"line1\nline2\"\"\")]",
+            json!({"path": "a.py", "content": "line1\nline2"}),
+        ),
+        (
+            "<|python_start|>[bash(command='a\\101b')]<|python_end|>",
+            json!({"command": "aAb"}),
+        ),
+    ];
+    for (text, args) in cases {
+        let name = text
+            .trim_start_matches("<|python_start|>")
+            .trim_start_matches('[');
+        let name = &name[..name.find('(').unwrap()];
+        assert_eq!(scan(text).0, [call(name, args)], "{text:?}");
+    }
+    for text in [
+        "[bash(command='\\N{BULLET}')]",
+        "[read_file(path='a', limit=1__0)]",
+    ] {
+        assert_eq!(scan(text).0, [], "{text:?}");
+    }
+}
