@@ -379,3 +379,28 @@ fn pythonic_literals_follow_python() {
         assert_eq!(scan(text).0, [], "{text:?}");
     }
 }
+
+// Nits: whole-message forms after any reasoning closer, and before an end-of-turn token.
+
+#[test]
+fn whole_message_forms_follow_every_reasoning_closer() {
+    let text = "[THINK]plan[/THINK][bash(command='ls')]";
+    let (calls, rest) = scan(text);
+    assert_eq!(calls, [call("bash", json!({"command": "ls"}))]);
+    assert_eq!(rest, "[THINK]plan[/THINK]");
+    let text =
+        "<seed:think>plan</seed:think>[{\"name\": \"bash\", \"arguments\": {\"command\": \"ls\"}}]";
+    let (calls, rest) = scan(text);
+    assert_eq!(calls, [call("bash", json!({"command": "ls"}))]);
+    assert_eq!(rest, "<seed:think>plan</seed:think>");
+}
+
+#[test]
+fn a_whole_message_payload_may_end_with_an_end_of_turn_token() {
+    let text = "{\"name\": \"bash\", \"parameters\": {\"command\": \"ls\"}}<|eot_id|>";
+    let (calls, rest) = scan(text);
+    assert_eq!(calls, [call("bash", json!({"command": "ls"}))]);
+    assert_eq!(rest, "");
+    let text = "{\"name\": \"bash\", \"parameters\": {\"command\": \"ls\"}}<|eot_id|> more";
+    assert_eq!(scan(text).0, []);
+}

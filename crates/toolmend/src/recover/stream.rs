@@ -11,7 +11,7 @@
 use std::ops::Range;
 
 use super::scan::{Found, Scanner};
-use super::whole::{self, THINK_CLOSE, Whole};
+use super::whole::{self, THINK_CLOSES, Whole};
 use super::{RecoverOptions, RecoveredCall, strip};
 use crate::ToolSet;
 
@@ -258,17 +258,22 @@ impl StreamRecoverer {
         out
     }
 
-    /// Moves the whole-message region past a `</think>` that arrived (possibly split).
+    /// Moves the whole-message region past a closing reasoning tag that arrived (possibly
+    /// split).
     fn track_think(&mut self, old_len: usize) {
-        let mut from = old_len.saturating_sub(THINK_CLOSE.len() - 1);
-        while !self.text.is_char_boundary(from) {
-            from -= 1;
-        }
-        if let Some(i) =
-            memchr::memmem::rfind(&self.text.as_bytes()[from..], THINK_CLOSE.as_bytes())
-        {
-            self.region = from + i + THINK_CLOSE.len();
-            self.think = RegionCheck::default();
+        for close in THINK_CLOSES {
+            let mut from = old_len.saturating_sub(close.len() - 1);
+            while !self.text.is_char_boundary(from) {
+                from -= 1;
+            }
+            if let Some(i) = memchr::memmem::rfind(&self.text.as_bytes()[from..], close.as_bytes())
+            {
+                let region = from + i + close.len();
+                if region > self.region {
+                    self.region = region;
+                    self.think = RegionCheck::default();
+                }
+            }
         }
     }
 
