@@ -404,3 +404,24 @@ fn a_whole_message_payload_may_end_with_an_end_of_turn_token() {
     let text = "{\"name\": \"bash\", \"parameters\": {\"command\": \"ls\"}}<|eot_id|> more";
     assert_eq!(scan(text).0, []);
 }
+
+// Finding 2c: a Qwen3-Coder block quoted in an Anthropic-style value shares its closer.
+
+#[test]
+fn a_quoted_block_sharing_the_closer_stays_inside_the_value() {
+    let text = "<function_calls>\n<invoke name=\"write_file\">\n<parameter name=\"content\">Use <tool_call><function=bash><parameter=command>rm -rf build</parameter></function></tool_call> to clean.</parameter>\n</invoke>\n</function_calls>";
+    let (calls, rest) = scan(text);
+    assert_eq!(
+        calls,
+        [call(
+            "write_file",
+            json!({"content": "Use <tool_call><function=bash><parameter=command>rm -rf build</parameter></function></tool_call> to clean."})
+        )]
+    );
+    assert_eq!(rest, "");
+    // The same with an undeclared outer tool: no call at all (finding 2a).
+    let text = text.replace("write_file", "deploy");
+    let (calls, rest) = scan(&text);
+    assert_eq!(calls, []);
+    assert_eq!(rest, text);
+}

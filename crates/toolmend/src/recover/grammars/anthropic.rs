@@ -106,10 +106,36 @@ pub(crate) fn invoke(s: &str, at: usize) -> Step<(RawCall, usize)> {
         let open = expect_ws(s, i, &format!("<{prefix}parameter"))?;
         let (key, after) = attr(s, open, "name")?;
         let value_at = expect_ws(s, after, ">")?;
-        let value_end = find_before(s, value_at, &close_param, &stops)?;
+        let value_end = value_close(s, value_at, prefix, &close_param, &stops)?;
         let value = trim_newlines(&s[value_at..value_end]).to_owned();
         fields.push((key, Field::Untyped(value)));
         i = value_end + close_param.len();
+    }
+}
+
+/// Where a parameter value starting at `from` ends: at its `</parameter>`, skipping one closer
+/// per parameter tag opened inside the value. A value that quotes a Qwen3-Coder block
+/// (`<parameter=command>ls</parameter>`, which shares this closer) would otherwise be cut at the
+/// quoted block's closer, and the quoted call recovered in place of this one.
+fn value_close(s: &str, from: usize, prefix: &str, close: &str, stops: &[&str]) -> Step<usize> {
+    let open = format!("<{prefix}parameter");
+    let mut depth = 0usize;
+    let mut at = from;
+    loop {
+        let end = find_before(s, at, close, stops)?;
+        depth += memchr::memmem::find_iter(&s.as_bytes()[at..end], open.as_bytes())
+            .filter(|&i| {
+                matches!(
+                    s.as_bytes().get(at + i + open.len()),
+                    Some(b'=' | b' ' | b'>')
+                )
+            })
+            .count();
+        if depth == 0 {
+            return Ok(end);
+        }
+        depth -= 1;
+        at = end + close.len();
     }
 }
 
