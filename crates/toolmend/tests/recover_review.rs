@@ -425,3 +425,20 @@ fn a_quoted_block_sharing_the_closer_stays_inside_the_value() {
     assert_eq!(calls, []);
     assert_eq!(rest, text);
 }
+
+// Nit: coercion follows local `$ref`s.
+
+#[test]
+fn coercion_follows_local_refs() {
+    let tools = ToolSet::from_json(&json!([{"name": "t", "parameters": {
+        "type": "object",
+        "$defs": {"Mode": {"type": "integer"}},
+        "properties": {"m": {"$ref": "#/$defs/Mode"}}
+    }}]));
+    let text =
+        "<tool_call>\n<function=t>\n<parameter=m>\n3\n</parameter>\n</function>\n</tool_call>";
+    let found = recover_text(text, &tools, 16);
+    assert_eq!(found.calls.len(), 1);
+    let args: Value = serde_json::from_str(&found.calls[0].arguments).unwrap();
+    assert_eq!(args, json!({"m": 3}));
+}
