@@ -123,6 +123,28 @@ fn bench(c: &mut Criterion) {
             calls + stream.finish(&tools).calls.len()
         });
     });
+
+    // Review finding 5: a 200 KB Hermes write_file of code (full of `>`, `}` and `)`) streamed
+    // in 4-byte chunks; before the fix every chunk re-parsed the block from its start (~4 s).
+    let code = "fn f(x: Vec<u8>) -> Option<()> { if a > b { g(x) } }\n".repeat(200_000 / 53);
+    let hermes = format!(
+        "<tool_call>\n{{\"name\": \"bash\", \"arguments\": {{\"command\": {}}}}}\n</tool_call>",
+        serde_json::to_string(&code).expect("a string serializes")
+    );
+    group.throughput(Throughput::Bytes(hermes.len() as u64));
+    group.bench_function("stream_200kb_hermes_block_4b_chunks", |b| {
+        b.iter(|| {
+            let mut stream = StreamRecoverer::new(16);
+            let mut calls = 0;
+            for chunk in hermes.as_bytes().chunks(4) {
+                calls += stream
+                    .push(&tools, std::str::from_utf8(chunk).unwrap())
+                    .calls
+                    .len();
+            }
+            calls + stream.finish(&tools).calls.len()
+        });
+    });
     group.finish();
 }
 

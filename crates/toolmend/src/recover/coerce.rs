@@ -10,16 +10,16 @@
 
 use serde_json::{Number, Value};
 
-/// Nesting of `anyOf`/`oneOf`/`allOf` followed when gathering types.
+/// Nesting of `anyOf`/`oneOf`/`allOf` and local `$ref`s followed when gathering types.
 const MAX_SCHEMA_DEPTH: usize = 8;
 
 /// The JSON value for the raw text `raw` of parameter `key`, given the tool's parameters schema.
 pub(crate) fn coerce(schema: Option<&Value>, key: &str, raw: &str) -> Value {
-    let Some(prop) = schema.and_then(|s| property(s, key)) else {
+    let (Some(root), Some(prop)) = (schema, schema.and_then(|s| property(s, key))) else {
         return Value::String(raw.to_owned());
     };
     let mut types = Types::default();
-    types.gather(prop, 0);
+    types.gather(root, prop, 0);
     convert(&types, raw).unwrap_or_else(|| Value::String(raw.to_owned()))
 }
 
@@ -40,9 +40,20 @@ struct Types {
 }
 
 impl Types {
-    fn gather(&mut self, schema: &Value, depth: usize) {
+    /// Gathers what `schema` admits; `root` is the tool's parameters schema, which local
+    /// `$ref`s (`#/$defs/…`, `#/definitions/…`: Pydantic writes one for every enum and nested
+    /// model) point into.
+    fn gather(&mut self, root: &Value, schema: &Value, depth: usize) {
         if depth > MAX_SCHEMA_DEPTH {
             return;
+        }
+        if let Some(target) = schema
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|r| r.strip_prefix('#'))
+            .and_then(|pointer| root.pointer(pointer))
+        {
+            self.gather(root, target, depth + 1);
         }
         match schema.get("type") {
             Some(Value::String(t)) => self.names.push(t.to_ascii_lowercase()),
@@ -72,7 +83,7 @@ impl Types {
         for keyword in ["anyOf", "oneOf", "allOf"] {
             if let Some(Value::Array(members)) = schema.get(keyword) {
                 for member in members {
-                    self.gather(member, depth + 1);
+                    self.gather(root, member, depth + 1);
                 }
             }
         }
@@ -220,6 +231,25 @@ mod tests {
             json!("2026-01-15")
         );
         assert_eq!(coerce(Some(&schema()), "tags", "a, b"), json!("a, b"));
+    }
+
+    #[test]
+    fn follows_local_refs() {
+        let schema = json!({
+            "type": "object",
+            "$defs": {"Mode": {"type": "integer"}, "Loop": {"$ref": "#/$defs/Loop"}},
+            "definitions": {"Flag": {"type": "boolean"}},
+            "properties": {
+                "m": {"$ref": "#/$defs/Mode"},
+                "f": {"$ref": "#/definitions/Flag"},
+                "l": {"$ref": "#/$defs/Loop"},
+                "x": {"$ref": "https://example.com/other"}
+            }
+        });
+        assert_eq!(coerce(Some(&schema), "m", "3"), json!(3));
+        assert_eq!(coerce(Some(&schema), "f", "true"), json!(true));
+        assert_eq!(coerce(Some(&schema), "l", "3"), json!("3"));
+        assert_eq!(coerce(Some(&schema), "x", "3"), json!("3"));
     }
 
     #[test]

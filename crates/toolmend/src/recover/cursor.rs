@@ -143,6 +143,25 @@ pub(crate) fn find_opt(s: &str, from: usize, needle: &str) -> Option<usize> {
     found
 }
 
+/// Like [`find`], but the search fails for good when one of `stops` (the start of a new block
+/// of the same family) comes before `needle`: a value cut off by a new block belongs to a
+/// truncated call, and completing it with the next block's closer would fuse two calls
+/// (GRAMMARS §1.3).
+pub(crate) fn find_before(s: &str, from: usize, needle: &str, stops: &[&str]) -> Step<usize> {
+    let found = find_opt(s, from, needle);
+    let hay = s
+        .as_bytes()
+        .get(from..found.unwrap_or(s.len()))
+        .unwrap_or_default();
+    if stops
+        .iter()
+        .any(|stop| memchr::memmem::find(hay, stop.as_bytes()).is_some())
+    {
+        return Err(Stop::Invalid);
+    }
+    found.ok_or(Stop::Incomplete)
+}
+
 /// Reads a tool name from `s[from..to]`, trimmed: non-empty, one line, bounded, and free of
 /// markup characters (`<`, `>`, quotes, braces), so prose never passes for a name.
 pub(crate) fn name(s: &str, from: usize, to: usize) -> Step<String> {
@@ -209,6 +228,24 @@ mod tests {
         assert_eq!(expect("<tool", 0, "<tool_call>"), Err(Stop::Incomplete));
         assert_eq!(expect("<tooX", 0, "<tool_call>"), Err(Stop::Invalid));
         assert_eq!(expect("a<tool_call>b", 1, "<tool_call>"), Ok(12));
+    }
+
+    #[test]
+    fn find_before_refuses_a_new_block_before_the_needle() {
+        assert_eq!(find_before("a</p>", 0, "</p>", &["<t>"]), Ok(1));
+        assert_eq!(
+            find_before("a<t>b</p>", 0, "</p>", &["<t>"]),
+            Err(Stop::Invalid)
+        );
+        assert_eq!(
+            find_before("a<t>b", 0, "</p>", &["<t>"]),
+            Err(Stop::Invalid)
+        );
+        assert_eq!(find_before("a</p><t>", 0, "</p>", &["<t>"]), Ok(1));
+        assert_eq!(
+            find_before("a<t", 0, "</p>", &["<t>"]),
+            Err(Stop::Incomplete)
+        );
     }
 
     #[test]

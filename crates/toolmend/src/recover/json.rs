@@ -88,8 +88,14 @@ pub(crate) fn arguments(raw: &RawValue) -> Option<String> {
         .then(|| inner.trim().to_owned())
 }
 
+/// Keys a call object may carry besides its name and arguments.
+const METADATA_KEYS: [&str; 3] = ["id", "tool_call_id", "type"];
+
 /// Reads a call object: the name under one of `name_keys`, the arguments under the first of
-/// `arg_keys` that is present (a missing arguments key means a call with no arguments).
+/// `arg_keys` that is present. A missing arguments key means a call with no arguments only
+/// when the object holds nothing else but metadata: arguments under a key this family does not
+/// use (`args`, `input`, a misspelling) would otherwise be dropped silently, so such an object
+/// is no call.
 pub(crate) fn call_object(text: &str, name_keys: &[&str], arg_keys: &[&str]) -> Option<RawCall> {
     let fields: BTreeMap<String, &RawValue> = serde_json::from_str(text).ok()?;
     let name: String = name_keys
@@ -98,7 +104,15 @@ pub(crate) fn call_object(text: &str, name_keys: &[&str], arg_keys: &[&str]) -> 
         .and_then(|v| serde_json::from_str(v.get()).ok())?;
     let args = match arg_keys.iter().find_map(|k| fields.get(*k)) {
         Some(raw) => arguments(raw)?,
-        None => "{}".to_owned(),
+        None => {
+            let other = fields
+                .keys()
+                .any(|k| !name_keys.contains(&k.as_str()) && !METADATA_KEYS.contains(&k.as_str()));
+            if other {
+                return None;
+            }
+            "{}".to_owned()
+        }
     };
     Some(RawCall {
         name,
@@ -178,6 +192,35 @@ mod tests {
         );
         assert_eq!(
             call_object(r#"{"arguments": {}}"#, &["name"], ARGS_OR_PARAMETERS),
+            None
+        );
+    }
+
+    #[test]
+    fn a_missing_arguments_key_is_no_arguments_only_without_other_keys() {
+        let none = call_object(
+            r#"{"name": "f", "id": "1", "type": "function"}"#,
+            &["name"],
+            ARGS_OR_PARAMETERS,
+        );
+        assert_eq!(none.map(|c| c.args), Some(Args::Json("{}".into())));
+        for text in [
+            r#"{"name": "f", "args": {"a": 1}}"#,
+            r#"{"name": "f", "input": {"a": 1}}"#,
+            r#"{"name": "f", "paramters": {"a": 1}}"#,
+        ] {
+            assert_eq!(
+                call_object(text, &["name"], ARGS_OR_PARAMETERS),
+                None,
+                "{text}"
+            );
+        }
+        assert_eq!(
+            call_object(
+                r#"{"name": "f", "parameters": {"a": 1}}"#,
+                &["name"],
+                &["arguments"]
+            ),
             None
         );
     }

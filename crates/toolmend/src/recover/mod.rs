@@ -168,10 +168,15 @@ pub fn recover_text(text: &str, tools: &ToolSet, max_calls: usize) -> Recovered 
 pub fn recover_text_with(text: &str, tools: &ToolSet, options: &RecoverOptions) -> Recovered {
     let mut found = Vec::new();
     scan::Scanner::new(*options).run(text, true, tools, &mut found);
-    if found.is_empty() {
+    // A whole text that is a payload wins over blocks found inside it: markup quoted in the
+    // payload's strings is not a call of its own. The text after the last `</think>` is tried
+    // when nothing else was found (a `</think>` may also lie inside a payload's string).
+    if let Some(block) = whole::check_region(text, 0, tools, options) {
+        found = vec![block];
+    } else if found.is_empty() {
         let region = whole::region_start(text);
-        if let whole::Whole::Accept(block) = whole::check(text, region, tools, true, options) {
-            found.push(block);
+        if region != 0 {
+            found.extend(whole::check_region(text, region, tools, options));
         }
     }
     let text = strip(text, 0..text.len(), found.iter().map(|f| &f.range));

@@ -139,6 +139,10 @@ pub(crate) struct Scanner {
     in_block: bool,
     /// Bytes scanned by parses that ran out of text (see `sentinel`).
     spent: usize,
+    /// An inline code span whose close was not decided when the text ran out: its opening run's
+    /// index and where the search for its close resumes, so a streamed paragraph after an
+    /// unmatched backtick is searched once, not once per chunk.
+    span_memo: Option<(usize, usize)>,
 }
 
 /// A cached forward search for a byte class: every pattern starts with one of five bytes that
@@ -203,6 +207,7 @@ impl Scanner {
             next_code: NextByte::default(),
             in_block: false,
             spent: 0,
+            span_memo: None,
         }
     }
 
@@ -327,11 +332,18 @@ impl Scanner {
             self.pos = at + n;
             return Next::Continue;
         }
-        match span_close(bytes, at + n, n) {
+        let from = match self.span_memo {
+            Some((opener, resume)) if opener == at => resume,
+            _ => at + n,
+        };
+        match span_close(bytes, from, n, eof) {
             Ok(Some(end)) => self.pos = end,
             Ok(None) => self.pos = at + n,
-            Err(()) if eof => self.pos = at + n,
-            Err(()) => return self.wait(at),
+            Err(_) if eof => self.pos = at + n,
+            Err(resume) => {
+                self.span_memo = Some((at, resume));
+                return self.wait(at);
+            }
         }
         Next::Continue
     }
@@ -411,7 +423,10 @@ impl Scanner {
                     .filter_map(|call| call.recovered(tools, self.resolve, family, range.clone()))
                     .collect();
                 if calls.is_empty() {
-                    self.pos = at + 1;
+                    // The block stays text, whole: markup quoted in its arguments is part of
+                    // a call (of an undeclared tool), never a call of its own, and a backtick
+                    // in them must not open a span that masks later blocks (§1.4).
+                    self.pos = block.end;
                 } else if calls.len() > self.calls_left {
                     // Over the cap: the block stays text, whole, and recovery stops.
                     self.calls_left = 0;
@@ -479,15 +494,18 @@ fn closes(line: &[u8], fence: Fence) -> bool {
 ///
 /// `Ok(Some(end))`: a run of exactly `n` backticks closes it before the paragraph ends.
 /// `Ok(None)`: a blank line comes first, so the opening backticks are literal.
-/// `Err(())`: the text ends first; more text decides.
-fn span_close(bytes: &[u8], from: usize, n: usize) -> Result<Option<usize>, ()> {
+/// `Err(resume)`: the text ends first; more text decides, and the search may resume at
+/// `resume` (nothing before it can close the span or end the paragraph). With `eof` the text is
+/// final, so a run that touches its end is judged as it is.
+fn span_close(bytes: &[u8], from: usize, n: usize, eof: bool) -> Result<Option<usize>, usize> {
     let mut i = from;
     while let Some(off) = memchr::memchr2(b'`', b'\n', &bytes[i..]) {
         let at = i + off;
         if bytes[at] == b'`' {
             let k = run_len(bytes, at, b'`');
-            if at + k == bytes.len() {
-                return Err(());
+            if at + k == bytes.len() && !eof {
+                // A later chunk may lengthen the run.
+                return Err(at);
             }
             if k == n {
                 return Ok(Some(at + k));
@@ -501,12 +519,12 @@ fn span_close(bytes: &[u8], from: usize, n: usize) -> Result<Option<usize>, ()> 
                 .count();
             match rest.get(blank) {
                 Some(b'\n') => return Ok(None),
-                None => return Err(()),
+                None => return Err(at),
                 Some(_) => i = at + 1,
             }
         }
     }
-    Err(())
+    Err(bytes.len())
 }
 
 #[cfg(test)]
@@ -523,10 +541,12 @@ mod tests {
 
     #[test]
     fn inline_spans_close_on_an_equal_run_before_a_blank_line() {
-        assert_eq!(span_close(b"`a` b", 1, 1), Ok(Some(3)));
-        assert_eq!(span_close(b"``a`b``c", 2, 2), Ok(Some(7)));
-        assert_eq!(span_close(b"`a\n\nb`c", 1, 1), Ok(None));
-        assert_eq!(span_close(b"`a\nb", 1, 1), Err(()));
+        assert_eq!(span_close(b"`a` b", 1, 1, false), Ok(Some(3)));
+        assert_eq!(span_close(b"``a`b``c", 2, 2, false), Ok(Some(7)));
+        assert_eq!(span_close(b"`a\n\nb`c", 1, 1, false), Ok(None));
+        assert_eq!(span_close(b"`a\nb", 1, 1, false), Err(4));
+        assert_eq!(span_close(b"`a`", 1, 1, false), Err(2));
+        assert_eq!(span_close(b"`a`", 1, 1, true), Ok(Some(3)));
     }
 
     #[test]

@@ -11,7 +11,7 @@
 use std::ops::Range;
 
 use super::scan::{Found, Scanner};
-use super::whole::{self, THINK_CLOSE, Whole};
+use super::whole::{self, THINK_CLOSES, Whole};
 use super::{RecoverOptions, RecoveredCall, strip};
 use crate::ToolSet;
 
@@ -40,18 +40,72 @@ pub struct StreamRecoverer {
     ranges: Vec<Range<usize>>,
     /// Whether any block was consumed: then no whole-message payload is possible.
     any_found: bool,
-    /// Start of the whole-message region (after the last `</think>`).
+    /// Start of the whole-message region after the last `</think>` (0 when there is none).
     region: usize,
-    /// The region start the whole-message check has ruled out, if any.
-    rejected: Option<usize>,
-    /// Region length at the last full whole-message check (checks are spaced geometrically so
-    /// a long held region costs linear time overall).
-    checked_len: usize,
+    /// The whole-message check of the whole text (tried first: a `</think>` may lie inside the
+    /// payload's strings).
+    zero: RegionCheck,
+    /// The whole-message check of the text after the last `</think>`.
+    think: RegionCheck,
+    /// Blocks found while the whole text may still be a whole-message payload: markup quoted
+    /// in the payload's strings is not a call of its own, so they wait for that verdict.
+    deferred: Vec<Found>,
     /// What the last scanner run decided: bytes before it are text or consumed.
     safe: usize,
     /// Whether the text ended with a byte that ends blocks at the last run.
     armed: bool,
+    /// Text length at the last scanner run.
+    ran_at: usize,
+    /// The growth an open block must see before the next re-parse (see [`Self::due`]).
+    gap: Option<Gap>,
 }
+
+/// The state of the whole-message check of one region.
+#[derive(Debug, Clone, Copy, Default)]
+struct RegionCheck {
+    /// The check ruled the region out.
+    rejected: bool,
+    /// Region length at the last full check (checks are spaced geometrically so a long held
+    /// region costs linear time overall).
+    checked_len: usize,
+}
+
+/// How soon an open block is parsed again, as a share of its length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Gap {
+    /// Only growth: the parse may turn invalid (a stray sentinel in prose) or hit the size cap.
+    Growth,
+    /// A closing bracket or `>` arrived: a bracket-closed payload (Mistral, Granite, pythonic)
+    /// may be complete.
+    Bracket,
+    /// A closing tag or token arrived (`</`, `|>`, `｜>`), or the text ended with a byte that
+    /// ends blocks: the block may be complete.
+    Closer,
+}
+
+impl Gap {
+    /// The bytes that must arrive since the last parse of a block of `len` bytes. Each gap is a
+    /// fixed share of the block, so the parses of one block cost linear time in total (a
+    /// geometric series), while a block is released at most `len / 16` bytes after its end.
+    fn bytes(self, len: usize) -> usize {
+        match self {
+            Self::Growth => len,
+            Self::Bracket => len / 4,
+            Self::Closer => len / 16,
+        }
+    }
+}
+
+/// Tokens that close tags and special tokens in every family: their arrival may complete a
+/// block.
+const CLOSERS: [&[u8]; 4] = [b"</", b"|>", "｜>".as_bytes(), b"<end_function_call>"];
+
+/// How far back a chunk is searched for a [`CLOSERS`] token cut by the previous chunk.
+const CLOSER_OVERLAP: usize = 24;
+
+/// An open block this short is parsed again at every line break, so a stray sentinel in prose
+/// is ruled out within its line (bounded work: the block is short).
+const SHORT_BLOCK: usize = 1024;
 
 impl StreamRecoverer {
     /// A recoverer that returns at most `max_calls` calls over the whole stream.
@@ -71,10 +125,13 @@ impl StreamRecoverer {
             ranges: Vec::new(),
             any_found: false,
             region: 0,
-            rejected: None,
-            checked_len: 0,
+            zero: RegionCheck::default(),
+            think: RegionCheck::default(),
+            deferred: Vec::new(),
             safe: 0,
             armed: false,
+            ran_at: 0,
+            gap: None,
         }
     }
 
@@ -83,17 +140,12 @@ impl StreamRecoverer {
         let old_len = self.text.len();
         self.text.push_str(chunk);
         self.track_think(old_len);
-        // An open block completes only when a byte that ends blocks arrives (or, when the text
-        // already ends with one, on the next byte, which decides the optional parts after it):
-        // skipping the other re-runs keeps a long streamed block linear instead of quadratic.
-        // Skipping never changes the result, only when it is released.
         let ends_block = |b: u8| matches!(b, b'>' | b']' | b'}' | b')');
-        // A line break also retries, so a stray sentinel in prose is ruled out within a line.
-        let retry = |b: u8| ends_block(b) || b == b'\n';
-        let idle = self.scanner.in_block() && !self.armed && !chunk.bytes().any(retry);
         let mut found = Vec::new();
-        if !idle {
+        if !self.scanner.in_block() || self.due(old_len, chunk) {
             self.safe = self.scanner.run(&self.text, false, tools, &mut found);
+            self.ran_at = self.text.len();
+            self.gap = None;
             self.armed = self
                 .text
                 .trim_end()
@@ -102,8 +154,16 @@ impl StreamRecoverer {
                 .is_some_and(ends_block);
         }
         let safe = self.safe;
-        let calls = self.take(found);
-        let limit = match self.whole_hold(tools) {
+        let zero_held = self.zero_hold(tools);
+        let calls = if zero_held.is_some() {
+            self.deferred.append(&mut found);
+            Vec::new()
+        } else {
+            let mut all = std::mem::take(&mut self.deferred);
+            all.append(&mut found);
+            self.take(all)
+        };
+        let limit = match zero_held.or_else(|| self.think_hold(tools)) {
             Some(hold) => safe.min(hold),
             None => safe,
         };
@@ -118,19 +178,63 @@ impl StreamRecoverer {
     pub fn finish(mut self, tools: &ToolSet) -> StreamOutput {
         let mut found = Vec::new();
         self.scanner.run(&self.text, true, tools, &mut found);
-        let mut calls = self.take(found);
-        if !self.any_found {
-            if let Whole::Accept(block) =
-                whole::check(&self.text, self.region, tools, true, &self.options)
-            {
-                calls = self.take(vec![block]);
+        let whole_text = match self.zero.rejected {
+            true => None,
+            false => whole::check_region(&self.text, 0, tools, &self.options),
+        };
+        let calls = if let Some(block) = whole_text {
+            self.take(vec![block])
+        } else {
+            let mut all = std::mem::take(&mut self.deferred);
+            all.append(&mut found);
+            let mut calls = self.take(all);
+            if !self.any_found && self.region != 0 {
+                if let Some(block) =
+                    whole::check_region(&self.text, self.region, tools, &self.options)
+                {
+                    calls = self.take(vec![block]);
+                }
             }
-        }
+            calls
+        };
         let end = self.text.len();
         StreamOutput {
             text: self.release(end),
             calls,
         }
+    }
+
+    /// Whether an open block should be parsed again after `chunk` arrived (the text was
+    /// `old_len` bytes long before it).
+    ///
+    /// Each parse of an open block reads it from its start, so parsing at every chunk would
+    /// make a long streamed block quadratic. A block can only complete when a closer arrives
+    /// (or, when the text already ended with one, on the next byte, which decides the optional
+    /// parts after it); even then the parse waits until the block grew by a share of its length
+    /// since the last parse. Skipping never changes the result, only when it is released.
+    fn due(&mut self, old_len: usize, chunk: &str) -> bool {
+        let len = self.text.len() - self.safe;
+        if len <= SHORT_BLOCK && chunk.contains('\n') {
+            return true;
+        }
+        let window = &self.text.as_bytes()[old_len.saturating_sub(CLOSER_OVERLAP)..];
+        let closer = self.armed
+            || CLOSERS
+                .iter()
+                .any(|t| memchr::memmem::find(window, t).is_some());
+        let arrived = if closer {
+            Gap::Closer
+        } else if chunk
+            .bytes()
+            .any(|b| matches!(b, b'>' | b']' | b'}' | b')'))
+        {
+            Gap::Bracket
+        } else {
+            Gap::Growth
+        };
+        let gap = self.gap.map_or(arrived, |g| g.max(arrived));
+        self.gap = Some(gap);
+        self.text.len() - self.ran_at >= gap.bytes(len)
     }
 
     fn take(&mut self, found: Vec<Found>) -> Vec<RecoveredCall> {
@@ -154,46 +258,81 @@ impl StreamRecoverer {
         out
     }
 
-    /// Moves the whole-message region past a `</think>` that arrived (possibly split).
+    /// Moves the whole-message region past a closing reasoning tag that arrived (possibly
+    /// split).
     fn track_think(&mut self, old_len: usize) {
-        let mut from = old_len.saturating_sub(THINK_CLOSE.len() - 1);
-        while !self.text.is_char_boundary(from) {
-            from -= 1;
-        }
-        if let Some(i) =
-            memchr::memmem::rfind(&self.text.as_bytes()[from..], THINK_CLOSE.as_bytes())
-        {
-            self.region = from + i + THINK_CLOSE.len();
-            self.checked_len = 0;
+        for close in THINK_CLOSES {
+            let mut from = old_len.saturating_sub(close.len() - 1);
+            while !self.text.is_char_boundary(from) {
+                from -= 1;
+            }
+            if let Some(i) = memchr::memmem::rfind(&self.text.as_bytes()[from..], close.as_bytes())
+            {
+                let region = from + i + close.len();
+                if region > self.region {
+                    self.region = region;
+                    self.think = RegionCheck::default();
+                }
+            }
         }
     }
 
-    /// Where emission must stop because the region may still be a whole-message payload.
-    fn whole_hold(&mut self, tools: &ToolSet) -> Option<usize> {
-        if self.any_found || self.rejected == Some(self.region) || self.options.max_calls == 0 {
+    /// Where emission must stop because the whole text may still be a whole-message payload
+    /// (then blocks found so far are deferred).
+    fn zero_hold(&mut self, tools: &ToolSet) -> Option<usize> {
+        if self.any_found || self.options.max_calls == 0 {
             return None;
         }
-        let len = self.text.len() - self.region;
-        let first = self.text.as_bytes()[self.region..]
+        let mut zero = self.zero;
+        let held = self.region_hold(tools, 0, &mut zero);
+        self.zero = zero;
+        held
+    }
+
+    /// Where emission must stop because the text after the last `</think>` may still be a
+    /// whole-message payload (only when no block was found).
+    fn think_hold(&mut self, tools: &ToolSet) -> Option<usize> {
+        if self.any_found || self.options.max_calls == 0 || self.region == 0 {
+            return None;
+        }
+        let mut think = self.think;
+        let held = self.region_hold(tools, self.region, &mut think);
+        self.think = think;
+        held
+    }
+
+    /// Whether `text[region..]` may still be a whole-message payload: then emission stops at
+    /// `region`.
+    fn region_hold(
+        &self,
+        tools: &ToolSet,
+        region: usize,
+        check: &mut RegionCheck,
+    ) -> Option<usize> {
+        if check.rejected {
+            return None;
+        }
+        let len = self.text.len() - region;
+        let first = self.text.as_bytes()[region..]
             .iter()
             .find(|b| !b.is_ascii_whitespace());
         let verdict = match first {
             None => Whole::Candidate,
-            Some(b'{' | b'[') if len < self.checked_len + (self.checked_len / 2).max(64) => {
+            Some(b'{' | b'[') if len < check.checked_len + (check.checked_len / 2).max(64) => {
                 Whole::Candidate
             }
             Some(b'{' | b'[') => {
-                self.checked_len = len;
-                whole::check(&self.text, self.region, tools, false, &self.options)
+                check.checked_len = len;
+                whole::check(&self.text, region, tools, false, &self.options)
             }
             Some(_) => Whole::Reject,
         };
         match verdict {
             Whole::Reject => {
-                self.rejected = Some(self.region);
+                check.rejected = true;
                 None
             }
-            _ => Some(self.region),
+            _ => Some(region),
         }
     }
 }

@@ -2,8 +2,9 @@
 //!
 //! An xLAM array, a bare Llama `{"name", "parameters"}` object (or several joined by `;`) and a
 //! bare pythonic list `[f(a=1)]` are recovered only when they are the whole trimmed text, or
-//! the whole trimmed text after the last `</think>`, and every call names a declared tool.
-//! JSON quoted in prose never becomes a call (unlike vLLM's `llama3_json`).
+//! the whole trimmed text after the last `</think>` (or `[/THINK]`, `</seed:think>`), and every
+//! call names a declared tool; one end-of-turn token (`<|eot_id|>`, `<|eom_id|>`, `</s>`) may
+//! follow. JSON quoted in prose never becomes a call (unlike vLLM's `llama3_json`).
 
 use super::cursor::{Step, Stop, skip_ws};
 use super::grammars::{Block, Input, llama, pythonic, xlam};
@@ -11,13 +12,55 @@ use super::scan::Found;
 use super::{MAX_BLOCK_BYTES, RecoverOptions};
 use crate::ToolSet;
 
-/// The closing think tag after which a whole-message payload may start.
-pub(crate) const THINK_CLOSE: &str = "</think>";
+/// The closing reasoning tags after which a whole-message payload may start (GRAMMARS §1.2
+/// names all three wrappers).
+pub(crate) const THINK_CLOSES: [&str; 3] = ["</think>", "[/THINK]", "</seed:think>"];
 
-/// Where the whole-message region starts: after the last `</think>`, or at 0.
+/// Where the whole-message region starts: after the last closing reasoning tag, or at 0.
 pub(crate) fn region_start(text: &str) -> usize {
-    memchr::memmem::rfind(text.as_bytes(), THINK_CLOSE.as_bytes())
-        .map_or(0, |i| i + THINK_CLOSE.len())
+    THINK_CLOSES
+        .iter()
+        .filter_map(|t| memchr::memmem::rfind(text.as_bytes(), t.as_bytes()).map(|i| i + t.len()))
+        .max()
+        .unwrap_or(0)
+}
+
+/// End-of-turn tokens that may follow a whole-message payload (Llama's `<|eom_id|>` and
+/// `<|eot_id|>`, GRAMMARS §2.11, and `</s>`); they belong to the payload's span.
+const END_TOKENS: [&str; 3] = ["<|eom_id|>", "<|eot_id|>", "</s>"];
+
+/// Whether `text[at..]` is only whitespace and at most one end-of-turn token: `Ok(Some(end))`
+/// with the end of the consumed token (or `at`), `Ok(None)` when it can never be, and
+/// `Err(Incomplete)` when more text may still make it so.
+fn trailer(text: &str, at: usize) -> Step<Option<usize>> {
+    let i = skip_ws(text, at);
+    if i == text.len() {
+        return Ok(Some(at));
+    }
+    let rest = &text[i..];
+    for token in END_TOKENS {
+        if let Some(after) = rest.strip_prefix(token) {
+            return Ok((after.trim().is_empty()).then_some(i + token.len()));
+        }
+        if token.starts_with(rest) {
+            return Err(Stop::Incomplete);
+        }
+    }
+    Ok(None)
+}
+
+/// The whole-message payload of a final text starting at `region` (0, or after the last
+/// `</think>`), if any.
+pub(crate) fn check_region(
+    text: &str,
+    region: usize,
+    tools: &ToolSet,
+    options: &RecoverOptions,
+) -> Option<Found> {
+    match check(text, region, tools, true, options) {
+        Whole::Accept(block) => Some(block),
+        _ => None,
+    }
 }
 
 /// A whole-message parser: the payload starting at the given index.
@@ -60,13 +103,15 @@ pub(crate) fn check(
     let input = Input { text, eof, tools };
     for (family, parse) in WHOLE {
         match parse(&input, first) {
-            Ok(block) if skip_ws(text, block.end) == text.len() => {
-                if !eof {
-                    return Whole::Candidate;
+            Ok(mut block) => match trailer(text, block.end) {
+                Ok(Some(_)) | Err(_) if !eof => return Whole::Candidate,
+                Ok(Some(end)) => {
+                    block.end = end;
+                    return accept(family, block, first, tools, options)
+                        .map_or(Whole::Reject, Whole::Accept);
                 }
-                return accept(family, block, first, tools, options)
-                    .map_or(Whole::Reject, Whole::Accept);
-            }
+                _ => {}
+            },
             Err(Stop::Incomplete) if !eof => return Whole::Candidate,
             _ => {}
         }

@@ -20,7 +20,9 @@
 
 use super::{Block, Grammar, Input};
 use crate::recover::call::{Args, Field, RawCall};
-use crate::recover::cursor::{Step, Stop, attr, expect, expect_ws, find, skip_ws, trim_newlines};
+use crate::recover::cursor::{
+    Step, Stop, attr, expect, expect_ws, find_before, skip_ws, trim_newlines,
+};
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
     lead: "",
@@ -31,12 +33,14 @@ pub(crate) const GRAMMAR: Grammar = Grammar {
 
 fn parse(input: &Input<'_>, _start: usize, body: usize) -> Step<Block> {
     let s = input.text;
-    let (calls, end) = invokes(s, body)?;
+    let (calls, end) = invokes(s, body, input.eof)?;
     Block::new(expect_ws(s, end, "</function_calls>")?, calls)
 }
 
-/// One or more invokes from `at`; returns them and the index after the last `</invoke>`.
-pub(crate) fn invokes(s: &str, at: usize) -> Step<(Vec<RawCall>, usize)> {
+/// One or more invokes from `at`; returns them and the index after the last `</invoke>`. With
+/// `eof`, a text that ends after an invoke has no further invoke (the caller's closer may be
+/// optional).
+pub(crate) fn invokes(s: &str, at: usize, eof: bool) -> Step<(Vec<RawCall>, usize)> {
     let mut calls = Vec::new();
     let mut i = skip_ws(s, at);
     loop {
@@ -45,8 +49,8 @@ pub(crate) fn invokes(s: &str, at: usize) -> Step<(Vec<RawCall>, usize)> {
         let next = skip_ws(s, end);
         match prefixed(s, next, "invoke") {
             Ok(_) => i = next,
-            Err(Stop::Incomplete) => return Err(Stop::Incomplete),
-            Err(Stop::Invalid) => return Ok((calls, end)),
+            Err(Stop::Incomplete) if !eof => return Err(Stop::Incomplete),
+            Err(_) => return Ok((calls, end)),
         }
     }
 }
@@ -79,6 +83,10 @@ pub(crate) fn invoke(s: &str, at: usize) -> Step<(RawCall, usize)> {
     let mut i = expect_ws(s, i, ">")?;
     let close_param = format!("</{prefix}parameter>");
     let close_invoke = format!("</{prefix}invoke>");
+    // A new invoke before the value's closer means the value was cut off and the closer found
+    // belongs to the next call (§1.3).
+    let new_invoke = format!("<{prefix}invoke ");
+    let stops = [new_invoke.as_str()];
     let mut fields = Vec::new();
     loop {
         match expect_ws(s, i, &close_invoke) {
@@ -98,10 +106,36 @@ pub(crate) fn invoke(s: &str, at: usize) -> Step<(RawCall, usize)> {
         let open = expect_ws(s, i, &format!("<{prefix}parameter"))?;
         let (key, after) = attr(s, open, "name")?;
         let value_at = expect_ws(s, after, ">")?;
-        let value_end = find(s, value_at, &close_param)?;
+        let value_end = value_close(s, value_at, prefix, &close_param, &stops)?;
         let value = trim_newlines(&s[value_at..value_end]).to_owned();
         fields.push((key, Field::Untyped(value)));
         i = value_end + close_param.len();
+    }
+}
+
+/// Where a parameter value starting at `from` ends: at its `</parameter>`, skipping one closer
+/// per parameter tag opened inside the value. A value that quotes a Qwen3-Coder block
+/// (`<parameter=command>ls</parameter>`, which shares this closer) would otherwise be cut at the
+/// quoted block's closer, and the quoted call recovered in place of this one.
+fn value_close(s: &str, from: usize, prefix: &str, close: &str, stops: &[&str]) -> Step<usize> {
+    let open = format!("<{prefix}parameter");
+    let mut depth = 0usize;
+    let mut at = from;
+    loop {
+        let end = find_before(s, at, close, stops)?;
+        depth += memchr::memmem::find_iter(&s.as_bytes()[at..end], open.as_bytes())
+            .filter(|&i| {
+                matches!(
+                    s.as_bytes().get(at + i + open.len()),
+                    Some(b'=' | b' ' | b'>')
+                )
+            })
+            .count();
+        if depth == 0 {
+            return Ok(end);
+        }
+        depth -= 1;
+        at = end + close.len();
     }
 }
 

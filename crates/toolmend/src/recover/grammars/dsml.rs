@@ -215,6 +215,18 @@ fn param_close(s: &str, from: usize) -> Step<(usize, usize)> {
             Err(Stop::Incomplete) => return Err(Stop::Incomplete),
             Err(Stop::Invalid) => i = at + 1,
         }
+        // A new section or invoke before the closer means the value was cut off (§1.3): the
+        // next block's closer must not complete it.
+        if let Ok((false, word)) = tag(s, at) {
+            let opens = ["invoke"].iter().chain(SECTIONS.iter());
+            for w in opens {
+                match expect(s, word, w) {
+                    Ok(_) => return Err(Stop::Invalid),
+                    Err(Stop::Incomplete) => return Err(Stop::Incomplete),
+                    Err(Stop::Invalid) => {}
+                }
+            }
+        }
     }
 }
 

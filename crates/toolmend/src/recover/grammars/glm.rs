@@ -18,7 +18,7 @@
 
 use super::{Block, Grammar, Input};
 use crate::recover::call::{Args, Field, RawCall};
-use crate::recover::cursor::{MAX_NAME_BYTES, Step, Stop, expect_ws, find, name, skip_ws};
+use crate::recover::cursor::{MAX_NAME_BYTES, Step, Stop, expect_ws, find_before, name, skip_ws};
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
     lead: "",
@@ -60,6 +60,12 @@ pub(crate) fn name_line(s: &str, at: usize) -> Step<(String, usize)> {
     Ok((name(s, from, i)?, i))
 }
 
+/// What opens a GLM or HY v3 key or value: met inside a key or value before its closer, it
+/// means the call was cut off and the closer found belongs to the next call (GRAMMARS §1.3).
+/// Only this family's own tags count: a block of another family quoted in a value has no
+/// closer of this one.
+const STOPS: &[&str] = &["<arg_key>", "<arg_value>"];
+
 /// `<arg_key>`/`<arg_value>` pairs from `at` up to and including `close`; returns the fields
 /// and the index after `close`. Shared with Hunyuan HY v3.
 pub(crate) fn pairs(s: &str, at: usize, close: &str) -> Step<(Vec<(String, Field)>, usize)> {
@@ -72,9 +78,9 @@ pub(crate) fn pairs(s: &str, at: usize, close: &str) -> Step<(Vec<(String, Field
             Err(Stop::Invalid) => {}
         }
         let key_at = expect_ws(s, i, "<arg_key>")?;
-        let key_end = find(s, key_at, "</arg_key>")?;
+        let key_end = find_before(s, key_at, "</arg_key>", STOPS)?;
         let value_at = expect_ws(s, key_end + "</arg_key>".len(), "<arg_value>")?;
-        let value_end = find(s, value_at, "</arg_value>")?;
+        let value_end = find_before(s, value_at, "</arg_value>", STOPS)?;
         let key = s[key_at..key_end].trim();
         if key.is_empty() || key.len() > MAX_NAME_BYTES {
             return Err(Stop::Invalid);

@@ -18,7 +18,8 @@ use serde_json::Value;
 use super::{Block, Grammar, Input};
 use crate::recover::call::{Args, Field, RawCall};
 use crate::recover::cursor::{
-    MAX_NAME_BYTES, Step, Stop, attr, expect, expect_ws, find, find_within, name, optional, peek_ws,
+    MAX_NAME_BYTES, Step, Stop, attr, expect, expect_ws, find_before, find_within, name, optional,
+    peek_ws,
 };
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
@@ -90,7 +91,13 @@ fn call(s: &str, at: usize) -> Step<(RawCall, usize)> {
         let header = &s[open..sep];
         let key = attribute(header, "key").ok_or(Stop::Invalid)?;
         let value_at = sep + SEP.len();
-        let value_end = find(s, value_at, "<|close|>argument<|sep|>")?;
+        // A new section or call before the closer means the value was cut off (§1.3).
+        let value_end = find_before(
+            s,
+            value_at,
+            "<|close|>argument<|sep|>",
+            &["<|open|>tools<|sep|>", "<|open|>call"],
+        )?;
         let raw = &s[value_at..value_end];
         let field = match attribute(header, "type").as_deref() {
             Some("string") => Field::Typed(Value::String(raw.to_owned())),

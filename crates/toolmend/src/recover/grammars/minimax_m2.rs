@@ -28,7 +28,7 @@ pub(crate) const GRAMMAR: Grammar = Grammar {
 
 fn parse(input: &Input<'_>, _start: usize, body: usize) -> Step<Block> {
     let s = input.text;
-    let (calls, end) = anthropic::invokes(s, body)?;
+    let (calls, end) = anthropic::invokes(s, body, input.eof)?;
     let end = optional(s, end, "</minimax:tool_call>", input.eof)?.unwrap_or(end);
     Block::new(end, calls)
 }

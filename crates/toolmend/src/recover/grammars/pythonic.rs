@@ -54,7 +54,15 @@ pub(crate) fn call_list(s: &str, at: usize, json_literals: bool) -> Step<(Vec<Ra
         i = skip_ws(s, end);
         match s.as_bytes().get(i) {
             None => return Err(Stop::Incomplete),
-            Some(b',') => i += 1,
+            Some(b',') => {
+                // A trailing comma before `]` is legal Python.
+                i = skip_ws(s, i + 1);
+                match s.as_bytes().get(i) {
+                    None => return Err(Stop::Incomplete),
+                    Some(b']') => return Ok((calls, i + 1)),
+                    Some(_) => {}
+                }
+            }
             Some(b']') => return Ok((calls, i + 1)),
             Some(_) => return Err(Stop::Invalid),
         }
@@ -124,6 +132,10 @@ fn literal(s: &str, at: usize, json_literals: bool, depth: usize) -> Step<(Value
         Some(b'(') => sequence(s, i + 1, b')', json_literals, depth),
         Some(b'{') => dict(s, i + 1, json_literals, depth),
         Some(c) if c.is_ascii_digit() || *c == b'-' || *c == b'+' || *c == b'.' => number(s, i),
+        Some(b'r' | b'R') if matches!(b.get(i + 1), Some(b'\'' | b'"')) => {
+            quoted(s, i + 1, true).map(|(v, end)| (Value::String(v), end))
+        }
+        Some(b'r' | b'R') if i + 1 == b.len() => Err(Stop::Incomplete),
         Some(_) => {
             let (word, end) = ident(s, i)?;
             let value = match word {
@@ -185,47 +197,127 @@ fn dict(s: &str, mut i: usize, json: bool, depth: usize) -> Step<(Value, usize)>
     }
 }
 
-/// A quoted string (single-line, Python escapes) starting at the quote.
+/// A quoted string starting at the quote, with Python's escapes (GRAMMARS §2.12 "python str").
 fn string(s: &str, at: usize) -> Step<(String, usize)> {
-    let quote = s.as_bytes()[at] as char;
+    quoted(s, at, false)
+}
+
+/// A Python string literal starting at the quote: single-line `'…'`/`"…"` or triple-quoted
+/// (line breaks allowed); `raw` (an `r` prefix) keeps backslashes as written.
+fn quoted(s: &str, at: usize, raw: bool) -> Step<(String, usize)> {
+    let b = s.as_bytes();
+    let q = b[at];
+    let triple = b.get(at + 1) == Some(&q) && b.get(at + 2) == Some(&q);
+    if !triple && b.get(at + 1) == Some(&q) && at + 2 == b.len() {
+        // Two quotes so far: an empty string or the start of a triple-quoted one.
+        return Err(Stop::Incomplete);
+    }
     let mut out = String::new();
-    let mut chars = s[at + 1..].char_indices();
-    while let Some((off, c)) = chars.next() {
-        match c {
-            c if c == quote => return Ok((out, at + 1 + off + 1)),
-            '\n' => {
-                crate::recover::cursor::reach(at + 1 + off);
-                return Err(Stop::Invalid);
+    let mut i = if triple { at + 3 } else { at + 1 };
+    loop {
+        let Some(c) = s[i..].chars().next() else {
+            return Err(Stop::Incomplete);
+        };
+        if c == q as char {
+            if !triple {
+                return Ok((out, i + 1));
             }
-            '\\' => {
-                let Some((_, e)) = chars.next() else {
-                    return Err(Stop::Incomplete);
-                };
-                match e {
-                    'n' => out.push('\n'),
-                    't' => out.push('\t'),
-                    'r' => out.push('\r'),
-                    '0' => out.push('\0'),
-                    '\\' | '\'' | '"' => out.push(e),
-                    'u' | 'x' => {
-                        let len = if e == 'u' { 4 } else { 2 };
-                        let hex: String = chars.by_ref().take(len).map(|(_, h)| h).collect();
-                        if hex.len() < len {
-                            return Err(Stop::Incomplete);
+            match b.get(i..i + 3) {
+                Some(end) if end.iter().all(|&x| x == q) => return Ok((out, i + 3)),
+                None if b[i..].iter().all(|&x| x == q) => return Err(Stop::Incomplete),
+                _ => {}
+            }
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        if c == '\n' && !triple {
+            crate::recover::cursor::reach(i);
+            return Err(Stop::Invalid);
+        }
+        if c != '\\' {
+            out.push(c);
+            i += c.len_utf8();
+            continue;
+        }
+        let Some(e) = s[i + 1..].chars().next() else {
+            return Err(Stop::Incomplete);
+        };
+        i += 1 + e.len_utf8();
+        if raw {
+            // A raw string keeps the backslash; an escaped quote does not end it.
+            out.push('\\');
+            out.push(e);
+            continue;
+        }
+        match e {
+            'n' => out.push('\n'),
+            't' => out.push('\t'),
+            'r' => out.push('\r'),
+            'a' => out.push('\u{7}'),
+            'b' => out.push('\u{8}'),
+            'f' => out.push('\u{c}'),
+            'v' => out.push('\u{b}'),
+            '\\' | '\'' | '"' => out.push(e),
+            // A line continuation.
+            '\n' => {}
+            '0'..='7' => {
+                let mut code = e as u32 - '0' as u32;
+                for _ in 0..2 {
+                    match b.get(i) {
+                        None => return Err(Stop::Incomplete),
+                        Some(&d @ b'0'..=b'7') => {
+                            code = code * 8 + u32::from(d - b'0');
+                            i += 1;
                         }
-                        let code = u32::from_str_radix(&hex, 16).map_err(|_| Stop::Invalid)?;
-                        out.push(char::from_u32(code).ok_or(Stop::Invalid)?);
-                    }
-                    other => {
-                        out.push('\\');
-                        out.push(other);
+                        Some(_) => break,
                     }
                 }
+                out.push(char::from_u32(code).ok_or(Stop::Invalid)?);
             }
-            c => out.push(c),
+            'x' | 'u' | 'U' => {
+                let len = match e {
+                    'x' => 2,
+                    'u' => 4,
+                    _ => 8,
+                };
+                let (mut code, after) = hex(s, i, len)?;
+                i = after;
+                if e == 'u' && (0xD800..0xDC00).contains(&code) {
+                    // A UTF-16 surrogate pair written as two escapes.
+                    let j = crate::recover::cursor::expect(s, i, "\\u")?;
+                    let (low, after) = hex(s, j, 4)?;
+                    if !(0xDC00..0xE000).contains(&low) {
+                        return Err(Stop::Invalid);
+                    }
+                    code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
+                    i = after;
+                }
+                out.push(char::from_u32(code).ok_or(Stop::Invalid)?);
+            }
+            // `\N{NAME}` needs Unicode's name table: not guessed.
+            'N' => return Err(Stop::Invalid),
+            other => {
+                out.push('\\');
+                out.push(other);
+            }
         }
     }
-    Err(Stop::Incomplete)
+}
+
+/// `len` hex digits at `at`: the code and the index after them.
+fn hex(s: &str, at: usize, len: usize) -> Step<(u32, usize)> {
+    let b = s.as_bytes();
+    let end = at + len;
+    let digits = &b[at.min(b.len())..end.min(b.len())];
+    if !digits.iter().all(u8::is_ascii_hexdigit) {
+        return Err(Stop::Invalid);
+    }
+    if end > b.len() {
+        return Err(Stop::Incomplete);
+    }
+    let code = u32::from_str_radix(&s[at..end], 16).map_err(|_| Stop::Invalid)?;
+    Ok((code, end))
 }
 
 /// A number; Python's leading `+` is dropped, the rest must be a JSON number.
@@ -240,6 +332,14 @@ fn number(s: &str, at: usize) -> Step<(Value, usize)> {
         return Err(Stop::Incomplete);
     }
     let text = s[at..i].trim_start_matches('+');
+    // Python allows `_` between digits (`1_000`).
+    let tb = text.as_bytes();
+    let digit = |k: usize| tb.get(k).is_some_and(u8::is_ascii_digit);
+    if (0..tb.len()).any(|k| tb[k] == b'_' && !(k > 0 && digit(k - 1) && digit(k + 1))) {
+        return Err(Stop::Invalid);
+    }
+    let text = text.replace('_', "");
+    let text = text.as_str();
     let text = if text.starts_with('.') {
         format!("0{text}")
     } else {

@@ -15,8 +15,10 @@
 //! fallback). Each `<parameter=KEY>` value loses exactly one leading and one trailing line
 //! break (indentation is kept) and is converted with the tool's schema. A parameter with no
 //! `</parameter>` ends at the next `<parameter=` or at `</function>` (both engines accept that).
-//! A bare function right after an opened wrapper (or another function) is not accepted: that
-//! wrapper is truncated.
+//! Consecutive bare functions form one block. A bare function right after an opened wrapper
+//! (or after a function that did not parse as a block) is not accepted: that wrapper is
+//! truncated. A value that meets `<function=` before its closer belongs to a truncated call:
+//! the closer found is the next call's, so the block is refused.
 //! A function body that is a JSON object (`<function=NAME>{…}</function>`, llama.cpp's Hermes
 //! variant) passes through as JSON.
 //!
@@ -27,7 +29,8 @@
 use super::{Block, Grammar, Input};
 use crate::recover::call::{Args, Field, RawCall};
 use crate::recover::cursor::{
-    Step, Stop, expect, expect_ws, find, find_opt, name_until, peek_ws, skip_ws, strip_one_newline,
+    Step, Stop, expect, expect_ws, find_before, find_opt, name_until, peek_ws, skip_ws,
+    strip_one_newline,
 };
 use crate::recover::json::object_span;
 
@@ -50,10 +53,41 @@ fn parse(input: &Input<'_>, start: usize, body: usize) -> Step<Block> {
         {
             return Err(Stop::Invalid);
         }
-        let (call, end) = function(s, body, true)?;
-        return Block::new(end, vec![call]);
+        return bare(input, body);
     }
     calls(s, body, "</tool_call>", true)
+}
+
+/// What starts a new Qwen3-Coder or Seed-OSS call: met inside a value before its closer, it
+/// means the value was cut off (the call is truncated) and the closer found belongs to the next
+/// call, GRAMMARS §1.3. Only this family's own opener counts: a block of another family quoted
+/// in a value has no closer of this one.
+const STOPS: &[&str] = &["<function="];
+
+/// Consecutive bare functions from `at` (just after the first `<function=`), as one block: a
+/// bare function right after another is part of the same unwrapped output (vLLM's fallback
+/// parses every one). A following function that can never complete ends the block before it.
+fn bare(input: &Input<'_>, at: usize) -> Step<Block> {
+    let s = input.text;
+    let (call, mut end) = function(s, at, true)?;
+    let mut calls = vec![call];
+    loop {
+        let next = match peek_ws(s, end, "<function=") {
+            Ok(Some(next)) => next,
+            Ok(None) => break,
+            Err(Stop::Incomplete) if input.eof => break,
+            Err(stop) => return Err(stop),
+        };
+        match function(s, next, true) {
+            Ok((call, after)) => {
+                calls.push(call);
+                end = after;
+            }
+            Err(Stop::Incomplete) if !input.eof => return Err(Stop::Incomplete),
+            Err(_) => break,
+        }
+    }
+    Block::new(end, calls)
 }
 
 /// One or more `<function=…>` blocks after `at`, then `close`. Shared with Seed-OSS, whose
@@ -83,7 +117,7 @@ fn function(s: &str, at: usize, lenient: bool) -> Step<(RawCall, usize)> {
     }
     // Lenient parameters end at the next `<parameter=` or at `</function>` at the latest.
     let function_end = if lenient {
-        Some(find(s, i, "</function>")?)
+        Some(find_before(s, i, "</function>", STOPS)?)
     } else {
         None
     };
@@ -118,7 +152,7 @@ fn function(s: &str, at: usize, lenient: bool) -> Step<(RawCall, usize)> {
                 }
             }
             None => {
-                let c = find(s, value_at, "</parameter>")?;
+                let c = find_before(s, value_at, "</parameter>", STOPS)?;
                 (c, c + "</parameter>".len())
             }
         };
