@@ -2,37 +2,13 @@
 //! the typed errors. Expected values are written out by hand.
 
 use serde_json::{Value, json};
-use toolmend::RepairKind::{self, *};
-use toolmend::salvage::{SalvageError, SalvageErrorKind, SalvageOptions, Salvaged, salvage};
+use toolmend::RepairKind::*;
+use toolmend::salvage::{SalvageErrorKind, SalvageOptions, salvage};
 
-fn run(text: &str) -> Result<Salvaged, SalvageError> {
-    salvage(text, &SalvageOptions::default())
-}
-
-fn kinds(s: &Salvaged) -> Vec<RepairKind> {
-    s.repairs.iter().map(|r| r.kind).collect()
-}
-
-/// `text` salvages to exactly `expected` (one value, not truncated) with exactly `repairs`.
-#[track_caller]
-fn check(text: &str, expected: Value, repairs: &[RepairKind]) {
-    let s = run(text).unwrap_or_else(|e| panic!("{text:?}: {e}"));
-    assert_eq!(s.values, vec![expected], "{text:?}");
-    let mut got = kinds(&s);
-    got.sort();
-    let mut want = repairs.to_vec();
-    want.sort();
-    assert_eq!(got, want, "{text:?}");
-    assert!(!s.truncated, "{text:?}");
-}
-
-#[track_caller]
-fn check_error(text: &str, kind: SalvageErrorKind) {
-    match run(text) {
-        Ok(s) => panic!("{text:?}: expected {kind:?}, got {:?}", s.values),
-        Err(e) => assert_eq!(e.kind, kind, "{text:?}"),
-    }
-}
+#[path = "support/salvage_check.rs"]
+#[allow(dead_code, reason = "each test file uses some of the shared checks")]
+mod salvage_check;
+use salvage_check::{check, check_error, kinds, run};
 
 #[test]
 fn strict_json_comes_back_unchanged_with_no_repairs() {

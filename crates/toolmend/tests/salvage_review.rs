@@ -1,34 +1,14 @@
 //! Regressions from the review of the lenient JSON salvage parser: each test carries the inputs
 //! of one finding, with the expected outcome written out by hand.
 
-use serde_json::{Value, json};
-use toolmend::RepairKind::{self, *};
-use toolmend::salvage::{SalvageError, SalvageErrorKind, SalvageOptions, Salvaged, salvage};
+use serde_json::json;
+use toolmend::RepairKind::*;
+use toolmend::salvage::SalvageErrorKind;
 
-fn run(text: &str) -> Result<Salvaged, SalvageError> {
-    salvage(text, &SalvageOptions::default())
-}
-
-/// `text` salvages to exactly `expected` (one value, not truncated) with exactly `repairs`.
-#[track_caller]
-fn check(text: &str, expected: Value, repairs: &[RepairKind]) {
-    let s = run(text).unwrap_or_else(|e| panic!("{text:?}: {e}"));
-    assert_eq!(s.values, vec![expected], "{text:?}");
-    let mut got: Vec<RepairKind> = s.repairs.iter().map(|r| r.kind).collect();
-    got.sort();
-    let mut want = repairs.to_vec();
-    want.sort();
-    assert_eq!(got, want, "{text:?}");
-    assert!(!s.truncated, "{text:?}");
-}
-
-#[track_caller]
-fn check_error(text: &str, kind: SalvageErrorKind) {
-    match run(text) {
-        Ok(s) => panic!("{text:?}: expected {kind:?}, got {:?}", s.values),
-        Err(e) => assert_eq!(e.kind, kind, "{text:?}"),
-    }
-}
+#[path = "support/salvage_check.rs"]
+#[allow(dead_code, reason = "each test file uses some of the shared checks")]
+mod salvage_check;
+use salvage_check::{check, check_error, run};
 
 /// Finding 3: the shapes that made the prose search quadratic still give their outcome (the
 /// time is measured in release, not here).
