@@ -44,6 +44,14 @@ impl RawCall {
         }
     }
 
+    /// A call whose arguments are named fields (XML-style markups).
+    pub(crate) fn fields(name: String, fields: Vec<(String, Field)>) -> Self {
+        Self {
+            name,
+            args: Args::Fields(fields),
+        }
+    }
+
     /// The call of a declared tool, or `None` (GRAMMARS §1.4: names are compared exactly,
     /// never fuzzy-matched). Only the caller's `resolve` may map an undeclared name to a
     /// declared one; the written name is then kept in `written_name`.

@@ -19,7 +19,7 @@
 //! parameters. Values are not XML-unescaped and never run through an XML parser.
 
 use super::{Block, Grammar, Input};
-use crate::recover::call::{Args, Field, RawCall};
+use crate::recover::call::{Field, RawCall};
 use crate::recover::cursor::{
     Step, Stop, attr, expect, expect_ws, find_before, skip_ws, trim_newlines,
 };
@@ -92,13 +92,7 @@ pub(crate) fn invoke(s: &str, at: usize) -> Step<(RawCall, usize)> {
         match expect_ws(s, i, &close_invoke) {
             Ok(end) => {
                 crate::recover::cursor::name(&name, 0, name.len())?;
-                return Ok((
-                    RawCall {
-                        name,
-                        args: Args::Fields(fields),
-                    },
-                    end,
-                ));
+                return Ok((RawCall::fields(name, fields), end));
             }
             Err(Stop::Incomplete) => return Err(Stop::Incomplete),
             Err(Stop::Invalid) => {}

@@ -26,7 +26,7 @@
 use serde_json::Value;
 
 use super::{Block, Grammar, Input};
-use crate::recover::call::{Args, Field, RawCall};
+use crate::recover::call::{Field, RawCall};
 use crate::recover::cursor::{Step, Stop, attr, expect, expect_ws, find, name, skip_ws};
 use crate::recover::json::object_span;
 
@@ -167,13 +167,7 @@ fn invoke(s: &str, at: usize) -> Step<(RawCall, usize)> {
         let at = skip_ws(s, i);
         match close(s, at, "invoke>") {
             Ok(end) => {
-                return Ok((
-                    RawCall {
-                        name: tool,
-                        args: Args::Fields(fields),
-                    },
-                    end,
-                ));
+                return Ok((RawCall::fields(tool, fields), end));
             }
             Err(Stop::Incomplete) => return Err(Stop::Incomplete),
             Err(Stop::Invalid) => {}

@@ -18,7 +18,7 @@ use serde_json::{Map, Value};
 
 use super::{Block, Grammar, Input};
 use crate::limits::MAX_DEPTH;
-use crate::recover::call::{Args, Field, RawCall};
+use crate::recover::call::{Field, RawCall};
 use crate::recover::cursor::{
     MAX_NAME_BYTES, Step, Stop, expect, expect_ws, find, name_until, skip_ws,
 };
@@ -50,13 +50,7 @@ fn parse(input: &Input<'_>, start: usize, body: usize) -> Step<Block> {
     for closer in closers {
         match expect_ws(s, end, closer) {
             Ok(after) => {
-                return Block::new(
-                    after,
-                    vec![RawCall {
-                        name,
-                        args: Args::Fields(fields),
-                    }],
-                );
+                return Block::new(after, vec![RawCall::fields(name, fields)]);
             }
             Err(Stop::Incomplete) => last = Err(Stop::Incomplete),
             Err(Stop::Invalid) => {}

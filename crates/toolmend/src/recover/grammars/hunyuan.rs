@@ -12,7 +12,7 @@
 //! **Never accepts** a block without `</tool_calls>`, or JSON that is not strict.
 
 use super::{Block, Grammar, Input, glm};
-use crate::recover::call::{Args, RawCall};
+use crate::recover::call::RawCall;
 use crate::recover::cursor::{Step, Stop, expect_ws, name_until, peek_ws, skip_ws};
 use crate::recover::json::{call_array, value_span};
 
@@ -40,10 +40,7 @@ fn parse(input: &Input<'_>, _start: usize, body: usize) -> Step<Block> {
                 let (name, sep) = name_until(s, i, b"<")?;
                 let j = expect_ws(s, sep, "<tool_sep>")?;
                 let (fields, end) = glm::pairs(s, j, "</tool_call>")?;
-                calls.push(RawCall {
-                    name,
-                    args: Args::Fields(fields),
-                });
+                calls.push(RawCall::fields(name, fields));
                 match peek_ws(s, end, "<tool_call>")? {
                     Some(next) => i = next,
                     None => return Block::new(expect_ws(s, end, "</tool_calls>")?, calls),

@@ -16,7 +16,7 @@
 use serde_json::Value;
 
 use super::{Block, Grammar, Input};
-use crate::recover::call::{Args, Field, RawCall};
+use crate::recover::call::{Field, RawCall};
 use crate::recover::cursor::{
     MAX_NAME_BYTES, Step, Stop, attr, expect, expect_ws, find_before, find_within, name, optional,
     peek_ws,
@@ -74,13 +74,7 @@ fn call(s: &str, at: usize) -> Step<(RawCall, usize)> {
     loop {
         match expect_ws(s, i, "<|close|>call<|sep|>") {
             Ok(end) => {
-                return Ok((
-                    RawCall {
-                        name: tool,
-                        args: Args::Fields(fields),
-                    },
-                    end,
-                ));
+                return Ok((RawCall::fields(tool, fields), end));
             }
             Err(Stop::Incomplete) => return Err(Stop::Incomplete),
             Err(Stop::Invalid) => {}

@@ -23,7 +23,7 @@ use serde_json::{Map, Value};
 
 use super::{Block, Grammar, Input};
 use crate::limits::MAX_DEPTH;
-use crate::recover::call::{Args, Field, RawCall};
+use crate::recover::call::{Field, RawCall};
 use crate::recover::cursor::{
     Step, Stop, attr, expect, expect_ws, find, name, name_until, peek_ws, trim_newlines,
 };
@@ -60,13 +60,7 @@ fn invoke(s: &str, at: usize) -> Step<(RawCall, usize)> {
     loop {
         match expect_ws(s, i, &format!("{NS}</invoke>")) {
             Ok(end) => {
-                return Ok((
-                    RawCall {
-                        name: tool,
-                        args: Args::Fields(fields),
-                    },
-                    end,
-                ));
+                return Ok((RawCall::fields(tool, fields), end));
             }
             Err(Stop::Incomplete) => return Err(Stop::Incomplete),
             Err(Stop::Invalid) => {}

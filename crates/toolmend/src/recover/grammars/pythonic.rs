@@ -17,7 +17,7 @@ use serde_json::{Map, Number, Value};
 
 use super::{Block, Grammar, Input};
 use crate::limits::MAX_DEPTH;
-use crate::recover::call::{Args, Field, RawCall};
+use crate::recover::call::{Field, RawCall};
 use crate::recover::cursor::{MAX_NAME_BYTES, Step, Stop, expect, expect_ws, skip_ws};
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
@@ -80,10 +80,7 @@ pub(crate) fn call(s: &str, at: usize, json_literals: bool) -> Step<(RawCall, us
         match s.as_bytes().get(i) {
             None => return Err(Stop::Incomplete),
             Some(b')') => {
-                let call = RawCall {
-                    name: name.to_owned(),
-                    args: Args::Fields(fields),
-                };
+                let call = RawCall::fields(name.to_owned(), fields);
                 return Ok((call, i + 1));
             }
             Some(_) => {}

@@ -27,7 +27,7 @@
 //! hold `<`, `>` and backticks.
 
 use super::{Block, Grammar, Input};
-use crate::recover::call::{Args, Field, RawCall};
+use crate::recover::call::{Field, RawCall};
 use crate::recover::cursor::{
     Step, Stop, expect, expect_ws, find_before, find_opt, name_until, peek_ws, skip_ws,
     strip_one_newline,
@@ -126,13 +126,7 @@ fn function(s: &str, at: usize, lenient: bool) -> Step<(RawCall, usize)> {
         i = skip_ws(s, i);
         match expect(s, i, "</function>") {
             Ok(end) => {
-                return Ok((
-                    RawCall {
-                        name,
-                        args: Args::Fields(fields),
-                    },
-                    end,
-                ));
+                return Ok((RawCall::fields(name, fields), end));
             }
             Err(Stop::Incomplete) => return Err(Stop::Incomplete),
             Err(Stop::Invalid) => {}
