@@ -4,30 +4,29 @@
 use proptest::prelude::*;
 use serde_json::json;
 use toolmend::ToolSet;
-use toolmend::recover::{Recovered, StreamRecoverer, recover_text};
+use toolmend::recover::{Recovered, recover_text};
+
+#[path = "support/recover_stream.rs"]
+mod recover_stream;
+use recover_stream::stream;
 
 fn tools() -> ToolSet {
     // `a` makes short pythonic and JSON payloads real calls.
     ToolSet::from_json(&json!([{"name": "bash"}, {"name": "a"}, {"name": "read_file"}]))
 }
 
-fn stream(tools: &ToolSet, text: &str, cuts: &[usize]) -> Recovered {
+/// The stream fed `text` cut at `cuts` (taken modulo the length, off-boundary cuts skipped).
+fn stream_cut(tools: &ToolSet, text: &str, cuts: &[usize]) -> Recovered {
     let mut bounds: Vec<usize> = cuts.iter().map(|&c| c % (text.len() + 1)).collect();
     bounds.retain(|&c| text.is_char_boundary(c));
     bounds.sort_unstable();
-    let mut recoverer = StreamRecoverer::new(16);
-    let mut out = Recovered::default();
+    let mut chunks = Vec::with_capacity(bounds.len() + 1);
     let mut at = 0;
     for cut in bounds.into_iter().chain([text.len()]) {
-        let step = recoverer.push(tools, &text[at..cut]);
-        out.text.push_str(&step.text);
-        out.calls.extend(step.calls);
+        chunks.push(&text[at..cut]);
         at = cut;
     }
-    let end = recoverer.finish(tools);
-    out.text.push_str(&end.text);
-    out.calls.extend(end.calls);
-    out
+    stream(tools, &chunks)
 }
 
 /// Fragments of markup, prose and code that combine into near-misses and real blocks.
@@ -105,7 +104,7 @@ proptest! {
         let found = recover_text(&text, &tools, 16);
         prop_assert!(found.calls.is_empty());
         prop_assert_eq!(&found.text, &text);
-        let streamed = stream(&tools, &text, &[text.len() / 3, text.len() / 2]);
+        let streamed = stream_cut(&tools, &text, &[text.len() / 3, text.len() / 2]);
         prop_assert_eq!(streamed, found);
     }
 
@@ -123,7 +122,7 @@ proptest! {
         let text: String = picks.concat();
         let tools = tools();
         let whole = recover_text(&text, &tools, 16);
-        prop_assert_eq!(stream(&tools, &text, &cuts), whole.clone());
+        prop_assert_eq!(stream_cut(&tools, &text, &cuts), whole.clone());
         // The text loses only the consumed spans.
         let consumed: usize = {
             let mut spans: Vec<_> = whole.calls.iter().map(|c| c.span.clone()).collect();

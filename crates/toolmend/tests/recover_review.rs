@@ -4,7 +4,11 @@
 
 use serde_json::{Value, json};
 use toolmend::ToolSet;
-use toolmend::recover::{Recovered, StreamRecoverer, recover_text};
+use toolmend::recover::{StreamRecoverer, recover_text};
+
+#[path = "support/recover_stream.rs"]
+mod recover_stream;
+use recover_stream::stream;
 
 fn tools() -> ToolSet {
     let s = |props: Value| json!({"type": "object", "properties": props});
@@ -15,20 +19,6 @@ fn tools() -> ToolSet {
         {"name": "bash", "parameters": s(json!({"command": string}))},
         {"name": "list_dir", "parameters": s(json!({"path": string}))},
     ]))
-}
-
-fn stream(tools: &ToolSet, chunks: &[&str]) -> Recovered {
-    let mut recoverer = StreamRecoverer::new(16);
-    let mut out = Recovered::default();
-    for chunk in chunks {
-        let step = recoverer.push(tools, chunk);
-        out.text.push_str(&step.text);
-        out.calls.extend(step.calls);
-    }
-    let end = recoverer.finish(tools);
-    out.text.push_str(&end.text);
-    out.calls.extend(end.calls);
-    out
 }
 
 /// The calls (name, arguments) and text of `text`, after checking the stream at every cut and

@@ -4,7 +4,11 @@
 
 use serde_json::{Value, json};
 use toolmend::ToolSet;
-use toolmend::recover::{Recovered, StreamRecoverer, recover_text};
+use toolmend::recover::recover_text;
+
+#[path = "support/recover_stream.rs"]
+mod recover_stream;
+use recover_stream::stream;
 
 fn tools() -> ToolSet {
     let string = json!({"type": "string"});
@@ -22,23 +26,6 @@ fn tools() -> ToolSet {
         {"name": "run_tests", "parameters": obj(json!({"filter": string, "jobs": {"type": "integer"},
             "fail_fast": {"type": "boolean"}, "update": {"type": "boolean"}, "markers": {"type": "array"}}))},
     ]))
-}
-
-fn stream(tools: &ToolSet, chunks: &[&str]) -> Recovered {
-    let mut recoverer = StreamRecoverer::new(16);
-    let (mut text, mut calls) = (String::new(), Vec::new());
-    for chunk in chunks {
-        let out = recoverer.push(tools, chunk);
-        text.push_str(&out.text);
-        calls.extend(out.calls);
-    }
-    let out = recoverer.finish(tools);
-    text.push_str(&out.text);
-    calls.extend(out.calls);
-    let mut recovered = Recovered::default();
-    recovered.text = text;
-    recovered.calls = calls;
-    recovered
 }
 
 /// (family, sample, expected calls)
