@@ -9,7 +9,7 @@ use crate::feedback::{
 };
 use crate::recover::{RecoverMode, recover_text};
 use crate::repair::{Mended, Rejection, Verdict, fast_path, mend_arguments, mend_value};
-use crate::turn::canonical::{canonical, fingerprint};
+use crate::turn::canonical::{fingerprint, signature};
 use crate::turn::names::repair_name;
 use crate::turn::{AssistantTurn, Session, TurnResult, guard_message};
 use crate::{
@@ -420,7 +420,7 @@ impl Mender {
             else {
                 continue;
             };
-            let signature = format!("{}\u{0}{}", p.result.name, canonical(args));
+            let signature = signature(&p.result.name, args);
             if i >= native && seen.contains(&signature) {
                 p.result.status = Status::Suppressed;
                 p.result
@@ -503,7 +503,7 @@ impl Mender {
         let Some(args) = call.arguments.as_ref() else {
             return;
         };
-        let signature = format!("{}\u{0}{}", call.name, canonical(args));
+        let signature = signature(&call.name, args);
         let hints = tool.hints();
         if session
             .storm

@@ -59,6 +59,11 @@ fn write_canonical(value: &Value, out: &mut String, depth: usize) {
     }
 }
 
+/// The identity of a call for duplicates and storms: its tool name and canonical arguments.
+pub(crate) fn signature(name: &str, arguments: &Value) -> String {
+    format!("{name}\u{0}{}", canonical(arguments))
+}
+
 /// The canonical identity of raw argument text: its canonical JSON when it parses, else the
 /// trimmed text itself.
 pub(crate) fn fingerprint(raw: &str) -> String {
