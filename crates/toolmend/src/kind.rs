@@ -38,6 +38,11 @@ pub enum RepairKind {
     ControlCharEscaped,
     /// A stray `}` or `]` was removed.
     ExtraCloserRemoved,
+    /// A byte-order mark before the arguments was removed (RFC 8259 §8.1: not part of JSON).
+    BomRemoved,
+    /// A key was sent twice in one object and its earlier value was dropped; the path names the
+    /// key (the value is never quoted).
+    DuplicateKeyDropped,
     /// Text cut off mid-value was closed.
     TruncationClosed,
     // --- shape (validate-then-repair), DESIGN §5.2, in catalogue order ---
@@ -100,6 +105,8 @@ impl RepairKind {
         Self::CommaInserted,
         Self::ControlCharEscaped,
         Self::ExtraCloserRemoved,
+        Self::BomRemoved,
+        Self::DuplicateKeyDropped,
         Self::TruncationClosed,
         Self::ArgumentsUnwrapped,
         Self::FieldRenamed,
@@ -139,6 +146,8 @@ impl RepairKind {
             Self::CommaInserted => "comma_inserted",
             Self::ControlCharEscaped => "control_char_escaped",
             Self::ExtraCloserRemoved => "extra_closer_removed",
+            Self::BomRemoved => "bom_removed",
+            Self::DuplicateKeyDropped => "duplicate_key_dropped",
             Self::TruncationClosed => "truncation_closed",
             Self::ArgumentsUnwrapped => "arguments_unwrapped",
             Self::FieldRenamed => "field_renamed",
@@ -186,6 +195,8 @@ impl RepairKind {
                 | Self::CommaInserted
                 | Self::ControlCharEscaped
                 | Self::ExtraCloserRemoved
+                | Self::BomRemoved
+                | Self::DuplicateKeyDropped
                 | Self::TruncationClosed
         )
     }

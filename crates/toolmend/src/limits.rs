@@ -33,6 +33,8 @@ pub const MAX_RECOVERED_CALLS: usize = 16;
 pub const MAX_REPAIR_ROUNDS: usize = 4;
 /// Default for [`Limits::max_message_bytes`]: 4 KiB.
 pub const MAX_MESSAGE_BYTES: usize = 4 * 1024;
+/// Most keys sent twice reported for one call (`duplicate_key_dropped`, one per pointer).
+pub const MAX_REPORTED_DUPLICATE_KEYS: usize = 8;
 
 impl Default for Limits {
     fn default() -> Self {

@@ -306,12 +306,18 @@ impl Mender {
                 result.arguments = mended.value;
                 None
             }
-            Verdict::Valid | Verdict::Repaired => {
+            verdict @ (Verdict::Valid | Verdict::Repaired) => {
                 result.status = Status::Repaired;
-                result.arguments_text = mended
-                    .value
-                    .as_ref()
-                    .map_or_else(String::new, Value::to_string);
+                // Spliced text keeps what no rule touched; arguments no rule changed (the call's
+                // only repair is its name) pass as sent.
+                if let Some(text) = mended.text {
+                    result.arguments_text = text;
+                } else if matches!(verdict, Verdict::Repaired) {
+                    result.arguments_text = mended
+                        .value
+                        .as_ref()
+                        .map_or_else(String::new, Value::to_string);
+                }
                 result.arguments = mended.value;
                 result.notes = notes;
                 None

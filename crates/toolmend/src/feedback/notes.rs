@@ -29,6 +29,7 @@ pub(crate) fn note_for(repair: &Repair) -> Option<String> {
         RepairKind::TruncationClosed => "the arguments were cut off and were closed; check that the result is complete.".to_owned(),
         RepairKind::DoubleEncoded => "the arguments were sent as a JSON string holding an object; send the object directly.".to_owned(),
         RepairKind::FenceUnwrapped | RepairKind::ProseStripped => "the arguments were wrapped in text or a code fence; send only the JSON object.".to_owned(),
+        RepairKind::DuplicateKeyDropped => format!("{field} was sent twice in one object; only its last value was used, send each field once."),
         RepairKind::ConcatenatedSplit => "several calls were sent as one; send one call per tool call.".to_owned(),
         _ => return None,
     };

@@ -6,6 +6,7 @@ use super::failures::Failures;
 use super::pointer;
 use super::rules::{Fix, Place, RULES, Site, md_link_unwrapped, relational_default};
 use super::schema::SchemaView;
+use super::splice::splice;
 use crate::salvage::{self, SalvageError, SalvageErrorKind, SalvageOptions};
 use crate::{Limits, Repair, RepairKind, Tool};
 
@@ -20,6 +21,9 @@ pub(crate) struct Mended {
     /// The final value when valid or repaired; when invalid, the value as sent (after salvage),
     /// if the text could be read.
     pub(crate) value: Option<Value>,
+    /// The repaired text, when it was spliced from the text as sent (see [`super::splice`]);
+    /// `None` means: write [`Self::value`].
+    pub(crate) text: Option<String>,
 }
 
 /// The verdict on one call's arguments.
@@ -56,6 +60,7 @@ impl Mended {
             repairs: Vec::new(),
             notes: Vec::new(),
             value: Some(value),
+            text: None,
         }
     }
 
@@ -65,6 +70,7 @@ impl Mended {
             repairs,
             notes: Vec::new(),
             value: None,
+            text: None,
         }
     }
 }
@@ -84,27 +90,41 @@ pub(crate) fn fast_path(tool: &Tool, raw: &str) -> Option<Value> {
 /// `cut_off` says the turn ended at the token limit and this is its last call: arguments that
 /// need salvage are then treated as truncated.
 pub(crate) fn mend_arguments(tool: &Tool, raw: &str, limits: &Limits, cut_off: bool) -> Mended {
+    // A byte-order mark is not JSON (RFC 8259 §8.1): the text after it is read, and the mark is
+    // reported as a syntax repair, never dispatched.
+    let (raw, bom) = match raw.strip_prefix('\u{feff}') {
+        Some(rest) => (rest, true),
+        None => (raw, false),
+    };
+    let mut repairs: Vec<Repair> = Vec::new();
+    if bom {
+        repairs.push(Repair::new(RepairKind::BomRemoved, String::new()));
+    }
     let strict_string = match serde_json::from_str::<Value>(raw) {
         // Strict JSON that validates is never touched, whatever its type (invariant 1); only
         // an object can carry the opt-in hint rules.
         Ok(value) if tool.is_valid(&value) && !(value.is_object() && tool.has_opt_in_rules()) => {
             return Mended {
-                verdict: Verdict::Valid,
-                repairs: Vec::new(),
+                verdict: if bom { Verdict::Repaired } else { Verdict::Valid },
+                repairs,
                 notes: Vec::new(),
                 value: Some(value),
+                text: bom.then(|| raw.to_owned()),
             };
         }
         // A bare string or null is read by salvage (double-encoded, empty) before any rule.
         Ok(Value::String(text)) => Some(text),
         Ok(Value::Null) | Err(_) => None,
-        Ok(value) => return mend_value(tool, value, Vec::new(), limits),
+        Ok(value) => return mend_strict(tool, raw, value, repairs, limits),
     };
     match salvage::salvage(raw, &SalvageOptions::from_limits(limits)) {
         Ok(salvaged) => {
-            let mut repairs: Vec<Repair> = Vec::new();
             for r in &salvaged.repairs {
-                if !repairs.iter().any(|seen| seen.kind == r.kind) {
+                if r.kind == RepairKind::DuplicateKeyDropped {
+                    for path in &salvaged.dropped_keys {
+                        repairs.push(Repair::new(r.kind, path.clone()));
+                    }
+                } else if !repairs.iter().any(|seen| seen.kind == r.kind) {
                     repairs.push(Repair::new(r.kind, String::new()));
                 }
             }
@@ -130,6 +150,7 @@ pub(crate) fn mend_arguments(tool: &Tool, raw: &str, limits: &Limits, cut_off: b
                     repairs,
                     notes: Vec::new(),
                     value: None,
+                    text: None,
                 };
             }
             match values.pop() {
@@ -144,11 +165,42 @@ pub(crate) fn mend_arguments(tool: &Tool, raw: &str, limits: &Limits, cut_off: b
             // Only a JSON string may become the one field of a one-field tool: text that is
             // not JSON at all (prose, an empty fence, `NaN`) is a syntax error, never a value.
             match strict_string {
-                Some(text) => mend_value(tool, Value::String(text), Vec::new(), limits),
+                Some(text) => mend_value(tool, Value::String(text), repairs, limits),
                 None => Mended::rejected(Rejection::Syntax(error), Vec::new()),
             }
         }
     }
+}
+
+/// [`mend_value`] for a value read from strict JSON `raw`: a repaired value's text is spliced
+/// from `raw`, so what no rule touched keeps its spelling, and a value dropped for a key sent
+/// twice is reported.
+fn mend_strict(
+    tool: &Tool,
+    raw: &str,
+    value: Value,
+    repairs: Vec<Repair>,
+    limits: &Limits,
+) -> Mended {
+    let sent = value.clone();
+    let mut mended = mend_value(tool, value, repairs, limits);
+    match (&mended.verdict, &mended.value) {
+        (Verdict::Valid, _) => mended.text = Some(raw.to_owned()),
+        (Verdict::Repaired, Some(value)) => {
+            let spliced = splice(raw, &sent, value);
+            mended.text = Some(spliced.text);
+            // A syntax repair: reported beside the others made to the text, before the shape
+            // repairs.
+            let at = mended.repairs.iter().take_while(|r| r.kind.is_syntax()).count();
+            mended.repairs.splice(
+                at..at,
+                (spliced.dropped.into_iter())
+                    .map(|path| Repair::new(RepairKind::DuplicateKeyDropped, path)),
+            );
+        }
+        _ => {}
+    }
+    mended
 }
 
 /// Validates `value` and repairs it at the failing locations; `repairs` are those made so far
@@ -174,6 +226,7 @@ pub(crate) fn mend_value(
             repairs,
             notes: Vec::new(),
             value: Some(value),
+            text: None,
         };
     };
     let sent = value.clone();
@@ -219,12 +272,14 @@ pub(crate) fn mend_value(
             repairs,
             notes,
             value: Some(value),
+            text: None,
         },
         (true, false) => Mended {
             verdict: Verdict::Repaired,
             repairs,
             notes,
             value: Some(value),
+            text: None,
         },
         (false, _) => Mended::invalid_as_sent(sent),
     }

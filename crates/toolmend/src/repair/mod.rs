@@ -11,5 +11,6 @@ mod failures;
 pub(crate) mod pointer;
 pub(crate) mod rules;
 pub(crate) mod schema;
+mod splice;
 
 pub(crate) use engine::{Mended, Rejection, Verdict, fast_path, mend_arguments, mend_value};

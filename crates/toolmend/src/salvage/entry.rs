@@ -42,7 +42,24 @@ pub fn salvage(text: &str, options: &SalvageOptions) -> Result<Salvaged, Salvage
         ));
     }
     let bytes = text.as_bytes();
-    let start = scan::skip_ws(bytes, scan::skip_bom(bytes, 0));
+    let after_bom = scan::skip_bom(bytes, 0);
+    let mut salvaged = read(text, scan::skip_ws(bytes, after_bom), options)?;
+    if after_bom > 0 {
+        // Not JSON (RFC 8259 §8.1), and never part of the value: a syntax repair.
+        salvaged.repairs.insert(
+            0,
+            SyntaxRepair {
+                kind: RepairKind::BomRemoved,
+                offset: 0,
+            },
+        );
+    }
+    Ok(salvaged)
+}
+
+/// Salvages `text` from `start`, its first byte past a byte-order mark and whitespace.
+fn read(text: &str, start: usize, options: &SalvageOptions) -> Result<Salvaged, SalvageError> {
+    let bytes = text.as_bytes();
     if start == bytes.len() || text[start..].trim_end() == "null" {
         return Ok(empty(start.min(text.len())));
     }
@@ -67,6 +84,7 @@ fn empty(offset: usize) -> Salvaged {
     Salvaged {
         values: vec![Value::Object(serde_json::Map::new())],
         repairs,
+        dropped_keys: Vec::new(),
         truncated: false,
     }
 }
@@ -86,13 +104,15 @@ fn double_encoded(
         Ok(s) if s.values.iter().all(Value::is_object) => {
             let mut log = RepairLog::default();
             log.note(RepairKind::DoubleEncoded, start);
-            log.absorb_at(&s.repairs, start);
+            log.absorb_at(&s, start);
             if cut {
                 log.note(RepairKind::TruncationClosed, text.len());
             }
+            let (repairs, dropped_keys) = log.into_sorted();
             Ok(Salvaged {
                 values: s.values,
-                repairs: log.into_sorted(),
+                repairs,
+                dropped_keys,
                 truncated: s.truncated || cut,
             })
         }

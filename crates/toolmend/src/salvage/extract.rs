@@ -192,9 +192,11 @@ fn finish(run: Run, extra: RepairLog) -> Salvaged {
     if let Some(at) = run.after_fence {
         log.note(RepairKind::ProseStripped, at);
     }
+    let (repairs, dropped_keys) = log.into_sorted();
     Salvaged {
         values: run.values,
-        repairs: log.into_sorted(),
+        repairs,
+        dropped_keys,
         truncated: run.truncated,
     }
 }

@@ -122,6 +122,11 @@ pub struct Salvaged {
     /// The repairs made, in text order: each kind once, at the offset of its first occurrence
     /// (the engine reports each kind once per call).
     pub repairs: Vec<SyntaxRepair>,
+    /// The pointers of keys sent twice in one object whose earlier value was dropped (reported
+    /// as `duplicate_key_dropped`), in text order, at most
+    /// [`crate::limits::MAX_REPORTED_DUPLICATE_KEYS`]. The parser keeps a key's last value, as
+    /// serde_json does.
+    pub dropped_keys: Vec<String>,
     /// The text ended inside a value, which was closed (DESIGN §5.1 `truncation_closed`), or,
     /// after complete values, dropped because it kept nothing: a call may be missing either way.
     /// Like serde_json's `Category::Eof`: the caller decides whether a closed value may be used.

@@ -14,6 +14,7 @@ use super::repairs::RepairLog;
 use super::scan::{self, Comment, Quote};
 use super::strings::{Role, Str};
 use crate::RepairKind;
+use crate::repair::pointer;
 
 /// What one run found.
 #[derive(Debug, Clone)]
@@ -514,15 +515,21 @@ impl<'a> Parser<'a> {
         value: Value,
     ) -> Option<Value> {
         *expect = Expect::Next;
-        match stack.last_mut() {
-            None => Some(value),
-            Some(Frame::Object(map, key)) => {
+        let Some((last, outer)) = stack.split_last_mut() else {
+            return Some(value);
+        };
+        match last {
+            Frame::Object(map, key) => {
                 if let Some(key) = key.take() {
+                    if map.contains_key(&key) {
+                        // The last value wins, as in serde_json; the earlier one is reported.
+                        self.log.drop_key(pointer_to(outer, &key), self.pos);
+                    }
                     map.insert(key, value);
                 }
                 None
             }
-            Some(Frame::Array(items)) => {
+            Frame::Array(items) => {
                 items.push(value);
                 self.progressed = true;
                 None
@@ -587,6 +594,20 @@ impl<'a> Parser<'a> {
             cut: false,
         }
     }
+}
+
+/// The JSON Pointer of member `key` of the innermost object, whose containers are `outer`.
+fn pointer_to(outer: &[Frame], key: &str) -> String {
+    let mut at = String::new();
+    for frame in outer {
+        match frame {
+            Frame::Object(_, Some(k)) => pointer::push(&mut at, k),
+            Frame::Object(_, None) => {}
+            Frame::Array(items) => pointer::push_index(&mut at, items.len()),
+        }
+    }
+    pointer::push(&mut at, key);
+    at
 }
 
 /// What reading one value did.

@@ -10,6 +10,8 @@ use crate::RepairKind;
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(super) struct RepairLog {
     repairs: Vec<SyntaxRepair>,
+    /// Pointers of keys sent twice (`duplicate_key_dropped`), bounded.
+    dropped_keys: Vec<String>,
 }
 
 impl RepairLog {
@@ -18,6 +20,20 @@ impl RepairLog {
         debug_assert!(kind.is_syntax());
         if !self.has(kind) {
             self.repairs.push(SyntaxRepair { kind, offset });
+        }
+    }
+
+    /// Records that the earlier value of the key at `pointer` was dropped, at `offset`.
+    pub(super) fn drop_key(&mut self, pointer: String, offset: usize) {
+        self.note(RepairKind::DuplicateKeyDropped, offset);
+        self.add_dropped(pointer);
+    }
+
+    fn add_dropped(&mut self, pointer: String) {
+        if self.dropped_keys.len() < crate::limits::MAX_REPORTED_DUPLICATE_KEYS
+            && !self.dropped_keys.contains(&pointer)
+        {
+            self.dropped_keys.push(pointer);
         }
     }
 
@@ -33,9 +49,12 @@ impl RepairLog {
 
     /// Adds every repair of `other`, moved to `offset` (used for the inside of a double-encoded
     /// string, whose offsets do not map to the outer text byte for byte).
-    pub(super) fn absorb_at(&mut self, other: &[SyntaxRepair], offset: usize) {
-        for r in other {
+    pub(super) fn absorb_at(&mut self, other: &super::Salvaged, offset: usize) {
+        for r in &other.repairs {
             self.note(r.kind, offset);
+        }
+        for pointer in &other.dropped_keys {
+            self.add_dropped(pointer.clone());
         }
     }
 
@@ -44,12 +63,15 @@ impl RepairLog {
         for r in &other.repairs {
             self.note(r.kind, r.offset);
         }
+        for pointer in &other.dropped_keys {
+            self.add_dropped(pointer.clone());
+        }
     }
 
-    /// The repairs in text order (stable for equal offsets).
-    pub(super) fn into_sorted(mut self) -> Vec<SyntaxRepair> {
+    /// The repairs in text order (stable for equal offsets), and the dropped keys' pointers.
+    pub(super) fn into_sorted(mut self) -> (Vec<SyntaxRepair>, Vec<String>) {
         self.repairs.sort_by_key(|r| r.offset);
-        self.repairs
+        (self.repairs, self.dropped_keys)
     }
 }
 
@@ -65,6 +87,7 @@ mod tests {
         log.note(RepairKind::TrailingCommaRemoved, 20);
         let kinds: Vec<_> = log
             .into_sorted()
+            .0
             .into_iter()
             .map(|r| (r.kind, r.offset))
             .collect();

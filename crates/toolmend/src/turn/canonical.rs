@@ -21,16 +21,7 @@ fn write_canonical(value: &Value, out: &mut String, depth: usize) {
         return;
     }
     match value {
-        Value::Number(n) => match n.as_f64() {
-            Some(f) if !(n.is_i64() || n.is_u64()) && f.fract() == 0.0 && f.abs() < 9.0e15 => {
-                // Exact: |f| < 2^53, so the integer conversion loses nothing.
-                #[allow(clippy::cast_possible_truncation)]
-                let _ = write!(out, "{}", f as i64);
-            }
-            _ => {
-                let _ = write!(out, "{n}");
-            }
-        },
+        Value::Number(n) => write_number(&n.to_string(), out),
         Value::Array(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
@@ -56,6 +47,54 @@ fn write_canonical(value: &Value, out: &mut String, depth: usize) {
             out.push('}');
         }
         other => out.push_str(&other.to_string()),
+    }
+}
+
+/// Writes a JSON number literal as its exact decimal value, one spelling per value: `1.0`,
+/// `1e0` and `10E-1` are `1`, `0.50` is `0.5`. Numbers keep their text (serde_json's
+/// `arbitrary_precision`), so digits past f64's precision still tell two calls apart.
+fn write_number(literal: &str, out: &mut String) {
+    let (negative, body) = match literal.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, literal),
+    };
+    let (mantissa, exponent) = match body.find(['e', 'E']) {
+        Some(i) => (&body[..i], body[i + 1..].strip_prefix('+').unwrap_or(&body[i + 1..])),
+        None => (body, "0"),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    // An exponent past i32 is kept as written: still one value per spelling, never a panic.
+    let Ok(exponent) = exponent.parse::<i32>() else {
+        out.push_str(literal);
+        return;
+    };
+    let digits: String = int.chars().chain(frac.chars()).collect();
+    let digits = digits.trim_start_matches('0');
+    let trimmed = digits.trim_end_matches('0');
+    if trimmed.is_empty() {
+        out.push('0');
+        return;
+    }
+    // The value is `trimmed × 10^scale`.
+    let scale = i64::from(exponent) - frac.len() as i64 + (digits.len() - trimmed.len()) as i64;
+    if negative {
+        out.push('-');
+    }
+    let len = trimmed.len() as i64;
+    if (0..=40).contains(&scale) {
+        out.push_str(trimmed);
+        out.extend(std::iter::repeat_n('0', scale as usize));
+    } else if scale < 0 && -scale < len {
+        let point = (len + scale) as usize;
+        out.push_str(&trimmed[..point]);
+        out.push('.');
+        out.push_str(&trimmed[point..]);
+    } else if scale < 0 && -scale - len <= 40 {
+        out.push_str("0.");
+        out.extend(std::iter::repeat_n('0', (-scale - len) as usize));
+        out.push_str(trimmed);
+    } else {
+        let _ = write!(out, "{trimmed}e{scale}");
     }
 }
 
@@ -87,6 +126,31 @@ mod tests {
         );
         assert_eq!(canonical(&json!({"x": 1.5})), r#"{"x":1.5}"#);
         assert_ne!(canonical(&json!({"x": 1})), canonical(&json!({"x": "1"})));
+    }
+
+    #[test]
+    fn numbers_are_canonical_by_exact_value() {
+        let canon = |text: &str| canonical(&serde_json::from_str(text).unwrap());
+        for (a, b) in [
+            ("1", "1.0"),
+            ("100", "1e2"),
+            ("100", "10E+1"),
+            ("0.5", "0.50"),
+            ("0.5", "5e-1"),
+            ("0.001", "1E-3"),
+            ("0", "-0.0"),
+            ("-12.5", "-125e-1"),
+            ("1e400", "10e399"),
+        ] {
+            assert_eq!(canon(a), canon(b), "{a} = {b}");
+        }
+        assert_eq!(canon("0.50"), "0.5");
+        assert_eq!(canon("1e400"), "1e400");
+        // Digits past f64's precision are not the same call.
+        assert_ne!(
+            canon("12345678901234567890123"),
+            canon("12345678901234567890124")
+        );
     }
 
     #[test]

@@ -58,8 +58,8 @@ impl Rule for ScalarCoerced {
                     return None;
                 }
             }
-            // Only integers: a float's text as sent is gone (`1e2` was parsed to 100.0), so
-            // writing it back could change the digits.
+            // Only integers, in their one canonical spelling: a float's text (`1e2`, `1.50`)
+            // is what the model wrote, not a decimal it meant as a string.
             Value::Number(n) if view.allows(Types::STRING) && (n.is_i64() || n.is_u64()) => {
                 Value::String(n.to_string())
             }
