@@ -87,14 +87,11 @@ fn schema_and_instance() -> impl Strategy<Value = (Value, Value)> {
                     }
                     (schema, Value::Object(instance))
                 }),
-            (inner.clone(), inner.clone()).prop_map(|((a, instance), (b, _))| (
-                json!({"anyOf": [b, a]}),
-                instance
-            )),
-            inner.clone().prop_map(|(a, instance)| (
-                json!({"oneOf": [{"const": NEVER}, a]}),
-                instance
-            )),
+            (inner.clone(), inner.clone())
+                .prop_map(|((a, instance), (b, _))| (json!({"anyOf": [b, a]}), instance)),
+            inner
+                .clone()
+                .prop_map(|(a, instance)| (json!({"oneOf": [{"const": NEVER}, a]}), instance)),
         ]
     })
 }
@@ -204,7 +201,11 @@ impl Speller {
                     let mut units = [0u16; 2];
                     for unit in c.encode_utf16(&mut units) {
                         let hex = format!("\\u{unit:04x}");
-                        out.push_str(&if self.pick(2) == 0 { hex.to_uppercase().replace("\\U", "\\u") } else { hex });
+                        out.push_str(&if self.pick(2) == 0 {
+                            hex.to_uppercase().replace("\\U", "\\u")
+                        } else {
+                            hex
+                        });
                     }
                 }
                 (_, Some(e)) if must => {
@@ -224,7 +225,9 @@ impl Speller {
         match self.pick(4) {
             1 if text.contains('.') && !exponent => out.push('0'),
             1 if !exponent => out.push_str(".0"),
-            2 if !exponent => out.push_str(["e0", "E0", "e+0", "E-0", "e-00"][self.pick(5) as usize]),
+            2 if !exponent => {
+                out.push_str(["e0", "E0", "e+0", "E-0", "e-00"][self.pick(5) as usize])
+            }
             3 if !exponent && !text.contains('.') => out.push_str("0e-1"),
             _ => {}
         }

@@ -89,7 +89,8 @@ fn a_key_kept_beside_a_repair_keeps_its_spelling() {
 
 #[test]
 fn a_call_whose_only_repair_is_its_name_keeps_its_bytes() {
-    let raw = "{ \"n\" : 1.50e0, \"s\": \"\\u00e9\", \"opts\": {\"big\": 12345678901234567890123} }";
+    let raw =
+        "{ \"n\" : 1.50e0, \"s\": \"\\u00e9\", \"opts\": {\"big\": 12345678901234567890123} }";
     let call = tagged().repair_call("functions.read_file", raw);
     assert_eq!(call.status, Status::Repaired);
     assert_eq!(call.name.as_ref(), "read_file");
@@ -182,7 +183,9 @@ fn a_dropped_duplicate_value_is_reported_by_key() {
     // `opts` is untouched and passes as sent, both members included: nothing was dropped there.
     assert_eq!(dropped, ["/s"]);
     assert!(
-        call.notes.iter().any(|n| n.contains("`s`") && !n.contains("first")),
+        call.notes
+            .iter()
+            .any(|n| n.contains("`s`") && !n.contains("first")),
         "{:?}",
         call.notes
     );
@@ -210,10 +213,18 @@ fn a_valid_call_with_duplicate_keys_passes_as_sent() {
 #[test]
 fn salvage_reports_a_byte_order_mark_and_dropped_keys() {
     use toolmend::salvage::{SalvageOptions, salvage};
-    let s = salvage("\u{feff}{'a': [{'k': 1, 'k': 2}], 'a': 3}", &SalvageOptions::default()).unwrap();
+    let s = salvage(
+        "\u{feff}{'a': [{'k': 1, 'k': 2}], 'a': 3}",
+        &SalvageOptions::default(),
+    )
+    .unwrap();
     assert_eq!(s.values, vec![json!({"a": 3})]);
     assert_eq!(s.repairs[0].kind.name(), "bom_removed");
-    assert!(s.repairs.iter().any(|r| r.kind.name() == "duplicate_key_dropped"));
+    assert!(
+        s.repairs
+            .iter()
+            .any(|r| r.kind.name() == "duplicate_key_dropped")
+    );
     // Inside the array, then at the top: each key by its pointer, in text order.
     assert_eq!(s.dropped_keys, ["/a/0/k", "/a"]);
 }

@@ -105,7 +105,11 @@ pub(crate) fn mend_arguments(tool: &Tool, raw: &str, limits: &Limits, cut_off: b
         // an object can carry the opt-in hint rules.
         Ok(value) if tool.is_valid(&value) && !(value.is_object() && tool.has_opt_in_rules()) => {
             return Mended {
-                verdict: if bom { Verdict::Repaired } else { Verdict::Valid },
+                verdict: if bom {
+                    Verdict::Repaired
+                } else {
+                    Verdict::Valid
+                },
                 repairs,
                 notes: Vec::new(),
                 value: Some(value),
@@ -191,7 +195,11 @@ fn mend_strict(
             mended.text = Some(spliced.text);
             // A syntax repair: reported beside the others made to the text, before the shape
             // repairs.
-            let at = mended.repairs.iter().take_while(|r| r.kind.is_syntax()).count();
+            let at = mended
+                .repairs
+                .iter()
+                .take_while(|r| r.kind.is_syntax())
+                .count();
             mended.repairs.splice(
                 at..at,
                 (spliced.dropped.into_iter())

@@ -178,7 +178,9 @@ fn members(raw: &str, span: Range<usize>) -> Vec<Member<'_>> {
     while bytes.get(pos) == Some(&b'"') {
         let key_end = string_end(bytes, pos);
         let key_span = pos..key_end;
-        let inner = &raw[pos + 1..key_end - 1];
+        let inner = raw
+            .get(pos + 1..key_end.saturating_sub(1))
+            .unwrap_or_default();
         let key = if inner.contains('\\') {
             // Strict JSON: the key decodes.
             Cow::Owned(serde_json::from_str::<String>(&raw[key_span.clone()]).unwrap_or_default())
@@ -244,7 +246,7 @@ fn value_end(bytes: &[u8], start: usize) -> usize {
                     }
                     b'{' | b'[' => depth += 1,
                     b'}' | b']' => {
-                        depth -= 1;
+                        depth = depth.saturating_sub(1);
                         if depth == 0 {
                             return pos + 1;
                         }
@@ -257,7 +259,12 @@ fn value_end(bytes: &[u8], start: usize) -> usize {
         }
         _ => {
             let mut pos = start;
-            while pos < bytes.len() && !matches!(bytes[pos], b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r') {
+            while pos < bytes.len()
+                && !matches!(
+                    bytes[pos],
+                    b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r'
+                )
+            {
                 pos += 1;
             }
             pos

@@ -59,7 +59,10 @@ fn write_number(literal: &str, out: &mut String) {
         None => (false, literal),
     };
     let (mantissa, exponent) = match body.find(['e', 'E']) {
-        Some(i) => (&body[..i], body[i + 1..].strip_prefix('+').unwrap_or(&body[i + 1..])),
+        Some(i) => (
+            &body[..i],
+            body[i + 1..].strip_prefix('+').unwrap_or(&body[i + 1..]),
+        ),
         None => (body, "0"),
     };
     let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));

@@ -94,9 +94,16 @@ fn number(text: &str) -> Option<Number> {
         return None;
     }
     match serde_json::from_str::<Value>(text) {
-        // Lossless only when the parsed number writes back as the same decimal: no digits lost
-        // to f64 (`0.30000000000000000001`), no exponent rewritten (`1e3` → `1000.0`).
-        Ok(Value::Number(n)) if same_decimal(&n.to_string(), text) => Some(n),
+        // Lossless only when the number as an f64 writes back as the same decimal: no digits a
+        // tool reading f64 would lose (`0.30000000000000000001`), no exponent (`1e3`). The
+        // value keeps its text either way (serde_json `arbitrary_precision`).
+        Ok(Value::Number(n))
+            if n.as_f64()
+                .and_then(Number::from_f64)
+                .is_some_and(|f| same_decimal(&f.to_string(), text)) =>
+        {
+            Some(n)
+        }
         _ => None,
     }
 }
