@@ -34,6 +34,23 @@ pub const MAX_REPAIR_ROUNDS: usize = 4;
 /// Default for [`Limits::max_message_bytes`]: 4 KiB.
 pub const MAX_MESSAGE_BYTES: usize = 4 * 1024;
 
+/// Most subschema evaluations a tool's schema may cause at one instance location (`$ref`s
+/// followed, every `anyOf` / `oneOf` / `allOf` branch counted, each path through a shared
+/// subschema counted again). A schema over it is refused when the [`crate::ToolSet`] is built
+/// ([`crate::Error::Schema`] names the construct) and its calls are `unvalidated`; under it, one
+/// call validates and is reported in well under 10 ms (`examples/schema_budget_ratio.rs`).
+pub const MAX_SCHEMA_EVALUATIONS: u64 = 4096;
+/// Backtracking steps one `pattern` match may take with the backtracking engine, which is used
+/// only for patterns the linear-time engine cannot compile (lookaround, backreferences). A
+/// match over it is undecided, and the validator reports the value as failing.
+pub const PATTERN_BACKTRACK_LIMIT: usize = 10_000;
+/// Most validator errors one validation collects, nested `anyOf` / `oneOf` errors included;
+/// past that the call is hopeless anyway.
+pub const MAX_COLLECTED_ERRORS: usize = 256;
+/// Longest key name or path echoed into a retry message or tracing field, in characters;
+/// longer ones are cut with `…`.
+pub const MAX_ECHOED_NAME: usize = 64;
+
 impl Default for Limits {
     fn default() -> Self {
         Self {
