@@ -356,7 +356,7 @@ fn turns_warns_about_tools_that_did_not_compile() {
     let out = &turns(&[line.to_owned()])[0];
     let warning = out["warnings"][0].as_str().unwrap_or_default();
     assert!(
-        warning.contains("`t`") && warning.contains("does not compile"),
+        warning.contains("`t`") && warning.contains("schema is refused"),
         "{out}"
     );
 }

@@ -87,6 +87,27 @@ fn main() {
             r#"{"x": "a"}"#.to_owned(),
         ));
     }
+    // The most expensive schemas still under `MAX_SCHEMA_EVALUATIONS` (4096): a depth-10
+    // `anyOf` chain (4094 evaluations at `/x`), a depth-9 `oneOf`/`not` chain (2561) and one
+    // `anyOf` of 2000 object branches.
+    cases.push((
+        "largest anyOf chain accepted (depth 10), invalid".to_owned(),
+        chain("anyOf", 10, false),
+        r#"{"x": 5}"#.to_owned(),
+    ));
+    cases.push((
+        "largest oneOf/not chain accepted (depth 9), valid".to_owned(),
+        chain("oneOf", 9, true),
+        r#"{"x": "a"}"#.to_owned(),
+    ));
+    let branches: Vec<Value> = (0..2000)
+        .map(|i| json!({"type": "object", "required": [format!("k{i}")]}))
+        .collect();
+    cases.push((
+        "anyOf of 2000 object branches, invalid".to_owned(),
+        json!({"type": "object", "properties": {"x": {"anyOf": branches}}}),
+        r#"{"x": {"none": 1}}"#.to_owned(),
+    ));
     cases.push((
         "40k properties, missing field".to_owned(),
         wide(40_000),
@@ -100,7 +121,7 @@ fn main() {
     ));
 
     println!(
-        "{:<44} {:>11} {:>12} {:>10} {:>12}",
+        "{:<52} {:>11} {:>12} {:>10} {:>12}",
         "case", "compile", "per call", "ratio", "status"
     );
     let mut reference = None;
@@ -116,7 +137,7 @@ fn main() {
         let seconds = per_call(&mender, &arguments, runs).min(one);
         let base = *reference.get_or_insert(seconds);
         println!(
-            "{label:<44} {:>8.2} ms {:>9.3} ms {:>9.1}x {:>12}",
+            "{label:<52} {:>8.2} ms {:>9.3} ms {:>9.1}x {:>12}",
             compile * 1e3,
             seconds * 1e3,
             seconds / base,

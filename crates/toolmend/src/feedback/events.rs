@@ -9,6 +9,7 @@ use crate::{CallResult, Outcome, Status};
 pub(crate) fn emit(call: &CallResult, model: &str) {
     // An unknown tool's name is the model's text: escaped and bounded like any echoed name.
     let tool: &str = &super::escape_name(&call.name);
+    let model: &str = &super::escape_name(model);
     match call.status {
         Status::Repaired | Status::Recovered if !call.repairs.is_empty() => {
             let kinds: Vec<&str> = call.repairs.iter().map(|r| r.kind.name()).collect();

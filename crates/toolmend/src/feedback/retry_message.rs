@@ -152,7 +152,12 @@ pub(crate) fn escape_name(name: &str) -> Cow<'_, str> {
     escape_bounded(name, MAX_ECHOED_NAME)
 }
 
-/// [`escape_name`] with its own bound, for JSON Pointers (which hold several names).
+/// [`escape_name`] for a JSON Pointer or field path, which holds several names: twice the bound.
+pub(crate) fn escape_path(path: &str) -> Cow<'_, str> {
+    escape_bounded(path, 2 * MAX_ECHOED_NAME)
+}
+
+/// [`escape_name`] with its own bound.
 fn escape_bounded(text: &str, max_chars: usize) -> Cow<'_, str> {
     let plain = |c: char| !c.is_control() && c != '`' && c != '\\';
     if text.len() <= max_chars && text.chars().all(plain) {
