@@ -214,7 +214,7 @@ fn write_output(
         match (call.status, call.native_index) {
             (Status::Suppressed, _) => {}
             // A native call as sent: valid, or invalid and kept for its retry message.
-            (Status::Valid | Status::Invalid, Some(index)) if !split => {
+            (Status::Valid | Status::Invalid | Status::Unvalidated, Some(index)) if !split => {
                 tool_calls.push(native.get(index).cloned().unwrap_or_else(|| json!({})));
             }
             // A repaired native call, or one part of a split call (invalid parts carry their
@@ -225,7 +225,7 @@ fn write_output(
                 tool_calls.push(sent);
             }
             // A recovered call; an invalid one stays in the text as sent.
-            (Status::Invalid, None) => {}
+            (Status::Invalid | Status::Unvalidated, None) => {}
             (_, None) => {
                 let mut fresh = json!({"id": call.id, "type": "function", "function": {}});
                 set_call(&mut fresh, &call.id, &call.name, &call.arguments_text);

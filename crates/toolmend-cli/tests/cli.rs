@@ -356,7 +356,61 @@ fn turns_warns_about_tools_that_did_not_compile() {
     let out = &turns(&[line.to_owned()])[0];
     let warning = out["warnings"][0].as_str().unwrap_or_default();
     assert!(
-        warning.contains("`t`") && warning.contains("does not compile"),
+        warning.contains("`t`") && warning.contains("schema is refused"),
         "{out}"
     );
+}
+
+// Issue #8 item 2: one tool's refused schema never stops another tool of the same file, and
+// the refused tool's calls are `unvalidated` (exit 1, never `valid`) in `repair` and `turns`.
+#[test]
+fn a_refused_schema_fails_closed_and_spares_the_other_tools() {
+    let tools = r#"[{"name": "bad", "parameters": {"type": "object", "properties": {"x": {"pattern": "("}}}},
+        {"name": "rm", "parameters": {"type": "object", "required": ["paths"]}}]"#;
+    let file = schema_file(tools);
+    let good = toolmend(
+        &[
+            "repair",
+            "--schema",
+            file.as_str(),
+            "--tool",
+            "rm",
+            r#"{"paths": []}"#,
+        ],
+        None,
+    );
+    assert_eq!(
+        good.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&good.stderr)
+    );
+    let bad = toolmend(
+        &[
+            "repair",
+            "--schema",
+            file.as_str(),
+            "--tool",
+            "bad",
+            "--json",
+            r#"{"path": 5}"#,
+        ],
+        None,
+    );
+    assert_eq!(bad.status.code(), Some(1));
+    let result: serde_json::Value = serde_json::from_slice(&bad.stdout).unwrap();
+    assert_eq!(result["status"], "unvalidated");
+    let stderr = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        stderr.contains("schema of tool `bad` was refused"),
+        "{stderr}"
+    );
+
+    let line = format!(
+        r#"{{"id": "t", "tools": {}, "message": {{"tool_calls": [{{"id": "c1", "type": "function", "function": {{"name": "bad", "arguments": "{{\"path\": 5}}"}}}}]}}}}"#,
+        tools.replace('\n', " ")
+    );
+    let out = &turns(&[line])[0];
+    assert_eq!(out["calls"][0]["status"], result["status"], "{out}");
+    assert_eq!(out["calls"][0]["error"], result["error"], "{out}");
 }

@@ -4,7 +4,7 @@
 ///
 /// Calls that cannot be repaired are not errors: they are `invalid` outcomes with a retry
 /// message. These are the failures of the caller's own data: a tool object of no known form, or
-/// a schema that does not compile.
+/// a schema that does not compile or is over the evaluation budget.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -16,8 +16,10 @@ pub enum Error {
         /// What was missing or of the wrong type.
         reason: String,
     },
-    /// A tool's JSON Schema does not compile; calls of that tool are checked for syntax only.
-    #[error("tool `{tool}`: the schema does not compile: {reason}")]
+    /// A tool's JSON Schema is refused: it does not compile, or it could cost more than
+    /// [`crate::limits::MAX_SCHEMA_EVALUATIONS`] evaluations at one location (the reason names
+    /// the construct). Calls of that tool are `unvalidated`, never `valid`.
+    #[error("tool `{tool}`: the schema is refused, so its calls are unvalidated: {reason}")]
     Schema {
         /// The tool's name.
         tool: String,

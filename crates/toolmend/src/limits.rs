@@ -36,6 +36,25 @@ pub const MAX_MESSAGE_BYTES: usize = 4 * 1024;
 /// Most keys sent twice reported for one call (`duplicate_key_dropped`, one per pointer).
 pub const MAX_REPORTED_DUPLICATE_KEYS: usize = 8;
 
+/// Most subschema evaluations a tool's schema may cause at one instance location (`$ref`s
+/// followed, every `anyOf` / `oneOf` / `allOf` branch counted, each path through a shared
+/// subschema counted again). A schema over it is refused when the [`crate::ToolSet`] is built
+/// ([`crate::Error::Schema`] names the construct) and its calls are `unvalidated`. Each
+/// evaluation of a failing branch builds a validator error (a few µs), so the bound is set for
+/// the slowest accepted schema to validate and report an invalid call in about 5 ms
+/// (`examples/schema_budget_ratio.rs`); real tool schemas stay far below it.
+pub const MAX_SCHEMA_EVALUATIONS: u64 = 512;
+/// Backtracking steps one `pattern` match may take with the backtracking engine, which is used
+/// only for patterns the linear-time engine cannot compile (lookaround, backreferences). A
+/// match over it is undecided, and the validator reports the value as failing.
+pub const PATTERN_BACKTRACK_LIMIT: usize = 10_000;
+/// Most validator errors one validation collects, nested `anyOf` / `oneOf` errors included;
+/// past that the call is hopeless anyway.
+pub const MAX_COLLECTED_ERRORS: usize = 256;
+/// Longest key name or path echoed into a retry message or tracing field, in characters;
+/// longer ones are cut with `…`.
+pub const MAX_ECHOED_NAME: usize = 64;
+
 impl Default for Limits {
     fn default() -> Self {
         Self {

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use crate::feedback::{
     MessageOptions, RetryContext, emit, note_for, retry_message, unknown_tool_message,
+    unvalidated_message,
 };
 use crate::recover::{RecoverMode, recover_text};
 use crate::repair::{Mended, Rejection, Verdict, fast_path, mend_arguments, mend_value};
@@ -454,6 +455,17 @@ impl Mender {
             return result;
         }
         match p.rejection {
+            Some(crate::repair::Rejection::Unvalidated) => {
+                // Fail closed, and spend no retry budget: no retry can fix the tool's schema.
+                let tool = self
+                    .tools
+                    .get(&result.name)
+                    .expect("a rejected known call names a tool");
+                result.status = Status::Unvalidated;
+                result.error = Some(unvalidated_message(tool, limits.max_message_bytes));
+                result.repairs.clear();
+                result.notes.clear();
+            }
             Some(rejection) => {
                 result.status = Status::Invalid;
                 let (outcome, context) = self.spend(session, &result.name, &result.arguments_text);
@@ -530,7 +542,7 @@ impl Mender {
     fn observe(&self, call: &CallResult) {
         self.stats.count_call(call.repairs.iter().map(|r| r.kind));
         match call.status {
-            Status::Invalid => self.stats.count_invalid(),
+            Status::Invalid | Status::Unvalidated => self.stats.count_invalid(),
             Status::Recovered => self.stats.count_recovered(),
             _ => {}
         }
@@ -576,7 +588,7 @@ fn blank(id: String, name: Arc<str>, origin: Origin, raw: &str) -> CallResult {
 fn count(call: &CallResult, report: &mut TurnReport) {
     match call.status {
         Status::Repaired => report.repaired += 1,
-        Status::Invalid => report.invalid += 1,
+        Status::Invalid | Status::Unvalidated => report.invalid += 1,
         Status::Recovered => {
             report.scavenged += 1;
             if call.repairs.iter().any(|r| r.kind != RepairKind::Recovered) {
@@ -585,7 +597,7 @@ fn count(call: &CallResult, report: &mut TurnReport) {
         }
         _ => {}
     }
-    if call.status != Status::Invalid && call.has(RepairKind::TruncationClosed) {
+    if call.is_dispatchable() && call.has(RepairKind::TruncationClosed) {
         report.truncations_fixed += 1;
     }
 }

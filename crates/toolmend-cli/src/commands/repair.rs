@@ -40,8 +40,13 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("{} is not JSON", args.schema.display()))?;
     let (tools_json, name) = tools_from_file(spec, args.tool.as_deref())?;
     let mut tools = ToolSet::from_json(&tools_json);
-    if let Some(error) = tools.rejected().first() {
-        bail!("{error}");
+    // Only the chosen tool matters: another tool's bad schema in the same file does not stop
+    // it. The chosen tool's own refused schema makes its call `unvalidated` (exit 1) below.
+    if tools.get(&name).is_none() {
+        match tools.rejected().first() {
+            Some(error) => bail!("{error}"),
+            None => bail!("no tool named `{name}` in the file"),
+        }
     }
     if args.read_only {
         tools.set_mutating(&name, false);
@@ -66,16 +71,23 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
         let mut object = serde_json::to_value(&call)?;
         object["arguments_text"] = json!(call.arguments_text);
         writeln!(stdout, "{object}")?;
-    } else if call.status != Status::Invalid {
+    } else if call.is_dispatchable() {
         stdout.write_all(call.arguments_text.as_bytes())?;
         // Valid input goes out as the exact bytes; a repaired value gets a line end.
         if call.status != Status::Valid {
             writeln!(stdout)?;
         }
     }
-    if call.status == Status::Invalid {
+    if !call.is_dispatchable() {
+        // `invalid` and `unvalidated` (the tool's schema was refused) both exit 1; the
+        // message says which.
         #[allow(clippy::print_stderr)]
         {
+            if call.status == Status::Unvalidated
+                && let Some(reason) = mender.tools().get(&name).and_then(|t| t.refusal())
+            {
+                eprintln!("toolmend: the schema of tool `{name}` was refused: {reason}");
+            }
             eprintln!("{}", call.error.as_deref().unwrap_or("invalid"));
         }
         return Ok(ExitCode::from(1));

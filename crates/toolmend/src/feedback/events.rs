@@ -7,7 +7,9 @@ use crate::{CallResult, Outcome, Status};
 
 /// Emits the events for one finished call.
 pub(crate) fn emit(call: &CallResult, model: &str) {
-    let tool: &str = &call.name;
+    // An unknown tool's name is the model's text: escaped and bounded like any echoed name.
+    let tool: &str = &super::escape_name(&call.name);
+    let model: &str = &super::escape_name(model);
     match call.status {
         Status::Repaired | Status::Recovered if !call.repairs.is_empty() => {
             let kinds: Vec<&str> = call.repairs.iter().map(|r| r.kind.name()).collect();
@@ -16,6 +18,9 @@ pub(crate) fn emit(call: &CallResult, model: &str) {
         }
         Status::Invalid => {
             tracing::info!(target: "tool_input_invalid", tool, model, "tool_input_invalid");
+        }
+        Status::Unvalidated => {
+            tracing::warn!(target: "tool_input_invalid", tool, model, "tool_schema_refused");
         }
         _ => {}
     }

@@ -15,4 +15,7 @@ pub use report::{CallResult, Origin, Outcome, Repair, Status, TurnReport};
 
 pub(crate) use events::emit;
 pub(crate) use notes::note_for;
-pub(crate) use retry_message::{MessageOptions, RetryContext, retry_message, unknown_tool_message};
+pub(crate) use retry_message::{
+    MessageOptions, RetryContext, escape_name, retry_message, unknown_tool_message,
+    unvalidated_message,
+};

@@ -9,7 +9,7 @@ pub(crate) fn note_for(repair: &Repair) -> Option<String> {
     let field = if field.is_empty() {
         "the arguments".to_owned()
     } else {
-        format!("`{field}`")
+        format!("`{}`", super::retry_message::escape_path(&field))
     };
     let text = match repair.kind {
         RepairKind::NullStripped => format!("{field} was sent as null and was omitted; omit optional fields instead of sending null."),

@@ -43,6 +43,12 @@ pub enum Status {
     Invalid,
     /// Not dispatched (storm breaker or duplicate); `error` holds the guard message.
     Suppressed,
+    /// Not dispatched: the tool's schema was refused when the [`crate::ToolSet`] was built (it
+    /// does not compile, or it is over [`crate::limits::MAX_SCHEMA_EVALUATIONS`]), so the
+    /// call cannot be checked. Never `valid`: a schema that cannot be enforced must not let
+    /// arbitrary arguments through (fail closed). `error` says so, and tells the model not to
+    /// retry; no retry budget is spent. Serialised `unvalidated`.
+    Unvalidated,
 }
 
 /// The outcome label of a repaired or rejected call (the everruns labels).
@@ -139,7 +145,7 @@ impl CallResult {
 pub struct TurnReport {
     /// Calls repaired (recovered calls that needed repairs included).
     pub repaired: usize,
-    /// Calls that could not be saved.
+    /// Calls that could not be saved (`invalid` and `unvalidated`).
     pub invalid: usize,
     /// Calls recovered from text.
     pub scavenged: usize,

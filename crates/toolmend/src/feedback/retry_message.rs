@@ -3,12 +3,14 @@
 //! A message names every failing location, the expected shape from the schema, the type that
 //! was received and one concrete hint. It never quotes argument values, and it is bounded.
 
+use std::borrow::Cow;
 use std::fmt::Write;
 
 use jsonschema::error::ValidationErrorKind;
 use serde_json::Value;
 
 use crate::Tool;
+use crate::limits::MAX_ECHOED_NAME;
 use crate::repair::schema::{SchemaView, Types};
 use crate::repair::{Rejection, pointer};
 use crate::salvage::SalvageErrorKind;
@@ -67,7 +69,7 @@ pub(crate) fn retry_message(
     context: RetryContext,
     options: MessageOptions,
 ) -> String {
-    let name = tool.name();
+    let name = escape_name(tool.name());
     let mut out = String::new();
     if matches!(
         context,
@@ -78,6 +80,7 @@ pub(crate) fn retry_message(
         );
     }
     let (problems, hint) = match rejection {
+        Rejection::Unvalidated => return unvalidated_message(tool, options.max_bytes),
         Rejection::Truncated => (
             "the arguments were cut off before they were complete, probably by the output token limit".to_owned(),
             "resend the complete call; split large content into several smaller calls.".to_owned(),
@@ -114,17 +117,65 @@ pub(crate) fn retry_message(
 
 /// The message for a call of a tool that does not exist.
 pub(crate) fn unknown_tool_message<'a>(name: &str, tools: impl Iterator<Item = &'a str>) -> String {
-    let mut names: Vec<&str> = tools.take(32).collect();
+    let mut names: Vec<Cow<'_, str>> = tools.take(32).map(escape_name).collect();
     names.sort_unstable();
-    let name = if name.len() > 64 {
-        "(a long name)"
+    let name = if name.len() > MAX_ECHOED_NAME {
+        Cow::Borrowed("(a long name)")
     } else {
-        name
+        escape_name(name)
     };
     format!(
         "Tool `{name}` does not exist. Available tools: {}. Call one of them by its exact name.",
         names.join(", ")
     )
+}
+
+/// The message for a call of a tool whose schema was refused (`unvalidated`): nothing the model
+/// sends can make it valid, so it is told not to retry.
+pub(crate) fn unvalidated_message(tool: &Tool, max_bytes: usize) -> String {
+    let reason = bound(tool.refusal().unwrap_or("unknown").to_owned(), 300);
+    bound(
+        format!(
+            "Tool call `{}` was not run: the tool's parameter schema could not be used to check \
+             the call ({reason}). This is a problem of the tool's declaration, not of the \
+             arguments: do not retry this tool; take a different approach or ask the user.",
+            escape_name(tool.name())
+        ),
+        max_bytes,
+    )
+}
+
+/// A key name, tool name or path as echoed into a message or tracing field: control
+/// characters and backticks escaped (`\n`, `\u{60}`), cut to [`MAX_ECHOED_NAME`] characters
+/// with `…`. Borrowed when nothing needs changing, so the common case does not allocate.
+pub(crate) fn escape_name(name: &str) -> Cow<'_, str> {
+    escape_bounded(name, MAX_ECHOED_NAME)
+}
+
+/// [`escape_name`] for a JSON Pointer or field path, which holds several names: twice the bound.
+pub(crate) fn escape_path(path: &str) -> Cow<'_, str> {
+    escape_bounded(path, 2 * MAX_ECHOED_NAME)
+}
+
+/// [`escape_name`] with its own bound.
+fn escape_bounded(text: &str, max_chars: usize) -> Cow<'_, str> {
+    let plain = |c: char| !c.is_control() && c != '`' && c != '\\';
+    if text.len() <= max_chars && text.chars().all(plain) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::new();
+    for (count, c) in text.chars().enumerate() {
+        if count >= max_chars {
+            out.push('…');
+            break;
+        }
+        match c {
+            '`' => out.push_str("\\u{60}"),
+            c if plain(c) => out.push(c),
+            c => out.extend(c.escape_debug()),
+        }
+    }
+    Cow::Owned(out)
 }
 
 /// Every failing location of `value`, and a hint for the first.
@@ -152,7 +203,8 @@ fn schema_problems(tool: &Tool, value: Option<&Value>, include_values: bool) -> 
             at,
             error.instance(),
             view.as_ref(),
-            &error.masked().to_string(),
+            // Rendered only for the kinds `describe` has no words of its own for.
+            || bound(error.masked().to_string(), 200),
         );
         if include_values && !matches!(error.kind(), ValidationErrorKind::Required { .. }) {
             let _ = write!(problem, " (received {})", preview(error.instance()));
@@ -178,13 +230,14 @@ fn describe(
     at: &str,
     instance: &Value,
     view: Option<&SchemaView<'_>>,
-    masked: &str,
+    masked: impl FnOnce() -> String,
 ) -> (String, String) {
-    let field = pointer::display(at);
+    // Paths and names come from the arguments: escaped and bounded before they are echoed.
+    let field = escape_bounded(&pointer::display(at), 2 * MAX_ECHOED_NAME).into_owned();
     let quoted = if at.is_empty() {
         "the arguments".to_owned()
     } else {
-        format!("`{at}`")
+        format!("`{}`", escape_bounded(at, 2 * MAX_ECHOED_NAME))
     };
     match kind {
         ValidationErrorKind::Type { .. }
@@ -221,6 +274,8 @@ fn describe(
             let name = property.as_str().unwrap_or("?");
             let mut full = at.to_owned();
             pointer::push(&mut full, name);
+            let full = escape_bounded(&full, 2 * MAX_ECHOED_NAME);
+            let name = escape_name(name);
             (
                 format!("`{full}` is required but missing"),
                 format!("include \"{name}\" in the arguments."),
@@ -231,7 +286,7 @@ fn describe(
             let names: Vec<String> = unexpected
                 .iter()
                 .take(8)
-                .map(|n| format!("`{n}`"))
+                .map(|n| format!("`{}`", escape_name(n)))
                 .collect();
             (
                 format!(
@@ -267,7 +322,7 @@ fn describe(
             "send a value that matches the pattern (without adding ^ or $).".to_owned(),
         ),
         _ => (
-            format!("{quoted}: {masked}"),
+            format!("{quoted}: {}", masked()),
             "change the value so that it satisfies the schema.".to_owned(),
         ),
     }

@@ -5,6 +5,7 @@
 
 mod anchors;
 mod contract;
+mod cost;
 mod dotted;
 mod flatten;
 mod for_model;

@@ -17,6 +17,9 @@ pub struct Tool {
     description: Option<String>,
     schema: Option<Value>,
     validator: Option<Validator>,
+    /// Why the schema was refused (it does not compile, or it is over the evaluation budget):
+    /// then calls of the tool are never valid.
+    refused: Option<Arc<str>>,
     format: ToolFormat,
     hints: ToolHints,
     has_path_fields: bool,
@@ -82,14 +85,23 @@ impl Tool {
         self.hints.mutating != Some(false)
     }
 
-    /// Whether `value` validates against the tool's schema. A tool without a schema, or whose
-    /// schema did not compile, accepts any JSON object.
+    /// Whether `value` validates against the tool's schema. A tool without a schema accepts
+    /// any JSON object; a tool whose schema was refused accepts nothing (fail closed: its calls
+    /// are [`crate::Status::Unvalidated`]).
     #[must_use]
     pub fn is_valid(&self, value: &Value) -> bool {
         match &self.validator {
             Some(validator) => validator.is_valid(value),
-            None => value.is_object(),
+            None => self.refused.is_none() && value.is_object(),
         }
+    }
+
+    /// Why the tool's schema was refused, if it was: it does not compile, or it could cost more
+    /// than [`crate::limits::MAX_SCHEMA_EVALUATIONS`] evaluations at one location. Calls of
+    /// such a tool are never valid.
+    #[must_use]
+    pub fn refusal(&self) -> Option<&str> {
+        self.refused.as_deref()
     }
 
     /// Whether the model was shown this tool's schema flattened (see [`ToolSet::mark_prepared`]).
@@ -120,8 +132,9 @@ const LINEAR_LOOKUP_MAX: usize = 16;
 /// The compiled set of tools a turn may call.
 ///
 /// Build it once per tool list and reuse it: compiling the schemas is the expensive part.
-/// A tool whose schema does not compile is kept (its calls get syntax salvage only) and its
-/// error is listed in [`ToolSet::rejected`]; the rest of the set works as usual.
+/// A tool whose schema is refused (it does not compile, or it is over the evaluation budget)
+/// is kept, its error is listed in [`ToolSet::rejected`], and its calls are
+/// [`crate::Status::Unvalidated`], never valid; the rest of the set works as usual.
 #[derive(Debug, Default)]
 pub struct ToolSet {
     tools: Vec<Tool>,
@@ -248,14 +261,15 @@ impl ToolSet {
 impl Tool {
     fn compile(spec: super::spec::ToolSpec<'_>) -> (Self, Option<Error>) {
         let schema = spec.schema.cloned();
-        let (validator, error) = match &schema {
-            None => (None, None),
+        let (validator, refused, error) = match &schema {
+            None => (None, None, None),
             Some(schema) => match compile_schema(schema) {
-                Ok(validator) => (Some(validator), None),
+                Ok(validator) => (Some(validator), None, None),
                 Err(reason) => (
                     None,
+                    Some(Arc::from(reason.as_str())),
                     Some(Error::Schema {
-                        tool: spec.name.to_owned(),
+                        tool: crate::feedback::escape_name(spec.name).into_owned(),
                         reason,
                     }),
                 ),
@@ -269,6 +283,7 @@ impl Tool {
             description: spec.description.map(str::to_owned),
             schema,
             validator,
+            refused,
             format: spec.format,
             hints,
             has_path_fields,
@@ -279,15 +294,30 @@ impl Tool {
     }
 }
 
-/// Compiles a schema: offline (no `$ref` is ever fetched) and with the linear-time `regex`
-/// engine for `pattern`, since schemas come from clients and a backtracking engine could be
-/// made to run for ever.
+/// Compiles a schema, since schemas come from clients: first its cost is bounded
+/// ([`super::cost::check`]), then it is compiled offline (no `$ref` is ever fetched) with the
+/// linear-time `regex` engine for `pattern`. A schema whose patterns that engine cannot compile
+/// (lookaround, backreferences: valid JSON Schema, common in real tools) is compiled again with
+/// the backtracking engine under [`crate::limits::PATTERN_BACKTRACK_LIMIT`], so no match can
+/// run for ever.
 fn compile_schema(schema: &Value) -> Result<Validator, String> {
-    jsonschema::options()
+    super::cost::check(schema)?;
+    let linear = jsonschema::options()
         .offline()
         .with_pattern_options(PatternOptions::regex())
-        .build(schema)
-        .map_err(|e| e.masked().to_string())
+        .build(schema);
+    match linear {
+        Ok(validator) => Ok(validator),
+        Err(_) => jsonschema::options()
+            .offline()
+            .with_pattern_options(
+                PatternOptions::fancy_regex()
+                    .backtrack_limit(crate::limits::PATTERN_BACKTRACK_LIMIT)
+                    .size_limit(REGEX_SIZE_LIMIT),
+            )
+            .build(schema)
+            .map_err(|e| e.masked().to_string()),
+    }
 }
 
 /// Most patterns compiled per tool; a schema with more gets the rest compiled on demand.
@@ -360,8 +390,10 @@ mod tests {
         assert!(matches!(&set.rejected()[0], Error::Schema { tool, .. } if tool == "bad"));
         assert!(set.get("good").unwrap().is_valid(&json!({"x": 1})));
         assert!(!set.get("good").unwrap().is_valid(&json!({})));
-        // The uncompiled tool accepts any object.
-        assert!(set.get("bad").unwrap().is_valid(&json!({"x": 1})));
+        // The refused tool accepts nothing: its calls are unvalidated, never valid.
+        assert!(!set.get("bad").unwrap().is_valid(&json!({"x": 1})));
+        assert!(set.get("bad").unwrap().refusal().is_some());
+        assert!(set.get("good").unwrap().refusal().is_none());
     }
 
     #[test]

@@ -50,6 +50,8 @@ pub(crate) enum Rejection {
     Schema,
     /// Several complete objects were sent as one call's arguments, where they cannot be split.
     Concatenated,
+    /// The tool's schema was refused, so no call of it can be checked (fail closed).
+    Unvalidated,
 }
 
 impl Mended {
@@ -90,6 +92,9 @@ pub(crate) fn fast_path(tool: &Tool, raw: &str) -> Option<Value> {
 /// `cut_off` says the turn ended at the token limit and this is its last call: arguments that
 /// need salvage are then treated as truncated.
 pub(crate) fn mend_arguments(tool: &Tool, raw: &str, limits: &Limits, cut_off: bool) -> Mended {
+    if tool.refusal().is_some() {
+        return Mended::rejected(Rejection::Unvalidated, Vec::new());
+    }
     // A byte-order mark is not JSON (RFC 8259 §8.1): the text after it is read, and the mark is
     // reported as a syntax repair, never dispatched.
     let (raw, bom) = match raw.strip_prefix('\u{feff}') {
@@ -222,8 +227,11 @@ pub(crate) fn mend_value(
     mut repairs: Vec<Repair>,
     limits: &Limits,
 ) -> Mended {
+    if tool.refusal().is_some() {
+        return Mended::rejected(Rejection::Unvalidated, Vec::new());
+    }
     let (Some(validator), Some(schema)) = (tool.validator(), tool.schema()) else {
-        // No compiled schema: any object is accepted as it is.
+        // No schema: any object is accepted as it is.
         let verdict = match (&value, repairs.is_empty()) {
             (Value::Object(_), true) => Verdict::Valid,
             (Value::Object(_), false) => Verdict::Repaired,
@@ -259,7 +267,7 @@ pub(crate) fn mend_value(
             failures: &failures,
             repairs: &mut repairs,
             changed: false,
-            max_depth: limits.max_depth,
+            limits,
         };
         if let Some(Fix::Replace(root)) =
             walker.walk(&mut value, &root_view, Place::Root, &mut String::new(), 0)
@@ -312,7 +320,7 @@ struct Walker<'a> {
     failures: &'a Failures,
     repairs: &'a mut Vec<Repair>,
     changed: bool,
-    max_depth: usize,
+    limits: &'a Limits,
 }
 
 impl Walker<'_> {
@@ -326,7 +334,7 @@ impl Walker<'_> {
         at: &mut String,
         depth: usize,
     ) -> Option<Fix> {
-        if depth > self.max_depth {
+        if depth > self.limits.max_depth {
             return None;
         }
         if let Some(failure) = self.failures.at(at) {
@@ -336,6 +344,7 @@ impl Walker<'_> {
                 failure,
                 place,
                 tool: self.tool,
+                limits: self.limits,
             };
             // The first rule that applies wins; the next round sees its result.
             if let Some((kind, fix)) = RULES

@@ -11,6 +11,7 @@ use jsonschema::{ValidationError, Validator};
 use serde_json::Value;
 
 use super::pointer;
+use crate::limits::MAX_COLLECTED_ERRORS;
 
 /// The validator keywords that failed at one location, as a bit set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -59,25 +60,33 @@ pub(crate) struct Failure {
 #[derive(Debug, Default)]
 pub(crate) struct Failures {
     by_pointer: BTreeMap<String, Failure>,
+    /// Errors looked at so far, nested branch errors included.
+    seen: usize,
 }
 
-/// How many errors one collection keeps; past that the call is hopeless anyway.
-const MAX_ERRORS: usize = 1024;
+/// How deep nested `anyOf` / `oneOf` errors are followed.
+const MAX_BRANCH_DEPTH: usize = 8;
 
 impl Failures {
-    /// Validates `value` and indexes every error.
+    /// Validates `value` and indexes its errors: at most [`MAX_COLLECTED_ERRORS`], nested
+    /// branch errors included, taken lazily from the validator's iterator (the schema's cost
+    /// is bounded when the tool set is built, so each error is bounded work too).
     pub(crate) fn collect(validator: &Validator, value: &Value) -> Self {
         let mut failures = Self::default();
-        for error in validator.iter_errors(value).take(MAX_ERRORS) {
+        for error in validator.iter_errors(value) {
+            if failures.seen >= MAX_COLLECTED_ERRORS {
+                break;
+            }
             failures.add(&error, 0);
         }
         failures
     }
 
     fn add(&mut self, error: &ValidationError<'_>, depth: usize) {
-        if self.by_pointer.len() >= MAX_ERRORS || depth > 8 {
+        if self.seen >= MAX_COLLECTED_ERRORS || depth > MAX_BRANCH_DEPTH {
             return;
         }
+        self.seen += 1;
         let entry = self
             .by_pointer
             .entry(error.instance_path().as_str().to_owned())
@@ -164,6 +173,17 @@ mod tests {
         let f = failures(schema, json!({"x": ["a", 3]}));
         assert!(f.at("/x").unwrap().keywords.any(Keywords::BRANCHES));
         assert!(f.at("/x/1").unwrap().keywords.any(Keywords::TYPE));
+    }
+
+    #[test]
+    fn collection_is_capped_with_nested_branch_errors_counted() {
+        // 600 failing items, each failing both branches of an `anyOf`: 1800 errors in all.
+        let schema =
+            json!({"type": "array", "items": {"anyOf": [{"type": "string"}, {"type": "null"}]}});
+        let f = failures(schema, Value::Array(vec![json!(1); 600]));
+        assert_eq!(f.seen, MAX_COLLECTED_ERRORS);
+        assert!(f.by_pointer.len() < MAX_COLLECTED_ERRORS);
+        assert!(f.at("/0").unwrap().keywords.any(Keywords::BRANCHES));
     }
 
     #[test]

@@ -38,7 +38,7 @@ impl Rule for JsonStringToArray {
         if !site.wants_array_instead() {
             return None;
         }
-        parse_embedded(text, Types::ARRAY).map(Fix::Replace)
+        parse_embedded(text, Types::ARRAY, site.limits).map(Fix::Replace)
     }
 }
 

@@ -36,7 +36,7 @@ impl Rule for JsonStringToObject {
         if !site.view.allows(Types::OBJECT) || site.view.allows(Types::STRING) {
             return None;
         }
-        parse_embedded(text, Types::OBJECT).map(Fix::Replace)
+        parse_embedded(text, Types::OBJECT, site.limits).map(Fix::Replace)
     }
 }
 

@@ -26,7 +26,7 @@ use serde_json::Value;
 
 use super::failures::{Failure, Keywords};
 use super::schema::{SchemaView, Types};
-use crate::{RepairKind, Tool};
+use crate::{Limits, RepairKind, Tool};
 
 /// Where a site sits in its parent.
 #[derive(Debug, Clone, Copy)]
@@ -47,6 +47,8 @@ pub(crate) struct Site<'a, 's> {
     pub(crate) failure: &'a Failure,
     pub(crate) place: Place<'a>,
     pub(crate) tool: &'a Tool,
+    /// The mender's bounds, for the rules that salvage embedded text.
+    pub(crate) limits: &'a Limits,
 }
 
 impl Site<'_, '_> {
@@ -112,23 +114,26 @@ pub(crate) static RULES: &[&dyn Rule] = &[
 ];
 
 /// Parses a string that holds JSON text of one container (`[…]` or `{…}`): strictly, or by
-/// salvage when the strict parse fails (never a truncated or multi-value salvage).
-pub(crate) fn parse_embedded(text: &str, want: Types) -> Option<Value> {
+/// salvage when the strict parse fails (never a truncated or multi-value salvage), within the
+/// configured `limits` like any other salvage.
+pub(crate) fn parse_embedded(text: &str, want: Types, limits: &Limits) -> Option<Value> {
     let trimmed = text.trim();
     let (open, close) = if want == Types::ARRAY {
         ('[', ']')
     } else {
         ('{', '}')
     };
-    if !(trimmed.starts_with(open) && trimmed.ends_with(close)) {
+    if !(trimmed.starts_with(open) && trimmed.ends_with(close))
+        || trimmed.len() > limits.max_salvage_bytes
+    {
         return None;
     }
     let value = match serde_json::from_str::<Value>(trimmed) {
-        Ok(value) => value,
+        Ok(value) if depth_within(&value, limits.max_depth) => value,
+        Ok(_) => return None,
         Err(_) => {
-            let salvaged =
-                crate::salvage::salvage(trimmed, &crate::salvage::SalvageOptions::default())
-                    .ok()?;
+            let options = crate::salvage::SalvageOptions::from_limits(limits);
+            let salvaged = crate::salvage::salvage(trimmed, &options).ok()?;
             if salvaged.truncated || salvaged.values.len() != 1 {
                 return None;
             }
@@ -136,6 +141,23 @@ pub(crate) fn parse_embedded(text: &str, want: Types) -> Option<Value> {
         }
     };
     (Types::of(&value) == want).then_some(value)
+}
+
+/// Whether `value` nests arrays and objects at most `max` levels deep.
+fn depth_within(value: &Value, max: usize) -> bool {
+    let mut stack = vec![(value, 0usize)];
+    while let Some((node, depth)) = stack.pop() {
+        let children: Box<dyn Iterator<Item = &Value>> = match node {
+            Value::Array(items) => Box::new(items.iter()),
+            Value::Object(map) => Box::new(map.values()),
+            _ => continue,
+        };
+        if depth >= max {
+            return false;
+        }
+        stack.extend(children.map(|child| (child, depth + 1)));
+    }
+    true
 }
 
 #[cfg(test)]

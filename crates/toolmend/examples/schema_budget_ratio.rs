@@ -1,0 +1,148 @@
+//! Worst-case cost of one call against a hostile schema, as a ratio against an invalid call of
+//! a plain small schema measured in the same process (issue #8, items 1, 2 and 8).
+//!
+//! Each case builds its tool set once (compile time reported), then times `repair_call` on the
+//! call that makes the validator do the most work: an invalid call for `anyOf` chains (every
+//! branch fails and builds errors), a valid call for `oneOf` chains (every branch runs), a call
+//! missing a required field on a 40 000-property schema (the retry message walks the schema),
+//! and a lookahead `pattern` fed a catastrophic subject (the backtracking engine's limit).
+//!
+//! Run with `cargo run --release -p toolmend --example schema_budget_ratio [DEPTH...]`; the
+//! default depths are 16, 22 and 26. Every case must report ≤ 10 ms per call.
+
+// An example program reports on stdout.
+#![allow(clippy::print_stdout)]
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use serde_json::{Map, Value, json};
+use toolmend::{Mender, ToolSet};
+
+/// A `$defs` chain of `depth` levels, each a `combinator` of two branches into the next level.
+/// `negated` makes the second branch `{"not": {"$ref": next}}`, so exactly one branch matches.
+fn chain(combinator: &str, depth: usize, negated: bool) -> Value {
+    let mut defs = Map::new();
+    for level in 0..depth {
+        let next = json!({"$ref": format!("#/$defs/d{}", level + 1)});
+        let second = if negated {
+            json!({"not": next})
+        } else {
+            next.clone()
+        };
+        defs.insert(format!("d{level}"), json!({combinator: [next, second]}));
+    }
+    defs.insert(format!("d{depth}"), json!({"type": "string"}));
+    json!({"type": "object", "required": ["x"], "properties": {"x": {"$ref": "#/$defs/d0"}},
+           "$defs": defs})
+}
+
+/// An object schema with `width` declared properties and one required one.
+fn wide(width: usize) -> Value {
+    let properties: Map<String, Value> = (0..width)
+        .map(|i| (format!("field_{i}"), json!({"type": "string"})))
+        .collect();
+    json!({"type": "object", "required": ["field_0"], "properties": properties})
+}
+
+/// Median seconds per call over `runs` runs (at least one).
+fn per_call(mender: &Mender, arguments: &str, runs: usize) -> f64 {
+    let mut times: Vec<f64> = (0..runs.max(1))
+        .map(|_| {
+            let start = Instant::now();
+            black_box(mender.repair_call("t", black_box(arguments)));
+            start.elapsed().as_secs_f64()
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
+}
+
+fn main() {
+    let depths: Vec<usize> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse().ok())
+        .collect();
+    let depths = if depths.is_empty() {
+        vec![16, 22, 26]
+    } else {
+        depths
+    };
+    let plain = json!({"type": "object", "required": ["path"], "properties": {
+        "path": {"type": "string"}, "limit": {"type": "integer"}}});
+    let mut cases: Vec<(String, Value, String)> = vec![(
+        "plain small schema, invalid call".to_owned(),
+        plain,
+        r#"{"limit": "x"}"#.to_owned(),
+    )];
+    for &depth in &depths {
+        cases.push((
+            format!("anyOf chain depth {depth}, invalid call"),
+            chain("anyOf", depth, false),
+            r#"{"x": 5}"#.to_owned(),
+        ));
+        cases.push((
+            format!("oneOf/not chain depth {depth}, valid call"),
+            chain("oneOf", depth, true),
+            r#"{"x": "a"}"#.to_owned(),
+        ));
+    }
+    // The most expensive schemas still under `MAX_SCHEMA_EVALUATIONS` (512): a depth-7
+    // `anyOf` chain (510 evaluations at `/x`), a depth-7 `oneOf`/`not` chain (637 > 512, so
+    // depth 6: 317) and one `anyOf` of 500 object branches.
+    cases.push((
+        "largest anyOf chain accepted (depth 7), invalid".to_owned(),
+        chain("anyOf", 7, false),
+        // An array: no rule can turn it into the string at the chain's end.
+        r#"{"x": [5]}"#.to_owned(),
+    ));
+    cases.push((
+        "largest oneOf/not chain accepted (depth 6), valid".to_owned(),
+        chain("oneOf", 6, true),
+        r#"{"x": "a"}"#.to_owned(),
+    ));
+    let branches: Vec<Value> = (0..500)
+        .map(|i| json!({"type": "object", "required": [format!("k{i}")]}))
+        .collect();
+    cases.push((
+        "anyOf of 500 object branches, invalid".to_owned(),
+        json!({"type": "object", "properties": {"x": {"anyOf": branches}}}),
+        r#"{"x": {"none": 1}}"#.to_owned(),
+    ));
+    cases.push((
+        "40k properties, missing field".to_owned(),
+        wide(40_000),
+        r#"{"field_1": "a"}"#.to_owned(),
+    ));
+    cases.push((
+        "lookahead pattern, catastrophic subject".to_owned(),
+        json!({"type": "object", "properties": {"path": {"type": "string",
+            "pattern": "^(?!/etc)(a+)+$"}}}),
+        format!(r#"{{"path": "{}b"}}"#, "a".repeat(40)),
+    ));
+
+    println!(
+        "{:<52} {:>11} {:>12} {:>10} {:>12}",
+        "case", "compile", "per call", "ratio", "status"
+    );
+    let mut reference = None;
+    for (label, schema, arguments) in cases {
+        let start = Instant::now();
+        let tools = ToolSet::from_json(&json!([{"name": "t", "parameters": schema}]));
+        let compile = start.elapsed().as_secs_f64();
+        let mender = Mender::new(tools);
+        let status = mender.repair_call("t", &arguments).status;
+        let one = per_call(&mender, &arguments, 1);
+        // Repeat cheap cases for a stable median; one run is enough for slow ones.
+        let runs = if one < 0.01 { 51 } else { 1 };
+        let seconds = per_call(&mender, &arguments, runs).min(one);
+        let base = *reference.get_or_insert(seconds);
+        println!(
+            "{label:<52} {:>8.2} ms {:>9.3} ms {:>9.1}x {:>12}",
+            compile * 1e3,
+            seconds * 1e3,
+            seconds / base,
+            format!("{status:?}").to_lowercase()
+        );
+    }
+}

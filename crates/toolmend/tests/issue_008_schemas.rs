@@ -1,0 +1,250 @@
+//! Issue #8 ("Reliability"), items 1, 2, 3 and the retry-message part of 8: schemas from
+//! strangers. Each test fails on the code before the fix (noted per test); speed is measured in
+//! `examples/schema_budget_ratio.rs`, never here.
+
+use serde_json::{Map, Value, json};
+use toolmend::turn::Session;
+use toolmend::{AssistantTurn, Error, Limits, Mender, MenderOptions, Status, ToolCall, ToolSet};
+
+fn one_tool(schema: Value) -> ToolSet {
+    ToolSet::from_json(&json!([{"name": "t", "parameters": schema}]))
+}
+
+/// A `$defs` chain of `depth` levels, each a `combinator` of two branches into the next level;
+/// `negated` makes the second branch `{"not": …}`, so exactly one branch of a `oneOf` matches.
+fn chain(combinator: &str, depth: usize, negated: bool) -> Value {
+    let mut defs = Map::new();
+    for level in 0..depth {
+        let next = json!({"$ref": format!("#/$defs/d{}", level + 1)});
+        let second = if negated {
+            json!({"not": next})
+        } else {
+            next.clone()
+        };
+        defs.insert(format!("d{level}"), json!({combinator: [next, second]}));
+    }
+    defs.insert(format!("d{depth}"), json!({"type": "string"}));
+    json!({"type": "object", "required": ["x"], "properties": {"x": {"$ref": "#/$defs/d0"}},
+           "$defs": defs})
+}
+
+fn schema_error(set: &ToolSet) -> &str {
+    match set.rejected() {
+        [Error::Schema { reason, .. }] => reason,
+        other => panic!("expected one schema error, got {other:?}"),
+    }
+}
+
+/// Item 1: an exponential `anyOf` chain is refused when the tool set is built, naming the
+/// construct, and its calls are `unvalidated`. Before: it compiled, and an invalid call took
+/// seconds building 2^16 branch errors before it came back `invalid`.
+#[test]
+fn item1_an_exponential_any_of_chain_is_refused_by_name() {
+    let set = one_tool(chain("anyOf", 16, false));
+    let reason = schema_error(&set);
+    assert!(
+        reason.contains("`anyOf` at `#/$defs/d")
+            && reason.contains(&toolmend::limits::MAX_SCHEMA_EVALUATIONS.to_string()),
+        "{reason}"
+    );
+    let call = Mender::new(set).repair_call("t", r#"{"x": 5}"#);
+    assert_eq!(call.status, Status::Unvalidated);
+    assert!(!call.is_dispatchable());
+}
+
+/// Item 1: the `oneOf` chain that cost a *valid* call 2^depth evaluations on the fast path.
+/// Before: the call was `valid` after evaluating every branch.
+#[test]
+fn item1_an_exponential_one_of_chain_is_refused_even_for_valid_calls() {
+    let set = one_tool(chain("oneOf", 16, true));
+    assert!(schema_error(&set).contains("`oneOf`"));
+    let call = Mender::new(set).repair_call("t", r#"{"x": "a"}"#);
+    assert_eq!(call.status, Status::Unvalidated);
+}
+
+/// Item 1: a chain under the budget still validates and reports calls as before.
+#[test]
+fn item1_a_small_chain_still_validates_and_reports() {
+    let set = one_tool(chain("anyOf", 6, false));
+    assert!(set.rejected().is_empty());
+    let mender = Mender::new(set);
+    assert_eq!(
+        mender.repair_call("t", r#"{"x": "a"}"#).status,
+        Status::Valid
+    );
+    let call = mender.repair_call("t", r#"{"x": [1]}"#);
+    assert_eq!(call.status, Status::Invalid);
+    assert!(call.error.unwrap().contains("`/x`"));
+}
+
+/// Item 1: recursion that doubles at every instance level, and a `$ref` cycle that never
+/// descends (which could not even be bounded by the instance's depth).
+#[test]
+fn item1_recursion_that_doubles_or_never_descends_is_refused() {
+    let doubling = one_tool(json!({"anyOf": [
+        {"type": "object", "properties": {"c": {"$ref": "#"}}},
+        {"type": "object", "properties": {"c": {"$ref": "#"}}}]}));
+    assert!(schema_error(&doubling).contains("property `c`"));
+    let endless = one_tool(json!({"$defs": {"a": {"anyOf": [{"$ref": "#/$defs/a"}]}},
+        "$ref": "#/$defs/a"}));
+    assert!(schema_error(&endless).contains("never ends"));
+}
+
+/// Item 2: a lookahead `pattern` compiles with the bounded backtracking engine and is
+/// enforced. Before: the schema did not compile, and `{"path": 5, "junk": true}` was `valid`.
+#[test]
+fn item2_lookahead_patterns_are_enforced() {
+    let set = one_tool(json!({"type": "object", "required": ["path"],
+        "additionalProperties": false,
+        "properties": {"path": {"type": "string", "pattern": "^(?!/etc)/.*$"}}}));
+    assert!(set.rejected().is_empty(), "{:?}", set.rejected());
+    let mender = Mender::new(set);
+    let ok = r#"{"path": "/home/me/notes.txt"}"#;
+    assert_eq!(mender.repair_call("t", ok).status, Status::Valid);
+    assert_eq!(mender.repair_call("t", ok).arguments_text, ok);
+    for bad in [r#"{"path": "/etc/passwd"}"#, r#"{"path": 5, "junk": true}"#] {
+        assert_eq!(
+            mender.repair_call("t", bad).status,
+            Status::Invalid,
+            "{bad}"
+        );
+    }
+}
+
+/// Item 2: a catastrophic lookahead pattern hits the backtrack limit and the value fails;
+/// it is never let through.
+#[test]
+fn item2_a_catastrophic_pattern_fails_closed() {
+    let mender = Mender::new(one_tool(json!({"type": "object", "properties": {
+        "path": {"type": "string", "pattern": "^(?!/etc)(a+)+$"}}})));
+    let subject = format!(r#"{{"path": "{}b"}}"#, "a".repeat(40));
+    assert_eq!(mender.repair_call("t", &subject).status, Status::Invalid);
+    assert_eq!(
+        mender.repair_call("t", r#"{"path": "aaa"}"#).status,
+        Status::Valid
+    );
+}
+
+/// Item 2: a schema that compiles with neither engine fails closed: single calls and turns
+/// agree on `unvalidated`, a recovered call of that tool is not dispatched, and the other tool
+/// of the set works. Before: every object was `valid`.
+#[test]
+fn item2_an_uncompilable_schema_fails_closed_everywhere() {
+    let tools = json!([
+        {"name": "bad", "parameters": {"type": "object", "properties": {"x": {"pattern": "("}}}},
+        {"name": "good", "parameters": {"type": "object", "required": ["x"]}}
+    ]);
+    let set = ToolSet::from_json(&tools);
+    assert!(matches!(&set.rejected()[0], Error::Schema { tool, .. } if tool == "bad"));
+    let mender = Mender::with_options(
+        set,
+        MenderOptions::default().with_recover(toolmend::RecoverMode::Content),
+    );
+    let single = mender.repair_call("bad", r#"{"path": 5, "junk": true}"#);
+    assert_eq!(single.status, Status::Unvalidated);
+    let error = single.error.clone().unwrap();
+    assert!(
+        error.contains("`bad`") && error.contains("do not retry"),
+        "{error}"
+    );
+    assert_eq!(
+        mender.repair_call("good", r#"{"x": 1}"#).status,
+        Status::Valid
+    );
+
+    let mut turn = AssistantTurn::default();
+    turn.tool_calls = vec![ToolCall::new("c1", "bad", r#"{"path": 5, "junk": true}"#)];
+    let result = mender.run_turn(&mut Session::new(), &turn);
+    assert_eq!(result.calls[0].status, single.status);
+    assert_eq!(result.calls[0].error, single.error);
+    assert!(!result.calls[0].is_dispatchable());
+    assert_eq!(result.report.invalid, 1);
+
+    let mut leaked = AssistantTurn::default();
+    leaked.content =
+        Some(r#"<tool_call>{"name": "bad", "arguments": {"x": 1}}</tool_call>"#.into());
+    let result = mender.run_turn(&mut Session::new(), &leaked);
+    assert!(
+        result.calls.iter().all(|c| !c.is_dispatchable()),
+        "{result:?}"
+    );
+    assert!(result.calls.iter().all(|c| c.status == Status::Unvalidated));
+}
+
+/// `unvalidated` is its own status on the wire.
+#[test]
+fn item2_unvalidated_serialises_as_its_own_status() {
+    assert_eq!(
+        serde_json::to_value(Status::Unvalidated).unwrap(),
+        json!("unvalidated")
+    );
+}
+
+/// Item 3: an undeclared key with backticks and newlines is escaped and bounded in the retry
+/// message. Before: the 4 KiB key was echoed raw.
+#[test]
+fn item3_undeclared_keys_are_escaped_and_bounded() {
+    let mender = Mender::new(one_tool(json!({"type": "object", "required": ["path"],
+        "additionalProperties": false, "properties": {"path": {"type": "string"}}})));
+    let key = format!("x`\n{}", "k".repeat(4096));
+    let arguments = json!({"path": "/a", key.clone(): 1}).to_string();
+    let call = mender.repair_call("t", &arguments);
+    assert_eq!(call.status, Status::Invalid);
+    let error = call.error.unwrap();
+    assert!(!error.contains(&key[..64]), "raw key echoed: {error}");
+    assert!(error.contains("x\\u{60}\\n"), "{error}");
+    assert!(!error.contains(&"k".repeat(100)), "unbounded key: {error}");
+}
+
+/// Item 3: an unknown tool's name is escaped and bounded in its message.
+#[test]
+fn item3_unknown_tool_names_are_escaped() {
+    let mender = Mender::new(one_tool(json!({"type": "object"})));
+    let error = mender
+        .repair_call("ev`il\nname", "{}")
+        .error
+        .expect("a message");
+    assert!(
+        error.starts_with("Tool `ev\\u{60}il\\nname` does not exist"),
+        "{error}"
+    );
+}
+
+/// Item 3: the salvage inside `json_string_to_array` honours the configured limits. Before:
+/// it salvaged with the default 256 KiB whatever the mender was given.
+#[test]
+fn item3_embedded_json_is_salvaged_within_the_limits() {
+    let schema = json!({"type": "object", "required": ["paths"],
+        "properties": {"paths": {"type": "array", "items": {"type": "string"}}}});
+    // Lenient JSON inside the string: needs salvage (single quotes).
+    let arguments = json!({"paths": format!("['{}']", "a".repeat(200))}).to_string();
+    let roomy = Mender::new(one_tool(schema.clone()));
+    assert_eq!(roomy.repair_call("t", &arguments).status, Status::Repaired);
+    let mut limits = Limits::default();
+    limits.max_salvage_bytes = 64;
+    let tight = Mender::with_options(
+        one_tool(schema),
+        MenderOptions::default().with_limits(limits),
+    );
+    assert_eq!(tight.repair_call("t", &arguments).status, Status::Invalid);
+}
+
+/// Item 8: the retry message of a 40 000-property schema names the missing field (its cost,
+/// once quadratic, is measured in `examples/schema_budget_ratio.rs`).
+#[test]
+fn item8_wide_schemas_get_a_bounded_retry_message() {
+    let properties: Map<String, Value> = (0..40_000)
+        .map(|i| (format!("field_{i}"), json!({"type": "string"})))
+        .collect();
+    let mender = Mender::new(one_tool(
+        json!({"type": "object", "required": ["field_0"], "properties": properties}),
+    ));
+    let call = mender.repair_call("t", r#"{"field_1": "a"}"#);
+    assert_eq!(call.status, Status::Invalid);
+    let error = call.error.unwrap();
+    assert!(
+        error.contains("`/field_0` is required but missing"),
+        "{error}"
+    );
+    assert!(error.len() <= toolmend::limits::MAX_MESSAGE_BYTES);
+}
