@@ -55,6 +55,8 @@ pub enum RepairKind {
     JsonStringToObject,
     /// `{}` where an array is expected was dropped or became `[]`.
     ObjectToArray,
+    /// An object shaped like an item where an array of such objects is expected was wrapped.
+    ObjectWrappedInArray,
     /// `{"item": v}` where an array is expected became `[v]`.
     SingleKeyObjectToArray,
     /// A bare primitive where an array of it is expected was wrapped.
@@ -108,6 +110,7 @@ impl RepairKind {
         Self::JsonStringToArray,
         Self::JsonStringToObject,
         Self::ObjectToArray,
+        Self::ObjectWrappedInArray,
         Self::SingleKeyObjectToArray,
         Self::BareValueToArray,
         Self::ScalarCoerced,
@@ -147,6 +150,7 @@ impl RepairKind {
             Self::JsonStringToArray => "json_string_to_array",
             Self::JsonStringToObject => "json_string_to_object",
             Self::ObjectToArray => "object_to_array",
+            Self::ObjectWrappedInArray => "object_wrapped_in_array",
             Self::SingleKeyObjectToArray => "single_key_object_to_array",
             Self::BareValueToArray => "bare_value_to_array",
             Self::ScalarCoerced => "scalar_coerced",
