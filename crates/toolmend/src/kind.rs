@@ -34,6 +34,9 @@ pub enum RepairKind {
     KeyQuoted,
     /// A missing comma between two members or elements was inserted.
     CommaInserted,
+    /// A string value's missing closing quote was inserted before `, "key":`, so the value no
+    /// longer swallows the members after it.
+    QuoteInserted,
     /// A raw control character inside a string was escaped.
     ControlCharEscaped,
     /// A stray `}` or `]` was removed.
@@ -100,6 +103,7 @@ impl RepairKind {
         Self::PythonLiteral,
         Self::KeyQuoted,
         Self::CommaInserted,
+        Self::QuoteInserted,
         Self::ControlCharEscaped,
         Self::ExtraCloserRemoved,
         Self::TruncationClosed,
@@ -140,6 +144,7 @@ impl RepairKind {
             Self::PythonLiteral => "python_literal",
             Self::KeyQuoted => "key_quoted",
             Self::CommaInserted => "comma_inserted",
+            Self::QuoteInserted => "quote_inserted",
             Self::ControlCharEscaped => "control_char_escaped",
             Self::ExtraCloserRemoved => "extra_closer_removed",
             Self::TruncationClosed => "truncation_closed",
@@ -188,6 +193,7 @@ impl RepairKind {
                 | Self::PythonLiteral
                 | Self::KeyQuoted
                 | Self::CommaInserted
+                | Self::QuoteInserted
                 | Self::ControlCharEscaped
                 | Self::ExtraCloserRemoved
                 | Self::TruncationClosed

@@ -68,6 +68,7 @@ fn empty(offset: usize) -> Salvaged {
         values: vec![Value::Object(serde_json::Map::new())],
         repairs,
         truncated: false,
+        alternative: None,
     }
 }
 
@@ -94,6 +95,7 @@ fn double_encoded(
                 values: s.values,
                 repairs: log.into_sorted(),
                 truncated: s.truncated || cut,
+                alternative: s.alternative,
             })
         }
         Ok(_) => Err(no_json()),

@@ -137,6 +137,11 @@ fn attempt(
     memo: &Memo,
 ) -> Result<Run, RunError> {
     let first = Parser::new(text, options.max_depth, fence, &[], memo).run(start)?;
+    if first.quote_insertable
+        && let Some(run) = with_inserted_quotes(text, start, fence, options, memo, &first)
+    {
+        return Ok(run);
+    }
     let mut content_quotes = Vec::new();
     let (mut quote, mut prose) = (first.top_close_quote, first.prose_after);
     let mut open_bracket = first.top_close_open_bracket;
@@ -170,6 +175,34 @@ fn attempt(
     Ok(first)
 }
 
+/// The second reading of a text whose first reading had a string value swallow `, "key": …`:
+/// each such string ends before that comma (`quote_inserted`). Kept only when it reads as
+/// cleanly as the first (the same number of values, no prose or truncation the first did not
+/// have); the first reading of a single value then travels along as the alternative, for the
+/// caller to take when only it validates against the schema.
+fn with_inserted_quotes(
+    text: &str,
+    start: usize,
+    fence: bool,
+    options: &SalvageOptions,
+    memo: &Memo,
+    first: &Run,
+) -> Option<Run> {
+    let mut parser = Parser::new(text, options.max_depth, fence, &[], memo);
+    parser.insert_quotes = true;
+    let mut run = parser.run(start).ok()?;
+    let clean = run.values.len() == first.values.len()
+        && (run.prose_after.is_none() || first.prose_after.is_some())
+        && (!run.truncated || first.truncated);
+    if !clean {
+        return None;
+    }
+    if let [value] = first.values.as_slice() {
+        run.alternative = Some(value.clone());
+    }
+    Some(run)
+}
+
 /// Whether the prose at `prose` may be the rest of the string closed by the quote at `quote`:
 /// it holds the same quote character and, after it, a closer. Prose with only an apostrophe
 /// (`I'll check it.`) does not make a retry worth its cost.
@@ -196,6 +229,7 @@ fn finish(run: Run, extra: RepairLog) -> Salvaged {
         values: run.values,
         repairs: log.into_sorted(),
         truncated: run.truncated,
+        alternative: run.alternative,
     }
 }
 

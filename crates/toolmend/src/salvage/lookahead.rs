@@ -50,6 +50,10 @@ pub(super) fn value_quote(bytes: &[u8], after: usize, closers: &[u8], fence: boo
             return Verdict::Closes;
         }
         let b = bytes[p];
+        // `'a' + 'b'`: the parser joins the parts.
+        if b == b'+' && Quote::at(bytes, scan::skip_ws(bytes, p + 1)).is_some() {
+            return Verdict::Closes;
+        }
         if depth == 0 {
             let next_value = b == b'{' || b == b'[' || b == b',';
             let closing_fence = fence && bytes[p..].starts_with(b"```");
@@ -83,7 +87,8 @@ pub(super) fn value_quote(bytes: &[u8], after: usize, closers: &[u8], fence: boo
         // only `"}`, which is not a key.
         let next = match Quote::at(bytes, p) {
             Some(q) if top == b'}' => token_then(bytes, p, q, b":", false),
-            Some(q) => token_then(bytes, p, q, b",]", false),
+            // Another string may follow with its comma missing too (`["a" "b" "c"]`).
+            Some(q) => token_then(bytes, p, q, b",]\"'", false),
             None if top == b'}' => scan::is_key_start(b) && bare_member(bytes, p),
             None => bare_element(bytes, p),
         };
@@ -118,6 +123,42 @@ fn after_comma(bytes: &[u8], p: usize, top: u8) -> bool {
             b'{' | b'[' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n' | b'T' | b'F' | b'N'
         ),
     }
+}
+
+/// Whether the quote at `p` opens a member: a quoted key, its `:` and the start of a value.
+/// Used to see a string value's missing closing quote before `, "key": …`.
+pub(super) fn opens_member(bytes: &[u8], p: usize, quote: Quote) -> bool {
+    let mut i = p + quote.len();
+    let limit = (i + MAX_TOKEN).min(bytes.len());
+    loop {
+        if i >= limit {
+            return false;
+        }
+        if bytes[i] == b'\\' {
+            i += 2;
+            continue;
+        }
+        if bytes[i] == quote.scan_byte() && quote.closes_at(bytes, i) {
+            break;
+        }
+        i += 1;
+    }
+    let Some(colon) = skip_gap(bytes, i + quote.len()) else {
+        return false;
+    };
+    if bytes.get(colon) != Some(&b':') {
+        return false;
+    }
+    let Some(v) = skip_gap(bytes, colon + 1) else {
+        return false;
+    };
+    Quote::at(bytes, v).is_some()
+        || bytes.get(v).is_some_and(|b| {
+            matches!(
+                b,
+                b'{' | b'[' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n' | b'T' | b'F' | b'N'
+            )
+        })
 }
 
 /// A bare key at `p` after a missing comma (`"x" b: 1}`): only with its `:` and a whole value
@@ -237,7 +278,14 @@ mod tests {
         ] {
             assert_eq!(verdict(rest, b"}"), Verdict::Closes, "{rest:?}");
         }
-        for rest in [", 1]", "]", ", \"b\"]", ", {\"a\": 1}]", " \"b\"]"] {
+        for rest in [
+            ", 1]",
+            "]",
+            ", \"b\"]",
+            ", {\"a\": 1}]",
+            " \"b\"]",
+            " \"b\" \"c\"]",
+        ] {
             assert_eq!(verdict(rest, b"]"), Verdict::Closes, "{rest:?}");
         }
         assert_eq!(verdict("}]}", b"}]}"), Verdict::Closes);
@@ -259,6 +307,12 @@ mod tests {
             assert_eq!(verdict(rest, b"}]}"), Verdict::Content, "{rest:?}");
         }
         assert_eq!(verdict(", \"b\")\"]", b"]"), Verdict::Content);
+    }
+
+    #[test]
+    fn a_plus_before_another_string_closes() {
+        assert_eq!(verdict(" +\n 'world'}", b"}"), Verdict::Closes);
+        assert_eq!(verdict(" + x}", b"}"), Verdict::Content);
     }
 
     #[test]

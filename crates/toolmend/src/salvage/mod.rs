@@ -126,6 +126,11 @@ pub struct Salvaged {
     /// after complete values, dropped because it kept nothing: a call may be missing either way.
     /// Like serde_json's `Category::Eof`: the caller decides whether a closed value may be used.
     pub truncated: bool,
+    /// Another reading of the one value, when a string's end was ambiguous: `values` holds the
+    /// reading where a missing closing quote was inserted before `, "key":`
+    /// ([`RepairKind::QuoteInserted`]), this one the reading where the string swallowed what
+    /// follows. The schema decides: the caller takes this one only when it alone validates.
+    pub alternative: Option<Value>,
 }
 
 impl Salvaged {

@@ -37,6 +37,11 @@ pub(super) struct Run {
     /// A string that holds one of the quotes taken as content closed, and a `,` followed it:
     /// the object goes on after the longer string, which is what a retry hopes to find.
     pub(super) extended_member: bool,
+    /// A string value held `, "key":` right before a quote taken as content: its closing quote
+    /// may be missing there (see [`Parser::insert_quotes`]).
+    pub(super) quote_insertable: bool,
+    /// The first reading of the value, when this run inserted quotes (see [`super::Salvaged`]).
+    pub(super) alternative: Option<Value>,
 }
 
 /// Why a run failed.
@@ -103,6 +108,11 @@ pub(super) struct Parser<'a> {
     pub(super) top_close_quote: Option<usize>,
     pub(super) top_close_open_bracket: bool,
     pub(super) extended_member: bool,
+    /// End a string value whose content reaches `, "key":` before that comma, as if its
+    /// closing quote were there (`quote_inserted`). Off in the first reading; a second reading
+    /// turns it on when the first met such a place ([`Run::quote_insertable`]).
+    pub(super) insert_quotes: bool,
+    pub(super) quote_insertable: bool,
     /// The closer of each open container, outermost first, for the look-ahead.
     pub(super) closers: Vec<u8>,
     pub(super) progressed: bool,
@@ -132,6 +142,8 @@ impl<'a> Parser<'a> {
             top_close_quote: None,
             top_close_open_bracket: false,
             extended_member: false,
+            insert_quotes: false,
+            quote_insertable: false,
             closers: Vec::new(),
             progressed: false,
         }
@@ -228,6 +240,8 @@ impl<'a> Parser<'a> {
             top_close_quote: self.top_close_quote,
             top_close_open_bracket: self.top_close_open_bracket,
             extended_member: self.extended_member,
+            quote_insertable: self.quote_insertable,
+            alternative: None,
         })
     }
 
@@ -422,7 +436,13 @@ impl<'a> Parser<'a> {
             _ => {
                 if let Some(quote) = Quote::at(self.bytes, self.pos) {
                     match self.read_string(quote, Role::Value) {
-                        Str::Closed(s) => Value::String(s),
+                        Str::Closed(mut s) => match self.concatenation(&mut s) {
+                            Joined::Closed => Value::String(s),
+                            Joined::Cut => return Ok(Step::Cut(Some(Value::String(s)))),
+                            Joined::Broken(at) => {
+                                return Err(self.error(SalvageErrorKind::Syntax, at));
+                            }
+                        },
                         // The model closed the fence, so the text was not cut: the string
                         // swallowed the closing fence, which is a syntax error, not truncation.
                         Str::Cut(_) if self.fence && ends_with_fence(self.bytes) => {
@@ -445,6 +465,31 @@ impl<'a> Parser<'a> {
             Some(root) => Step::Done(root),
             None => Step::Go,
         })
+    }
+
+    /// Joins `'a' + 'b'` (JavaScript or Python string concatenation) onto the string just read,
+    /// reported as `quotes_normalized`: how the parts end, like one string.
+    fn concatenation(&mut self, read: &mut String) -> Joined {
+        loop {
+            let plus = scan::skip_ws(self.bytes, self.pos);
+            if self.bytes.get(plus) != Some(&b'+') {
+                return Joined::Closed;
+            }
+            let next = scan::skip_ws(self.bytes, plus + 1);
+            let Some(quote) = Quote::at(self.bytes, next) else {
+                return Joined::Closed;
+            };
+            self.log.note(RepairKind::QuotesNormalized, plus);
+            self.pos = next;
+            match self.read_string(quote, Role::Value) {
+                Str::Closed(part) => read.push_str(&part),
+                Str::Cut(part) => {
+                    read.push_str(&part);
+                    return Joined::Cut;
+                }
+                Str::Broken(at) => return Joined::Broken(at),
+            }
+        }
     }
 
     /// A number; `None` when the text ends in one that is not complete (`1.`, `-`).
@@ -597,6 +642,16 @@ enum Step {
     Done(Value),
     /// The text ended inside the value; a partial string is kept, anything else dropped.
     Cut(Option<Value>),
+}
+
+/// How a string joined by `+` to the ones after it ended.
+enum Joined {
+    /// Every part closed.
+    Closed,
+    /// The text ended inside the last part.
+    Cut,
+    /// The last part cannot be closed safely (see [`Str::Broken`]).
+    Broken(usize),
 }
 
 /// The common case of a number without going through `serde_json`: an integer of at most 18
