@@ -161,6 +161,26 @@ pub(super) fn opens_member(bytes: &[u8], p: usize, quote: Quote) -> bool {
         })
 }
 
+/// Whether the quote at `p` opens a whole string element of an array: it closes within
+/// [`MAX_TOKEN`] bytes and `,` or `]` follows. Used to see a missing closing quote in `["a, "b"]`.
+pub(super) fn is_element(bytes: &[u8], p: usize, quote: Quote) -> bool {
+    let mut i = p + quote.len();
+    let limit = (i + MAX_TOKEN).min(bytes.len());
+    while i < limit {
+        if bytes[i] == b'\\' {
+            i += 2;
+            continue;
+        }
+        if bytes[i] == quote.scan_byte() && quote.closes_at(bytes, i) {
+            return skip_gap(bytes, i + quote.len())
+                .and_then(|q| bytes.get(q))
+                .is_some_and(|b| matches!(b, b',' | b']'));
+        }
+        i += 1;
+    }
+    false
+}
+
 /// A bare key at `p` after a missing comma (`"x" b: 1}`): only with its `:` and a whole value
 /// followed by `,` or `}`, so YAML-like content (`name: "foo"\nversion: 1"`) stays content.
 fn bare_member(bytes: &[u8], p: usize) -> bool {

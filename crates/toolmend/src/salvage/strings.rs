@@ -139,18 +139,24 @@ impl Parser<'_> {
 
     /// Where the closing quote of the string value opened at `open` is missing, if the content
     /// quote at `at` opens a key of the innermost object right after a comma (`"New York,
-    /// "gender": "male"}`): the comma's offset. Bounded: a few blanks back, one key forward.
+    /// "gender": "male"}`), or a whole string element of the innermost array (`["a, "b"]`):
+    /// the comma's offset. Bounded: a few blanks back, one key or element forward.
     fn missing_close_before(&self, open: usize, at: usize, quote: Quote) -> Option<usize> {
-        if self.closers.last() != Some(&b'}') {
-            return None;
-        }
+        let in_object = match self.closers.last() {
+            Some(b'}') => true,
+            Some(b']') => false,
+            _ => return None,
+        };
         let mut comma = at;
         while comma > open + 1 && at - comma < MAX_BLANKS_BEFORE_KEY {
             comma -= 1;
             match self.bytes[comma] {
                 b' ' | b'\t' | b'\n' | b'\r' => {}
-                b',' => {
+                b',' if in_object => {
                     return lookahead::opens_member(self.bytes, at, quote).then_some(comma);
+                }
+                b',' => {
+                    return lookahead::is_element(self.bytes, at, quote).then_some(comma);
                 }
                 _ => return None,
             }
