@@ -265,7 +265,51 @@ fn find_fence(bytes: &[u8], from: usize) -> Option<Fence> {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
+
+    fn read(text: &str) -> Salvaged {
+        crate::salvage::salvage(text, &SalvageOptions::default()).unwrap()
+    }
+
+    #[test]
+    fn a_missing_closing_quote_before_a_key_is_inserted_with_the_other_reading_kept() {
+        let s = read(r#"{"city": "New York, "gender": "male"}"#);
+        assert_eq!(s.values, [json!({"city": "New York", "gender": "male"})]);
+        assert!(s.has(RepairKind::QuoteInserted));
+        assert_eq!(
+            s.alternative,
+            Some(json!({"city": "New York, \"gender\": \"male"}))
+        );
+        let s = read(r#"["hello, "world"]"#);
+        assert_eq!(s.values, [json!(["hello", "world"])]);
+    }
+
+    #[test]
+    fn no_quote_is_inserted_where_the_rest_would_not_read() {
+        // Unescaped JSON in content: ending the string at `, "b":` leaves `"}` after the object.
+        let s = read(r#"{"code": "{"a": 1, "b": 2}"}"#);
+        assert_eq!(s.values, [json!({"code": "{\"a\": 1, \"b\": 2}"})]);
+        assert!(!s.has(RepairKind::QuoteInserted) && s.alternative.is_none());
+        // A quoted word after a comma is not a key: no colon follows it.
+        let s = read(r#"{"t": "a, "b" c", "n": 1}"#);
+        assert_eq!(s.values, [json!({"t": "a, \"b\" c", "n": 1})]);
+    }
+
+    #[test]
+    fn concatenated_strings_are_joined() {
+        let s = read("{\"greeting\": 'hello' +\n 'world', \"n\": 1}");
+        assert_eq!(s.values, [json!({"greeting": "helloworld", "n": 1})]);
+        let s = read(r#"["a" + "b" + "c"]"#);
+        assert_eq!(s.values, [json!(["abc"])]);
+    }
+
+    #[test]
+    fn string_elements_with_missing_commas_stay_apart() {
+        let s = read(r#"{"key": ["value" "value1" "value2"]}"#);
+        assert_eq!(s.values, [json!({"key": ["value", "value1", "value2"]})]);
+    }
 
     #[test]
     fn fences_open_lines() {
