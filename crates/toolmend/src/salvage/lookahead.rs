@@ -51,11 +51,16 @@ pub(super) fn value_quote(bytes: &[u8], after: usize, closers: &[u8], fence: boo
         }
         let b = bytes[p];
         // `'a' + 'b'`: the parser joins the parts.
-        if b == b'+' && Quote::at(bytes, scan::skip_ws(bytes, p + 1)).is_some() {
+        if b == b'+' && skip_gap(bytes, p + 1).is_some_and(|q| Quote::at(bytes, q).is_some()) {
             return Verdict::Closes;
         }
         if depth == 0 {
-            let next_value = b == b'{' || b == b'[' || b == b',';
+            // After the last closer only another value (`{…}{…}`, `{…},{…}`) or more members of
+            // the root object (`{"a": "b"}, "c": "d"}`) are JSON; anything else after a comma
+            // is prose that the string may have swallowed, so the parser may retry.
+            let next_value = b == b'{'
+                || b == b'['
+                || (b == b',' && after_comma_at_root(bytes, p + 1, closers.first()));
             let closing_fence = fence && bytes[p..].starts_with(b"```");
             return if next_value || closing_fence {
                 Verdict::Closes
@@ -65,6 +70,13 @@ pub(super) fn value_quote(bytes: &[u8], after: usize, closers: &[u8], fence: boo
         }
         let top = closers[depth - 1];
         if b == top {
+            depth -= 1;
+            p += 1;
+            continue;
+        }
+        // A closer of the other kind before a comma, where the container below goes on
+        // (`["a", "b"}, "c": 1}`): it stands for the right closer, as the parser reads it.
+        if (b == b'}' || b == b']') && depth >= 2 && followed_by_comma(bytes, p + 1) {
             depth -= 1;
             p += 1;
             continue;
@@ -100,6 +112,39 @@ pub(super) fn value_quote(bytes: &[u8], after: usize, closers: &[u8], fence: boo
     }
 }
 
+/// Whether what follows a comma after the root's closer at `p` is another value or, for a root
+/// object, another member.
+fn after_comma_at_root(bytes: &[u8], p: usize, root: Option<&u8>) -> bool {
+    let Some(q) = skip_gap(bytes, p) else {
+        return false;
+    };
+    match bytes.get(q) {
+        None => true,
+        Some(b'{' | b'[') => true,
+        Some(_) if root == Some(&b'}') => continues_root(bytes, q),
+        Some(_) => false,
+    }
+}
+
+/// Whether a member of an object (a quoted key with its colon and a value, or a bare key and
+/// its colon) starts at `p`: what lets a root object go on after a stray `}` and a comma.
+pub(super) fn continues_root(bytes: &[u8], p: usize) -> bool {
+    match Quote::at(bytes, p) {
+        Some(q) => opens_member(bytes, p, q),
+        None => {
+            bytes.get(p).is_some_and(|&b| scan::is_key_start(b)) && {
+                let end = scan::key_end(bytes, p);
+                end - p <= MAX_TOKEN && end < bytes.len() && followed_by(bytes, end, b":")
+            }
+        }
+    }
+}
+
+/// Whether the first byte after whitespace and comments at `p` is a comma.
+fn followed_by_comma(bytes: &[u8], p: usize) -> bool {
+    skip_gap(bytes, p).and_then(|q| bytes.get(q)) == Some(&b',')
+}
+
 /// Whether what follows a comma at `p` in a container closed by `top` starts a member (objects)
 /// or an element (arrays).
 fn after_comma(bytes: &[u8], p: usize, top: u8) -> bool {
@@ -117,7 +162,8 @@ fn after_comma(bytes: &[u8], p: usize, top: u8) -> bool {
             end - p > MAX_TOKEN || followed_by(bytes, end, b":")
         }
         (b'}', None) => false,
-        (_, Some(q)) => token_then(bytes, p, q, b",]", true),
+        // `}` too: a closer of the wrong kind the parser reads as `]` (`["a", "b"}, "c": 1}`).
+        (_, Some(q)) => token_then(bytes, p, q, b",]}", true),
         (_, None) => matches!(
             b,
             b'{' | b'[' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n' | b'T' | b'F' | b'N'

@@ -333,6 +333,17 @@ impl<'a> Parser<'a> {
             };
             self.pos += 1;
         } else if b == closer {
+            // `{"a": "b"}, "c": "d"}`: the root object goes on after a stray `}`.
+            if in_object && stack.len() == 1 && self.root_goes_on(self.pos + 1) {
+                self.stray_closer();
+                return Ok(None);
+            }
+            self.pos += 1;
+            return Ok(self.pop(stack, expect));
+        } else if (b == b'}' || b == b']') && stack.len() >= 2 && self.comma_after(self.pos + 1) {
+            // `["a", "b"}, "c": 1}`: a closer of the wrong kind before a comma, where the
+            // container below goes on, closes the innermost container.
+            self.log.note(RepairKind::ExtraCloserRemoved, self.pos);
             self.pos += 1;
             return Ok(self.pop(stack, expect));
         } else if b == b'}' || b == b']' {
@@ -348,6 +359,18 @@ impl<'a> Parser<'a> {
             return Err(self.error(SalvageErrorKind::Syntax, self.pos));
         }
         Ok(None)
+    }
+
+    /// Whether a comma and then another member of an object follow `at`.
+    fn root_goes_on(&self, at: usize) -> bool {
+        let comma = scan::skip_ws(self.bytes, at);
+        self.bytes.get(comma) == Some(&b',')
+            && super::lookahead::continues_root(self.bytes, scan::skip_ws(self.bytes, comma + 1))
+    }
+
+    /// Whether a comma follows `at` after whitespace.
+    fn comma_after(&self, at: usize) -> bool {
+        self.bytes.get(scan::skip_ws(self.bytes, at)) == Some(&b',')
     }
 
     /// Reads a key (quoted or bare) into the innermost object. `false` when the text ends in it.
@@ -471,16 +494,25 @@ impl<'a> Parser<'a> {
     /// reported as `quotes_normalized`: how the parts end, like one string.
     fn concatenation(&mut self, read: &mut String) -> Joined {
         loop {
-            let plus = scan::skip_ws(self.bytes, self.pos);
-            if self.bytes.get(plus) != Some(&b'+') {
+            // The common case, a comma or closer next, costs one look.
+            let peek = scan::skip_ws(self.bytes, self.pos);
+            if !matches!(self.bytes.get(peek), Some(b'+' | b'/')) {
                 return Joined::Closed;
             }
-            let next = scan::skip_ws(self.bytes, plus + 1);
-            let Some(quote) = Quote::at(self.bytes, next) else {
+            let (before, log) = (self.pos, self.log.clone());
+            self.skip_blank();
+            let plus = self.pos;
+            if self.bytes.get(plus) == Some(&b'+') {
+                self.pos += 1;
+                self.skip_blank();
+            }
+            let quote =
+                Quote::at(self.bytes, self.pos).filter(|_| self.bytes.get(plus) == Some(&b'+'));
+            let Some(quote) = quote else {
+                (self.pos, self.log) = (before, log);
                 return Joined::Closed;
             };
             self.log.note(RepairKind::QuotesNormalized, plus);
-            self.pos = next;
             match self.read_string(quote, Role::Value) {
                 Str::Closed(part) => read.push_str(&part),
                 Str::Cut(part) => {
