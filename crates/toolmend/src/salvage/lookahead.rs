@@ -74,9 +74,14 @@ pub(super) fn value_quote(bytes: &[u8], after: usize, closers: &[u8], fence: boo
             p += 1;
             continue;
         }
-        // A closer of the other kind before a comma, where the container below goes on
-        // (`["a", "b"}, "c": 1}`): it stands for the right closer, as the parser reads it.
-        if (b == b'}' || b == b']') && depth >= 2 && followed_by_comma(bytes, p + 1) {
+        // `}` for `]` before a comma and a member of the object below (`["a", "b"}, "c": 1}`):
+        // it closes the array, as the parser reads it.
+        if b == b'}'
+            && top == b']'
+            && depth >= 2
+            && closers[depth - 2] == b'}'
+            && member_after_comma(bytes, p + 1)
+        {
             depth -= 1;
             p += 1;
             continue;
@@ -140,9 +145,13 @@ pub(super) fn continues_root(bytes: &[u8], p: usize) -> bool {
     }
 }
 
-/// Whether the first byte after whitespace and comments at `p` is a comma.
-fn followed_by_comma(bytes: &[u8], p: usize) -> bool {
-    skip_gap(bytes, p).and_then(|q| bytes.get(q)) == Some(&b',')
+/// Whether a comma and then a member of an object (see [`continues_root`]) follow `p`.
+pub(super) fn member_after_comma(bytes: &[u8], p: usize) -> bool {
+    let Some(comma) = skip_gap(bytes, p) else {
+        return false;
+    };
+    bytes.get(comma) == Some(&b',')
+        && skip_gap(bytes, comma + 1).is_some_and(|q| continues_root(bytes, q))
 }
 
 /// Whether what follows a comma at `p` in a container closed by `top` starts a member (objects)

@@ -340,9 +340,13 @@ impl<'a> Parser<'a> {
             }
             self.pos += 1;
             return Ok(self.pop(stack, expect));
-        } else if (b == b'}' || b == b']') && stack.len() >= 2 && self.comma_after(self.pos + 1) {
-            // `["a", "b"}, "c": 1}`: a closer of the wrong kind before a comma, where the
-            // container below goes on, closes the innermost container.
+        } else if b == b'}'
+            && !in_object
+            && matches!(stack.iter().rev().nth(1), Some(Frame::Object(..)))
+            && super::lookahead::member_after_comma(self.bytes, self.pos + 1)
+        {
+            // `["a", "b"}, "c": 1}`: `}` for `]` before a comma and a member of the object
+            // below closes the array.
             self.log.note(RepairKind::ExtraCloserRemoved, self.pos);
             self.pos += 1;
             return Ok(self.pop(stack, expect));
@@ -366,11 +370,6 @@ impl<'a> Parser<'a> {
         let comma = scan::skip_ws(self.bytes, at);
         self.bytes.get(comma) == Some(&b',')
             && super::lookahead::continues_root(self.bytes, scan::skip_ws(self.bytes, comma + 1))
-    }
-
-    /// Whether a comma follows `at` after whitespace.
-    fn comma_after(&self, at: usize) -> bool {
-        self.bytes.get(scan::skip_ws(self.bytes, at)) == Some(&b',')
     }
 
     /// Reads a key (quoted or bare) into the innermost object. `false` when the text ends in it.
