@@ -306,6 +306,37 @@ mod tests {
     }
 
     #[test]
+    fn nothing_after_a_root_closer_and_a_comma_is_dropped_silently() {
+        // The root object goes on after a stray `}`.
+        let s = read(r#"{"key1": "value1"}, "key2": "value2", "key3": "value3"}"#);
+        assert_eq!(
+            s.values,
+            [json!({"key1": "value1", "key2": "value2", "key3": "value3"})]
+        );
+        assert!(s.has(RepairKind::ExtraCloserRemoved));
+        // A quote that looked like the end of the root is content when prose follows its comma.
+        let s = read(r#"{"x": "answer is {"b": "m"}, not a plain string"}"#);
+        assert_eq!(
+            s.values,
+            [json!({"x": "answer is {\"b\": \"m\"}, not a plain string"})]
+        );
+    }
+
+    #[test]
+    fn a_brace_for_a_bracket_before_the_next_member_closes_the_array() {
+        let s = read(r#"{"key1": ["value1", "value2"}, "key2": ["value3"]}"#);
+        assert_eq!(
+            s.values,
+            [json!({"key1": ["value1", "value2"], "key2": ["value3"]})]
+        );
+        // Before an element, not a member: a stray closer as before; nothing is dropped, and
+        // the closers it leaves missing make the value a closed truncation.
+        let s = read(r#"{"n": [{"p": ["a"}, {"p": ["b"]}]}"#);
+        assert_eq!(s.values, [json!({"n": [{"p": ["a", {"p": ["b"]}]}]})]);
+        assert!(s.truncated);
+    }
+
+    #[test]
     fn string_elements_with_missing_commas_stay_apart() {
         let s = read(r#"{"key": ["value" "value1" "value2"]}"#);
         assert_eq!(s.values, [json!({"key": ["value", "value1", "value2"]})]);
