@@ -26,8 +26,9 @@
 //! Content is kept as written: an escape JSON does not know keeps its backslash (`C:\Users`),
 //! `\\\"` is a backslash and a quote, raw control characters stay the characters they are, and
 //! an unescaped quote inside a value is content unless a bounded look-ahead finds what JSON
-//! allows after a value. `'a' + 'b'` is joined (`quotes_normalized`). A string with an unknown escape holds raw backslashes, so its `\n`,
-//! `\t`, `\b`, `\f`, `\r` keep their backslash too (`C:\Users\new`). An invalid escape or lone
+//! allows after a value. `'a' + 'b'` is joined (`quotes_normalized`). A string with an unknown
+//! escape holds raw backslashes, so its `\n`, `\t`, `\b`, `\f`, `\r` keep their backslash too
+//! (`C:\Users\new`). An invalid escape or lone
 //! surrogate kept as text is reported as `control_char_escaped`, the kind for characters escaped
 //! inside strings; an unescaped quote kept as content, and `\'`, as `quotes_normalized` (except
 //! the shell idiom `'\''`, whose backslash is kept).
