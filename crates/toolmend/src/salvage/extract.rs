@@ -337,6 +337,13 @@ mod tests {
     }
 
     #[test]
+    fn a_key_missing_its_opening_quote_is_a_key() {
+        let s = read(r#"{"a":"foo",b":"bar"}"#);
+        assert_eq!(s.values, [json!({"a": "foo", "b": "bar"})]);
+        assert!(s.has(RepairKind::KeyQuoted));
+    }
+
+    #[test]
     fn string_elements_with_missing_commas_stay_apart() {
         let s = read(r#"{"key": ["value" "value1" "value2"]}"#);
         assert_eq!(s.values, [json!({"key": ["value", "value1", "value2"]})]);

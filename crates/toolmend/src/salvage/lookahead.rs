@@ -168,6 +168,12 @@ fn after_comma(bytes: &[u8], p: usize, top: u8) -> bool {
         (b'}', Some(q)) => token_then(bytes, p, q, b":", true),
         (b'}', None) if scan::is_key_start(b) => {
             let end = scan::key_end(bytes, p);
+            // A key missing its opening quote (`,b":`) is a key too, as the parser reads it.
+            let end = if bytes.get(end) == Some(&b'"') {
+                end + 1
+            } else {
+                end
+            };
             end - p > MAX_TOKEN || followed_by(bytes, end, b":")
         }
         (b'}', None) => false,

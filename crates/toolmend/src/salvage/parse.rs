@@ -401,6 +401,12 @@ impl<'a> Parser<'a> {
             self.log.note(RepairKind::KeyQuoted, self.pos);
             let key = self.text[self.pos..end].to_owned();
             self.pos = end;
+            // `b":` — a key missing only its opening quote: the closing one goes too.
+            if self.bytes.get(end) == Some(&b'"')
+                && self.bytes.get(scan::skip_ws(self.bytes, end + 1)) == Some(&b':')
+            {
+                self.pos = end + 1;
+            }
             key
         } else {
             return Err(self.error(SalvageErrorKind::Syntax, self.pos));
