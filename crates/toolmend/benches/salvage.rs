@@ -151,6 +151,23 @@ fn bench_prose_candidates(c: &mut Criterion) {
     ];
     let options = options();
     let mut g = c.benchmark_group("salvage/adversarial");
+    // The quote heuristics of issue #11: every `, "b":` inside the string is a place where a
+    // closing quote may be missing (a second reading that fails), and a long `+` chain.
+    for n in [100usize, 1_000, 10_000] {
+        let missing_quote = format!("{{\"c\": \"{{\"a\": 1{}}}\"}}", ", \"b\": 2".repeat(n));
+        let concatenation = format!("[\"a\"{}]", " + \"a\"".repeat(n));
+        for (shape, input) in [
+            ("missing_quote", missing_quote),
+            ("concatenation", concatenation),
+        ] {
+            g.throughput(Throughput::Bytes(input.len() as u64));
+            g.bench_with_input(BenchmarkId::new(shape, n), &input, |b, input| {
+                b.iter(|| {
+                    std::hint::black_box(salvage(std::hint::black_box(input), &options).ok())
+                });
+            });
+        }
+    }
     for (shape, unit) in shapes {
         for n in [100usize, 1_000, 10_000] {
             let input = if unit.is_empty() {

@@ -34,6 +34,9 @@ pub enum RepairKind {
     KeyQuoted,
     /// A missing comma between two members or elements was inserted.
     CommaInserted,
+    /// A string value's missing closing quote was inserted before `, "key":`, so the value no
+    /// longer swallows the members after it.
+    QuoteInserted,
     /// A raw control character inside a string was escaped.
     ControlCharEscaped,
     /// A stray `}` or `]` was removed.
@@ -60,6 +63,8 @@ pub enum RepairKind {
     JsonStringToObject,
     /// `{}` where an array is expected was dropped or became `[]`.
     ObjectToArray,
+    /// An object shaped like an item where an array of such objects is expected was wrapped.
+    ObjectWrappedInArray,
     /// `{"item": v}` where an array is expected became `[v]`.
     SingleKeyObjectToArray,
     /// A bare primitive where an array of it is expected was wrapped.
@@ -103,6 +108,7 @@ impl RepairKind {
         Self::PythonLiteral,
         Self::KeyQuoted,
         Self::CommaInserted,
+        Self::QuoteInserted,
         Self::ControlCharEscaped,
         Self::ExtraCloserRemoved,
         Self::BomRemoved,
@@ -115,6 +121,7 @@ impl RepairKind {
         Self::JsonStringToArray,
         Self::JsonStringToObject,
         Self::ObjectToArray,
+        Self::ObjectWrappedInArray,
         Self::SingleKeyObjectToArray,
         Self::BareValueToArray,
         Self::ScalarCoerced,
@@ -144,6 +151,7 @@ impl RepairKind {
             Self::PythonLiteral => "python_literal",
             Self::KeyQuoted => "key_quoted",
             Self::CommaInserted => "comma_inserted",
+            Self::QuoteInserted => "quote_inserted",
             Self::ControlCharEscaped => "control_char_escaped",
             Self::ExtraCloserRemoved => "extra_closer_removed",
             Self::BomRemoved => "bom_removed",
@@ -156,6 +164,7 @@ impl RepairKind {
             Self::JsonStringToArray => "json_string_to_array",
             Self::JsonStringToObject => "json_string_to_object",
             Self::ObjectToArray => "object_to_array",
+            Self::ObjectWrappedInArray => "object_wrapped_in_array",
             Self::SingleKeyObjectToArray => "single_key_object_to_array",
             Self::BareValueToArray => "bare_value_to_array",
             Self::ScalarCoerced => "scalar_coerced",
@@ -193,6 +202,7 @@ impl RepairKind {
                 | Self::PythonLiteral
                 | Self::KeyQuoted
                 | Self::CommaInserted
+                | Self::QuoteInserted
                 | Self::ControlCharEscaped
                 | Self::ExtraCloserRemoved
                 | Self::BomRemoved

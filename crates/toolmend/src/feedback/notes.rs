@@ -16,6 +16,7 @@ pub(crate) fn note_for(repair: &Repair) -> Option<String> {
         RepairKind::JsonStringToArray => format!("{field} was sent as a string holding JSON and was parsed into an array; send arrays directly."),
         RepairKind::JsonStringToObject => format!("{field} was sent as a string holding JSON and was parsed into an object; send objects directly."),
         RepairKind::ObjectToArray => format!("{field} was sent as {{}} where an array is expected; send [] or omit it."),
+        RepairKind::ObjectWrappedInArray => format!("{field} was sent as one object where an array of objects is expected and was wrapped into an array; send arrays directly."),
         RepairKind::SingleKeyObjectToArray => format!("{field} was sent as an object with one item and was turned into an array; send arrays directly."),
         RepairKind::BareValueToArray => format!("{field} was sent as a single value and was wrapped into an array; send arrays directly."),
         RepairKind::ScalarCoerced => format!("{field} was sent with the wrong type and was converted; send values of the declared type."),

@@ -163,7 +163,10 @@ pub(crate) fn mend_arguments(tool: &Tool, raw: &str, limits: &Limits, cut_off: b
                 };
             }
             match values.pop() {
-                Some(value) => mend_value(tool, value, repairs, limits),
+                Some(value) => match salvaged.alternative {
+                    None => mend_value(tool, value, repairs, limits),
+                    Some(other) => mend_either(tool, value, other, repairs, limits),
+                },
                 None => Mended::rejected(Rejection::Schema, Vec::new()),
             }
         }
@@ -214,6 +217,38 @@ fn mend_strict(
         _ => {}
     }
     mended
+/// Two readings of one text (salvage inserted a missing closing quote in `preferred`; in
+/// `other` the string swallowed what follows): the schema is the prior. The preferred reading
+/// wins unless only the other validates; when neither does, the call is invalid as the
+/// preferred reading.
+fn mend_either(
+    tool: &Tool,
+    preferred: Value,
+    other: Value,
+    repairs: Vec<Repair>,
+    limits: &Limits,
+) -> Mended {
+    let mended = mend_value(tool, preferred, repairs.clone(), limits);
+    if !matches!(mended.verdict, Verdict::Invalid(_)) {
+        return mended;
+    }
+    // The other reading took the quote as content, which salvage reports as quotes_normalized.
+    let mut other_repairs: Vec<Repair> = repairs
+        .into_iter()
+        .filter(|r| r.kind != RepairKind::QuoteInserted)
+        .collect();
+    if !other_repairs
+        .iter()
+        .any(|r| r.kind == RepairKind::QuotesNormalized)
+    {
+        other_repairs.push(Repair::new(RepairKind::QuotesNormalized, String::new()));
+    }
+    let alternative = mend_value(tool, other, other_repairs, limits);
+    if matches!(alternative.verdict, Verdict::Invalid(_)) {
+        mended
+    } else {
+        alternative
+    }
 }
 
 /// Validates `value` and repairs it at the failing locations; `repairs` are those made so far

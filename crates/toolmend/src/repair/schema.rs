@@ -13,6 +13,9 @@ use crate::prepare::{FieldSemantic, field_semantic};
 const MAX_PARTS: usize = 64;
 /// How many `$ref` hops or combinator levels one expansion follows.
 const MAX_EXPANSION_DEPTH: usize = 16;
+/// How many `patternProperties` of one schema object are tried against a key; the rest are
+/// left to the validator.
+const MAX_PATTERN_PROPERTIES: usize = 16;
 
 /// JSON types as a bit set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -193,15 +196,26 @@ impl<'s> SchemaView<'s> {
         self.allows(Types::NULL)
     }
 
-    /// The view of property `key` of an object here; `None` when no part declares it and no
-    /// `additionalProperties` schema covers it.
+    /// The view of property `key` of an object here: the parts that declare it and those of
+    /// `patternProperties` whose pattern matches it; when there are none, the
+    /// `additionalProperties` schemas. `None` when nothing covers the key.
     pub(crate) fn property(&self, key: &str) -> Option<Self> {
-        let declared: Vec<&'s Value> = self
+        let mut applying: Vec<&'s Value> = self
             .object_parts()
             .filter_map(|map| map.get("properties")?.get(key))
             .collect();
-        if !declared.is_empty() {
-            return Some(Self::of_nodes(self.root, declared));
+        for map in self.object_parts() {
+            let Some(patterns) = map.get("patternProperties").and_then(Value::as_object) else {
+                continue;
+            };
+            for (pattern, schema) in patterns.iter().take(MAX_PATTERN_PROPERTIES) {
+                if pattern_matches(pattern, key) {
+                    applying.push(schema);
+                }
+            }
+        }
+        if !applying.is_empty() {
+            return Some(Self::of_nodes(self.root, applying));
         }
         let additional: Vec<&'s Value> = self
             .object_parts()
@@ -315,6 +329,15 @@ impl<'s> SchemaView<'s> {
     }
 }
 
+/// Whether a `patternProperties` pattern matches `key`, compiled by the linear-time engine with
+/// the schema pattern size bound; a pattern that does not compile matches nothing.
+fn pattern_matches(pattern: &str, key: &str) -> bool {
+    regex::RegexBuilder::new(pattern)
+        .size_limit(crate::prepare::REGEX_SIZE_LIMIT)
+        .build()
+        .is_ok_and(|regex| regex.is_match(key))
+}
+
 fn enum_members(map: &serde_json::Map<String, Value>) -> impl Iterator<Item = &Value> {
     map.get("enum")
         .and_then(Value::as_array)
@@ -358,6 +381,16 @@ mod tests {
         assert!(edit.is_required("old"));
         assert_eq!(edit.property("old").unwrap().types(), Types::STRING);
         assert!(view.property("missing").is_none());
+    }
+
+    #[test]
+    fn pattern_properties_apply_before_additional_properties() {
+        let root = json!({"type": "object",
+            "patternProperties": {"^x-": {"type": "integer"}},
+            "additionalProperties": {"type": "boolean"}});
+        let view = SchemaView::new(&root, &root);
+        assert_eq!(view.property("x-a").unwrap().types(), Types::INTEGER);
+        assert_eq!(view.property("other").unwrap().types(), Types::BOOLEAN);
     }
 
     #[test]

@@ -86,6 +86,7 @@ fn empty(offset: usize) -> Salvaged {
         repairs,
         dropped_keys: Vec::new(),
         truncated: false,
+        alternative: None,
     }
 }
 
@@ -114,6 +115,7 @@ fn double_encoded(
                 repairs,
                 dropped_keys,
                 truncated: s.truncated || cut,
+                alternative: s.alternative,
             })
         }
         Ok(_) => Err(no_json()),

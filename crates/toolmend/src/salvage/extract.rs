@@ -137,6 +137,11 @@ fn attempt(
     memo: &Memo,
 ) -> Result<Run, RunError> {
     let first = Parser::new(text, options.max_depth, fence, &[], memo).run(start)?;
+    if first.quote_insertable
+        && let Some(run) = with_inserted_quotes(text, start, fence, options, memo, &first)
+    {
+        return Ok(run);
+    }
     let mut content_quotes = Vec::new();
     let (mut quote, mut prose) = (first.top_close_quote, first.prose_after);
     let mut open_bracket = first.top_close_open_bracket;
@@ -170,6 +175,34 @@ fn attempt(
     Ok(first)
 }
 
+/// The second reading of a text whose first reading had a string value swallow `, "key": …`:
+/// each such string ends before that comma (`quote_inserted`). Kept only when it reads as
+/// cleanly as the first (the same number of values, no prose or truncation the first did not
+/// have); the first reading of a single value then travels along as the alternative, for the
+/// caller to take when only it validates against the schema.
+fn with_inserted_quotes(
+    text: &str,
+    start: usize,
+    fence: bool,
+    options: &SalvageOptions,
+    memo: &Memo,
+    first: &Run,
+) -> Option<Run> {
+    let mut parser = Parser::new(text, options.max_depth, fence, &[], memo);
+    parser.insert_quotes = true;
+    let mut run = parser.run(start).ok()?;
+    let clean = run.values.len() == first.values.len()
+        && (run.prose_after.is_none() || first.prose_after.is_some())
+        && (!run.truncated || first.truncated);
+    if !clean {
+        return None;
+    }
+    if let [value] = first.values.as_slice() {
+        run.alternative = Some(value.clone());
+    }
+    Some(run)
+}
+
 /// Whether the prose at `prose` may be the rest of the string closed by the quote at `quote`:
 /// it holds the same quote character and, after it, a closer. Prose with only an apostrophe
 /// (`I'll check it.`) does not make a retry worth its cost.
@@ -198,6 +231,7 @@ fn finish(run: Run, extra: RepairLog) -> Salvaged {
         repairs,
         dropped_keys,
         truncated: run.truncated,
+        alternative: run.alternative,
     }
 }
 
@@ -233,7 +267,89 @@ fn find_fence(bytes: &[u8], from: usize) -> Option<Fence> {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
+
+    fn read(text: &str) -> Salvaged {
+        crate::salvage::salvage(text, &SalvageOptions::default()).unwrap()
+    }
+
+    #[test]
+    fn a_missing_closing_quote_before_a_key_is_inserted_with_the_other_reading_kept() {
+        let s = read(r#"{"city": "New York, "gender": "male"}"#);
+        assert_eq!(s.values, [json!({"city": "New York", "gender": "male"})]);
+        assert!(s.has(RepairKind::QuoteInserted));
+        assert_eq!(
+            s.alternative,
+            Some(json!({"city": "New York, \"gender\": \"male"}))
+        );
+        let s = read(r#"["hello, "world"]"#);
+        assert_eq!(s.values, [json!(["hello", "world"])]);
+    }
+
+    #[test]
+    fn no_quote_is_inserted_where_the_rest_would_not_read() {
+        // Unescaped JSON in content: ending the string at `, "b":` leaves `"}` after the object.
+        let s = read(r#"{"code": "{"a": 1, "b": 2}"}"#);
+        assert_eq!(s.values, [json!({"code": "{\"a\": 1, \"b\": 2}"})]);
+        assert!(!s.has(RepairKind::QuoteInserted) && s.alternative.is_none());
+        // A quoted word after a comma is not a key: no colon follows it.
+        let s = read(r#"{"t": "a, "b" c", "n": 1}"#);
+        assert_eq!(s.values, [json!({"t": "a, \"b\" c", "n": 1})]);
+    }
+
+    #[test]
+    fn concatenated_strings_are_joined() {
+        let s = read("{\"greeting\": 'hello' +\n 'world', \"n\": 1}");
+        assert_eq!(s.values, [json!({"greeting": "helloworld", "n": 1})]);
+        let s = read(r#"["a" + "b" + "c"]"#);
+        assert_eq!(s.values, [json!(["abc"])]);
+    }
+
+    #[test]
+    fn nothing_after_a_root_closer_and_a_comma_is_dropped_silently() {
+        // The root object goes on after a stray `}`.
+        let s = read(r#"{"key1": "value1"}, "key2": "value2", "key3": "value3"}"#);
+        assert_eq!(
+            s.values,
+            [json!({"key1": "value1", "key2": "value2", "key3": "value3"})]
+        );
+        assert!(s.has(RepairKind::ExtraCloserRemoved));
+        // A quote that looked like the end of the root is content when prose follows its comma.
+        let s = read(r#"{"x": "answer is {"b": "m"}, not a plain string"}"#);
+        assert_eq!(
+            s.values,
+            [json!({"x": "answer is {\"b\": \"m\"}, not a plain string"})]
+        );
+    }
+
+    #[test]
+    fn a_brace_for_a_bracket_before_the_next_member_closes_the_array() {
+        let s = read(r#"{"key1": ["value1", "value2"}, "key2": ["value3"]}"#);
+        assert_eq!(
+            s.values,
+            [json!({"key1": ["value1", "value2"], "key2": ["value3"]})]
+        );
+        // Before an element, not a member: a stray closer as before; nothing is dropped, and
+        // the closers it leaves missing make the value a closed truncation.
+        let s = read(r#"{"n": [{"p": ["a"}, {"p": ["b"]}]}"#);
+        assert_eq!(s.values, [json!({"n": [{"p": ["a", {"p": ["b"]}]}]})]);
+        assert!(s.truncated);
+    }
+
+    #[test]
+    fn a_key_missing_its_opening_quote_is_a_key() {
+        let s = read(r#"{"a":"foo",b":"bar"}"#);
+        assert_eq!(s.values, [json!({"a": "foo", "b": "bar"})]);
+        assert!(s.has(RepairKind::KeyQuoted));
+    }
+
+    #[test]
+    fn string_elements_with_missing_commas_stay_apart() {
+        let s = read(r#"{"key": ["value" "value1" "value2"]}"#);
+        assert_eq!(s.values, [json!({"key": ["value", "value1", "value2"]})]);
+    }
 
     #[test]
     fn fences_open_lines() {

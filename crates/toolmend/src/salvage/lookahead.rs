@@ -50,8 +50,17 @@ pub(super) fn value_quote(bytes: &[u8], after: usize, closers: &[u8], fence: boo
             return Verdict::Closes;
         }
         let b = bytes[p];
+        // `'a' + 'b'`: the parser joins the parts.
+        if b == b'+' && skip_gap(bytes, p + 1).is_some_and(|q| Quote::at(bytes, q).is_some()) {
+            return Verdict::Closes;
+        }
         if depth == 0 {
-            let next_value = b == b'{' || b == b'[' || b == b',';
+            // After the last closer only another value (`{…}{…}`, `{…},{…}`) or more members of
+            // the root object (`{"a": "b"}, "c": "d"}`) are JSON; anything else after a comma
+            // is prose that the string may have swallowed, so the parser may retry.
+            let next_value = b == b'{'
+                || b == b'['
+                || (b == b',' && after_comma_at_root(bytes, p + 1, closers.first()));
             let closing_fence = fence && bytes[p..].starts_with(b"```");
             return if next_value || closing_fence {
                 Verdict::Closes
@@ -61,6 +70,18 @@ pub(super) fn value_quote(bytes: &[u8], after: usize, closers: &[u8], fence: boo
         }
         let top = closers[depth - 1];
         if b == top {
+            depth -= 1;
+            p += 1;
+            continue;
+        }
+        // `}` for `]` before a comma and a member of the object below (`["a", "b"}, "c": 1}`):
+        // it closes the array, as the parser reads it.
+        if b == b'}'
+            && top == b']'
+            && depth >= 2
+            && closers[depth - 2] == b'}'
+            && member_after_comma(bytes, p + 1)
+        {
             depth -= 1;
             p += 1;
             continue;
@@ -83,7 +104,8 @@ pub(super) fn value_quote(bytes: &[u8], after: usize, closers: &[u8], fence: boo
         // only `"}`, which is not a key.
         let next = match Quote::at(bytes, p) {
             Some(q) if top == b'}' => token_then(bytes, p, q, b":", false),
-            Some(q) => token_then(bytes, p, q, b",]", false),
+            // Another string may follow with its comma missing too (`["a" "b" "c"]`).
+            Some(q) => token_then(bytes, p, q, b",]\"'", false),
             None if top == b'}' => scan::is_key_start(b) && bare_member(bytes, p),
             None => bare_element(bytes, p),
         };
@@ -93,6 +115,43 @@ pub(super) fn value_quote(bytes: &[u8], after: usize, closers: &[u8], fence: boo
             Verdict::Content
         };
     }
+}
+
+/// Whether what follows a comma after the root's closer at `p` is another value or, for a root
+/// object, another member.
+fn after_comma_at_root(bytes: &[u8], p: usize, root: Option<&u8>) -> bool {
+    let Some(q) = skip_gap(bytes, p) else {
+        return false;
+    };
+    match bytes.get(q) {
+        None => true,
+        Some(b'{' | b'[') => true,
+        Some(_) if root == Some(&b'}') => continues_root(bytes, q),
+        Some(_) => false,
+    }
+}
+
+/// Whether a member of an object (a quoted key with its colon and a value, or a bare key and
+/// its colon) starts at `p`: what lets a root object go on after a stray `}` and a comma.
+pub(super) fn continues_root(bytes: &[u8], p: usize) -> bool {
+    match Quote::at(bytes, p) {
+        Some(q) => opens_member(bytes, p, q),
+        None => {
+            bytes.get(p).is_some_and(|&b| scan::is_key_start(b)) && {
+                let end = scan::key_end(bytes, p);
+                end - p <= MAX_TOKEN && end < bytes.len() && followed_by(bytes, end, b":")
+            }
+        }
+    }
+}
+
+/// Whether a comma and then a member of an object (see [`continues_root`]) follow `p`.
+pub(super) fn member_after_comma(bytes: &[u8], p: usize) -> bool {
+    let Some(comma) = skip_gap(bytes, p) else {
+        return false;
+    };
+    bytes.get(comma) == Some(&b',')
+        && skip_gap(bytes, comma + 1).is_some_and(|q| continues_root(bytes, q))
 }
 
 /// Whether what follows a comma at `p` in a container closed by `top` starts a member (objects)
@@ -109,15 +168,78 @@ fn after_comma(bytes: &[u8], p: usize, top: u8) -> bool {
         (b'}', Some(q)) => token_then(bytes, p, q, b":", true),
         (b'}', None) if scan::is_key_start(b) => {
             let end = scan::key_end(bytes, p);
+            // A key missing its opening quote (`,b":`) is a key too, as the parser reads it.
+            let end = if bytes.get(end) == Some(&b'"') {
+                end + 1
+            } else {
+                end
+            };
             end - p > MAX_TOKEN || followed_by(bytes, end, b":")
         }
         (b'}', None) => false,
-        (_, Some(q)) => token_then(bytes, p, q, b",]", true),
+        // `}` too: a closer of the wrong kind the parser reads as `]` (`["a", "b"}, "c": 1}`).
+        (_, Some(q)) => token_then(bytes, p, q, b",]}", true),
         (_, None) => matches!(
             b,
             b'{' | b'[' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n' | b'T' | b'F' | b'N'
         ),
     }
+}
+
+/// Whether the quote at `p` opens a member: a quoted key, its `:` and the start of a value.
+/// Used to see a string value's missing closing quote before `, "key": …`.
+pub(super) fn opens_member(bytes: &[u8], p: usize, quote: Quote) -> bool {
+    let mut i = p + quote.len();
+    let limit = (i + MAX_TOKEN).min(bytes.len());
+    loop {
+        if i >= limit {
+            return false;
+        }
+        if bytes[i] == b'\\' {
+            i += 2;
+            continue;
+        }
+        if bytes[i] == quote.scan_byte() && quote.closes_at(bytes, i) {
+            break;
+        }
+        i += 1;
+    }
+    let Some(colon) = skip_gap(bytes, i + quote.len()) else {
+        return false;
+    };
+    if bytes.get(colon) != Some(&b':') {
+        return false;
+    }
+    let Some(v) = skip_gap(bytes, colon + 1) else {
+        return false;
+    };
+    Quote::at(bytes, v).is_some()
+        || bytes.get(v).is_some_and(|b| {
+            matches!(
+                b,
+                b'{' | b'[' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n' | b'T' | b'F' | b'N'
+            )
+        })
+}
+
+/// Whether the quote at `p` opens a whole string element of an array: it closes within
+/// [`MAX_TOKEN`] bytes and `,` or `]` follows. Used to see a missing closing quote in `["a, "b"]`.
+pub(super) fn is_element(bytes: &[u8], p: usize, quote: Quote) -> bool {
+    let mut i = p + quote.len();
+    let limit = (i + MAX_TOKEN).min(bytes.len());
+    while i < limit {
+        if bytes[i] == b'\\' {
+            i += 2;
+            continue;
+        }
+        if bytes[i] == quote.scan_byte() && quote.closes_at(bytes, i) {
+            return skip_gap(bytes, i + quote.len())
+                .and_then(|q| bytes.get(q))
+                .is_some_and(|b| matches!(b, b',' | b']'));
+        }
+        i += 1;
+    }
+    false
 }
 
 /// A bare key at `p` after a missing comma (`"x" b: 1}`): only with its `:` and a whole value
@@ -237,7 +359,14 @@ mod tests {
         ] {
             assert_eq!(verdict(rest, b"}"), Verdict::Closes, "{rest:?}");
         }
-        for rest in [", 1]", "]", ", \"b\"]", ", {\"a\": 1}]", " \"b\"]"] {
+        for rest in [
+            ", 1]",
+            "]",
+            ", \"b\"]",
+            ", {\"a\": 1}]",
+            " \"b\"]",
+            " \"b\" \"c\"]",
+        ] {
             assert_eq!(verdict(rest, b"]"), Verdict::Closes, "{rest:?}");
         }
         assert_eq!(verdict("}]}", b"}]}"), Verdict::Closes);
@@ -259,6 +388,12 @@ mod tests {
             assert_eq!(verdict(rest, b"}]}"), Verdict::Content, "{rest:?}");
         }
         assert_eq!(verdict(", \"b\")\"]", b"]"), Verdict::Content);
+    }
+
+    #[test]
+    fn a_plus_before_another_string_closes() {
+        assert_eq!(verdict(" +\n 'world'}", b"}"), Verdict::Closes);
+        assert_eq!(verdict(" + x}", b"}"), Verdict::Content);
     }
 
     #[test]

@@ -16,6 +16,9 @@
 //! - `truncated` when the text ended inside a value: it was closed, or, after complete values,
 //!   dropped because it kept nothing (`{"a": 1}{"b`): a call may have been lost either way, so the
 //!   flag stays set. A first value that kept nothing (`{"pa`) is an error instead.
+//! - `alternative` when a string value's end was ambiguous: `"New York, "gender": "male"}`
+//!   reads with the closing quote inserted before `, "gender":` (`quote_inserted`), and the
+//!   reading where the quotes are content travels along; the caller's schema decides.
 //! - Typed errors: [`SalvageErrorKind::NoJson`] for prose, [`SalvageErrorKind::Syntax`] for
 //!   broken JSON, [`SalvageErrorKind::NonFinite`] for `NaN`/`Infinity`, and the size and depth
 //!   limits. Garbage never becomes `{}`.
@@ -23,8 +26,9 @@
 //! Content is kept as written: an escape JSON does not know keeps its backslash (`C:\Users`),
 //! `\\\"` is a backslash and a quote, raw control characters stay the characters they are, and
 //! an unescaped quote inside a value is content unless a bounded look-ahead finds what JSON
-//! allows after a value. A string with an unknown escape holds raw backslashes, so its `\n`,
-//! `\t`, `\b`, `\f`, `\r` keep their backslash too (`C:\Users\new`). An invalid escape or lone
+//! allows after a value. `'a' + 'b'` is joined (`quotes_normalized`). A string with an unknown
+//! escape holds raw backslashes, so its `\n`, `\t`, `\b`, `\f`, `\r` keep their backslash too
+//! (`C:\Users\new`). An invalid escape or lone
 //! surrogate kept as text is reported as `control_char_escaped`, the kind for characters escaped
 //! inside strings; an unescaped quote kept as content, and `\'`, as `quotes_normalized` (except
 //! the shell idiom `'\''`, whose backslash is kept).
@@ -131,6 +135,11 @@ pub struct Salvaged {
     /// after complete values, dropped because it kept nothing: a call may be missing either way.
     /// Like serde_json's `Category::Eof`: the caller decides whether a closed value may be used.
     pub truncated: bool,
+    /// Another reading of the one value, when a string's end was ambiguous: `values` holds the
+    /// reading where a missing closing quote was inserted before `, "key":`
+    /// ([`RepairKind::QuoteInserted`]), this one the reading where the string swallowed what
+    /// follows. The schema decides: the caller takes this one only when it alone validates.
+    pub alternative: Option<Value>,
 }
 
 impl Salvaged {

@@ -38,6 +38,11 @@ pub(super) struct Run {
     /// A string that holds one of the quotes taken as content closed, and a `,` followed it:
     /// the object goes on after the longer string, which is what a retry hopes to find.
     pub(super) extended_member: bool,
+    /// A string value held `, "key":` right before a quote taken as content: its closing quote
+    /// may be missing there (see [`Parser::insert_quotes`]).
+    pub(super) quote_insertable: bool,
+    /// The first reading of the value, when this run inserted quotes (see [`super::Salvaged`]).
+    pub(super) alternative: Option<Value>,
 }
 
 /// Why a run failed.
@@ -104,6 +109,11 @@ pub(super) struct Parser<'a> {
     pub(super) top_close_quote: Option<usize>,
     pub(super) top_close_open_bracket: bool,
     pub(super) extended_member: bool,
+    /// End a string value whose content reaches `, "key":` before that comma, as if its
+    /// closing quote were there (`quote_inserted`). Off in the first reading; a second reading
+    /// turns it on when the first met such a place ([`Run::quote_insertable`]).
+    pub(super) insert_quotes: bool,
+    pub(super) quote_insertable: bool,
     /// The closer of each open container, outermost first, for the look-ahead.
     pub(super) closers: Vec<u8>,
     pub(super) progressed: bool,
@@ -133,6 +143,8 @@ impl<'a> Parser<'a> {
             top_close_quote: None,
             top_close_open_bracket: false,
             extended_member: false,
+            insert_quotes: false,
+            quote_insertable: false,
             closers: Vec::new(),
             progressed: false,
         }
@@ -229,6 +241,8 @@ impl<'a> Parser<'a> {
             top_close_quote: self.top_close_quote,
             top_close_open_bracket: self.top_close_open_bracket,
             extended_member: self.extended_member,
+            quote_insertable: self.quote_insertable,
+            alternative: None,
         })
     }
 
@@ -320,6 +334,21 @@ impl<'a> Parser<'a> {
             };
             self.pos += 1;
         } else if b == closer {
+            // `{"a": "b"}, "c": "d"}`: the root object goes on after a stray `}`.
+            if in_object && stack.len() == 1 && self.root_goes_on(self.pos + 1) {
+                self.stray_closer();
+                return Ok(None);
+            }
+            self.pos += 1;
+            return Ok(self.pop(stack, expect));
+        } else if b == b'}'
+            && !in_object
+            && matches!(stack.iter().rev().nth(1), Some(Frame::Object(..)))
+            && super::lookahead::member_after_comma(self.bytes, self.pos + 1)
+        {
+            // `["a", "b"}, "c": 1}`: `}` for `]` before a comma and a member of the object
+            // below closes the array.
+            self.log.note(RepairKind::ExtraCloserRemoved, self.pos);
             self.pos += 1;
             return Ok(self.pop(stack, expect));
         } else if b == b'}' || b == b']' {
@@ -335,6 +364,13 @@ impl<'a> Parser<'a> {
             return Err(self.error(SalvageErrorKind::Syntax, self.pos));
         }
         Ok(None)
+    }
+
+    /// Whether a comma and then another member of an object follow `at`.
+    fn root_goes_on(&self, at: usize) -> bool {
+        let comma = scan::skip_ws(self.bytes, at);
+        self.bytes.get(comma) == Some(&b',')
+            && super::lookahead::continues_root(self.bytes, scan::skip_ws(self.bytes, comma + 1))
     }
 
     /// Reads a key (quoted or bare) into the innermost object. `false` when the text ends in it.
@@ -366,6 +402,12 @@ impl<'a> Parser<'a> {
             self.log.note(RepairKind::KeyQuoted, self.pos);
             let key = self.text[self.pos..end].to_owned();
             self.pos = end;
+            // `b":` — a key missing only its opening quote: the closing one goes too.
+            if self.bytes.get(end) == Some(&b'"')
+                && self.bytes.get(scan::skip_ws(self.bytes, end + 1)) == Some(&b':')
+            {
+                self.pos = end + 1;
+            }
             key
         } else {
             return Err(self.error(SalvageErrorKind::Syntax, self.pos));
@@ -423,7 +465,13 @@ impl<'a> Parser<'a> {
             _ => {
                 if let Some(quote) = Quote::at(self.bytes, self.pos) {
                     match self.read_string(quote, Role::Value) {
-                        Str::Closed(s) => Value::String(s),
+                        Str::Closed(mut s) => match self.concatenation(&mut s) {
+                            Joined::Closed => Value::String(s),
+                            Joined::Cut => return Ok(Step::Cut(Some(Value::String(s)))),
+                            Joined::Broken(at) => {
+                                return Err(self.error(SalvageErrorKind::Syntax, at));
+                            }
+                        },
                         // The model closed the fence, so the text was not cut: the string
                         // swallowed the closing fence, which is a syntax error, not truncation.
                         Str::Cut(_) if self.fence && ends_with_fence(self.bytes) => {
@@ -446,6 +494,40 @@ impl<'a> Parser<'a> {
             Some(root) => Step::Done(root),
             None => Step::Go,
         })
+    }
+
+    /// Joins `'a' + 'b'` (JavaScript or Python string concatenation) onto the string just read,
+    /// reported as `quotes_normalized`: how the parts end, like one string.
+    fn concatenation(&mut self, read: &mut String) -> Joined {
+        loop {
+            // The common case, a comma or closer next, costs one look.
+            let peek = scan::skip_ws(self.bytes, self.pos);
+            if !matches!(self.bytes.get(peek), Some(b'+' | b'/')) {
+                return Joined::Closed;
+            }
+            let (before, log) = (self.pos, self.log.clone());
+            self.skip_blank();
+            let plus = self.pos;
+            if self.bytes.get(plus) == Some(&b'+') {
+                self.pos += 1;
+                self.skip_blank();
+            }
+            let quote =
+                Quote::at(self.bytes, self.pos).filter(|_| self.bytes.get(plus) == Some(&b'+'));
+            let Some(quote) = quote else {
+                (self.pos, self.log) = (before, log);
+                return Joined::Closed;
+            };
+            self.log.note(RepairKind::QuotesNormalized, plus);
+            match self.read_string(quote, Role::Value) {
+                Str::Closed(part) => read.push_str(&part),
+                Str::Cut(part) => {
+                    read.push_str(&part);
+                    return Joined::Cut;
+                }
+                Str::Broken(at) => return Joined::Broken(at),
+            }
+        }
     }
 
     /// A number; `None` when the text ends in one that is not complete (`1.`, `-`).
@@ -618,6 +700,16 @@ enum Step {
     Done(Value),
     /// The text ended inside the value; a partial string is kept, anything else dropped.
     Cut(Option<Value>),
+}
+
+/// How a string joined by `+` to the ones after it ended.
+enum Joined {
+    /// Every part closed.
+    Closed,
+    /// The text ended inside the last part.
+    Cut,
+    /// The last part cannot be closed safely (see [`Str::Broken`]).
+    Broken(usize),
 }
 
 /// The common case of a number without going through `serde_json`: an integer of at most 18

@@ -15,6 +15,9 @@ use super::parse::Parser;
 use super::scan::{self, Quote};
 use crate::RepairKind;
 
+/// Most blanks between a comma and the key after it for a missing closing quote to be seen.
+const MAX_BLANKS_BEFORE_KEY: usize = 16;
+
 /// A string read from the text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Str {
@@ -115,10 +118,50 @@ impl Parser<'_> {
                 self.pos = after;
                 return Str::Closed(out);
             }
+            if role == Role::Value
+                && let Some(comma) = self.missing_close_before(open, i, quote)
+            {
+                if self.insert_quotes {
+                    // The bytes from the comma to this quote are plain (`,` and blanks), copied
+                    // as they are: cut them off and end the string before the comma.
+                    out.truncate(out.len() - (i - comma));
+                    self.log.note(RepairKind::QuoteInserted, comma);
+                    self.pos = comma;
+                    return Str::Closed(out);
+                }
+                self.quote_insertable = true;
+            }
             self.log.note(RepairKind::QuotesNormalized, i);
             out.push_str(&self.text[i..after]);
             self.pos = after;
         }
+    }
+
+    /// Where the closing quote of the string value opened at `open` is missing, if the content
+    /// quote at `at` opens a key of the innermost object right after a comma (`"New York,
+    /// "gender": "male"}`), or a whole string element of the innermost array (`["a, "b"]`):
+    /// the comma's offset. Bounded: a few blanks back, one key or element forward.
+    fn missing_close_before(&self, open: usize, at: usize, quote: Quote) -> Option<usize> {
+        let in_object = match self.closers.last() {
+            Some(b'}') => true,
+            Some(b']') => false,
+            _ => return None,
+        };
+        let mut comma = at;
+        while comma > open + 1 && at - comma < MAX_BLANKS_BEFORE_KEY {
+            comma -= 1;
+            match self.bytes[comma] {
+                b' ' | b'\t' | b'\n' | b'\r' => {}
+                b',' if in_object => {
+                    return lookahead::opens_member(self.bytes, at, quote).then_some(comma);
+                }
+                b',' => {
+                    return lookahead::is_element(self.bytes, at, quote).then_some(comma);
+                }
+                _ => return None,
+            }
+        }
+        None
     }
 
     /// Whether the quote at `at` (ending before `after`) closes the current string value.

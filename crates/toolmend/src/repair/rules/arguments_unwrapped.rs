@@ -6,8 +6,9 @@
 //!
 //! **Does:** replaces the root with the inner object.
 //!
-//! **Never fires when:** the tool's schema declares the wrapper key (`arguments`, `parameters`,
-//! `input`) or `name` names another tool.
+//! **Never fires when:** the tool's schema declares the wrapper key that was sent (a tool with
+//! an `input` property still has an `arguments` envelope unwrapped) or `name` names another
+//! tool.
 //!
 //! **Example:** `{"name": "read", "arguments": {"path": "/a"}}` → `{"path": "/a"}`.
 
@@ -37,7 +38,9 @@ impl Rule for ArgumentsUnwrapped {
             return None;
         };
         let wrapper = WRAPPERS.iter().find(|w| map.contains_key(**w))?;
-        if WRAPPERS.iter().any(|w| site.view.declares(w)) {
+        // Only the wrapper actually sent matters: a tool declaring `input` still has its
+        // `{"name": …, "arguments": {…}}` envelope unwrapped.
+        if site.view.declares(wrapper) {
             return None;
         }
         let named = match map.get("name") {
@@ -103,6 +106,19 @@ mod tests {
             r#"{"arguments": {"path": "/a"}}"#,
             K,
             Status::Invalid,
+        );
+    }
+
+    #[test]
+    fn fires_when_another_wrapper_name_is_declared() {
+        let declares_input = json!({"type": "object", "required": ["input"],
+            "properties": {"input": {"type": "string"}}});
+        assert_fires(
+            declares_input,
+            r#"{"name": "t", "arguments": {"input": "x"}}"#,
+            K,
+            "",
+            json!({"input": "x"}),
         );
     }
 

@@ -46,7 +46,7 @@ impl Rule for JsonStringToArray {
 mod tests {
     use serde_json::json;
 
-    use super::super::testing::{assert_fires, assert_never_fires};
+    use super::super::testing::{assert_fires, assert_never_fires, mend};
     use crate::{RepairKind::JsonStringToArray as K, Status};
 
     fn schema() -> serde_json::Value {
@@ -70,6 +70,23 @@ mod tests {
             K,
             "/paths",
             json!({"paths": []}),
+        );
+    }
+
+    #[test]
+    fn composes_with_scalar_coercion_of_the_items() {
+        let schema = json!({"type": "object", "properties": {
+            "ids": {"type": "array", "items": {"type": "integer"}}}});
+        let (status, value, repairs) = mend(schema, r#"{"ids": "[\"1\",\"2\"]"}"#);
+        assert_eq!(status, Status::Repaired);
+        assert_eq!(value, Some(json!({"ids": [1, 2]})));
+        assert_eq!(
+            repairs,
+            [
+                "json_string_to_array@/ids",
+                "scalar_coerced@/ids/0",
+                "scalar_coerced@/ids/1"
+            ]
         );
     }
 

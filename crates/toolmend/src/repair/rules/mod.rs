@@ -14,6 +14,7 @@ mod json_string_to_array;
 mod json_string_to_object;
 mod null_stripped;
 mod object_to_array;
+mod object_wrapped_in_array;
 mod root_string_wrapped;
 mod scalar_coerced;
 mod single_key_object_to_array;
@@ -90,13 +91,16 @@ pub(crate) trait Rule: Sync {
 /// 1–3 restructure objects (an envelope, alias keys, dotted keys) and run first because the
 ///   value rules below are asked about properties that only exist once the object is right.
 /// 4 drops a null before any rule reinterprets it.
-/// 5–6 parse stringified JSON before 7–9 wrap anything: a string holding `["a","b"]` must
+/// 5–6 parse stringified JSON before 7–10 wrap anything: a string holding `["a","b"]` must
 ///   become that array, never `["[\"a\",\"b\"]"]`.
-/// 7–8 turn objects into arrays before 9 wraps a bare value, so `{}` is never wrapped as `[{}]`.
-/// 10 coerces scalars only after the array rules had their chance (`"5"` for an integer array
-///   is wrapped to `["5"]` by nothing: the item is coerced in the next round).
-/// 11–12 fix strings that have the right type but a wrong spelling (enum case, regex anchors).
-/// 13 wraps a root string last: it is the weakest claim about what the model meant.
+/// 7–9 turn objects into arrays before 10 wraps a bare value, so `{}` is never wrapped as `[{}]`;
+///   an object shaped like an item (8) is wrapped whole before 9 takes the value of a single
+///   item-ish key, because wrapping keeps everything that was sent.
+/// 11 coerces scalars only after the array rules had their chance: `"5"` for an integer array
+///   is wrapped to `["5"]` by 10 and the item is coerced in the next round, and a stringified
+///   array's items likewise, so lossless repairs at one path compose in this order.
+/// 12–13 fix strings that have the right type but a wrong spelling (enum case, regex anchors).
+/// 14 wraps a root string last: it is the weakest claim about what the model meant.
 pub(crate) static RULES: &[&dyn Rule] = &[
     &arguments_unwrapped::ArgumentsUnwrapped,
     &field_renamed::FieldRenamed,
@@ -105,6 +109,7 @@ pub(crate) static RULES: &[&dyn Rule] = &[
     &json_string_to_array::JsonStringToArray,
     &json_string_to_object::JsonStringToObject,
     &object_to_array::ObjectToArray,
+    &object_wrapped_in_array::ObjectWrappedInArray,
     &single_key_object_to_array::SingleKeyObjectToArray,
     &bare_value_to_array::BareValueToArray,
     &scalar_coerced::ScalarCoerced,
@@ -211,5 +216,44 @@ pub(crate) mod testing {
             "{args}: {repairs:?}"
         );
         assert_eq!(actual, status, "{args}: {repairs:?}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::testing::mend;
+    use crate::Status;
+
+    /// The walker descends through every kind of sub-schema the view knows, so a rule fires
+    /// below `$ref`, `anyOf` and map-like objects, not only where the schema is spelled out.
+    #[test]
+    fn repairs_reach_into_refs_branches_and_map_schemas() {
+        let schema = json!({"type": "object", "properties": {
+            "by_ref": {"$ref": "#/$defs/limits"},
+            "either": {"anyOf": [{"$ref": "#/$defs/limits"}, {"type": "string"}]},
+            "env": {"type": "object", "patternProperties": {"^N_": {"type": "integer"}},
+                "additionalProperties": {"type": "array", "items": {"type": "string"}}}},
+            "$defs": {"limits": {"type": "object", "properties": {"max": {"type": "integer"}}}}});
+        let (status, value, repairs) = mend(
+            schema,
+            r#"{"by_ref": {"max": "3"}, "either": {"max": "4"}, "env": {"N_A": "5", "PATH": "/bin"}}"#,
+        );
+        assert_eq!(status, Status::Repaired, "{repairs:?}");
+        assert_eq!(
+            value,
+            Some(json!({"by_ref": {"max": 3}, "either": {"max": 4},
+                "env": {"N_A": 5, "PATH": ["/bin"]}}))
+        );
+        assert_eq!(
+            repairs,
+            [
+                "scalar_coerced@/by_ref/max",
+                "scalar_coerced@/either/max",
+                "scalar_coerced@/env/N_A",
+                "bare_value_to_array@/env/PATH"
+            ]
+        );
     }
 }

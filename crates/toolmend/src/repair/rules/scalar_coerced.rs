@@ -19,7 +19,7 @@ use serde_json::{Number, Value};
 use super::{Fix, Rule, Site};
 use crate::RepairKind;
 use crate::repair::failures::Keywords;
-use crate::repair::schema::Types;
+use crate::repair::schema::{SchemaView, Types};
 
 /// See the module docs.
 #[derive(Debug)]
@@ -35,39 +35,45 @@ impl Rule for ScalarCoerced {
     }
 
     fn apply(&self, site: &Site<'_, '_>) -> Option<Fix> {
-        let view = site.view;
-        if view.allows(Types::of(site.value)) {
-            return None;
-        }
-        let converted = match site.value {
-            Value::String(text) => {
-                if site.is_verbatim() {
-                    return None;
-                }
-                if view.allows(Types::INTEGER)
-                    && let Some(n) = integer(text)
-                {
-                    Value::Number(n)
-                } else if view.allows(Types::NUMBER)
-                    && let Some(n) = number(text)
-                {
-                    Value::Number(n)
-                } else if view.allows(Types::BOOLEAN) && (text == "true" || text == "false") {
-                    Value::Bool(text == "true")
-                } else {
-                    return None;
-                }
-            }
-            // Only integers, in their one canonical spelling: a float's text (`1e2`, `1.50`)
-            // is what the model wrote, not a decimal it meant as a string.
-            Value::Number(n) if view.allows(Types::STRING) && (n.is_i64() || n.is_u64()) => {
-                Value::String(n.to_string())
-            }
-            Value::Bool(b) if view.allows(Types::STRING) => Value::String(b.to_string()),
-            _ => return None,
-        };
-        Some(Fix::Replace(converted))
+        coerce(site.value, site.view).map(Fix::Replace)
     }
+}
+
+/// The lossless conversion of `value` to a scalar type `view` allows, if there is one; `None`
+/// when the value's own type is allowed. Also asked by `bare_value_to_array`, whose wrap this
+/// conversion of the item completes in the next round.
+pub(crate) fn coerce(value: &Value, view: &SchemaView<'_>) -> Option<Value> {
+    if view.allows(Types::of(value)) {
+        return None;
+    }
+    let converted = match value {
+        Value::String(text) => {
+            if view.semantic().is_some_and(|s| s.is_verbatim()) {
+                return None;
+            }
+            if view.allows(Types::INTEGER)
+                && let Some(n) = integer(text)
+            {
+                Value::Number(n)
+            } else if view.allows(Types::NUMBER)
+                && let Some(n) = number(text)
+            {
+                Value::Number(n)
+            } else if view.allows(Types::BOOLEAN) && (text == "true" || text == "false") {
+                Value::Bool(text == "true")
+            } else {
+                return None;
+            }
+        }
+        // Only integers, in their one canonical spelling: a float's text (`1e2`, `1.50`)
+        // is what the model wrote, not a decimal it meant as a string.
+        Value::Number(n) if view.allows(Types::STRING) && (n.is_i64() || n.is_u64()) => {
+            Value::String(n.to_string())
+        }
+        Value::Bool(b) if view.allows(Types::STRING) => Value::String(b.to_string()),
+        _ => return None,
+    };
+    Some(converted)
 }
 
 /// `-?(0|[1-9][0-9]*)` that fits 64 bits, and not `-0`.
