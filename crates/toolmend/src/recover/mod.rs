@@ -51,7 +51,8 @@ pub enum RecoverMode {
     Off,
     /// Markup of complete calls is removed from the text, but no call is produced.
     Strip,
-    /// Calls are recovered from content, and only when the turn has no native calls.
+    /// Calls are recovered from content, and only when the turn has no native calls (copies
+    /// of a native call are still taken out of the content and dropped as duplicates).
     Content,
     /// Calls are recovered from content and from the reasoning channel.
     All,
