@@ -126,9 +126,21 @@ fn whole_message_forms_need_the_whole_message() {
 // GRAMMARS §3, one row each.
 
 #[test]
-fn divergence_block_with_no_closer_is_rejected() {
-    assert!(
-        names("<tool_call>{\"name\": \"bash\", \"arguments\": {\"command\": \"ls\"}}").is_empty()
+fn divergence_block_with_no_closer_only_at_end_of_sequence() {
+    // A complete, strict payload followed by nothing but whitespace or end tokens: the model
+    // stopped at EOS (issue #10). Followed by other text, or cut inside the payload: text.
+    let eos = "<tool_call>{\"name\": \"bash\", \"arguments\": {\"command\": \"ls\"}}";
+    assert_eq!(names(eos), ["bash"]);
+    assert_eq!(names(&format!("{eos}\n<|im_end|>\n")), ["bash"]);
+    assert!(names(&format!("{eos}\nNow the tests.")).is_empty());
+    assert!(names(&eos[..eos.len() - 1]).is_empty());
+    assert_eq!(
+        names("<|tools_prefix|>[{\"bash\": {\"command\": \"ls\"}}]"),
+        ["bash"]
+    );
+    assert_eq!(
+        names("<|python_start|>[bash(command='ls')]<|eot_id|>"),
+        ["bash"]
     );
     assert!(
         names(

@@ -21,7 +21,7 @@
 use super::{Block, Grammar, Input};
 use crate::recover::call::{Field, RawCall};
 use crate::recover::cursor::{
-    Step, Stop, attr, expect, expect_ws, find_before, skip_ws, trim_newlines,
+    Step, Stop, attr, expect, expect_ws, find_before, skip_ws, strip_one_newline,
 };
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
@@ -101,7 +101,7 @@ pub(crate) fn invoke(s: &str, at: usize) -> Step<(RawCall, usize)> {
         let (key, after) = attr(s, open, "name")?;
         let value_at = expect_ws(s, after, ">")?;
         let value_end = value_close(s, value_at, prefix, &close_param, &stops)?;
-        let value = trim_newlines(&s[value_at..value_end]).to_owned();
+        let value = strip_one_newline(&s[value_at..value_end]).to_owned();
         fields.push((key, Field::Untyped(value)));
         i = value_end + close_param.len();
     }

@@ -15,7 +15,7 @@
 //! bare complete `invoke`. The bar around `DSML` may be `｜` (U+FF5C), doubled, `‖` (U+2016),
 //! ASCII `|` or `||`, missing on the leading side, and spaced (`< | DSML | tool_calls>`). An
 //! invoke body is `parameter` elements or a JSON object. `string="true"` values are the raw text
-//! (trimmed); `string="false"` values are JSON-decoded, else kept raw; a parameter with no
+//! (whitespace kept: the template adds none); `string="false"` values are JSON-decoded, else kept raw; a parameter with no
 //! `string` attribute is converted with the tool's schema. Values may span lines and hold `<`,
 //! `&` and quotes: a value ends only at its exact closing `parameter` tag. The section closer is
 //! optional.
@@ -185,11 +185,12 @@ fn invoke(s: &str, at: usize) -> Step<(RawCall, usize)> {
         };
         let value_at = expect_ws(s, j, ">")?;
         let (value_end, end) = param_close(s, value_at)?;
-        let raw = s[value_at..value_end].trim();
+        // The template adds no whitespace inside a parameter: string values keep theirs.
+        let raw = &s[value_at..value_end];
         let field = match string.as_deref() {
             Some("true") => Field::Typed(Value::String(raw.to_owned())),
             Some(_) => Field::Typed(
-                serde_json::from_str(raw).unwrap_or_else(|_| Value::String(raw.to_owned())),
+                serde_json::from_str(raw.trim()).unwrap_or_else(|_| Value::String(raw.to_owned())),
             ),
             None => Field::Untyped(raw.to_owned()),
         };

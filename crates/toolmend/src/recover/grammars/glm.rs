@@ -9,9 +9,10 @@
 //!
 //! **Detects** `<tool_call>NAME` followed by `<arg_key>K</arg_key><arg_value>V</arg_value>`
 //! pairs and `</tool_call>`, with or without newlines between the tags (4.5/4.6 write them,
-//! 4.7/5 do not), including the zero-argument `<tool_call>NAME</tool_call>`. Keys and values are
-//! trimmed; values are converted with the tool's schema (without one they stay strings, unlike
-//! vLLM/SGLang which JSON-parse every non-string value).
+//! 4.7/5 do not), including the zero-argument `<tool_call>NAME</tool_call>`. Keys are trimmed;
+//! values keep their whitespace (the template adds none inside `<arg_value>`, so a leading
+//! indent is the model's), and are converted with the tool's schema (without one they stay
+//! strings, unlike vLLM/SGLang which JSON-parse every non-string value).
 //!
 //! **Never accepts** a name that is not a single token on the tag's line, text between pairs,
 //! or a block without `</tool_call>`.
@@ -87,7 +88,7 @@ pub(crate) fn pairs(s: &str, at: usize, close: &str) -> Step<(Vec<(String, Field
         }
         fields.push((
             key.to_owned(),
-            Field::Untyped(s[value_at..value_end].trim().to_owned()),
+            Field::Untyped(s[value_at..value_end].to_owned()),
         ));
         i = value_end + "</arg_value>".len();
     }

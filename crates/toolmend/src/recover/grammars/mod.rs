@@ -65,6 +65,9 @@ pub(crate) struct Input<'a> {
     pub text: &'a str,
     /// Whether `text` is final: no more bytes will arrive.
     pub eof: bool,
+    /// Whether `text` ends where the message ends (final, and not cut at the block size
+    /// bound): a block may then end at end of sequence ([`close_or_eos`]).
+    pub message_end: bool,
     /// The declared tools, for the rare grammar that needs names to decide (Harmony's glued
     /// `json` suffix).
     pub tools: &'a ToolSet,
@@ -127,6 +130,48 @@ pub(crate) fn section(
             }
         }
         return Block::new(end, calls);
+    }
+}
+
+/// Tokens a model may emit at end of sequence, after its last call.
+const END_TOKENS: &[&str] = &[
+    "<|im_end|>",
+    "<|endoftext|>",
+    "<|end_of_text|>",
+    "<|eot_id|>",
+    "<|eom_id|>",
+    "<|end|>",
+    "<|return|>",
+    "</s>",
+    "<eos>",
+    "<end_of_turn>",
+];
+
+/// The index after `close` (whitespace before it skipped); or, when the message ends with
+/// nothing but whitespace and end tokens after `i`, the index after that whitespace: the
+/// model stopped at end of sequence before its closer (GRAMMARS §1.3). The payload before `i`
+/// must already be complete and strictly parsed; the end tokens stay text.
+pub(crate) fn close_or_eos(input: &Input<'_>, i: usize, close: &str) -> Step<usize> {
+    use super::cursor::{Stop, expect_ws, skip_ws};
+    let s = input.text;
+    match expect_ws(s, i, close) {
+        Ok(end) => Ok(end),
+        Err(stop) => {
+            let ws = skip_ws(s, i);
+            let mut rest = &s[ws..];
+            while let Some(token) = END_TOKENS.iter().find(|t| rest.starts_with(**t)) {
+                rest = rest[token.len()..].trim_start();
+            }
+            let cut_token = !input.eof && END_TOKENS.iter().any(|t| t.starts_with(rest));
+            if input.message_end && rest.is_empty() {
+                Ok(ws)
+            } else if cut_token || stop == Stop::Incomplete {
+                // More text may still bring the closer (or other text).
+                Err(Stop::Incomplete)
+            } else {
+                Err(Stop::Invalid)
+            }
+        }
     }
 }
 
