@@ -220,4 +220,5 @@ pub(crate) static GRAMMARS: &[Grammar] = &[
     apertus::GRAMMAR,
     internlm::GRAMMAR,
     gigachat::GRAMMAR,
+    gigachat::GRAMMAR_31,
 ];
