@@ -10,8 +10,8 @@
 //!
 //! **Detects** `<function_calls>`, one or more `<invoke name="NAME">` elements holding
 //! `<parameter name="KEY">VALUE</parameter>` children, and `</function_calls>`. Tags may carry a
-//! namespace prefix (`<p:invoke>`, `<p:parameter>`). Values are raw text: line breaks around
-//! them are dropped, spaces kept (indentation survives), and they are converted with the tool's
+//! namespace prefix (`<p:invoke>`, `<p:parameter>`). Values are raw text: one line break each
+//! side is dropped (what the template adds), other whitespace kept (indentation survives), and they are converted with the tool's
 //! schema (GRAMMARS §1.8, the MiniMax rules). Scanned anywhere, not only at the message start.
 //! The invoke body parser is shared with MiniMax M2 and Step-3.
 //!

@@ -12,6 +12,7 @@
 //! (the automaton is leftmost-longest), so the order only matters among families sharing one:
 //! - `<function_calls>`: the Anthropic `<invoke>` body before OLMo 3's pythonic lines.
 //! - `<tool_calls>`: the Hunyuan/Jamba array and HY v3 tags before MiniMax-M1 JSON lines.
+//! - `<function name=`: MiniCPM 5's `<param>` children before Hermes' llama.cpp JSON variant.
 //! - `<tool_call>`: Granite 3.1 (`[`), Qwen3-Coder (`<function=`), GLM (an identifier), then
 //!   the generic Hermes JSON (`{`) last, as §1.7 asks. Their first significant byte differs, so
 //!   the order is documentation more than arbitration.
@@ -31,6 +32,7 @@ pub(crate) mod anthropic;
 pub(crate) mod apertus;
 pub(crate) mod cohere;
 pub(crate) mod deepseek;
+pub(crate) mod dots;
 pub(crate) mod dsml;
 pub(crate) mod gemma;
 pub(crate) mod gigachat;
@@ -40,9 +42,11 @@ pub(crate) mod harmony;
 pub(crate) mod hermes;
 pub(crate) mod hunyuan;
 pub(crate) mod internlm;
+pub(crate) mod k2_horizon;
 pub(crate) mod kimi_k2;
 pub(crate) mod kimi_k3;
 pub(crate) mod llama;
+pub(crate) mod minicpm;
 pub(crate) mod minimax_m1;
 pub(crate) mod minimax_m2;
 pub(crate) mod minimax_m3;
@@ -202,6 +206,8 @@ pub(crate) static GRAMMARS: &[Grammar] = &[
     kimi_k3::GRAMMAR,
     minimax_m2::GRAMMAR,
     anthropic::GRAMMAR,
+    dots::GRAMMAR,
+    k2_horizon::GRAMMAR,
     olmo3::GRAMMAR,
     harmony::GRAMMAR,
     gemma::GRAMMAR,
@@ -211,6 +217,7 @@ pub(crate) static GRAMMARS: &[Grammar] = &[
     minimax_m1::GRAMMAR,
     qwen3_coder::GRAMMAR,
     glm::GRAMMAR,
+    minicpm::GRAMMAR,
     hermes::GRAMMAR,
     mistral::GRAMMAR,
     llama::GRAMMAR,
