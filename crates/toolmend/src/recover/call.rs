@@ -62,6 +62,10 @@ impl RawCall {
         family: &'static str,
         span: Range<usize>,
     ) -> Option<RecoveredCall> {
+        if self.name.is_empty() {
+            // A placeholder for a call its grammar could not read (Kimi K2's broken neighbour).
+            return None;
+        }
         let (name, written_name) = match tools.get(&self.name) {
             Some(_) => (self.name.clone(), None),
             None => {
