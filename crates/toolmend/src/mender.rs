@@ -399,6 +399,12 @@ impl Mender {
                     p.result
                         .repairs
                         .insert(0, Repair::new(RepairKind::Recovered, String::new()));
+                    if call.arguments_unwrapped {
+                        p.result.repairs.insert(
+                            1,
+                            Repair::new(RepairKind::ArgumentsUnwrapped, String::new()),
+                        );
+                    }
                     if p.rejection.is_none() && !p.unknown {
                         if p.result.status == Status::Valid {
                             p.result.arguments_text = call.arguments.clone();

@@ -25,7 +25,7 @@ pub(crate) fn coerce(schema: Option<&Value>, key: &str, raw: &str) -> Value {
 
 /// The schema of `key`: under `properties`, or in the schema itself when it has no
 /// `properties` (GRAMMARS §1.8 rule 3).
-fn property<'a>(schema: &'a Value, key: &str) -> Option<&'a Value> {
+pub(crate) fn property<'a>(schema: &'a Value, key: &str) -> Option<&'a Value> {
     match schema.get("properties") {
         Some(props) => props.get(key),
         None => schema.get(key).filter(|v| v.is_object()),

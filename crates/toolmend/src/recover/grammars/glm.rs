@@ -10,8 +10,8 @@
 //! **Detects** `<tool_call>NAME` followed by `<arg_key>K</arg_key><arg_value>V</arg_value>`
 //! pairs and `</tool_call>`, with or without newlines between the tags (4.5/4.6 write them,
 //! 4.7/5 do not), including the zero-argument `<tool_call>NAME</tool_call>`. Keys are trimmed;
-//! values keep their whitespace (the template adds none inside `<arg_value>`, so a leading
-//! indent is the model's), and are converted with the tool's schema (without one they stay
+//! values lose one line break each side (what 4.5/4.6 write around a value) and keep any other
+//! whitespace (a leading indent is the model's), and are converted with the tool's schema (without one they stay
 //! strings, unlike vLLM/SGLang which JSON-parse every non-string value).
 //!
 //! Output escaped twice (GLM 4.5/4.7 through some servers) is read as meant: a literal `\n`
@@ -23,7 +23,9 @@
 
 use super::{Block, Grammar, Input};
 use crate::recover::call::{Args, Field, RawCall};
-use crate::recover::cursor::{MAX_NAME_BYTES, Step, Stop, expect_ws, find_before, name, skip_ws};
+use crate::recover::cursor::{
+    MAX_NAME_BYTES, Step, Stop, expect_ws, find_before, name, skip_ws, strip_one_newline,
+};
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
     lead: "",
@@ -111,7 +113,7 @@ pub(crate) fn pairs(s: &str, at: usize, close: &str) -> Step<(Vec<(String, Field
         }
         fields.push((
             key.to_owned(),
-            Field::Untyped(s[value_at..value_end].to_owned()),
+            Field::Untyped(strip_one_newline(&s[value_at..value_end]).to_owned()),
         ));
         i = value_end + "</arg_value>".len();
     }
@@ -177,13 +179,27 @@ mod tests {
     }
 
     #[test]
+    fn a_sole_arguments_parameter_is_unwrapped() {
+        let text = "<tool_call>read_file<arg_key>arguments</arg_key><arg_value>{\"path\": \"src/app.ts\", \"limit\": 40}</arg_value></tool_call>";
+        recovers(
+            text,
+            &[("read_file", json!({"path": "src/app.ts", "limit": 40}))],
+        );
+        let two = "<tool_call>read_file<arg_key>arguments</arg_key><arg_value>{}</arg_value><arg_key>path</arg_key><arg_value>a</arg_value></tool_call>";
+        recovers(
+            two,
+            &[("read_file", json!({"arguments": "{}", "path": "a"}))],
+        );
+    }
+
+    #[test]
     fn values_keep_their_whitespace() {
-        let text = "<tool_call>write_file<arg_key>path</arg_key><arg_value>a.py</arg_value><arg_key>content</arg_key><arg_value>\n    return 1\n</arg_value></tool_call>";
+        let text = "<tool_call>write_file<arg_key>path</arg_key><arg_value>a.py</arg_value><arg_key>content</arg_key><arg_value>\n    return 1\n\n</arg_value></tool_call>";
         recovers(
             text,
             &[(
                 "write_file",
-                json!({"path": "a.py", "content": "\n    return 1\n"}),
+                json!({"path": "a.py", "content": "    return 1\n"}),
             )],
         );
     }
