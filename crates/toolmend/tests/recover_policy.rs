@@ -270,3 +270,26 @@ fn a_name_resolver_may_map_undeclared_names_and_is_reported() {
         None
     );
 }
+
+#[test]
+fn declared_names_match_byte_for_byte_whatever_their_characters() {
+    let tools = ToolSet::from_json(&json!([
+        {"name": "grocery.orderIngredients", "parameters": {"type": "object"}},
+        {"name": "web-search", "parameters": {"type": "object"}},
+    ]));
+    let found = |text: &str| -> Vec<String> {
+        recover_text(text, &tools, 16)
+            .calls
+            .into_iter()
+            .map(|c| c.name)
+            .collect()
+    };
+    let dotted = "<|tool_call_start|>[grocery.orderIngredients(items=['eggs'])]<|tool_call_end|>";
+    assert_eq!(found(dotted), ["grocery.orderIngredients"]);
+    let hyphen =
+        "<tool_call>\n{\"name\": \"web-search\", \"arguments\": {\"q\": \"x\"}}\n</tool_call>";
+    assert_eq!(found(hyphen), ["web-search"]);
+    // Another case or a prefix is another name: dropped.
+    assert!(found("[grocery.orderingredients(items=['eggs'])]").is_empty());
+    assert!(found("<|python_start|>[grocery.order(items=['eggs'])]<|python_end|>").is_empty());
+}
