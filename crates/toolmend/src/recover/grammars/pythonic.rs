@@ -21,7 +21,11 @@
 //!
 //! A missing closer is accepted at end of sequence only (GRAMMARS §1.3).
 //!
-//! **Never accepts** a positional argument, a non-literal value, or a list that does not close.
+//! A call whose arguments cannot be read (a positional argument, a non-literal value) is left
+//! out, and its siblings kept, when its parentheses still close.
+//!
+//! **Never accepts** a call with a positional argument or a non-literal value, or a list that
+//! does not close.
 //! LFM2's echo of the call body after the block stays text.
 
 use serde_json::{Map, Number, Value};
@@ -71,7 +75,12 @@ pub(crate) fn call_list(s: &str, at: usize, json_literals: bool) -> Step<(Vec<Ra
     let mut i = expect_ws(s, at, "[")?;
     let mut calls = Vec::new();
     loop {
-        let (call, end) = call(s, i, json_literals)?;
+        // A call whose arguments cannot be read (`bad(x=b'z')`) is left out when its
+        // parentheses still close: its siblings are kept (an unnamed call is never recovered).
+        let (call, end) = match call(s, i, json_literals) {
+            Err(Stop::Invalid) => (RawCall::fields(String::new(), Vec::new()), skip_call(s, i)?),
+            other => other?,
+        };
         calls.push(call);
         i = skip_ws(s, end);
         match s.as_bytes().get(i) {
@@ -119,6 +128,40 @@ pub(crate) fn call(s: &str, at: usize, json_literals: bool) -> Step<(RawCall, us
             Some(_) => return Err(Stop::Invalid),
         }
     }
+}
+
+/// The index after the call at `at` (after optional whitespace), its arguments unread:
+/// parentheses, brackets and braces balanced, quoted strings skipped.
+fn skip_call(s: &str, at: usize) -> Step<usize> {
+    let (_, open) = call_name(s, skip_ws(s, at))?;
+    let b = s.as_bytes();
+    let mut i = expect(s, open, "(")?;
+    let mut depth = 1usize;
+    while i < b.len() {
+        match b[i] {
+            q @ (b'\'' | b'"') => {
+                i += 1;
+                while i < b.len() && b[i] != q {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return Err(Stop::Invalid);
+                }
+            }
+            b')' | b']' | b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Ok(i + 1);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    Err(Stop::Incomplete)
 }
 
 /// A call's name at `at`: an identifier, or dotted and hyphenated identifiers
@@ -495,6 +538,18 @@ mod tests {
                 json!({"command": "cat > a.txt << EOF\nline one\nEOF"}),
             )],
         );
+        let sed = "<|tool_call_start|>[bash(command='sed -n '360,450p' src/matrices/common.py')]<|tool_call_end|>";
+        recovers(
+            sed,
+            &[(
+                "bash",
+                json!({"command": "sed -n '360,450p' src/matrices/common.py"}),
+            )],
+        );
+        let sibling = "<|tool_call_start|>[bash(command='ls'), bad(x=b'z')]<|tool_call_end|>";
+        recovers(sibling, &[("bash", json!({"command": "ls"}))]);
+        let nul = "<|tool_call_start|>[bash(command='printf a\u{0}b')]<|tool_call_end|>";
+        recovers(nul, &[("bash", json!({"command": "printf a\u{0}b"}))]);
         let inner = "[bash(command='echo 'hi' > out.txt')]";
         recovers(
             inner,
