@@ -191,8 +191,10 @@ impl Mender {
         let native = pending.len();
 
         let (content, reasoning) = self.recover(turn, &mut pending, native);
-        let mut report = TurnReport::default();
-        report.duplicates_dropped = self.drop_duplicates(&mut pending, native);
+        let mut report = TurnReport {
+            duplicates_dropped: self.drop_duplicates(&mut pending, native),
+            ..TurnReport::default()
+        };
 
         let mut calls = Vec::with_capacity(pending.len());
         for p in pending {

@@ -6,8 +6,8 @@
 //! <|function_call|>{"name": "get_weather", "arguments": {"city": "Kazan"}}
 //! ```
 //!
-//! **Detects** `function call<|role_sep|>` (3.0) or `<|function_call|>` (3.1, [`GRAMMAR_31`])
-//! + one `{name, arguments}` object. There is no closing
+//! **Detects** `function call<|role_sep|>` (3.0) or `<|function_call|>` (3.1, [`GRAMMAR_31`]),
+//! then one `{name, arguments}` object. There is no closing
 //! token (a trailing `</s>` is not part of the block): complete when the object closes.
 //!
 //! The automaton keys on `<|role_sep|>`; the scanner checks that `function call` precedes it.
