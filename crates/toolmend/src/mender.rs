@@ -5,7 +5,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::feedback::{
-    MessageOptions, RetryContext, emit, note_for, retry_message, unknown_tool_message,
+    MessageOptions, RetryContext, emit, emit_dropped, note_for, retry_message, unknown_tool_message,
     unvalidated_message,
 };
 use crate::recover::{RecoverMode, recover_text};
@@ -191,11 +191,13 @@ impl Mender {
         }
         let native = pending.len();
 
-        let (content, reasoning) = self.recover(turn, &mut pending);
-        self.drop_duplicates(&mut pending, native);
+        let (content, reasoning) = self.recover(turn, &mut pending, native);
+        let mut report = TurnReport {
+            duplicates_dropped: self.drop_duplicates(&mut pending, native),
+            ..TurnReport::default()
+        };
 
         let mut calls = Vec::with_capacity(pending.len());
-        let mut report = TurnReport::default();
         for p in pending {
             let dispatchable = p.rejection.is_none() && p.result.status != Status::Suppressed;
             let mut call = self.settle(p, Some(session));
@@ -337,20 +339,27 @@ impl Mender {
     }
 
     /// Recovers calls leaked into text (per the mode) and returns the texts left.
+    ///
+    /// In `content` mode a turn with native calls has its content scanned for copies of those
+    /// calls only: a copy's markup is consumed (and the copy dropped as a duplicate); any other
+    /// call stays in the text as sent.
     fn recover(
         &self,
         turn: &AssistantTurn,
         pending: &mut Vec<Pending>,
+        native: usize,
     ) -> (Option<String>, Option<String>) {
         let mode = self.options.recover;
         let max = self.options.limits.max_recovered_calls;
         let mut content = turn.content.clone();
         let mut reasoning = turn.reasoning.clone();
-        let scan_content = match mode {
-            RecoverMode::Off => false,
-            RecoverMode::Content => turn.tool_calls.is_empty(),
-            _ => true,
-        };
+        let scan_content = mode != RecoverMode::Off;
+        let copies_only = mode == RecoverMode::Content && !turn.tool_calls.is_empty();
+        let natives: Vec<String> = pending[..native]
+            .iter()
+            .filter(|p| copies_only && p.rejection.is_none() && !p.unknown)
+            .filter_map(|p| Some(signature(&p.result.name, p.result.arguments.as_ref()?)))
+            .collect();
         let mut found = 0usize;
         let channels: [(&mut Option<String>, Origin, bool); 2] = [
             (&mut content, Origin::Content, scan_content),
@@ -369,8 +378,10 @@ impl Mender {
                 continue;
             }
             // Blocks whose every call is invalid stay in the text as sent (nothing is lost);
-            // the others are consumed. Calls of one block share its span.
+            // the others are consumed. Calls of one block share its span. With `copies_only`,
+            // a block is consumed only when every call in it copies a native call.
             let mut blocks: Vec<(std::ops::Range<usize>, bool)> = Vec::new();
+            let mut kept: Vec<std::ops::Range<usize>> = Vec::new();
             for call in recovered.calls {
                 found += 1;
                 let id = format!("call_recovered_{found}");
@@ -384,11 +395,25 @@ impl Mender {
                     true,
                     &mut parts,
                 );
+                parts.insert(0, first);
+                if copies_only
+                    && origin == Origin::Content
+                    && !parts.iter().all(|p| is_copy(p, &natives))
+                {
+                    kept.push(call.span.clone());
+                    continue;
+                }
                 let mut dispatchable = false;
-                for mut p in std::iter::once(first).chain(parts) {
+                for mut p in parts {
                     p.result
                         .repairs
                         .insert(0, Repair::new(RepairKind::Recovered, String::new()));
+                    if call.arguments_unwrapped {
+                        p.result.repairs.insert(
+                            1,
+                            Repair::new(RepairKind::ArgumentsUnwrapped, String::new()),
+                        );
+                    }
                     if p.rejection.is_none() && !p.unknown {
                         if p.result.status == Status::Valid {
                             p.result.arguments_text = call.arguments.clone();
@@ -403,7 +428,8 @@ impl Mender {
                     None => blocks.push((call.span.clone(), dispatchable)),
                 }
             }
-            *text = Some(if blocks.iter().all(|(_, any)| *any) {
+            blocks.retain(|(span, _)| !kept.contains(span));
+            *text = Some(if kept.is_empty() && blocks.iter().all(|(_, any)| *any) {
                 recovered.text
             } else {
                 remove_ranges(
@@ -415,32 +441,35 @@ impl Mender {
         (content, reasoning)
     }
 
-    /// Drops recovered calls identical to a native call or to an earlier recovered call.
-    fn drop_duplicates(&self, pending: &mut [Pending], native: usize) {
+    /// Drops recovered calls identical to a native call or to an earlier recovered call
+    /// (DESIGN §5.3): not dispatched, not listed; their markup was consumed like any recovered
+    /// call's. Returns how many were dropped.
+    fn drop_duplicates(&self, pending: &mut Vec<Pending>, native: usize) -> usize {
         let mut seen: Vec<String> = Vec::new();
-        for (i, p) in pending.iter_mut().enumerate() {
+        let mut i = 0usize;
+        let mut dropped = 0usize;
+        pending.retain(|p| {
+            let at = i;
+            i += 1;
             let Some(args) = p
                 .result
                 .arguments
                 .as_ref()
                 .filter(|_| p.rejection.is_none() && !p.unknown)
             else {
-                continue;
+                return true;
             };
             let signature = signature(&p.result.name, args);
-            if i >= native && seen.contains(&signature) {
-                p.result.status = Status::Suppressed;
-                p.result
-                    .repairs
-                    .push(Repair::new(RepairKind::DuplicateDropped, String::new()));
-                p.result.error = Some(format!(
-                    "Tool call `{}` was not run twice: the same call appears earlier in this turn.",
-                    p.result.name
-                ));
-            } else {
-                seen.push(signature);
+            if at >= native && seen.contains(&signature) {
+                dropped += 1;
+                self.stats.count_kind(RepairKind::DuplicateDropped);
+                emit_dropped(&p.result.name, &self.options.model);
+                return false;
             }
-        }
+            seen.push(signature);
+            true
+        });
+        dropped
     }
 
     /// Settles a call's outcome and messages, spending the session's retry budget.
@@ -551,6 +580,16 @@ impl Mender {
         }
         emit(call, &self.options.model);
     }
+}
+
+/// Whether a call is valid (or repaired) and the same call as one of the `natives` signatures.
+fn is_copy(p: &Pending, natives: &[String]) -> bool {
+    p.rejection.is_none()
+        && !p.unknown
+        && p.result
+            .arguments
+            .as_ref()
+            .is_some_and(|args| natives.contains(&signature(&p.result.name, args)))
 }
 
 /// `text` without the byte `ranges` (sorted, disjoint).

@@ -3,7 +3,9 @@
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
-use toolmend::{Mender, MenderOptions, ToolSet};
+use toolmend::{
+    AssistantTurn, Mender, MenderOptions, RecoverMode, RepairKind, Session, ToolCall, ToolSet,
+};
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
 use tracing::{Event, Metadata, Subscriber};
@@ -123,4 +125,34 @@ fn a_valid_call_emits_nothing() {
     });
     assert!(events.is_empty(), "{events:?}");
     assert_eq!(mender.stats().snapshot().calls, 1);
+}
+
+#[test]
+fn a_dropped_duplicate_emits_duplicate_dropped_and_is_counted() {
+    let tools = ToolSet::from_json(&json!([{"name": "read", "parameters": {"type": "object",
+        "required": ["path"], "properties": {"path": {"type": "string"}}}}]));
+    let options = MenderOptions::default()
+        .with_model("qwen3")
+        .with_recover(RecoverMode::All);
+    let mender = Mender::with_options(tools, options);
+    let mut turn = AssistantTurn::default();
+    turn.content = Some(
+        "Reading.\n<tool_call>\n{\"name\": \"read\", \"arguments\": {\"path\": \"/a\"}}\n</tool_call>"
+            .to_owned(),
+    );
+    turn.tool_calls = vec![ToolCall::new("c1", "read", r#"{"path":"/a"}"#)];
+    let mut session = Session::default();
+    let mut result = None;
+    let events = capture(|| result = Some(mender.run_turn(&mut session, &turn)));
+    let result = result.expect("ran");
+    assert_eq!(result.calls.len(), 1, "the duplicate is not listed");
+    assert_eq!(result.report.duplicates_dropped, 1);
+    assert_eq!(result.content.as_deref(), Some("Reading.\n"));
+    let dropped = events
+        .iter()
+        .find(|e| e.field("repair_kind") == Some("duplicate_dropped"))
+        .expect("duplicate event");
+    assert_eq!(dropped.field("tool"), Some("read"));
+    let kinds = mender.stats().snapshot().kinds;
+    assert_eq!(kinds.get(&RepairKind::DuplicateDropped), Some(&1));
 }

@@ -126,9 +126,21 @@ fn whole_message_forms_need_the_whole_message() {
 // GRAMMARS §3, one row each.
 
 #[test]
-fn divergence_block_with_no_closer_is_rejected() {
-    assert!(
-        names("<tool_call>{\"name\": \"bash\", \"arguments\": {\"command\": \"ls\"}}").is_empty()
+fn divergence_block_with_no_closer_only_at_end_of_sequence() {
+    // A complete, strict payload followed by nothing but whitespace or end tokens: the model
+    // stopped at EOS (issue #10). Followed by other text, or cut inside the payload: text.
+    let eos = "<tool_call>{\"name\": \"bash\", \"arguments\": {\"command\": \"ls\"}}";
+    assert_eq!(names(eos), ["bash"]);
+    assert_eq!(names(&format!("{eos}\n<|im_end|>\n")), ["bash"]);
+    assert!(names(&format!("{eos}\nNow the tests.")).is_empty());
+    assert!(names(&eos[..eos.len() - 1]).is_empty());
+    assert_eq!(
+        names("<|tools_prefix|>[{\"bash\": {\"command\": \"ls\"}}]"),
+        ["bash"]
+    );
+    assert_eq!(
+        names("<|python_start|>[bash(command='ls')]<|eot_id|>"),
+        ["bash"]
     );
     assert!(
         names(
@@ -257,4 +269,27 @@ fn a_name_resolver_may_map_undeclared_names_and_is_reported() {
         recover_text_with(HERMES, &tools(), &options).calls[0].written_name,
         None
     );
+}
+
+#[test]
+fn declared_names_match_byte_for_byte_whatever_their_characters() {
+    let tools = ToolSet::from_json(&json!([
+        {"name": "grocery.orderIngredients", "parameters": {"type": "object"}},
+        {"name": "web-search", "parameters": {"type": "object"}},
+    ]));
+    let found = |text: &str| -> Vec<String> {
+        recover_text(text, &tools, 16)
+            .calls
+            .into_iter()
+            .map(|c| c.name)
+            .collect()
+    };
+    let dotted = "<|tool_call_start|>[grocery.orderIngredients(items=['eggs'])]<|tool_call_end|>";
+    assert_eq!(found(dotted), ["grocery.orderIngredients"]);
+    let hyphen =
+        "<tool_call>\n{\"name\": \"web-search\", \"arguments\": {\"q\": \"x\"}}\n</tool_call>";
+    assert_eq!(found(hyphen), ["web-search"]);
+    // Another case or a prefix is another name: dropped.
+    assert!(found("[grocery.orderingredients(items=['eggs'])]").is_empty());
+    assert!(found("<|python_start|>[grocery.order(items=['eggs'])]<|python_end|>").is_empty());
 }

@@ -71,6 +71,13 @@ impl RepairStats {
         }
     }
 
+    /// Counts one occurrence of `kind` for a call that is not listed (a dropped duplicate).
+    pub(crate) fn count_kind(&self, kind: RepairKind) {
+        if let Some(i) = RepairKind::ALL.iter().position(|k| *k == kind) {
+            self.kinds[i].fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
     /// Counts a call that passed untouched: one counter, nothing else.
     pub(crate) fn count_valid(&self) {
         self.calls.fetch_add(1, Ordering::Relaxed);

@@ -29,3 +29,8 @@ pub(crate) fn emit(call: &CallResult, model: &str) {
         tracing::info!(target: "tool_repair", tool, model, outcome, "tool.call_repaired");
     }
 }
+
+/// The event for a recovered call dropped as a duplicate (never listed in `calls[]`).
+pub(crate) fn emit_dropped(tool: &str, model: &str) {
+    tracing::info!(target: "tool_repair", tool, model, repair_kind = "duplicate_dropped", "tool_input_repaired");
+}

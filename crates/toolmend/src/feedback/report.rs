@@ -41,7 +41,7 @@ pub enum Status {
     Recovered,
     /// Could not be saved; `error` holds the retry message.
     Invalid,
-    /// Not dispatched (storm breaker or duplicate); `error` holds the guard message.
+    /// Not dispatched (storm breaker); `error` holds the guard message.
     Suppressed,
     /// Not dispatched: the tool's schema was refused when the [`crate::ToolSet`] was built (it
     /// does not compile, or it is over [`crate::limits::MAX_SCHEMA_EVALUATIONS`]), so the
@@ -153,4 +153,8 @@ pub struct TurnReport {
     pub truncations_fixed: usize,
     /// Calls suppressed by the storm breaker.
     pub storms_broken: usize,
+    /// Recovered calls dropped as duplicates of a native or earlier recovered call (not listed
+    /// in `calls[]`, their markup removed from the text).
+    #[serde(default)]
+    pub duplicates_dropped: usize,
 }

@@ -4,7 +4,7 @@ use serde_json::{Map, Value};
 
 use std::ops::Range;
 
-use super::coerce::coerce;
+use super::coerce::{coerce, property};
 use super::{NameResolver, RecoveredCall};
 use crate::{Tool, ToolSet};
 
@@ -62,6 +62,10 @@ impl RawCall {
         family: &'static str,
         span: Range<usize>,
     ) -> Option<RecoveredCall> {
+        if self.name.is_empty() {
+            // A placeholder for a call its grammar could not read (Kimi K2's broken neighbour).
+            return None;
+        }
         let (name, written_name) = match tools.get(&self.name) {
             Some(_) => (self.name.clone(), None),
             None => {
@@ -69,22 +73,27 @@ impl RawCall {
                 (resolved, Some(self.name.clone()))
             }
         };
-        let arguments = self.arguments_for(tools.get(&name)?);
+        let (arguments, arguments_unwrapped) = self.arguments_for(tools.get(&name)?);
         Some(RecoveredCall {
             name,
             written_name,
             family,
             arguments,
+            arguments_unwrapped,
             span,
         })
     }
 
-    /// The arguments as JSON text for `tool`.
-    fn arguments_for(&self, tool: &Tool) -> String {
+    /// The arguments as JSON text for `tool`, and whether they were unwrapped from a sole
+    /// `arguments` / `input` parameter.
+    fn arguments_for(&self, tool: &Tool) -> (String, bool) {
         match &self.args {
-            Args::Json(text) => text.clone(),
+            Args::Json(text) => (text.clone(), false),
             Args::Fields(fields) => {
                 let schema = tool.schema();
+                if let Some(inner) = wrapped(fields, schema) {
+                    return (inner.to_string(), true);
+                }
                 let mut map = Map::new();
                 for (key, field) in fields {
                     let value = match field {
@@ -93,8 +102,32 @@ impl RawCall {
                     };
                     map.insert(key.clone(), value);
                 }
-                Value::Object(map).to_string()
+                (Value::Object(map).to_string(), false)
             }
         }
+    }
+}
+
+/// Parameter names a model wraps the whole argument object in.
+const WRAPPERS: [&str; 2] = ["arguments", "input"];
+
+/// The argument object of an XML call whose only parameter is `arguments` (or `input`) holding
+/// it, for a tool that declares no parameter of that name.
+fn wrapped(fields: &[(String, Field)], schema: Option<&Value>) -> Option<Value> {
+    let [(key, field)] = fields else {
+        return None;
+    };
+    if !WRAPPERS.contains(&key.as_str()) || schema.and_then(|s| property(s, key)).is_some() {
+        return None;
+    }
+    match field {
+        Field::Typed(inner @ Value::Object(_)) => Some(inner.clone()),
+        Field::Typed(Value::String(text)) | Field::Untyped(text) => {
+            match serde_json::from_str(text.trim()) {
+                Ok(inner @ Value::Object(_)) => Some(inner),
+                _ => None,
+            }
+        }
+        Field::Typed(_) => None,
     }
 }

@@ -25,7 +25,7 @@ pub(crate) fn coerce(schema: Option<&Value>, key: &str, raw: &str) -> Value {
 
 /// The schema of `key`: under `properties`, or in the schema itself when it has no
 /// `properties` (GRAMMARS §1.8 rule 3).
-fn property<'a>(schema: &'a Value, key: &str) -> Option<&'a Value> {
+pub(crate) fn property<'a>(schema: &'a Value, key: &str) -> Option<&'a Value> {
     match schema.get("properties") {
         Some(props) => props.get(key),
         None => schema.get(key).filter(|v| v.is_object()),
@@ -136,16 +136,30 @@ fn convert(types: &Types, raw: &str) -> Option<Value> {
         }
     }
     if types.has(&["object", "dict"]) {
-        if let Ok(v @ Value::Object(_)) = serde_json::from_str(text) {
+        if let Some(v @ Value::Object(_)) = structured(text) {
             return Some(v);
         }
     }
     if types.has(&["array", "arr", "list"]) {
-        if let Ok(v @ Value::Array(_)) = serde_json::from_str(text) {
+        if let Some(v @ Value::Array(_)) = structured(text) {
             return Some(v);
         }
     }
     None
+}
+
+/// JSON text; or, only when that fails, the same text escaped once too often (`{\"a\": 1}`,
+/// GLM 4.5/4.7), read once unescaped. Correctly escaped text is never rewritten.
+fn structured(text: &str) -> Option<Value> {
+    if let Ok(v) = serde_json::from_str(text) {
+        return Some(v);
+    }
+    if !text.contains("\\\"") {
+        return None;
+    }
+    serde_json::from_str::<String>(&format!("\"{text}\""))
+        .ok()
+        .and_then(|once| serde_json::from_str(&once).ok())
 }
 
 /// `null` becomes JSON null when the schema allows null, or when no admitted type is a string.

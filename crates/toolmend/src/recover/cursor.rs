@@ -214,11 +214,6 @@ pub(crate) fn strip_one_newline(v: &str) -> &str {
         .unwrap_or(v)
 }
 
-/// Removes leading and trailing line breaks only, keeping spaces and tabs (indentation).
-pub(crate) fn trim_newlines(v: &str) -> &str {
-    v.trim_matches(|c| c == '\n' || c == '\r')
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -258,6 +253,5 @@ mod tests {
     fn one_newline_is_stripped_each_side() {
         assert_eq!(strip_one_newline("\n\n  x\n\n"), "\n  x\n");
         assert_eq!(strip_one_newline("\r\nx\r\n"), "x");
-        assert_eq!(trim_newlines("\n  x\n\n"), "  x");
     }
 }

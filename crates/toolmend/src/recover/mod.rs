@@ -51,7 +51,8 @@ pub enum RecoverMode {
     Off,
     /// Markup of complete calls is removed from the text, but no call is produced.
     Strip,
-    /// Calls are recovered from content, and only when the turn has no native calls.
+    /// Calls are recovered from content, and only when the turn has no native calls (copies
+    /// of a native call are still taken out of the content and dropped as duplicates).
     Content,
     /// Calls are recovered from content and from the reasoning channel.
     All,
@@ -87,6 +88,9 @@ pub struct RecoveredCall {
     /// XML-like markups, a compact object whose untyped values were converted with the tool's
     /// schema.
     pub arguments: String,
+    /// Whether the arguments were unwrapped from an XML call's sole `arguments` / `input`
+    /// parameter holding the whole object (the turn stage reports `arguments_unwrapped`).
+    pub arguments_unwrapped: bool,
     /// The byte range of the markup block in the scanned text. Calls of one block (several
     /// `<invoke>`s in one `<function_calls>`) share the block's range.
     pub span: Range<usize>,

@@ -404,6 +404,7 @@ impl Scanner {
             let view = Input {
                 text: &text[..view_end],
                 eof: eof || view_end < text.len(),
+                message_end: eof && view_end == text.len(),
                 tools,
             };
             final_view = view.eof;

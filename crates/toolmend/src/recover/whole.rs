@@ -100,7 +100,12 @@ pub(crate) fn check(
         Some(b'{' | b'[') if text.len() - first <= MAX_BLOCK_BYTES => {}
         Some(_) => return Whole::Reject,
     }
-    let input = Input { text, eof, tools };
+    let input = Input {
+        text,
+        eof,
+        message_end: eof,
+        tools,
+    };
     for (family, parse) in WHOLE {
         match parse(&input, first) {
             Ok(mut block) => match trailer(text, block.end) {

@@ -10,8 +10,8 @@
 //!
 //! **Detects** `<function_calls>`, one or more `<invoke name="NAME">` elements holding
 //! `<parameter name="KEY">VALUE</parameter>` children, and `</function_calls>`. Tags may carry a
-//! namespace prefix (`<p:invoke>`, `<p:parameter>`). Values are raw text: line breaks around
-//! them are dropped, spaces kept (indentation survives), and they are converted with the tool's
+//! namespace prefix (`<p:invoke>`, `<p:parameter>`). Values are raw text: one line break each
+//! side is dropped (what the template adds), other whitespace kept (indentation survives), and they are converted with the tool's
 //! schema (GRAMMARS §1.8, the MiniMax rules). Scanned anywhere, not only at the message start.
 //! The invoke body parser is shared with MiniMax M2 and Step-3.
 //!
@@ -21,7 +21,7 @@
 use super::{Block, Grammar, Input};
 use crate::recover::call::{Field, RawCall};
 use crate::recover::cursor::{
-    Step, Stop, attr, expect, expect_ws, find_before, skip_ws, trim_newlines,
+    Step, Stop, attr, expect, expect_ws, find_before, skip_ws, strip_one_newline,
 };
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
@@ -101,7 +101,7 @@ pub(crate) fn invoke(s: &str, at: usize) -> Step<(RawCall, usize)> {
         let (key, after) = attr(s, open, "name")?;
         let value_at = expect_ws(s, after, ">")?;
         let value_end = value_close(s, value_at, prefix, &close_param, &stops)?;
-        let value = trim_newlines(&s[value_at..value_end]).to_owned();
+        let value = strip_one_newline(&s[value_at..value_end]).to_owned();
         fields.push((key, Field::Untyped(value)));
         i = value_end + close_param.len();
     }

@@ -8,15 +8,16 @@
 //! `<|tools_suffix|>`.
 //!
 //! **Never accepts** an element with more or fewer than one key, arguments that are not an
-//! object, or a block without `<|tools_suffix|>`.
+//! object, or a block without `<|tools_suffix|>` unless only whitespace or end tokens follow
+//! the complete array to the end of the message (EOS, GRAMMARS §1.3).
 
 use std::collections::BTreeMap;
 
 use serde_json::value::RawValue;
 
-use super::{Block, Grammar, Input};
+use super::{Block, Grammar, Input, close_or_eos};
 use crate::recover::call::RawCall;
-use crate::recover::cursor::{Step, Stop, expect_ws};
+use crate::recover::cursor::{Step, Stop};
 use crate::recover::json::{arguments, value_span};
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
@@ -42,7 +43,7 @@ fn parse(input: &Input<'_>, _start: usize, body: usize) -> Step<Block> {
             .ok_or(Stop::Invalid)?;
         calls.push(RawCall::json(name, args));
     }
-    Block::new(expect_ws(s, to, "<|tools_suffix|>")?, calls)
+    Block::new(close_or_eos(input, to, "<|tools_suffix|>")?, calls)
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@
 //! bare complete `invoke`. The bar around `DSML` may be `｜` (U+FF5C), doubled, `‖` (U+2016),
 //! ASCII `|` or `||`, missing on the leading side, and spaced (`< | DSML | tool_calls>`). An
 //! invoke body is `parameter` elements or a JSON object. `string="true"` values are the raw text
-//! (trimmed); `string="false"` values are JSON-decoded, else kept raw; a parameter with no
+//! (one line break each side dropped, other whitespace kept); `string="false"` values are JSON-decoded, else kept raw; a parameter with no
 //! `string` attribute is converted with the tool's schema. Values may span lines and hold `<`,
 //! `&` and quotes: a value ends only at its exact closing `parameter` tag. The section closer is
 //! optional.
@@ -27,7 +27,9 @@ use serde_json::Value;
 
 use super::{Block, Grammar, Input};
 use crate::recover::call::{Field, RawCall};
-use crate::recover::cursor::{Step, Stop, attr, expect, expect_ws, find, name, skip_ws};
+use crate::recover::cursor::{
+    Step, Stop, attr, expect, expect_ws, find, name, skip_ws, strip_one_newline,
+};
 use crate::recover::json::object_span;
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
@@ -185,11 +187,12 @@ fn invoke(s: &str, at: usize) -> Step<(RawCall, usize)> {
         };
         let value_at = expect_ws(s, j, ">")?;
         let (value_end, end) = param_close(s, value_at)?;
-        let raw = s[value_at..value_end].trim();
+        // One line break each side is markup; any other whitespace is the value's.
+        let raw = strip_one_newline(&s[value_at..value_end]);
         let field = match string.as_deref() {
             Some("true") => Field::Typed(Value::String(raw.to_owned())),
             Some(_) => Field::Typed(
-                serde_json::from_str(raw).unwrap_or_else(|_| Value::String(raw.to_owned())),
+                serde_json::from_str(raw.trim()).unwrap_or_else(|_| Value::String(raw.to_owned())),
             ),
             None => Field::Untyped(raw.to_owned()),
         };

@@ -5,18 +5,22 @@
 //! ```
 //!
 //! **Detects** `<|tool_call>call:NAME{ARGS}` closed by `<tool_call|>` (or `<turn|>`, which the
-//! model sometimes writes instead), and FunctionGemma's
+//! model sometimes writes instead); the opener with a stray colon (`<|tool_call>:call:NAME`) or
+//! without `call:` (`<|tool_call>NAME{…}`); a bare call glued to the thought channel's end
+//! (`<channel|>call:NAME{…}`); and FunctionGemma's
 //! `<start_function_call>call:NAME{ARGS}<end_function_call>`. `ARGS` is a relaxed object: bare
 //! keys; strings quoted by the escape token (`<|"|>`, or `<escape>` for FunctionGemma) or by
 //! `"`; other values bare JSON literals, nested objects and lists. Values keep their types (the
 //! server parser's behaviour; vLLM's offline utility turns everything into strings).
 //!
-//! **Never accepts** the bare `call:NAME{…}` / `<call>NAME{…}` fallback (false positives), or a
-//! block without its closer.
+//! A missing closer is accepted at end of sequence only (GRAMMARS §1.3).
+//!
+//! **Never accepts** the bare `call:NAME{…}` / `<call>NAME{…}` fallback in prose (false
+//! positives), or a block without its closer followed by more text.
 
 use serde_json::{Map, Value};
 
-use super::{Block, Grammar, Input};
+use super::{Block, Grammar, Input, close_or_eos};
 use crate::limits::MAX_DEPTH;
 use crate::recover::call::{Field, RawCall};
 use crate::recover::cursor::{
@@ -26,15 +30,33 @@ use crate::recover::cursor::{
 pub(crate) const GRAMMAR: Grammar = Grammar {
     lead: "",
     family: "gemma",
-    sentinels: &["<|tool_call>", "<start_function_call>"],
+    sentinels: &["<|tool_call>", "<start_function_call>", CHANNEL_CALL],
     parse,
 };
+
+/// A bare call glued to the end of Gemma 4's thought channel: its special token makes it safe.
+const CHANNEL_CALL: &str = "<channel|>call:";
 
 fn parse(input: &Input<'_>, start: usize, body: usize) -> Step<Block> {
     let s = input.text;
     let function_gemma = s[start..body].starts_with("<start_function_call>");
     let quote = if function_gemma { "<escape>" } else { "<|\"|>" };
-    let i = expect_ws(s, body, "call:")?;
+    let i = if function_gemma {
+        expect_ws(s, body, "call:")?
+    } else if s[start..body] == *CHANNEL_CALL {
+        body
+    } else {
+        // Gemma 4 also writes a stray colon (`<|tool_call>:call:NAME`) or drops `call:`.
+        let mut i = skip_ws(s, body);
+        for part in [":", "call:"] {
+            match expect(s, i, part) {
+                Ok(after) => i = after,
+                Err(Stop::Incomplete) => return Err(Stop::Incomplete),
+                Err(Stop::Invalid) => {}
+            }
+        }
+        i
+    };
     let (name, brace) = name_until(s, i, b"{")?;
     let (value, end) = object(s, brace + 1, quote, 0)?;
     let Value::Object(map) = value else {
@@ -48,7 +70,7 @@ fn parse(input: &Input<'_>, start: usize, body: usize) -> Step<Block> {
     };
     let mut last = Err(Stop::Invalid);
     for closer in closers {
-        match expect_ws(s, end, closer) {
+        match close_or_eos(input, end, closer) {
             Ok(after) => {
                 return Block::new(after, vec![RawCall::fields(name, fields)]);
             }
@@ -195,6 +217,35 @@ mod tests {
     fn ignores_the_bare_fallback_and_look_alikes() {
         ignores("call:bash{command:<|\"|>ls<|\"|>}");
         ignores("Gemma opens with <|tool_call> then call:.");
+    }
+
+    #[test]
+    fn recovers_the_gemma_4_opener_variants() {
+        let colon = "<|tool_call>:call:bash{command:<|\"|>pytest<|\"|>}";
+        assert_eq!(
+            recovers(colon, &[("bash", json!({"command": "pytest"}))]),
+            ""
+        );
+        let no_call = "<|tool_call>get_weather{city:<|\"|>Paris<|\"|>}<tool_call|>";
+        recovers(no_call, &[("get_weather", json!({"city": "Paris"}))]);
+        let channel = "<|channel>thought\nRead the entry file first.\n<channel|>call:bash{command:<|\"|>cat /work/src/entry.c<|\"|>}";
+        assert_eq!(
+            recovers(
+                channel,
+                &[("bash", json!({"command": "cat /work/src/entry.c"}))]
+            ),
+            "<|channel>thought\nRead the entry file first.\n"
+        );
+        let dotted = "<|tool_call>call:grocery.orderIngredients{deliveryAddress:<|\"|>845 Willow Lane<|\"|>}<tool_call|>";
+        recovers(
+            dotted,
+            &[(
+                "grocery.orderIngredients",
+                json!({"deliveryAddress": "845 Willow Lane"}),
+            )],
+        );
+        ignores("<|tool_call>:call:bash{command:<|\"|>pytest<|\"|>} and then more prose");
+        rejects_truncation(no_call);
     }
 
     #[test]

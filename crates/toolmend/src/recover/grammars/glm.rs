@@ -9,16 +9,23 @@
 //!
 //! **Detects** `<tool_call>NAME` followed by `<arg_key>K</arg_key><arg_value>V</arg_value>`
 //! pairs and `</tool_call>`, with or without newlines between the tags (4.5/4.6 write them,
-//! 4.7/5 do not), including the zero-argument `<tool_call>NAME</tool_call>`. Keys and values are
-//! trimmed; values are converted with the tool's schema (without one they stay strings, unlike
-//! vLLM/SGLang which JSON-parse every non-string value).
+//! 4.7/5 do not), including the zero-argument `<tool_call>NAME</tool_call>`. Keys are trimmed;
+//! values lose one line break each side (what 4.5/4.6 write around a value) and keep any other
+//! whitespace (a leading indent is the model's), and are converted with the tool's schema (without one they stay
+//! strings, unlike vLLM/SGLang which JSON-parse every non-string value).
+//!
+//! Output escaped twice (GLM 4.5/4.7 through some servers) is read as meant: a literal `\n`
+//! after the name or between tags is a line break, and a `\"`-escaped JSON value for an
+//! object or array parameter is read once unescaped (only when it does not parse as it is).
 //!
 //! **Never accepts** a name that is not a single token on the tag's line, text between pairs,
 //! or a block without `</tool_call>`.
 
 use super::{Block, Grammar, Input};
 use crate::recover::call::{Args, Field, RawCall};
-use crate::recover::cursor::{MAX_NAME_BYTES, Step, Stop, expect_ws, find_before, name, skip_ws};
+use crate::recover::cursor::{
+    MAX_NAME_BYTES, Step, Stop, expect_ws, find_before, name, skip_ws, strip_one_newline,
+};
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
     lead: "",
@@ -57,7 +64,25 @@ pub(crate) fn name_line(s: &str, at: usize) -> Step<(String, usize)> {
     if i == b.len() {
         return Err(Stop::Incomplete);
     }
-    Ok((name(s, from, i)?, i))
+    // Output escaped twice: a literal `\n` (backslash, n) after the name.
+    let mut to = i;
+    while s[from..to].ends_with("\\n") {
+        to -= 2;
+    }
+    Ok((name(s, from, to)?, i))
+}
+
+/// Whitespace and, in output escaped twice, literal `\n` / `\r` / `\t` between tags.
+fn skip_gap(s: &str, mut i: usize) -> Step<usize> {
+    loop {
+        i = skip_ws(s, i);
+        match s.get(i..i + 2) {
+            Some("\\n" | "\\r" | "\\t") => i += 2,
+            // A lone backslash at the end: the next byte decides.
+            _ if &s[i..] == "\\" => return Err(Stop::Incomplete),
+            _ => return Ok(i),
+        }
+    }
 }
 
 /// What opens a GLM or HY v3 key or value: met inside a key or value before its closer, it
@@ -72,6 +97,7 @@ pub(crate) fn pairs(s: &str, at: usize, close: &str) -> Step<(Vec<(String, Field
     let mut fields = Vec::new();
     let mut i = at;
     loop {
+        i = skip_gap(s, i)?;
         match expect_ws(s, i, close) {
             Ok(end) => return Ok((fields, end)),
             Err(Stop::Incomplete) => return Err(Stop::Incomplete),
@@ -79,7 +105,7 @@ pub(crate) fn pairs(s: &str, at: usize, close: &str) -> Step<(Vec<(String, Field
         }
         let key_at = expect_ws(s, i, "<arg_key>")?;
         let key_end = find_before(s, key_at, "</arg_key>", STOPS)?;
-        let value_at = expect_ws(s, key_end + "</arg_key>".len(), "<arg_value>")?;
+        let value_at = expect_ws(s, skip_gap(s, key_end + "</arg_key>".len())?, "<arg_value>")?;
         let value_end = find_before(s, value_at, "</arg_value>", STOPS)?;
         let key = s[key_at..key_end].trim();
         if key.is_empty() || key.len() > MAX_NAME_BYTES {
@@ -87,7 +113,7 @@ pub(crate) fn pairs(s: &str, at: usize, close: &str) -> Step<(Vec<(String, Field
         }
         fields.push((
             key.to_owned(),
-            Field::Untyped(s[value_at..value_end].trim().to_owned()),
+            Field::Untyped(strip_one_newline(&s[value_at..value_end]).to_owned()),
         ));
         i = value_end + "</arg_value>".len();
     }
@@ -135,6 +161,46 @@ mod tests {
         recovers(
             text,
             &[("bash", json!({"command": "test $n -lt 10 && echo <10"}))],
+        );
+    }
+
+    #[test]
+    fn reads_output_escaped_twice_as_meant() {
+        let text = r#"<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Beijing</arg_value>\n</tool_call>"#;
+        recovers(text, &[("get_weather", json!({"city": "Beijing"}))]);
+        let nested = r#"<tool_call>run_tests<arg_key>markers</arg_key><arg_value>[\"slow\", \"db\"]</arg_value><arg_key>filter</arg_key><arg_value>say \"hi\"</arg_value></tool_call>"#;
+        recovers(
+            nested,
+            &[(
+                "run_tests",
+                json!({"markers": ["slow", "db"], "filter": "say \\\"hi\\\""}),
+            )],
+        );
+    }
+
+    #[test]
+    fn a_sole_arguments_parameter_is_unwrapped() {
+        let text = "<tool_call>read_file<arg_key>arguments</arg_key><arg_value>{\"path\": \"src/app.ts\", \"limit\": 40}</arg_value></tool_call>";
+        recovers(
+            text,
+            &[("read_file", json!({"path": "src/app.ts", "limit": 40}))],
+        );
+        let two = "<tool_call>read_file<arg_key>arguments</arg_key><arg_value>{}</arg_value><arg_key>path</arg_key><arg_value>a</arg_value></tool_call>";
+        recovers(
+            two,
+            &[("read_file", json!({"arguments": "{}", "path": "a"}))],
+        );
+    }
+
+    #[test]
+    fn values_keep_their_whitespace() {
+        let text = "<tool_call>write_file<arg_key>path</arg_key><arg_value>a.py</arg_value><arg_key>content</arg_key><arg_value>\n    return 1\n\n</arg_value></tool_call>";
+        recovers(
+            text,
+            &[(
+                "write_file",
+                json!({"path": "a.py", "content": "    return 1\n"}),
+            )],
         );
     }
 

@@ -15,11 +15,14 @@
 //!
 //! Also llama.cpp's Hermes-mode variant `<function name="NAME">{json}</function>`.
 //!
-//! **Never accepts** a block without its closing tag, even when the JSON is complete (stricter
-//! than vLLM and SGLang, GRAMMARS §3); JSON that is not strict; arguments that are not an
-//! object.
+//! A block whose closing tag is missing is recovered only when its JSON is complete and strict
+//! and nothing but whitespace or end tokens follows until the end of the message (the model
+//! stopped at EOS, GRAMMARS §1.3).
+//!
+//! **Never accepts** an incomplete payload, a missing closer followed by other text, JSON that
+//! is not strict, arguments that are not an object.
 
-use super::{Block, Grammar, Input};
+use super::{Block, Grammar, Input, close_or_eos};
 use crate::recover::call::RawCall;
 use crate::recover::cursor::{Step, Stop, attr, expect_ws};
 use crate::recover::json::{ARGS_OR_PARAMETERS, call_object, object_span};
@@ -50,7 +53,7 @@ fn parse(input: &Input<'_>, start: usize, body: usize) -> Step<Block> {
     };
     let (from, to) = object_span(s, body)?;
     let call = call_object(&s[from..to], &["name"], ARGS_OR_PARAMETERS).ok_or(Stop::Invalid)?;
-    let end = expect_ws(s, to, close)?;
+    let end = close_or_eos(input, to, close)?;
     Block::new(end, vec![call])
 }
 
@@ -147,8 +150,30 @@ mod tests {
     }
 
     #[test]
-    fn rejects_truncation_and_a_missing_closer() {
+    fn rejects_truncation_and_a_missing_closer_before_more_text() {
         rejects_truncation(ONE);
-        ignores("<tool_call>\n{\"name\": \"bash\", \"arguments\": {\"command\": \"ls\"}}\n");
+        ignores(
+            "<tool_call>\n{\"name\": \"bash\", \"arguments\": {\"command\": \"ls\"}}\nThen I will",
+        );
+        ignores(
+            "<tool_call>\n{\"name\": \"bash\", \"arguments\": {\"command\": \"ls\"}}\n</tool_ca",
+        );
+        ignores("<tool_call>\n{\"name\": \"bash\", \"arguments\": {\"command\": \"ls\"}\n");
+    }
+
+    #[test]
+    fn a_complete_payload_at_end_of_sequence_needs_no_closer() {
+        let eos =
+            "Checking.\n<tool_call>\n{\"name\": \"bash\", \"arguments\": {\"command\": \"ls\"}}\n";
+        assert_eq!(
+            recovers(eos, &[("bash", json!({"command": "ls"}))]),
+            "Checking.\n"
+        );
+        let im_end =
+            "<tool_call>\n{\"name\": \"bash\", \"arguments\": {\"command\": \"ls\"}}<|im_end|>";
+        assert_eq!(
+            recovers(im_end, &[("bash", json!({"command": "ls"}))]),
+            "<|im_end|>"
+        );
     }
 }

@@ -11,12 +11,15 @@
 //! only the last dotted segment; SGLang rejects hyphens). Multi-line JSON is fine. The section
 //! closer is optional (GRAMMARS §1.3).
 //!
+//! A call whose JSON is broken but reaches its own `<|tool_call_end|>` is left out; its valid
+//! neighbours in the section are kept.
+//!
 //! **Never accepts** a call without `<|tool_call_end|>`, arguments that are not a strict JSON
 //! object.
 
 use super::{Block, Grammar, Input, section};
 use crate::recover::call::RawCall;
-use crate::recover::cursor::{MAX_NAME_BYTES, Step, expect_ws, find_within, name};
+use crate::recover::cursor::{MAX_NAME_BYTES, Step, expect_ws, find_before, find_within, name};
 use crate::recover::json::object_span;
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
@@ -31,6 +34,7 @@ pub(crate) const GRAMMAR: Grammar = Grammar {
 
 const CALL: &str = "<|tool_call_begin|>";
 const ARGS: &str = "<|tool_call_argument_begin|>";
+const END: &str = "<|tool_call_end|>";
 
 fn parse(input: &Input<'_>, _start: usize, body: usize) -> Step<Block> {
     let first = expect_ws(input.text, body, CALL)?;
@@ -50,9 +54,21 @@ fn one_call(s: &str, i: usize) -> Step<(RawCall, usize)> {
     let id = id.rsplit_once(':').map_or(id, |(name, _index)| name);
     let id = id.strip_prefix("functions.").unwrap_or(id);
     let name = name(id, 0, id.len())?;
-    let (from, to) = object_span(s, args_at + ARGS.len())?;
-    let end = expect_ws(s, to, "<|tool_call_end|>")?;
-    Ok((RawCall::json(name, s[from..to].to_owned()), end))
+    let at = args_at + ARGS.len();
+    let whole = object_span(s, at).and_then(|(from, to)| Ok((from, to, expect_ws(s, to, END)?)));
+    match (
+        whole,
+        find_before(s, at, END, &[CALL, "<|tool_calls_section_end|>"]),
+    ) {
+        (Ok((from, to, end)), _) => Ok((RawCall::json(name, s[from..to].to_owned()), end)),
+        // Broken JSON that still reaches its own `<|tool_call_end|>` (before any next call):
+        // this call is lost, its neighbours are not (an unnamed call is never recovered).
+        (Err(_), Ok(own_end)) => Ok((
+            RawCall::json(String::new(), String::new()),
+            own_end + END.len(),
+        )),
+        (Err(stop), Err(_)) => Err(stop),
+    }
 }
 
 #[cfg(test)]
@@ -99,6 +115,18 @@ mod tests {
         ignores("Kimi uses <|tool_calls_section_begin|> to open calls.");
         ignores(
             "<|tool_calls_section_begin|><|tool_call_begin|>functions.deploy:1<|tool_call_argument_begin|>{}<|tool_call_end|>",
+        );
+    }
+
+    #[test]
+    fn a_call_with_broken_json_does_not_lose_its_valid_neighbour() {
+        let text = "<|tool_calls_section_begin|><|tool_call_begin|>functions.bash:0<|tool_call_argument_begin|>{\"command\": \"ls\"<|tool_call_end|><|tool_call_begin|>functions.read_file:1<|tool_call_argument_begin|>{\"path\": \"README.md\"}<|tool_call_end|><|tool_calls_section_end|>";
+        assert_eq!(
+            recovers(text, &[("read_file", json!({"path": "README.md"}))]),
+            ""
+        );
+        ignores(
+            "<|tool_calls_section_begin|><|tool_call_begin|>functions.bash:0<|tool_call_argument_begin|>{\"command\": ls}<|tool_call_end|><|tool_calls_section_end|>",
         );
     }
 

@@ -25,7 +25,7 @@ use super::{Block, Grammar, Input};
 use crate::limits::MAX_DEPTH;
 use crate::recover::call::{Field, RawCall};
 use crate::recover::cursor::{
-    Step, Stop, attr, expect, expect_ws, find, name, name_until, peek_ws, trim_newlines,
+    Step, Stop, attr, expect, expect_ws, find, name, name_until, peek_ws, strip_one_newline,
 };
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
@@ -143,7 +143,7 @@ fn element(s: &str, at: usize, depth: usize) -> Step<(String, Node, usize)> {
     let end = expect(s, next_ns, &close)?;
     Ok((
         key,
-        Node::Text(trim_newlines(&s[i..next_ns]).to_owned()),
+        Node::Text(strip_one_newline(&s[i..next_ns]).to_owned()),
         end,
     ))
 }

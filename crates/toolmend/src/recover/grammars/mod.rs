@@ -12,6 +12,7 @@
 //! (the automaton is leftmost-longest), so the order only matters among families sharing one:
 //! - `<function_calls>`: the Anthropic `<invoke>` body before OLMo 3's pythonic lines.
 //! - `<tool_calls>`: the Hunyuan/Jamba array and HY v3 tags before MiniMax-M1 JSON lines.
+//! - `<function name=`: MiniCPM 5's `<param>` children before Hermes' llama.cpp JSON variant.
 //! - `<tool_call>`: Granite 3.1 (`[`), Qwen3-Coder (`<function=`), GLM (an identifier), then
 //!   the generic Hermes JSON (`{`) last, as §1.7 asks. Their first significant byte differs, so
 //!   the order is documentation more than arbitration.
@@ -31,6 +32,7 @@ pub(crate) mod anthropic;
 pub(crate) mod apertus;
 pub(crate) mod cohere;
 pub(crate) mod deepseek;
+pub(crate) mod dots;
 pub(crate) mod dsml;
 pub(crate) mod gemma;
 pub(crate) mod gigachat;
@@ -40,9 +42,11 @@ pub(crate) mod harmony;
 pub(crate) mod hermes;
 pub(crate) mod hunyuan;
 pub(crate) mod internlm;
+pub(crate) mod k2_horizon;
 pub(crate) mod kimi_k2;
 pub(crate) mod kimi_k3;
 pub(crate) mod llama;
+pub(crate) mod minicpm;
 pub(crate) mod minimax_m1;
 pub(crate) mod minimax_m2;
 pub(crate) mod minimax_m3;
@@ -65,6 +69,9 @@ pub(crate) struct Input<'a> {
     pub text: &'a str,
     /// Whether `text` is final: no more bytes will arrive.
     pub eof: bool,
+    /// Whether `text` ends where the message ends (final, and not cut at the block size
+    /// bound): a block may then end at end of sequence ([`close_or_eos`]).
+    pub message_end: bool,
     /// The declared tools, for the rare grammar that needs names to decide (Harmony's glued
     /// `json` suffix).
     pub tools: &'a ToolSet,
@@ -130,6 +137,48 @@ pub(crate) fn section(
     }
 }
 
+/// Tokens a model may emit at end of sequence, after its last call.
+const END_TOKENS: &[&str] = &[
+    "<|im_end|>",
+    "<|endoftext|>",
+    "<|end_of_text|>",
+    "<|eot_id|>",
+    "<|eom_id|>",
+    "<|end|>",
+    "<|return|>",
+    "</s>",
+    "<eos>",
+    "<end_of_turn>",
+];
+
+/// The index after `close` (whitespace before it skipped); or, when the message ends with
+/// nothing but whitespace and end tokens after `i`, the index after that whitespace: the
+/// model stopped at end of sequence before its closer (GRAMMARS §1.3). The payload before `i`
+/// must already be complete and strictly parsed; the end tokens stay text.
+pub(crate) fn close_or_eos(input: &Input<'_>, i: usize, close: &str) -> Step<usize> {
+    use super::cursor::{Stop, expect_ws, skip_ws};
+    let s = input.text;
+    match expect_ws(s, i, close) {
+        Ok(end) => Ok(end),
+        Err(stop) => {
+            let ws = skip_ws(s, i);
+            let mut rest = &s[ws..];
+            while let Some(token) = END_TOKENS.iter().find(|t| rest.starts_with(**t)) {
+                rest = rest[token.len()..].trim_start();
+            }
+            let cut_token = !input.eof && END_TOKENS.iter().any(|t| t.starts_with(rest));
+            if input.message_end && rest.is_empty() {
+                Ok(ws)
+            } else if cut_token || stop == Stop::Incomplete {
+                // More text may still bring the closer (or other text).
+                Err(Stop::Incomplete)
+            } else {
+                Err(Stop::Invalid)
+            }
+        }
+    }
+}
+
 /// A family's parser: the block that starts at `start`, whose sentinel ends at `body`.
 pub(crate) type Parse = fn(&Input<'_>, usize, usize) -> Step<Block>;
 
@@ -157,6 +206,8 @@ pub(crate) static GRAMMARS: &[Grammar] = &[
     kimi_k3::GRAMMAR,
     minimax_m2::GRAMMAR,
     anthropic::GRAMMAR,
+    dots::GRAMMAR,
+    k2_horizon::GRAMMAR,
     olmo3::GRAMMAR,
     harmony::GRAMMAR,
     gemma::GRAMMAR,
@@ -166,6 +217,7 @@ pub(crate) static GRAMMARS: &[Grammar] = &[
     minimax_m1::GRAMMAR,
     qwen3_coder::GRAMMAR,
     glm::GRAMMAR,
+    minicpm::GRAMMAR,
     hermes::GRAMMAR,
     mistral::GRAMMAR,
     llama::GRAMMAR,
@@ -175,4 +227,5 @@ pub(crate) static GRAMMARS: &[Grammar] = &[
     apertus::GRAMMAR,
     internlm::GRAMMAR,
     gigachat::GRAMMAR,
+    gigachat::GRAMMAR_31,
 ];

@@ -8,17 +8,33 @@
 //! `<|python_start|>` … `<|python_end|>` (Llama 4) or `<|tool_call_start|>` …
 //! `<|tool_call_end|>` (LFM2); bare, only as the whole message ([`parse_whole`], §1.6).
 //! Literals convert with Python semantics: `'x'`/`"x"` strings, ints, floats, `True`/`False`/
-//! `None`, lists, tuples and dicts with string keys.
+//! `None`, lists, tuples and dicts with string keys. What models write and Python rejects is
+//! read as meant: a raw line break inside a quoted string (heredocs in `bash(command='…')`), an
+//! unescaped inner quote (a quote not followed by `,`, `)`, `]`, `}` or `:`), a set literal (an
+//! array), a leading zero (`07`). A call name may be dotted or hyphenated
+//! (`grocery.orderIngredients`); only a declared name is kept. LFM2 also writes a JSON list of
+//! `{name, arguments}` objects between its tokens:
 //!
-//! **Never accepts** a positional argument, an attribute call (`a.b()`), a non-literal value,
-//! or a list that does not close. LFM2's echo of the call body after the block stays text.
+//! ```text
+//! <|tool_call_start|>[{"name": "read_file", "arguments": {"path": "Cargo.toml"}}]<|tool_call_end|>
+//! ```
+//!
+//! A missing closer is accepted at end of sequence only (GRAMMARS §1.3).
+//!
+//! A call whose arguments cannot be read (a positional argument, a non-literal value) is left
+//! out, and its siblings kept, when its parentheses still close.
+//!
+//! **Never accepts** a call with a positional argument or a non-literal value, or a list that
+//! does not close.
+//! LFM2's echo of the call body after the block stays text.
 
 use serde_json::{Map, Number, Value};
 
-use super::{Block, Grammar, Input};
+use super::{Block, Grammar, Input, close_or_eos};
 use crate::limits::MAX_DEPTH;
 use crate::recover::call::{Field, RawCall};
 use crate::recover::cursor::{MAX_NAME_BYTES, Step, Stop, expect, expect_ws, skip_ws};
+use crate::recover::json::{ARGS_OR_PARAMETERS, call_array, value_span};
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
     lead: "",
@@ -34,8 +50,18 @@ fn parse(input: &Input<'_>, start: usize, body: usize) -> Step<Block> {
     } else {
         "<|tool_call_end|>"
     };
+    // LFM2 also writes a JSON list of `{name, arguments}` objects between its tokens.
+    let list = skip_ws(s, body);
+    if close == "<|tool_call_end|>"
+        && s.as_bytes().get(list) == Some(&b'[')
+        && matches!(s.as_bytes().get(skip_ws(s, list + 1)), Some(b'{') | None)
+    {
+        let (from, to) = value_span(s, list)?;
+        let calls = call_array(&s[from..to], ARGS_OR_PARAMETERS).ok_or(Stop::Invalid)?;
+        return Block::new(close_or_eos(input, to, close)?, calls);
+    }
     let (calls, end) = call_list(s, body, false)?;
-    Block::new(expect_ws(s, end, close)?, calls)
+    Block::new(close_or_eos(input, end, close)?, calls)
 }
 
 /// The bare list as the whole message (see [`super::super::whole`]).
@@ -49,7 +75,12 @@ pub(crate) fn call_list(s: &str, at: usize, json_literals: bool) -> Step<(Vec<Ra
     let mut i = expect_ws(s, at, "[")?;
     let mut calls = Vec::new();
     loop {
-        let (call, end) = call(s, i, json_literals)?;
+        // A call whose arguments cannot be read (`bad(x=b'z')`) is left out when its
+        // parentheses still close: its siblings are kept (an unnamed call is never recovered).
+        let (call, end) = match call(s, i, json_literals) {
+            Err(Stop::Invalid) => (RawCall::fields(String::new(), Vec::new()), skip_call(s, i)?),
+            other => other?,
+        };
         calls.push(call);
         i = skip_ws(s, end);
         match s.as_bytes().get(i) {
@@ -72,7 +103,7 @@ pub(crate) fn call_list(s: &str, at: usize, json_literals: bool) -> Step<(Vec<Ra
 /// `name(key=literal, ...)` after optional whitespace. `json_literals` also admits `true`,
 /// `false` and `null` (OLMo 3).
 pub(crate) fn call(s: &str, at: usize, json_literals: bool) -> Step<(RawCall, usize)> {
-    let (name, mut i) = ident(s, skip_ws(s, at))?;
+    let (name, mut i) = call_name(s, skip_ws(s, at))?;
     i = expect(s, i, "(")?;
     let mut fields = Vec::new();
     loop {
@@ -97,6 +128,63 @@ pub(crate) fn call(s: &str, at: usize, json_literals: bool) -> Step<(RawCall, us
             Some(_) => return Err(Stop::Invalid),
         }
     }
+}
+
+/// The index after the call at `at` (after optional whitespace), its arguments unread:
+/// parentheses, brackets and braces balanced, quoted strings skipped.
+fn skip_call(s: &str, at: usize) -> Step<usize> {
+    let (_, open) = call_name(s, skip_ws(s, at))?;
+    let b = s.as_bytes();
+    let mut i = expect(s, open, "(")?;
+    let mut depth = 1usize;
+    while i < b.len() {
+        match b[i] {
+            q @ (b'\'' | b'"') => {
+                i += 1;
+                while i < b.len() && b[i] != q {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return Err(Stop::Invalid);
+                }
+            }
+            b')' | b']' | b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Ok(i + 1);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    Err(Stop::Incomplete)
+}
+
+/// A call's name at `at`: an identifier, or dotted and hyphenated identifiers
+/// (`grocery.orderIngredients`), which harnesses declare; the name filter keeps only a declared
+/// name, byte for byte.
+fn call_name(s: &str, at: usize) -> Step<(&str, usize)> {
+    let b = s.as_bytes();
+    let mut i = at;
+    while i < b.len() && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'_' | b'.' | b'-')) {
+        i += 1;
+    }
+    if i == b.len() {
+        return Err(Stop::Incomplete);
+    }
+    let name = &s[at..i];
+    if name.is_empty()
+        || !(b[at].is_ascii_alphabetic() || b[at] == b'_')
+        || name.ends_with(['.', '-'])
+        || name.len() > MAX_NAME_BYTES
+    {
+        return Err(Stop::Invalid);
+    }
+    Ok((name, i))
 }
 
 /// A Python identifier at `at`.
@@ -170,6 +258,8 @@ fn sequence(s: &str, mut i: usize, close: u8, json: bool, depth: usize) -> Step<
     }
 }
 
+/// A dict, or a set literal (`{'a', 'b'}`, which models write for a list): a set becomes an
+/// array in written order.
 fn dict(s: &str, mut i: usize, json: bool, depth: usize) -> Step<(Value, usize)> {
     let mut map = Map::new();
     loop {
@@ -177,6 +267,16 @@ fn dict(s: &str, mut i: usize, json: bool, depth: usize) -> Step<(Value, usize)>
         match s.as_bytes().get(i) {
             None => return Err(Stop::Incomplete),
             Some(b'}') => return Ok((Value::Object(map), i + 1)),
+            _ if map.is_empty() => {
+                // The first item decides: `key:` is a dict, anything else a set.
+                let (first, end) = literal(s, i, json, depth + 1)?;
+                match s.as_bytes().get(skip_ws(s, end)) {
+                    None => return Err(Stop::Incomplete),
+                    Some(b':') if first.is_string() => {}
+                    Some(b',' | b'}') => return sequence(s, i, b'}', json, depth),
+                    Some(_) => return Err(Stop::Invalid),
+                }
+            }
             Some(b'\'' | b'"') => {}
             Some(_) => return Err(Stop::Invalid),
         }
@@ -217,7 +317,17 @@ fn quoted(s: &str, at: usize, raw: bool) -> Step<(String, usize)> {
         };
         if c == q as char {
             if !triple {
-                return Ok((out, i + 1));
+                // A quote followed by what cannot follow a string is the model's unescaped
+                // inner quote (`'echo 'hi''`): kept as text.
+                match b[i + 1..].iter().find(|x| !x.is_ascii_whitespace()) {
+                    None => return Err(Stop::Incomplete),
+                    Some(b',' | b')' | b']' | b'}' | b':') => return Ok((out, i + 1)),
+                    Some(_) => {
+                        out.push(c);
+                        i += 1;
+                        continue;
+                    }
+                }
             }
             match b.get(i..i + 3) {
                 Some(end) if end.iter().all(|&x| x == q) => return Ok((out, i + 3)),
@@ -227,10 +337,6 @@ fn quoted(s: &str, at: usize, raw: bool) -> Step<(String, usize)> {
             out.push(c);
             i += 1;
             continue;
-        }
-        if c == '\n' && !triple {
-            crate::recover::cursor::reach(i);
-            return Err(Stop::Invalid);
         }
         if c != '\\' {
             out.push(c);
@@ -347,6 +453,22 @@ fn number(s: &str, at: usize) -> Step<(Value, usize)> {
     } else {
         text
     };
+    // `07`: a leading zero Python rejects but models write for 7.
+    let digits = text.strip_prefix('-').unwrap_or(&text);
+    let text = if digits.len() > 1
+        && digits.starts_with('0')
+        && digits.bytes().all(|d| d.is_ascii_digit())
+    {
+        let value = digits.trim_start_matches('0');
+        let value = if value.is_empty() { "0" } else { value };
+        if text.starts_with('-') {
+            format!("-{value}")
+        } else {
+            value.to_owned()
+        }
+    } else {
+        text
+    };
     match serde_json::from_str::<Number>(&text) {
         Ok(n) => Ok((Value::Number(n), i)),
         Err(_) => Err(Stop::Invalid),
@@ -404,6 +526,69 @@ mod tests {
         ignores("See [read_file(path='a')] for details.");
         ignores("[1] Introduction");
         ignores("[read_file(path='a')] and more");
+    }
+
+    #[test]
+    fn reads_what_models_write_and_python_rejects() {
+        let heredoc = "<|tool_call_start|>[bash(command='cat > a.txt << EOF\nline one\nEOF')]<|tool_call_end|>";
+        recovers(
+            heredoc,
+            &[(
+                "bash",
+                json!({"command": "cat > a.txt << EOF\nline one\nEOF"}),
+            )],
+        );
+        let sed = "<|tool_call_start|>[bash(command='sed -n '360,450p' src/matrices/common.py')]<|tool_call_end|>";
+        recovers(
+            sed,
+            &[(
+                "bash",
+                json!({"command": "sed -n '360,450p' src/matrices/common.py"}),
+            )],
+        );
+        let sibling = "<|tool_call_start|>[bash(command='ls'), bad(x=b'z')]<|tool_call_end|>";
+        recovers(sibling, &[("bash", json!({"command": "ls"}))]);
+        let nul = "<|tool_call_start|>[bash(command='printf a\u{0}b')]<|tool_call_end|>";
+        recovers(nul, &[("bash", json!({"command": "printf a\u{0}b"}))]);
+        let inner = "[bash(command='echo 'hi' > out.txt')]";
+        recovers(
+            inner,
+            &[("bash", json!({"command": "echo 'hi' > out.txt"}))],
+        );
+        let set = "<|python_start|>[run_tests(markers={'slow', 'db'}, jobs=07)]<|python_end|>";
+        recovers(
+            set,
+            &[("run_tests", json!({"markers": ["slow", "db"], "jobs": 7}))],
+        );
+    }
+
+    #[test]
+    fn a_dotted_declared_name_is_kept_byte_for_byte() {
+        let text = "<|tool_call_start|>[grocery.orderIngredients(ingredientList=[{'name': 'Lasagna noodles', 'amount': 250, 'unit': 'g'}], deliveryAddress='845 Willow Lane, Springfield, IL 62704')]<|tool_call_end|>";
+        recovers(
+            text,
+            &[(
+                "grocery.orderIngredients",
+                json!({"ingredientList": [{"name": "Lasagna noodles", "amount": 250, "unit": "g"}],
+                       "deliveryAddress": "845 Willow Lane, Springfield, IL 62704"}),
+            )],
+        );
+        ignores("<|tool_call_start|>[grocery.order(items=['a'])]<|tool_call_end|>");
+    }
+
+    #[test]
+    fn recovers_the_lfm2_json_list() {
+        let text = "<|tool_call_start|>[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}, {\"name\": \"read_file\", \"arguments\": {\"path\": \"Cargo.toml\"}}]<|tool_call_end|>";
+        recovers(
+            text,
+            &[
+                ("get_weather", json!({"city": "Paris"})),
+                ("read_file", json!({"path": "Cargo.toml"})),
+            ],
+        );
+        rejects_truncation(
+            "<|tool_call_start|>[{\"name\": \"bash\", \"arguments\": {\"command\": \"ls\"}}]<|tool_call_end|>",
+        );
     }
 
     #[test]

@@ -21,6 +21,10 @@ pub(crate) fn tools() -> ToolSet {
         {"name": "list_dir", "parameters": s(json!({"path": string}))},
         {"name": "glob", "parameters": s(json!({"pattern": string}))},
         {"name": "git_diff", "parameters": s(json!({"ref": string}))},
+        {"name": "grocery.orderIngredients", "parameters": s(json!({
+            "ingredientList": {"type": "array"}, "deliveryAddress": string}))},
+        {"name": "get_weather", "parameters": s(json!({
+            "city": string, "state": string, "unit": string, "days": {"type": "integer"}}))},
         {"name": "run_tests", "parameters": s(json!({
             "filter": string, "jobs": {"type": "integer"}, "fail_fast": {"type": "boolean"},
             "update": {"type": "boolean"}, "markers": {"type": "array", "items": string}}))},
@@ -102,18 +106,36 @@ pub(crate) fn ignores(text: &str) {
 }
 
 /// Every proper prefix of `text` (cut at a char boundary, trailing whitespace included) yields
-/// no call and comes back unchanged: a truncated block is never recovered.
+/// no call and comes back unchanged: a truncated block is never recovered. The one exception
+/// is a prefix whose payload is whole and only lacks its closer (end of sequence, GRAMMARS
+/// §1.3): it must then yield exactly the calls of the whole `text`.
 #[track_caller]
 pub(crate) fn rejects_truncation(text: &str) {
     let tools = tools();
+    let whole = recover_text(text, &tools, 16).calls;
+    let parsed = |calls: &[crate::recover::RecoveredCall]| -> Vec<(String, Value)> {
+        calls
+            .iter()
+            .map(|c| {
+                (
+                    c.name.clone(),
+                    serde_json::from_str(&c.arguments).unwrap_or(Value::Null),
+                )
+            })
+            .collect()
+    };
     for (cut, _) in text.char_indices().skip(1) {
         let prefix = &text[..cut];
         let found = recover_text(prefix, &tools, 16);
-        assert!(
-            found.calls.is_empty(),
+        if found.calls.is_empty() {
+            assert_eq!(found.text, prefix);
+            continue;
+        }
+        assert_eq!(
+            parsed(&found.calls),
+            parsed(&whole),
             "truncated at {cut}: {prefix:?} gave {:?}",
             found.calls
         );
-        assert_eq!(found.text, prefix);
     }
 }
