@@ -217,6 +217,8 @@ fn mend_strict(
         _ => {}
     }
     mended
+}
+
 /// Two readings of one text (salvage inserted a missing closing quote in `preferred`; in
 /// `other` the string swallowed what follows): the schema is the prior. The preferred reading
 /// wins unless only the other validates; when neither does, the call is invalid as the
