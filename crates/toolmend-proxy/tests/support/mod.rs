@@ -108,7 +108,11 @@ fn sse(chunks: Vec<Vec<u8>>, cut: bool) -> Response {
                     tokio::time::sleep(Duration::from_millis(2)).await;
                     Some((Ok::<_, std::io::Error>(Bytes::from(chunk)), (it, cut)))
                 }
-                None if cut => Some((Err(std::io::Error::other("cut")), (it, false))),
+                None if cut => {
+                    // Let the bytes before the cut reach the wire first.
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    Some((Err(std::io::Error::other("cut")), (it, false)))
+                }
                 None => None,
             }
         });

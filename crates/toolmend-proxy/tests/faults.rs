@@ -1,0 +1,168 @@
+//! Faults: nothing is lost, the proxy's own errors are in the client API's error shape.
+
+mod support;
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use support::{Script, openai_tools, start, start_proxy};
+use toolmend_proxy::ProxyConfig;
+
+async fn chat(base: &str, model: &str) -> reqwest::Response {
+    reqwest::Client::new()
+        .post(format!("{base}/v1/chat/completions"))
+        .json(&json!({"model": model, "tools": openai_tools(), "messages": []}))
+        .send()
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn upstream_down_is_a_502_in_each_api_shape() {
+    // A port that was free a moment ago: nothing listens there.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let base = start_proxy(ProxyConfig::new(format!("http://127.0.0.1:{port}"))).await;
+    let response = chat(&base, "m").await;
+    assert_eq!(response.status(), 502);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "upstream_unreachable");
+    let response = reqwest::Client::new()
+        .post(format!("{base}/v1/messages"))
+        .json(&json!({"model": "m"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 502);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["type"], "error");
+}
+
+#[tokio::test]
+async fn slow_upstream_times_out() {
+    let (mock, base) = start(|c| c.limits.read_timeout = Duration::from_millis(200)).await;
+    mock.script("slow", Script::Hang);
+    let response = chat(&base, "slow").await;
+    assert_eq!(response.status(), 504);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "upstream_timeout");
+}
+
+#[tokio::test]
+async fn upstream_errors_and_garbage_pass_through() {
+    let (mock, base) = start(|_| {}).await;
+    let error = r#"{"error":{"message":"model overloaded","type":"server_error"}}"#;
+    mock.script("e500", Script::Body(500, "application/json", error.into()));
+    let response = chat(&base, "e500").await;
+    assert_eq!(response.status(), 500);
+    assert_eq!(response.text().await.unwrap(), error);
+
+    mock.script(
+        "garbage",
+        Script::Body(200, "application/json", "<html>oops".into()),
+    );
+    let response = chat(&base, "garbage").await;
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.text().await.unwrap(), "<html>oops");
+}
+
+#[tokio::test]
+async fn stream_cut_midway_closes_cleanly_with_what_arrived() {
+    let (mock, base) = start(|_| {}).await;
+    let first = "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"read_file\",\"arguments\":\"{\\\"path\\\": \\\"a\\\"\"}}]},\"finish_reason\":null}]}\n\n";
+    mock.script("cut", Script::Cut(vec![first.as_bytes().to_vec()]));
+    let response = chat(&base, "cut").await;
+    assert_eq!(response.status(), 200);
+    let text = response.text().await.expect("the stream ends cleanly");
+    let joined = support::join_openai(&text);
+    assert!(!joined.done, "{text}");
+    assert!(joined.calls.contains_key(&0), "{text}");
+    // The cut call is still delivered, as received (the harness sees the cut).
+    assert_eq!(joined.calls[&0].1, "read_file");
+    assert_eq!(joined.calls[&0].2, "{\"path\": \"a\"");
+}
+
+#[tokio::test]
+async fn request_over_the_limit_is_413() {
+    let (_mock, base) = start(|c| c.limits.max_request_bytes = 1000).await;
+    let big = "x".repeat(2000);
+    let response = reqwest::Client::new()
+        .post(format!("{base}/v1/chat/completions"))
+        .json(&json!({"model": "m", "messages": [{"role": "user", "content": big}]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 413);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "request_too_large");
+}
+
+#[tokio::test]
+async fn response_over_the_limit_passes_unrepaired() {
+    let (mock, base) = start(|c| c.limits.max_response_bytes = 64).await;
+    let body = json!({"choices": [{"index": 0, "message": {"role": "assistant",
+        "tool_calls": [{"id": "c", "type": "function", "function": {"name": "read_file",
+        "arguments": "{\"file_path\": \"a\"}"}}]}, "finish_reason": "tool_calls"}]})
+    .to_string();
+    mock.script("big", Script::Body(200, "application/json", body.clone()));
+    assert_eq!(chat(&base, "big").await.text().await.unwrap(), body);
+}
+
+#[tokio::test]
+async fn client_disconnect_mid_stream_drops_the_upstream() {
+    let (mock, base) = start(|_| {}).await;
+    let chunk = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"},\"finish_reason\":null}]}\n\n";
+    mock.script(
+        "long",
+        Script::Chunks(vec![chunk.as_bytes().to_vec(); 5000]),
+    );
+    let mut response = chat(&base, "long").await;
+    assert!(response.chunk().await.unwrap().is_some());
+    drop(response);
+    // The proxy stays healthy and serves the next request.
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let health = reqwest::get(format!("{base}/healthz")).await.unwrap();
+    assert_eq!(health.text().await.unwrap(), "ok");
+}
+
+#[tokio::test]
+async fn other_paths_health_metrics_and_keys() {
+    let (mock, base) = start(|c| {
+        c.api_key = Some("proxy-key".into());
+        c.upstream_api_key = Some("upstream-key".into());
+    })
+    .await;
+    let client = reqwest::Client::new();
+    let denied = client
+        .get(format!("{base}/v1/models"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(denied.status(), 401);
+    let models = client
+        .get(format!("{base}/v1/models?limit=2"))
+        .bearer_auth("proxy-key")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(models.status(), 200);
+    assert_eq!(models.text().await.unwrap(), r#"{"echo":"/v1/models"}"#);
+    let received = mock.last();
+    assert_eq!(received.path, "/v1/models?limit=2");
+    assert_eq!(received.headers["authorization"], "Bearer upstream-key");
+
+    assert_eq!(
+        reqwest::get(format!("{base}/healthz"))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap(),
+        "ok"
+    );
+    let metrics = reqwest::get(format!("{base}/metrics")).await.unwrap();
+    assert_eq!(metrics.status(), 200);
+}
