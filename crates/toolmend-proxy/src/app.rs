@@ -192,9 +192,15 @@ async fn repair_route_inner(state: &Arc<AppState>, api: Api, request: Request) -
     if mender.tools().is_empty() {
         return pass_response(upstream);
     }
-    let messages = view.messages.map(|m| m.get().to_owned());
+    // The history is read only when a call needs the storm window (the body is shared, not
+    // copied).
+    let request_body = bytes.clone();
     let history = move || -> Vec<Vec<toolmend::ToolCall>> {
-        let Some(value) = messages.and_then(|m| serde_json::from_str(&m).ok()) else {
+        let messages = serde_json::from_slice::<RequestView<'_>>(&request_body)
+            .ok()
+            .and_then(|v| v.messages)
+            .and_then(|m| serde_json::from_str(m.get()).ok());
+        let Some(value) = messages else {
             return Vec::new();
         };
         match api {

@@ -121,9 +121,18 @@ async fn client_disconnect_mid_stream_drops_the_upstream() {
     );
     let mut response = chat(&base, "long").await;
     assert!(response.chunk().await.unwrap().is_some());
+    assert_eq!(
+        mock.live_streams.load(std::sync::atomic::Ordering::SeqCst),
+        1
+    );
     drop(response);
-    // The proxy stays healthy and serves the next request.
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    // The proxy drops its upstream stream (no task left behind) and serves the next request.
+    let mut waited = 0;
+    while mock.live_streams.load(std::sync::atomic::Ordering::SeqCst) != 0 {
+        assert!(waited < 200, "the upstream stream was never dropped");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        waited += 1;
+    }
     let health = reqwest::get(format!("{base}/healthz")).await.unwrap();
     assert_eq!(health.text().await.unwrap(), "ok");
 }

@@ -80,6 +80,20 @@ async fn broken_arguments_are_repaired_and_reported() {
     assert_eq!(message["provider_extra"], json!({"k": 1}));
     assert_eq!(out["system_fingerprint"], "fp_x");
     assert_eq!(out["usage"]["total_tokens"], 3);
+
+    let metrics = reqwest::get(format!("{base}/metrics"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let repaired = metrics
+        .lines()
+        .find(|l| l.starts_with("toolmend_calls_total") && l.contains("status=\"repaired\""))
+        .unwrap_or_else(|| panic!("no repaired series in\n{metrics}"));
+    assert!(repaired.contains("tool=\"read_file\"") && repaired.contains("model=\"broken\""));
+    assert!(metrics.contains("toolmend_repairs_total{"));
+    assert!(metrics.contains("toolmend_request_duration_seconds"));
 }
 
 #[tokio::test]

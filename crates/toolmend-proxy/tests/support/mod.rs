@@ -7,6 +7,7 @@
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -42,6 +43,18 @@ pub struct Received {
 pub struct Mock {
     pub scripts: Mutex<HashMap<String, Script>>,
     pub received: Mutex<Vec<Received>>,
+    /// Streamed bodies the mock is still sending (a guard counts down when one is dropped).
+    pub live_streams: Arc<AtomicUsize>,
+}
+
+/// Counts a live mock stream until dropped.
+#[derive(Debug)]
+struct Live(Arc<AtomicUsize>);
+
+impl Drop for Live {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 impl Mock {
@@ -91,8 +104,8 @@ async fn answer(State(mock): State<Arc<Mock>>, request: Request) -> Response {
             .header("x-upstream", "mock")
             .body(Body::from(text))
             .unwrap(),
-        Some(Script::Chunks(chunks)) => sse(chunks, false),
-        Some(Script::Cut(chunks)) => sse(chunks, true),
+        Some(Script::Chunks(chunks)) => sse(chunks, false, &mock.live_streams),
+        Some(Script::Cut(chunks)) => sse(chunks, true, &mock.live_streams),
         Some(Script::Hang) => {
             tokio::time::sleep(Duration::from_secs(3600)).await;
             Response::new(Body::empty())
@@ -100,22 +113,26 @@ async fn answer(State(mock): State<Arc<Mock>>, request: Request) -> Response {
     }
 }
 
-fn sse(chunks: Vec<Vec<u8>>, cut: bool) -> Response {
-    let stream =
-        futures_util::stream::unfold((chunks.into_iter(), cut), |(mut it, cut)| async move {
-            match it.next() {
-                Some(chunk) => {
-                    tokio::time::sleep(Duration::from_millis(2)).await;
-                    Some((Ok::<_, std::io::Error>(Bytes::from(chunk)), (it, cut)))
-                }
-                None if cut => {
-                    // Let the bytes before the cut reach the wire first.
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                    Some((Err(std::io::Error::other("cut")), (it, false)))
-                }
-                None => None,
+fn sse(chunks: Vec<Vec<u8>>, cut: bool, live: &Arc<AtomicUsize>) -> Response {
+    live.fetch_add(1, Ordering::SeqCst);
+    let start = (chunks.into_iter(), cut, Live(Arc::clone(live)));
+    let stream = futures_util::stream::unfold(start, |(mut it, cut, guard)| async move {
+        match it.next() {
+            Some(chunk) => {
+                tokio::time::sleep(Duration::from_millis(2)).await;
+                Some((
+                    Ok::<_, std::io::Error>(Bytes::from(chunk)),
+                    (it, cut, guard),
+                ))
             }
-        });
+            None if cut => {
+                // Let the bytes before the cut reach the wire first.
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                Some((Err(std::io::Error::other("cut")), (it, false, guard)))
+            }
+            None => None,
+        }
+    });
     Response::builder()
         .status(200)
         .header("content-type", "text/event-stream")
