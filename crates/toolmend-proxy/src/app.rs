@@ -69,11 +69,26 @@ async fn limit_concurrency(
     request: Request,
     next: Next,
 ) -> Response {
-    match Arc::clone(&state.permits).try_acquire_owned() {
-        Ok(_permit) => next.run(request).await,
-        Err(_) => ProxyError::Overloaded(state.config.limits.max_concurrent_requests)
-            .into_api_response(Api::of_path(request.uri().path())),
+    let Ok(permit) = Arc::clone(&state.permits).try_acquire_owned() else {
+        return ProxyError::Overloaded(state.config.limits.max_concurrent_requests)
+            .into_api_response(Api::of_path(request.uri().path()));
+    };
+    let response = next.run(request).await;
+    let streaming = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/event-stream"));
+    if !streaming {
+        return response;
     }
+    // A stream counts as in flight until its body ends or the client goes away.
+    let (parts, body) = response.into_parts();
+    let body = body.into_data_stream().map(move |chunk| {
+        let _held = &permit;
+        chunk
+    });
+    Response::from_parts(parts, Body::from_stream(body))
 }
 
 async fn metrics() -> Response {
@@ -92,14 +107,14 @@ async fn metrics() -> Response {
 }
 
 async fn chat(State(state): State<Arc<AppState>>, request: Request) -> Response {
-    let span = tracing::info_span!("request", route = "chat");
+    let span = tracing::info_span!("request", route = "chat", model = tracing::field::Empty);
     repair_route(state, Api::OpenAi, request)
         .instrument(span)
         .await
 }
 
 async fn messages(State(state): State<Arc<AppState>>, request: Request) -> Response {
-    let span = tracing::info_span!("request", route = "messages");
+    let span = tracing::info_span!("request", route = "messages", model = tracing::field::Empty);
     repair_route(state, Api::Anthropic, request)
         .instrument(span)
         .await
@@ -188,6 +203,7 @@ async fn repair_route_inner(state: &Arc<AppState>, api: Api, request: Request) -
         return pass_response(upstream);
     }
     let model = view.model.as_deref().unwrap_or("");
+    tracing::Span::current().record("model", model);
     let mender = state.cache.get(tools.get(), model);
     if mender.tools().is_empty() {
         return pass_response(upstream);

@@ -87,11 +87,14 @@ async fn broken_arguments_are_repaired_and_reported() {
         .text()
         .await
         .unwrap();
-    let repaired = metrics
-        .lines()
-        .find(|l| l.starts_with("toolmend_calls_total") && l.contains("status=\"repaired\""))
-        .unwrap_or_else(|| panic!("no repaired series in\n{metrics}"));
-    assert!(repaired.contains("tool=\"read_file\"") && repaired.contains("model=\"broken\""));
+    // Other tests of this binary count too: look for this one's series.
+    let series = metrics.lines().find(|l| {
+        l.starts_with("toolmend_calls_total")
+            && l.contains("status=\"repaired\"")
+            && l.contains("tool=\"read_file\"")
+            && l.contains("model=\"broken\"")
+    });
+    assert!(series.is_some(), "no repaired series in\n{metrics}");
     assert!(metrics.contains("toolmend_repairs_total{"));
     assert!(metrics.contains("toolmend_request_duration_seconds"));
 }
@@ -344,4 +347,28 @@ async fn streamed_leak_in_content() {
     assert_eq!(joined.finish, ["tool_calls"]);
     assert_eq!(joined.calls[&0].1, "read_file");
     assert_eq!(joined.calls[&0].2, "{\"path\": \"c\"}");
+}
+
+#[tokio::test]
+async fn whole_call_in_one_chunk_with_finish() {
+    let (mock, base) = start(|_| {}).await;
+    let chunks = vec![chunk(
+        json!({"role": "assistant", "content": null, "tool_calls": [{"id": "g1", "type": "function",
+            "function": {"name": "list_dir", "arguments": "```json\n{\"dir\": \"/x\",}\n```"}}]}),
+        Some("tool_calls"),
+    )];
+    mock.script("groq", Script::Chunks(vec![sse_body(&chunks).into_bytes()]));
+    let text = stream_text(&base, "groq").await;
+    let joined = join_openai(&text);
+    assert_eq!(joined.finish, ["tool_calls"], "{text}");
+    assert_eq!(joined.calls.len(), 1, "{text}");
+    let (id, name, arguments) = &joined.calls[&0];
+    assert_eq!((id.as_str(), name.as_str()), ("g1", "list_dir"));
+    let arguments: Value = serde_json::from_str(arguments).unwrap();
+    assert_eq!(arguments, json!({"dir": "/x"}));
+    // The role comes before the call, the finish reason after it.
+    let role = text.find("\"role\"").unwrap();
+    let call = text.find("\"tool_calls\"").unwrap();
+    let finish = text.find("\"finish_reason\":\"tool_calls\"").unwrap();
+    assert!(role < call && call < finish, "{text}");
 }
