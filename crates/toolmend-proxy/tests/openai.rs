@@ -372,3 +372,28 @@ async fn whole_call_in_one_chunk_with_finish() {
     let finish = text.find("\"finish_reason\":\"tool_calls\"").unwrap();
     assert!(role < call && call < finish, "{text}");
 }
+
+#[tokio::test]
+async fn same_id_on_parallel_calls_repeated_on_every_chunk() {
+    let (mock, base) = start(|_| {}).await;
+    let fragment = |index: u64, name: &str, arguments: &str| {
+        chunk(
+            json!({"tool_calls": [{"index": index, "id": "dup", "type": "function",
+            "function": {"name": name, "arguments": arguments}}]}),
+            None,
+        )
+    };
+    let chunks = vec![
+        fragment(0, "read_file", "{\"path\": "),
+        fragment(1, "list_dir", "{\"dir\": "),
+        fragment(0, "read_file", "\"a\"}"),
+        fragment(1, "list_dir", "\"/\"}"),
+        chunk(json!({}), Some("tool_calls")),
+    ];
+    mock.script("dup", Script::Chunks(vec![sse_body(&chunks).into_bytes()]));
+    let joined = join_openai(&stream_text(&base, "dup").await);
+    assert_eq!(joined.calls.len(), 2, "{joined:?}");
+    assert_eq!(joined.calls[&0].2, "{\"path\": \"a\"}");
+    assert_eq!(joined.calls[&1].2, "{\"dir\": \"/\"}");
+    assert_ne!(joined.calls[&0].0, joined.calls[&1].0);
+}

@@ -74,12 +74,18 @@ pub(crate) fn repair_completion(
         if turn.tool_calls.is_empty() && turn.content.is_none() && turn.reasoning.is_none() {
             continue;
         }
-        let session = session.get_or_insert_with(|| {
-            history
-                .take()
-                .map_or_else(Session::new, |h| history_session(mender, h()))
-        });
-        let mut scratch = session.clone();
+        // The history is read only when there are native calls a storm could repeat.
+        let mut scratch = if turn.tool_calls.is_empty() {
+            Session::new()
+        } else {
+            session
+                .get_or_insert_with(|| {
+                    history
+                        .take()
+                        .map_or_else(Session::new, |h| history_session(mender, h()))
+                })
+                .clone()
+        };
         let result = mender.run_turn(&mut scratch, &turn);
         for call in &result.calls {
             notes.add(model, call);

@@ -19,7 +19,10 @@ use crate::mend::{Annotations, Fate, append_text, fate, split_flags};
 /// One buffered tool call.
 #[derive(Debug, Default)]
 struct CallBuf {
+    /// The id sent to the client (made when missing, made unique when repeated).
     id: Option<String>,
+    /// The id as the upstream first sent it, to recognise the call's later fragments.
+    upstream_id: Option<String>,
     name: String,
     arguments: String,
     /// Over the buffering limit: emitted as received under this output index.
@@ -213,7 +216,7 @@ impl OpenAiStream {
                 // Every call on one index: a different id *and* a name open a new call once
                 // the current one has arguments.
                 Some(call) => {
-                    id.is_some_and(|id| call.id.as_deref().is_some_and(|c| c != id))
+                    id.is_some_and(|id| call.upstream_id.as_deref().is_some_and(|c| c != id))
                         && name.is_some()
                         && !call.arguments.is_empty()
                 }
@@ -227,6 +230,9 @@ impl OpenAiStream {
                 current.unwrap_or_default()
             };
             let call = &mut state.calls[slot];
+            if call.upstream_id.is_none() {
+                call.upstream_id = id.map(str::to_owned);
+            }
             if call.id.is_none() {
                 call.id = id.map(str::to_owned);
             }
