@@ -175,3 +175,64 @@ async fn other_paths_health_metrics_and_keys() {
     let metrics = reqwest::get(format!("{base}/metrics")).await.unwrap();
     assert_eq!(metrics.status(), 200);
 }
+
+#[tokio::test]
+async fn requests_over_the_concurrency_limit_get_503() {
+    let (mock, base) = start(|c| {
+        c.limits.max_concurrent_requests = 1;
+        c.limits.read_timeout = Duration::from_millis(800);
+    })
+    .await;
+    mock.script("slow", Script::Hang);
+    let first = tokio::spawn({
+        let base = base.clone();
+        async move { chat(&base, "slow").await.status() }
+    });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let response = reqwest::Client::new()
+        .post(format!("{base}/v1/messages"))
+        .json(&json!({"model": "m"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 503);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["error"]["type"], "overloaded_error");
+    assert_eq!(first.await.unwrap(), 504);
+}
+
+#[tokio::test]
+async fn call_over_the_argument_buffer_is_forwarded_as_received() {
+    let (mock, base) = start(|c| c.limits.max_call_arguments_bytes = 16).await;
+    let chunk = |arguments: &str, finish: Option<&str>| {
+        json!({"id": "c", "choices": [{"index": 0, "finish_reason": finish, "delta": {
+            "tool_calls": [{"index": 0, "id": "call_1", "type": "function",
+                "function": {"name": "read_file", "arguments": arguments}}]}}]})
+    };
+    let pieces = ["{\"file_path\": ", "\"a-long-file-name.txt\"", "}"];
+    let mut chunks: Vec<Value> = pieces.iter().map(|p| chunk(p, None)).collect();
+    chunks.push(
+        json!({"id": "c", "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}),
+    );
+    mock.script(
+        "big",
+        Script::Chunks(vec![support::sse_body(&chunks).into_bytes()]),
+    );
+    let text = chat_stream(&base, "big").await;
+    let joined = support::join_openai(&text);
+    // Too large to hold: not repaired, nothing lost.
+    assert_eq!(joined.calls[&0].2, pieces.concat(), "{text}");
+    assert_eq!(joined.finish, ["tool_calls"]);
+}
+
+async fn chat_stream(base: &str, model: &str) -> String {
+    reqwest::Client::new()
+        .post(format!("{base}/v1/chat/completions"))
+        .json(&json!({"model": model, "stream": true, "tools": openai_tools(), "messages": []}))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+}
