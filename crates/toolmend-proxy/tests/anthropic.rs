@@ -171,3 +171,70 @@ async fn streamed_tool_use_is_repaired_and_leak_added() {
     assert!(kinds.contains(&"ping".to_owned()));
     assert_eq!(kinds.last().unwrap(), "message_stop");
 }
+
+fn tool_stream() -> String {
+    let mut body = event(json!({"type": "message_start", "message": {"id": "msg_2",
+        "type": "message", "role": "assistant", "content": [], "model": "m"}}));
+    body += &event(
+        json!({"type": "content_block_start", "index": 0, "content_block":
+        {"type": "thinking", "thinking": "", "signature": ""}}),
+    );
+    body += &event(json!({"type": "content_block_delta", "index": 0, "delta":
+        {"type": "thinking_delta", "thinking": "I should call <tool_call>{\"name\": \"list_dir\", \"arguments\": {\"dir\": \"/\"}}</tool_call>"}}));
+    body += &event(json!({"type": "content_block_delta", "index": 0, "delta":
+        {"type": "signature_delta", "signature": "c2ln"}}));
+    body += &event(json!({"type": "content_block_stop", "index": 0}));
+    body += &event(
+        json!({"type": "content_block_start", "index": 1, "content_block":
+        {"type": "tool_use", "id": "toolu_7", "name": "read_file", "input": {}}}),
+    );
+    for piece in ["", "{\"path\": \"a\", ", "\"max_lines\": \"9\"}"] {
+        body += &event(json!({"type": "content_block_delta", "index": 1,
+            "delta": {"type": "input_json_delta", "partial_json": piece}}));
+    }
+    body += &event(json!({"type": "content_block_stop", "index": 1}));
+    body += &event(
+        json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"},
+        "usage": {"output_tokens": 9}}),
+    );
+    body += &event(json!({"type": "message_stop"}));
+    body
+}
+
+#[tokio::test]
+async fn streamed_tool_use_matches_the_golden_transcript() {
+    let (mock, base) = start(|_| {}).await;
+    mock.script(
+        "g",
+        Script::Chunks(support::cut_at(
+            tool_stream().as_bytes(),
+            &[10, 400, 401, 999],
+        )),
+    );
+    let text = post(&base, "g", true).await.text().await.unwrap();
+    assert_eq!(
+        text,
+        include_str!("golden/anthropic_repaired_stream.sse"),
+        "got:\n{text}"
+    );
+}
+
+#[tokio::test]
+async fn thinking_passes_unchanged_and_its_calls_are_added_with_recover_all() {
+    let (mock, base) = start(|c| c.recover = toolmend::RecoverMode::All).await;
+    mock.script("t", Script::Chunks(vec![tool_stream().into_bytes()]));
+    let text = post(&base, "t", true).await.text().await.unwrap();
+    let (blocks, stop, _) = join(&text);
+    // The thinking text is byte-for-byte as sent (its signature covers it).
+    let original = tool_stream();
+    let thinking_event = original.split("\n\n").nth(2).unwrap();
+    assert!(text.contains(thinking_event), "{text}");
+    assert_eq!(blocks.len(), 3, "{text}");
+    assert_eq!(blocks[1].0["name"], "read_file");
+    assert_eq!(blocks[2].0["name"], "list_dir");
+    assert_eq!(
+        serde_json::from_str::<Value>(&blocks[2].1).unwrap(),
+        json!({"dir": "/"})
+    );
+    assert_eq!(stop.as_deref(), Some("tool_use"));
+}
