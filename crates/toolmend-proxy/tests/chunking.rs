@@ -35,28 +35,54 @@ fn world() -> &'static World {
 }
 
 fn run(body: &str, cuts: &[usize]) -> Joined {
+    join_openai(&fetch("/v1/chat/completions", openai_tools(), body, cuts))
+}
+
+/// The proxy's answer to a streamed request whose upstream body is `body` cut at `cuts`.
+fn fetch(path: &str, tools: Value, body: &str, cuts: &[usize]) -> String {
     static N: AtomicUsize = AtomicUsize::new(0);
     let world = world();
     let model = format!("p{}", N.fetch_add(1, Ordering::Relaxed));
-    world.mock.script(
-        &model,
-        Script::Chunks(support::cut_at(body.as_bytes(), cuts)),
-    );
-    let text = world.runtime.block_on(async {
+    let pieces = support::cut_at(body.as_bytes(), cuts);
+    world.mock.script(&model, Script::Chunks(pieces));
+    let request = json!({"model": model, "stream": true, "tools": tools, "max_tokens": 9,
+        "messages": [{"role": "user", "content": "go"}]});
+    world.runtime.block_on(async {
         reqwest::Client::new()
-            .post(format!("{}/v1/chat/completions", world.base))
-            .json(
-                &json!({"model": model, "stream": true, "tools": openai_tools(),
-                "messages": [{"role": "user", "content": "go"}]}),
-            )
+            .post(format!("{}{path}", world.base))
+            .json(&request)
             .send()
             .await
             .unwrap()
             .text()
             .await
             .unwrap()
-    });
-    join_openai(&text)
+    })
+}
+
+/// An Anthropic stream: text with a leak, a broken tool_use in fragments.
+fn anthropic() -> String {
+    let events = [
+        json!({"type": "message_start", "message": {"id": "m", "type": "message", "content": []}}),
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta",
+            "text": "Ok <tool_call>{\"name\": \"list_dir\", \"arguments\": {\"dir\": \"/\"}}</tool_call>."}}),
+        json!({"type": "content_block_stop", "index": 0}),
+        json!({"type": "ping"}),
+        json!({"type": "content_block_start", "index": 1, "content_block":
+            {"type": "tool_use", "id": "t1", "name": "read_file", "input": {}}}),
+        json!({"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta",
+            "partial_json": "{\"file_path\": \"é\","}}),
+        json!({"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta",
+            "partial_json": " \"max_lines\": \"4\"}"}}),
+        json!({"type": "content_block_stop", "index": 1}),
+        json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}}),
+        json!({"type": "message_stop"}),
+    ];
+    events
+        .iter()
+        .map(|e| format!("event: {}\ndata: {e}\n\n", e["type"].as_str().unwrap()))
+        .collect()
 }
 
 fn chunk(delta: Value, finish: Option<&str>) -> Value {
@@ -118,6 +144,13 @@ proptest! {
     }
 
     #[test]
+    fn any_split_gives_the_same_anthropic_stream(cuts in proptest::collection::vec(0usize..2048, 0..12)) {
+        let tools = support::anthropic_tools();
+        let whole = fetch("/v1/messages", tools.clone(), &anthropic(), &[]);
+        prop_assert_eq!(fetch("/v1/messages", tools, &anthropic(), &cuts), whole);
+    }
+
+    #[test]
     fn valid_stream_is_semantically_unchanged(cuts in proptest::collection::vec(0usize..4096, 0..12)) {
         let body = valid();
         prop_assert_eq!(run(&body, &cuts), join_openai(&body));
@@ -140,4 +173,19 @@ fn messy_stream_is_repaired() {
     assert_eq!(joined.finish, ["tool_calls"]);
     assert!(joined.done);
     assert_eq!(joined.other.len(), 2, "{:?}", joined.other);
+}
+
+#[test]
+fn anthropic_stream_is_repaired() {
+    let text = fetch(
+        "/v1/messages",
+        support::anthropic_tools(),
+        &anthropic(),
+        &[],
+    );
+    assert!(
+        text.contains(r#""partial_json":"{\"path\":\"é\",\"max_lines\":4}""#),
+        "{text}"
+    );
+    assert!(text.contains("event: ping"), "{text}");
 }
