@@ -397,3 +397,27 @@ async fn same_id_on_parallel_calls_repeated_on_every_chunk() {
     assert_eq!(joined.calls[&1].2, "{\"dir\": \"/\"}");
     assert_ne!(joined.calls[&0].0, joined.calls[&1].0);
 }
+
+#[tokio::test]
+async fn observe_mode_never_alters_but_reports() {
+    let (mock, base) = start(|c| c.mode = toolmend_proxy::Mode::Observe).await;
+    let body = completion(
+        json!({"role": "assistant", "content": null, "tool_calls": [
+            call("call_1", "read_file", "{\"file_path\": \"a\"}")]}),
+        "tool_calls",
+    );
+    mock.script(
+        "observe",
+        Script::Body(200, "application/json", body.clone()),
+    );
+    let response = post(&base, "observe", false).await;
+    assert_eq!(response.headers()[REPAIRS_HEADER], "field_renamed=1");
+    assert_eq!(response.text().await.unwrap(), body);
+
+    let streamed = broken_stream();
+    mock.script(
+        "observe-s",
+        Script::Chunks(vec![streamed.clone().into_bytes()]),
+    );
+    assert_eq!(stream_text(&base, "observe-s").await, streamed);
+}
