@@ -8,6 +8,18 @@ Anthropic Messages (`POST /v1/messages`); every other path is forwarded verbatim
 - [`app`] builds the [`axum::Router`] for a [`ProxyConfig`], testable without a socket.
 - [`serve`] runs it on a bound listener until Ctrl-C or SIGTERM, draining in-flight requests.
 
+# Behaviour worth knowing
+
+- Bodies are re-serialised only when something changed; a valid response is forwarded as the
+  upstream's bytes. Compiled tool sets are cached by a hash of the raw `tools` text (bounded
+  LRU), so repeated tools never recompile.
+- Streams: the `x-toolmend-repairs` header cannot follow the body, so streamed repairs are
+  reported in the metrics and logs only. Markup consumed from streamed text that the library
+  then declines to turn into a call (an invalid call, or `--recover content` in a turn that
+  also has native calls) comes back as text at the end of the message, not in place.
+- Storms are judged from the request's own history (the assistant turns since the last user
+  message), so any number of instances may run behind a load balancer.
+
 What it never does: lose data. A body it cannot read, an upstream error, a timeout or a cut
 stream reaches the client as received; only the proxy's own errors are its own JSON, in the
 client API's error shape.
