@@ -236,3 +236,35 @@ async fn chat_stream(base: &str, model: &str) -> String {
         .await
         .unwrap()
 }
+
+#[tokio::test]
+async fn odd_stream_shapes_pass_through() {
+    let (mock, base) = start(|c| c.recover = toolmend::RecoverMode::All).await;
+    let odd = "data: {\"choices\": [1, \"x\", {\"delta\": \"str\"}, {\"index\": 0, \"delta\": {\"tool_calls\": 7}}]}\n\n\
+        data: {\"error\": {\"message\": \"upstream broke\"}}\n\n\
+        data: not json\n\n\
+        event: mystery\ndata: {\"type\": \"mystery\"}\n\n";
+    mock.script("odd", Script::Chunks(vec![odd.as_bytes().to_vec()]));
+    let text = chat_stream(&base, "odd").await;
+    assert!(text.contains("upstream broke"), "{text}");
+    assert!(text.contains("data: not json"), "{text}");
+    assert!(text.contains("event: mystery"), "{text}");
+
+    let odd = "event: content_block_delta\ndata: {\"type\": \"content_block_delta\", \"index\": 5, \"delta\": \"x\"}\n\n\
+        event: content_block_start\ndata: {\"type\": \"content_block_start\", \"index\": 0, \"content_block\": {\"type\": \"tool_use\", \"name\": 3}}\n\n\
+        event: content_block_delta\ndata: {\"type\": \"content_block_delta\", \"index\": 0, \"delta\": 1}\n\n\
+        event: message_delta\ndata: {\"type\": \"message_delta\", \"delta\": \"x\"}\n\n\
+        event: error\ndata: {\"type\": \"error\", \"error\": {\"type\": \"overloaded_error\"}}\n\n";
+    mock.script("odd-a", Script::Chunks(vec![odd.as_bytes().to_vec()]));
+    let text = reqwest::Client::new()
+        .post(format!("{base}/v1/messages"))
+        .json(&json!({"model": "odd-a", "stream": true, "tools": support::anthropic_tools(), "messages": []}))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(text.contains("overloaded_error"), "{text}");
+    assert!(text.contains("\"index\": 5"), "{text}");
+}

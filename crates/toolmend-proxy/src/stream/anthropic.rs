@@ -407,7 +407,9 @@ impl Transform for AnthropicStream {
                     .and_then(Value::as_str)
                     .map(str::to_owned);
                 match self.stop_reason(old.as_deref()) {
-                    Some(new) if crate::mend::repairing(cx.config()) => {
+                    Some(new)
+                        if crate::mend::repairing(cx.config()) && value["delta"].is_object() =>
+                    {
                         value["delta"]["stop_reason"] = json!(new);
                         out.push_back(event_bytes(&value));
                     }
