@@ -25,6 +25,8 @@ enum Command {
     Prepare(commands::prepare::Args),
     /// Run a corpus of turn cases with expectations and print a table; exit 1 on any miss.
     Eval(commands::eval::Args),
+    /// Run the repairing HTTP proxy in front of an OpenAI- or Anthropic-compatible server.
+    Serve(commands::serve::Args),
 }
 
 fn main() -> ExitCode {
@@ -34,6 +36,7 @@ fn main() -> ExitCode {
         Command::Turns(args) => commands::turns::run(&args),
         Command::Eval(args) => commands::eval::run(&args),
         Command::Prepare(args) => commands::prepare::run(&args),
+        Command::Serve(args) => commands::serve::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -3,4 +3,5 @@
 pub(crate) mod eval;
 pub(crate) mod prepare;
 pub(crate) mod repair;
+pub(crate) mod serve;
 pub(crate) mod turns;

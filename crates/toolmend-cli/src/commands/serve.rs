@@ -1,0 +1,89 @@
+//! `toolmend serve`: the repairing HTTP proxy (the work is in `toolmend-proxy`).
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use toolmend_proxy::ProxyConfig;
+
+/// Flags of `toolmend serve`; each overrides the config file and the `TOOLMEND_*` variables.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// The upstream server root, e.g. `http://127.0.0.1:8000` (request paths are appended).
+    #[arg(long)]
+    upstream: Option<String>,
+    /// The address to listen on (`127.0.0.1:0` picks a free port).
+    #[arg(long)]
+    listen: Option<String>,
+    /// Where leaked calls are recovered from: off, content, all, strip.
+    #[arg(long, value_parser = ["off", "content", "all", "strip"])]
+    recover: Option<String>,
+    /// repair (default) or observe (never alter; count and annotate).
+    #[arg(long, value_parser = ["repair", "observe"])]
+    mode: Option<String>,
+    /// A call that cannot be saved: pass (unchanged, annotated) or reject (retry message).
+    #[arg(long, value_parser = ["pass", "reject"])]
+    invalid: Option<String>,
+    /// A storm call: annotate (header, metrics) or suppress.
+    #[arg(long, value_parser = ["annotate", "suppress"])]
+    storm: Option<String>,
+    /// A key clients must present (`Authorization: Bearer K` or `x-api-key: K`).
+    #[arg(long)]
+    api_key: Option<String>,
+    /// The key sent upstream instead of the client's.
+    #[arg(long)]
+    upstream_api_key: Option<String>,
+    /// A TOML file with the same settings (and `[limits]`).
+    #[arg(long)]
+    config: Option<PathBuf>,
+}
+
+pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    let mut config = ProxyConfig::new("");
+    if let Some(path) = &args.config {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        config.merge_toml(&text)?;
+    }
+    config.merge_env(std::env::vars())?;
+    let flags = [
+        ("upstream", &args.upstream),
+        ("listen", &args.listen),
+        ("recover", &args.recover),
+        ("mode", &args.mode),
+        ("invalid", &args.invalid),
+        ("storm", &args.storm),
+        ("api_key", &args.api_key),
+        ("upstream_api_key", &args.upstream_api_key),
+    ];
+    for (key, value) in flags {
+        if let Some(value) = value {
+            config.set(key, value)?;
+        }
+    }
+    if config.upstream.is_empty() {
+        anyhow::bail!(
+            "no upstream: pass --upstream URL (or set it in --config / TOOLMEND_UPSTREAM)"
+        );
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the runtime")?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(config.listen)
+            .await
+            .with_context(|| format!("binding {}", config.listen))?;
+        let addr = listener.local_addr()?;
+        {
+            #[allow(clippy::print_stderr)]
+            let mut stderr = std::io::stderr().lock();
+            writeln!(stderr, "toolmend serve: listening on http://{addr}")?;
+            stderr.flush()?;
+        }
+        toolmend_proxy::serve(config, listener).await?;
+        anyhow::Ok(())
+    })?;
+    Ok(ExitCode::SUCCESS)
+}

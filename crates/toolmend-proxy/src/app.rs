@@ -1,0 +1,338 @@
+//! The router: repair routes, health, metrics, and verbatim forwarding of every other path.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use bytes::{Bytes, BytesMut};
+use futures_util::StreamExt;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use tokio::sync::Semaphore;
+use tracing::Instrument;
+
+use crate::cache::MenderCache;
+use crate::config::ProxyConfig;
+use crate::error::{Api, ConfigError, ProxyError};
+use crate::mend::REPAIRS_HEADER;
+use crate::routes::{anthropic, openai};
+use crate::upstream::{Upstream, response_headers};
+
+/// Shared state of one router.
+#[derive(Debug)]
+pub(crate) struct AppState {
+    pub(crate) config: ProxyConfig,
+    pub(crate) upstream: Upstream,
+    pub(crate) cache: MenderCache,
+    permits: Arc<Semaphore>,
+}
+
+/// Builds the proxy's router for a configuration, without binding a socket.
+///
+/// # Errors
+///
+/// When the upstream client cannot be built (no TLS backend).
+pub fn app(config: ProxyConfig) -> Result<Router, ConfigError> {
+    let upstream =
+        Upstream::new(&config).map_err(|e| ConfigError(format!("upstream client: {e}")))?;
+    let state = Arc::new(AppState {
+        cache: MenderCache::new(config.limits.tool_cache_entries, config.recover),
+        permits: Arc::new(Semaphore::new(config.limits.max_concurrent_requests.max(1))),
+        upstream,
+        config,
+    });
+    // Installed at build time so `/metrics` lists the series from the first request on.
+    let _ = crate::metrics::handle();
+    Ok(Router::new()
+        .route("/v1/chat/completions", post(chat))
+        .route("/v1/messages", post(messages))
+        .route("/healthz", get(|| async { "ok" }))
+        .route("/metrics", get(metrics))
+        .fallback(passthrough)
+        .layer(middleware::from_fn_with_state(
+            Arc::clone(&state),
+            limit_concurrency,
+        ))
+        .with_state(state))
+}
+
+/// Answers 503 in the API's shape when too many requests are in flight.
+async fn limit_concurrency(
+    State(state): State<Arc<AppState>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let Ok(permit) = Arc::clone(&state.permits).try_acquire_owned() else {
+        return ProxyError::Overloaded(state.config.limits.max_concurrent_requests)
+            .into_api_response(Api::of_path(request.uri().path()));
+    };
+    let response = next.run(request).await;
+    let streaming = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/event-stream"));
+    if !streaming {
+        return response;
+    }
+    // A stream counts as in flight until its body ends or the client goes away.
+    let (parts, body) = response.into_parts();
+    let body = body.into_data_stream().map(move |chunk| {
+        let _held = &permit;
+        chunk
+    });
+    Response::from_parts(parts, Body::from_stream(body))
+}
+
+async fn metrics() -> Response {
+    match crate::metrics::handle() {
+        Some(handle) => (
+            [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
+            handle.render(),
+        )
+            .into_response(),
+        None => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "another metrics recorder is installed in this process\n",
+        )
+            .into_response(),
+    }
+}
+
+async fn chat(State(state): State<Arc<AppState>>, request: Request) -> Response {
+    let span = tracing::info_span!("request", route = "chat", model = tracing::field::Empty);
+    repair_route(state, Api::OpenAi, request)
+        .instrument(span)
+        .await
+}
+
+async fn messages(State(state): State<Arc<AppState>>, request: Request) -> Response {
+    let span = tracing::info_span!("request", route = "messages", model = tracing::field::Empty);
+    repair_route(state, Api::Anthropic, request)
+        .instrument(span)
+        .await
+}
+
+/// The fields of a request body the proxy reads; the body itself is forwarded as received.
+#[derive(Debug, Deserialize)]
+struct RequestView<'a> {
+    #[serde(borrow, default)]
+    tools: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    model: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    messages: Option<&'a RawValue>,
+}
+
+/// Reads a request body within the limit.
+async fn read_request(body: Body, limit: usize) -> Result<Bytes, ProxyError> {
+    axum::body::to_bytes(body, limit).await.map_err(|e| {
+        let text = format!(
+            "{e}: {}",
+            std::error::Error::source(&e).map_or_else(String::new, |s| s.to_string())
+        );
+        if text.contains("length limit") {
+            ProxyError::RequestTooLarge(limit)
+        } else {
+            ProxyError::BadRequestBody(text)
+        }
+    })
+}
+
+fn route_label(api: Api) -> &'static str {
+    match api {
+        Api::OpenAi => "chat",
+        Api::Anthropic => "messages",
+    }
+}
+
+async fn repair_route(state: Arc<AppState>, api: Api, request: Request) -> Response {
+    let started = Instant::now();
+    let response = repair_route_inner(&state, api, request).await;
+    crate::metrics::record_request(
+        route_label(api),
+        response.status().as_u16(),
+        started.elapsed().as_secs_f64(),
+    );
+    response
+}
+
+async fn repair_route_inner(state: &Arc<AppState>, api: Api, request: Request) -> Response {
+    let config = &state.config;
+    let (mut parts, body) = request.into_parts();
+    if let Err(e) = state.upstream.authorize(&mut parts.headers) {
+        return e.into_api_response(api);
+    }
+    let bytes = match read_request(body, config.limits.max_request_bytes).await {
+        Ok(bytes) => bytes,
+        Err(e) => return e.into_api_response(api),
+    };
+    let view: Option<RequestView<'_>> = serde_json::from_slice(&bytes).ok();
+    let tools = view
+        .as_ref()
+        .and_then(|v| v.tools)
+        .filter(|t| !matches!(t.get().trim(), "[]" | "null"));
+    let upstream = state
+        .upstream
+        .send(
+            parts.method.clone(),
+            &parts.uri,
+            &parts.headers,
+            bytes.clone().into(),
+            tools.is_some(),
+        )
+        .await;
+    let upstream = match upstream {
+        Ok(response) => response,
+        Err(e) => {
+            tracing::warn!(error = %e, "upstream request failed");
+            return e.into_api_response(api);
+        }
+    };
+    let (Some(view), Some(tools)) = (view.as_ref(), tools) else {
+        return pass_response(upstream);
+    };
+    if !upstream.status().is_success() {
+        return pass_response(upstream);
+    }
+    let model = view.model.as_deref().unwrap_or("");
+    tracing::Span::current().record("model", model);
+    let mender = state.cache.get(tools.get(), model);
+    if mender.tools().is_empty() {
+        return pass_response(upstream);
+    }
+    // The history is read only when a call needs the storm window (the body is shared, not
+    // copied).
+    let request_body = bytes.clone();
+    let history = move || -> Vec<Vec<toolmend::ToolCall>> {
+        let messages = serde_json::from_slice::<RequestView<'_>>(&request_body)
+            .ok()
+            .and_then(|v| v.messages)
+            .and_then(|m| serde_json::from_str(m.get()).ok());
+        let Some(value) = messages else {
+            return Vec::new();
+        };
+        match api {
+            Api::OpenAi => openai::history(&value),
+            Api::Anthropic => anthropic::history(&value),
+        }
+    };
+    let is_sse = upstream
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/event-stream"));
+    if is_sse {
+        let status = upstream.status();
+        let headers = response_headers(upstream.headers(), true);
+        let stream = crate::stream::transform(
+            api,
+            upstream.bytes_stream(),
+            mender,
+            Arc::clone(state),
+            model.to_owned(),
+            Box::new(history),
+        );
+        return build(status, headers, Body::from_stream(stream));
+    }
+
+    let status = upstream.status();
+    let headers = upstream.headers().clone();
+    let mut body = BytesMut::new();
+    let mut chunks = upstream.bytes_stream();
+    while let Some(chunk) = chunks.next().await {
+        match chunk {
+            Ok(chunk) if body.len() + chunk.len() > config.limits.max_response_bytes => {
+                // Too large to repair: forward what arrived and the rest as received.
+                tracing::warn!("response over the buffering limit, forwarded unrepaired");
+                body.extend_from_slice(&chunk);
+                let head = futures_util::stream::once(async move { Ok(body.freeze()) });
+                let rest = chunks.take_while(|c| std::future::ready(c.is_ok()));
+                let stream = head.chain(rest);
+                return build(
+                    status,
+                    response_headers(&headers, true),
+                    Body::from_stream(stream),
+                );
+            }
+            Ok(chunk) => body.extend_from_slice(&chunk),
+            Err(e) => {
+                // Cut mid-body: forward what arrived, status kept.
+                tracing::warn!(error = %crate::upstream::upstream_error(&e), "upstream body cut");
+                break;
+            }
+        }
+    }
+    let body = body.freeze();
+    let work = Instant::now();
+    let Ok(mut value) = serde_json::from_slice::<serde_json::Value>(&body) else {
+        return build(status, response_headers(&headers, false), Body::from(body));
+    };
+    let (notes, changed) = match api {
+        Api::OpenAi => openai::repair_completion(&mut value, &mender, history, config, model),
+        Api::Anthropic => anthropic::repair_message(&mut value, &mender, history, config, model),
+    };
+    let body = if changed {
+        serde_json::to_vec(&value).map_or(body, Bytes::from)
+    } else {
+        body
+    };
+    let mut out_headers = response_headers(&headers, changed);
+    if let Some(value) = notes.header() {
+        out_headers.insert(REPAIRS_HEADER, value);
+    }
+    crate::metrics::record_overhead(route_label(api), work.elapsed().as_secs_f64());
+    build(status, out_headers, Body::from(body))
+}
+
+/// A response with this status, headers and body.
+fn build(status: StatusCode, headers: HeaderMap, body: Body) -> Response {
+    let mut response = Response::new(body);
+    *response.status_mut() = status;
+    *response.headers_mut() = headers;
+    response
+}
+
+/// The upstream response as received, streamed; a cut body ends the stream cleanly.
+pub(crate) fn pass_response(upstream: reqwest::Response) -> Response {
+    let status = upstream.status();
+    let headers = response_headers(upstream.headers(), false);
+    let stream = upstream
+        .bytes_stream()
+        .take_while(|c| std::future::ready(c.is_ok()));
+    build(status, headers, Body::from_stream(stream))
+}
+
+/// Every other path: forwarded verbatim, streaming both ways.
+async fn passthrough(State(state): State<Arc<AppState>>, request: Request) -> Response {
+    let api = Api::of_path(request.uri().path());
+    let (mut parts, body) = request.into_parts();
+    if let Err(e) = state.upstream.authorize(&mut parts.headers) {
+        return e.into_api_response(api);
+    }
+    let declared = parts
+        .headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok());
+    let limit = state.config.limits.max_request_bytes;
+    if declared.is_some_and(|n| n > limit) {
+        return ProxyError::RequestTooLarge(limit).into_api_response(api);
+    }
+    let body = reqwest::Body::wrap_stream(body.into_data_stream());
+    match state
+        .upstream
+        .send(parts.method, &parts.uri, &parts.headers, body, false)
+        .await
+    {
+        Ok(upstream) => pass_response(upstream),
+        Err(e) => e.into_api_response(api),
+    }
+}

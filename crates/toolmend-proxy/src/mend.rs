@@ -1,0 +1,144 @@
+//! What the proxy does with each call of a turn, shared by both APIs and both body kinds.
+
+use std::collections::BTreeMap;
+
+use axum::http::HeaderValue;
+use serde_json::Value;
+use toolmend::{AssistantTurn, CallResult, Mender, RepairKind, Session, Status, ToolCall};
+
+use crate::config::{InvalidPolicy, Mode, ProxyConfig, StormPolicy};
+
+/// The name of the header listing what was repaired.
+pub(crate) const REPAIRS_HEADER: &str = "x-toolmend-repairs";
+
+/// What becomes of one call in the response the client sees.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Fate {
+    /// The native call exactly as the upstream sent it.
+    AsSent,
+    /// The call with toolmend's id, name and arguments.
+    Rewrite,
+    /// Left out (a duplicate of another call, or an invalid recovered call whose markup stays
+    /// in the text).
+    Drop,
+    /// Left out; this text is added to the assistant text instead.
+    DropWithText(String),
+}
+
+/// The fate of `call`; `split` says it is one part of a native call that was split.
+pub(crate) fn fate(call: &CallResult, split: bool, config: &ProxyConfig) -> Fate {
+    let native = call.native_index.is_some();
+    match call.status {
+        Status::Suppressed if call.has(RepairKind::StormSuppressed) => match config.storm {
+            StormPolicy::Annotate => {
+                let other = call
+                    .repairs
+                    .iter()
+                    .any(|r| r.kind != RepairKind::StormSuppressed);
+                if native && !other && !split {
+                    Fate::AsSent
+                } else {
+                    Fate::Rewrite
+                }
+            }
+            StormPolicy::Suppress => Fate::DropWithText(call.error.clone().unwrap_or_default()),
+        },
+        Status::Suppressed => Fate::Drop,
+        Status::Invalid if !native => Fate::Drop,
+        Status::Invalid => match config.invalid {
+            InvalidPolicy::Pass if split => Fate::Rewrite,
+            InvalidPolicy::Pass => Fate::AsSent,
+            InvalidPolicy::Reject => Fate::DropWithText(call.error.clone().unwrap_or_default()),
+        },
+        Status::Valid if native && !split => Fate::AsSent,
+        _ => Fate::Rewrite,
+    }
+}
+
+/// Whether a result's calls include parts of a split native call, by native index.
+pub(crate) fn split_flags(calls: &[CallResult]) -> Vec<bool> {
+    calls
+        .iter()
+        .map(|c| {
+            c.native_index.is_some_and(|i| {
+                calls
+                    .iter()
+                    .filter(|o| o.native_index == Some(i))
+                    .nth(1)
+                    .is_some()
+            })
+        })
+        .collect()
+}
+
+/// Repairs and events of one response, for the header, metrics and logs.
+#[derive(Debug, Default)]
+pub(crate) struct Annotations {
+    counts: BTreeMap<&'static str, u32>,
+}
+
+impl Annotations {
+    /// Records one finished call (and counts it in the metrics).
+    pub(crate) fn add(&mut self, model: &str, call: &CallResult) {
+        crate::metrics::count_call(model, call);
+        for repair in &call.repairs {
+            *self.counts.entry(repair.kind.name()).or_default() += 1;
+        }
+        if call.status == Status::Invalid {
+            *self.counts.entry("invalid").or_default() += 1;
+            tracing::warn!(tool = %call.name, "a tool call could not be repaired");
+        }
+    }
+
+    /// The header value: `kind=count` pairs, comma-separated, sorted by kind.
+    pub(crate) fn header(&self) -> Option<HeaderValue> {
+        if self.counts.is_empty() {
+            return None;
+        }
+        let text: Vec<String> = self
+            .counts
+            .iter()
+            .map(|(k, n)| format!("{k}={n}"))
+            .collect();
+        HeaderValue::from_str(&text.join(",")).ok()
+    }
+}
+
+/// The storm window and retry budget implied by a request's history: the previous assistant
+/// turns since the last real user message, replayed through a fresh session.
+///
+/// Stateless: any instance computes the same window from the same request.
+pub(crate) fn history_session(mender: &Mender, turns: Vec<Vec<ToolCall>>) -> Session {
+    let mut session = Session::new();
+    for calls in turns {
+        if calls.is_empty() {
+            continue;
+        }
+        let mut turn = AssistantTurn::default();
+        turn.tool_calls = calls;
+        let _ = mender.run_turn(&mut session, &turn);
+    }
+    session
+}
+
+/// Raw argument text of a call object's `arguments`/`input` (string as is, else its JSON).
+pub(crate) fn arguments_text(value: Option<&Value>) -> String {
+    match value {
+        Some(Value::String(text)) => text.clone(),
+        None | Some(Value::Null) => String::new(),
+        Some(other) => other.to_string(),
+    }
+}
+
+/// Appends `extra` to an optional text, separated by a blank line.
+pub(crate) fn append_text(text: Option<String>, extra: &str) -> String {
+    match text {
+        Some(t) if !t.is_empty() => format!("{t}\n\n{extra}"),
+        _ => extra.to_owned(),
+    }
+}
+
+/// Whether the proxy may change bodies.
+pub(crate) fn repairing(config: &ProxyConfig) -> bool {
+    config.mode == Mode::Repair
+}

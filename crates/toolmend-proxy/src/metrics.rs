@@ -1,0 +1,64 @@
+//! Prometheus counters and histograms through the `metrics` facade.
+
+use std::sync::OnceLock;
+
+use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
+use toolmend::{CallResult, Status};
+
+static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
+
+/// Installs the Prometheus recorder once per process; `None` when another recorder was
+/// installed first (then `/metrics` reports that).
+pub(crate) fn handle() -> Option<PrometheusHandle> {
+    HANDLE
+        .get_or_init(|| {
+            let recorder = PrometheusBuilder::new()
+                .set_buckets(&[
+                    0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.05, 0.1,
+                    0.5, 1.0, 5.0, 30.0, 120.0,
+                ])
+                .ok()?
+                .build_recorder();
+            let handle = recorder.handle();
+            metrics::set_global_recorder(recorder).ok()?;
+            Some(handle)
+        })
+        .clone()
+}
+
+/// The label of a call status.
+pub(crate) fn status_label(status: Status) -> &'static str {
+    match status {
+        Status::Valid => "valid",
+        Status::Repaired => "repaired",
+        Status::Recovered => "recovered",
+        Status::Invalid => "invalid",
+        Status::Suppressed => "suppressed",
+        _ => "other",
+    }
+}
+
+/// Counts one finished call and its repairs.
+pub(crate) fn count_call(model: &str, call: &CallResult) {
+    let tool = call.name.to_string();
+    metrics::counter!("toolmend_calls_total", "model" => model.to_owned(),
+        "tool" => tool.clone(), "status" => status_label(call.status))
+    .increment(1);
+    for repair in &call.repairs {
+        metrics::counter!("toolmend_repairs_total", "model" => model.to_owned(),
+            "tool" => tool.clone(), "kind" => repair.kind.name())
+        .increment(1);
+    }
+}
+
+/// Records the time the proxy itself spent on a response (repair work, not the upstream).
+pub(crate) fn record_overhead(route: &'static str, seconds: f64) {
+    metrics::histogram!("toolmend_overhead_seconds", "route" => route).record(seconds);
+}
+
+/// Records a whole request's latency, upstream included.
+pub(crate) fn record_request(route: &'static str, status: u16, seconds: f64) {
+    metrics::histogram!("toolmend_request_duration_seconds", "route" => route,
+        "status" => status.to_string())
+    .record(seconds);
+}

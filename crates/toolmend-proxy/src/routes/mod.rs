@@ -1,0 +1,4 @@
+//! The two API dialects the proxy repairs.
+
+pub(crate) mod anthropic;
+pub(crate) mod openai;

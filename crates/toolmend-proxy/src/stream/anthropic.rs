@@ -1,0 +1,430 @@
+//! Anthropic Messages streaming: content blocks keyed by their index.
+//!
+//! Text blocks stream through a [`Channel`] (only a possible sentinel suffix is held); a
+//! `tool_use` block is held from `content_block_start` to `content_block_stop`, its
+//! `input_json_delta` fragments joined, and then emitted repaired as start, one delta, stop.
+//! Thinking blocks pass unchanged (their signature covers the text) but are scanned when
+//! `--recover all`. Calls recovered from text are added as `tool_use` blocks before
+//! `message_delta`. Block indices are renumbered when blocks are added or removed.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use bytes::Bytes;
+use serde_json::{Value, json};
+use toolmend::{AssistantTurn, CallResult, Session, Status, ToolCall};
+
+use super::sse::{Event, write};
+use super::{Channel, Context, Transform, leftover};
+use crate::mend::{Annotations, Fate, append_text, fate, split_flags};
+use crate::routes::anthropic::new_block;
+
+#[derive(Debug)]
+enum Block {
+    /// A text or thinking block, scanned when `channel` is set.
+    Text {
+        out: u64,
+        channel: Option<Box<Channel>>,
+        thinking: bool,
+    },
+    /// A held `tool_use` block.
+    Tool {
+        start: Value,
+        arguments: String,
+        passthrough: Option<u64>,
+    },
+    /// Any other block, passed through.
+    Other { out: u64 },
+}
+
+/// The Anthropic stream transformer.
+#[derive(Debug, Default)]
+pub(crate) struct AnthropicStream {
+    blocks: BTreeMap<u64, Block>,
+    next_out: u64,
+    /// Native calls as emitted, for the duplicate check of recovered calls.
+    natives: Vec<ToolCall>,
+    native_in: usize,
+    native_out: usize,
+    content_markup: Vec<String>,
+    reasoning_markup: Vec<String>,
+    /// The session before the first native call.
+    before: Option<Session>,
+    ended: bool,
+    recovered: bool,
+    notes: Annotations,
+}
+
+fn event_bytes(value: &Value) -> Bytes {
+    let name = value
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("message");
+    write(Some(name), &value.to_string())
+}
+
+fn start_event(index: u64, block: Value) -> Bytes {
+    event_bytes(&json!({"type": "content_block_start", "index": index, "content_block": block}))
+}
+
+fn delta_event(index: u64, delta: Value) -> Bytes {
+    event_bytes(&json!({"type": "content_block_delta", "index": index, "delta": delta}))
+}
+
+fn stop_event(index: u64) -> Bytes {
+    event_bytes(&json!({"type": "content_block_stop", "index": index}))
+}
+
+/// The event with its `index` set to `out` (the raw bytes when it already is).
+fn reindexed(raw: Bytes, mut value: Value, out: u64) -> Bytes {
+    if value.get("index").and_then(Value::as_u64) == Some(out) {
+        return raw;
+    }
+    value["index"] = json!(out);
+    event_bytes(&value)
+}
+
+impl AnthropicStream {
+    fn take_out(&mut self) -> u64 {
+        let out = self.next_out;
+        self.next_out += 1;
+        out
+    }
+
+    /// Emits a whole text block.
+    fn text_block(&mut self, text: &str, out: &mut VecDeque<Bytes>) {
+        let index = self.take_out();
+        out.push_back(start_event(index, json!({"type": "text", "text": ""})));
+        out.push_back(delta_event(
+            index,
+            json!({"type": "text_delta", "text": text}),
+        ));
+        out.push_back(stop_event(index));
+    }
+
+    /// Emits a whole `tool_use` block from `block` (its `input` is streamed as one delta).
+    fn tool_block(&mut self, mut block: Value, arguments: &str, out: &mut VecDeque<Bytes>) {
+        let index = self.take_out();
+        block["input"] = json!({});
+        out.push_back(start_event(index, block));
+        out.push_back(delta_event(
+            index,
+            json!({"type": "input_json_delta", "partial_json": arguments}),
+        ));
+        out.push_back(stop_event(index));
+    }
+
+    /// Closes a block: flushes held text, or repairs and emits a held call.
+    fn close(&mut self, cx: &mut Context, index: u64, out: &mut VecDeque<Bytes>) -> Option<u64> {
+        match self.blocks.remove(&index)? {
+            Block::Text {
+                out: at,
+                channel,
+                thinking,
+            } => {
+                if let Some(mut channel) = channel {
+                    let text = channel.end(cx);
+                    if !text.is_empty() && !thinking {
+                        out.push_back(delta_event(at, json!({"type": "text_delta", "text": text})));
+                    }
+                    if let Some(markup) = channel.markup() {
+                        match thinking {
+                            true => self.reasoning_markup.push(markup),
+                            false => self.content_markup.push(markup),
+                        }
+                    }
+                }
+                Some(at)
+            }
+            Block::Other { out: at } => Some(at),
+            Block::Tool {
+                passthrough: Some(at),
+                ..
+            } => Some(at),
+            Block::Tool {
+                start, arguments, ..
+            } => {
+                self.repair_tool(cx, start, &arguments, out);
+                None
+            }
+        }
+    }
+
+    fn repair_tool(
+        &mut self,
+        cx: &mut Context,
+        start: Value,
+        arguments: &str,
+        out: &mut VecDeque<Bytes>,
+    ) {
+        self.native_in += 1;
+        let id = start.get("id").and_then(Value::as_str).unwrap_or_default();
+        let name = start
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let mut turn = AssistantTurn::default();
+        turn.tool_calls = vec![ToolCall::new(id, name, arguments)];
+        let mender = std::sync::Arc::clone(&cx.mender);
+        if self.before.is_none() {
+            self.before = Some(cx.session().clone());
+        }
+        let result = mender.run_turn(cx.session(), &turn);
+        let splits = split_flags(&result.calls);
+        for (call, split) in result.calls.iter().zip(splits) {
+            self.notes.add(&cx.model, call);
+            match fate(call, split, cx.config()) {
+                Fate::AsSent => {
+                    self.native_out += 1;
+                    self.natives.push(ToolCall::new(id, name, arguments));
+                    self.tool_block(start.clone(), arguments, out);
+                }
+                Fate::Rewrite => {
+                    self.native_out += 1;
+                    self.natives.push(ToolCall::new(
+                        call.id.clone(),
+                        call.name.to_string(),
+                        call.arguments_text.clone(),
+                    ));
+                    let mut block = start.clone();
+                    if !call.id.is_empty() {
+                        block["id"] = json!(call.id);
+                    }
+                    block["name"] = json!(call.name.as_ref());
+                    self.tool_block(block, &call.arguments_text, out);
+                }
+                Fate::Drop => {}
+                Fate::DropWithText(text) => self.text_block(&text, out),
+            }
+        }
+    }
+
+    /// Ends the message: closes open blocks and adds the calls recovered from text.
+    fn end(&mut self, cx: &mut Context, out: &mut VecDeque<Bytes>) {
+        if self.ended {
+            return;
+        }
+        self.ended = true;
+        let open: Vec<u64> = self.blocks.keys().copied().collect();
+        for index in open {
+            if let Some(at) = self.close(cx, index, out) {
+                out.push_back(stop_event(at));
+            }
+        }
+        if self.content_markup.is_empty() && self.reasoning_markup.is_empty() {
+            return;
+        }
+        let mut turn = AssistantTurn::default();
+        turn.tool_calls = std::mem::take(&mut self.natives);
+        turn.content = (!self.content_markup.is_empty()).then(|| self.content_markup.join("\n"));
+        turn.reasoning =
+            (!self.reasoning_markup.is_empty()).then(|| self.reasoning_markup.join("\n"));
+        let mut session = match self.before.take() {
+            Some(session) => session,
+            None => cx.session().clone(),
+        };
+        let result = cx.mender.run_turn(&mut session, &turn);
+        if let Some(text) = leftover(result.content.clone()) {
+            self.text_block(&text, out);
+        }
+        let recovered: Vec<&CallResult> = result
+            .calls
+            .iter()
+            .filter(|c| c.native_index.is_none())
+            .collect();
+        let mut extra: Option<String> = None;
+        for call in recovered {
+            self.notes.add(&cx.model, call);
+            match fate(call, false, cx.config()) {
+                Fate::Rewrite => {
+                    self.recovered |= call.status == Status::Recovered;
+                    let block = new_block(call);
+                    self.tool_block(block, &call.arguments_text, out);
+                }
+                Fate::DropWithText(text) => extra = Some(append_text(extra, &text)),
+                _ => {}
+            }
+        }
+        if let Some(text) = extra {
+            self.text_block(&text, out);
+        }
+    }
+
+    /// The new stop reason, if it must change.
+    fn stop_reason(&self, old: Option<&str>) -> Option<&'static str> {
+        if self.recovered && old != Some("tool_use") {
+            Some("tool_use")
+        } else if self.native_in > 0
+            && self.native_out == 0
+            && !self.recovered
+            && old == Some("tool_use")
+        {
+            Some("end_turn")
+        } else {
+            None
+        }
+    }
+}
+
+impl Transform for AnthropicStream {
+    fn event(&mut self, cx: &mut Context, event: Event, out: &mut VecDeque<Bytes>) {
+        let Some(Ok(mut value)) = event.data.as_deref().map(serde_json::from_str::<Value>) else {
+            return out.push_back(event.raw);
+        };
+        let kind = value
+            .get("type")
+            .and_then(Value::as_str)
+            .or(event.event.as_deref())
+            .unwrap_or("")
+            .to_owned();
+        let index = value.get("index").and_then(Value::as_u64);
+        match (kind.as_str(), index) {
+            ("content_block_start", Some(index)) => {
+                let block = value.get("content_block").cloned().unwrap_or(Value::Null);
+                match block.get("type").and_then(Value::as_str) {
+                    Some("tool_use") => {
+                        let arguments = match block.get("input") {
+                            Some(Value::Object(o)) if !o.is_empty() => block["input"].to_string(),
+                            _ => String::new(),
+                        };
+                        self.blocks.insert(
+                            index,
+                            Block::Tool {
+                                start: block,
+                                arguments,
+                                passthrough: None,
+                            },
+                        );
+                    }
+                    Some(kind @ ("text" | "thinking")) => {
+                        let thinking = kind == "thinking";
+                        let scan = if thinking {
+                            cx.scan_reasoning()
+                        } else {
+                            cx.scan_content()
+                        };
+                        let at = self.take_out();
+                        self.blocks.insert(
+                            index,
+                            Block::Text {
+                                out: at,
+                                channel: scan.then(|| Box::new(Channel::new(cx))),
+                                thinking,
+                            },
+                        );
+                        out.push_back(reindexed(event.raw, value, at));
+                    }
+                    _ => {
+                        let at = self.take_out();
+                        self.blocks.insert(index, Block::Other { out: at });
+                        out.push_back(reindexed(event.raw, value, at));
+                    }
+                }
+            }
+            ("content_block_delta", Some(index)) => {
+                let limit = cx.config().limits.max_call_arguments_bytes;
+                let next_out = self.next_out;
+                let mut took = false;
+                match self.blocks.get_mut(&index) {
+                    None => out.push_back(event.raw),
+                    Some(Block::Other { out: at }) => {
+                        let at = *at;
+                        out.push_back(reindexed(event.raw, value, at));
+                    }
+                    Some(Block::Text {
+                        out: at,
+                        channel,
+                        thinking,
+                    }) => {
+                        let at = *at;
+                        let key = if *thinking { "thinking" } else { "text" };
+                        let text = value["delta"]
+                            .get(key)
+                            .and_then(Value::as_str)
+                            .map(str::to_owned);
+                        match (channel.as_mut(), text) {
+                            (Some(channel), Some(text)) if *thinking => {
+                                // Scanned, never rewritten: the signature covers it.
+                                let _ = channel.push(cx, &text);
+                                out.push_back(reindexed(event.raw, value, at));
+                            }
+                            (Some(channel), Some(text)) => {
+                                let released = channel.push(cx, &text);
+                                if released == text {
+                                    out.push_back(reindexed(event.raw, value, at));
+                                } else if !released.is_empty() {
+                                    value["delta"][key] = json!(released);
+                                    value["index"] = json!(at);
+                                    out.push_back(event_bytes(&value));
+                                }
+                            }
+                            _ => out.push_back(reindexed(event.raw, value, at)),
+                        }
+                    }
+                    Some(Block::Tool {
+                        start,
+                        arguments,
+                        passthrough,
+                    }) => {
+                        let piece = value["delta"]
+                            .get("partial_json")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default();
+                        if let Some(at) = *passthrough {
+                            out.push_back(reindexed(event.raw, value, at));
+                        } else {
+                            arguments.push_str(piece);
+                            if arguments.len() > limit {
+                                // Too large to hold: forwarded as received from here on.
+                                *passthrough = Some(next_out);
+                                took = true;
+                                out.push_back(start_event(next_out, start.clone()));
+                                out.push_back(delta_event(
+                                    next_out,
+                                    json!({"type": "input_json_delta",
+                                        "partial_json": std::mem::take(arguments)}),
+                                ));
+                            }
+                        }
+                    }
+                }
+                if took {
+                    self.next_out += 1;
+                    self.native_in += 1;
+                    self.native_out += 1;
+                }
+            }
+            ("content_block_stop", Some(index)) => {
+                if let Some(at) = self.close(cx, index, out) {
+                    out.push_back(reindexed(event.raw, value, at));
+                } else if !self.blocks.contains_key(&index) {
+                    // A held tool block was emitted whole by `close`, or an unknown block.
+                }
+            }
+            ("message_delta", _) => {
+                self.end(cx, out);
+                let old = value["delta"]
+                    .get("stop_reason")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
+                match self.stop_reason(old.as_deref()) {
+                    Some(new)
+                        if crate::mend::repairing(cx.config()) && value["delta"].is_object() =>
+                    {
+                        value["delta"]["stop_reason"] = json!(new);
+                        out.push_back(event_bytes(&value));
+                    }
+                    _ => out.push_back(event.raw),
+                }
+            }
+            ("message_stop", _) => {
+                self.end(cx, out);
+                out.push_back(event.raw);
+            }
+            _ => out.push_back(event.raw),
+        }
+    }
+
+    fn finish(&mut self, cx: &mut Context, out: &mut VecDeque<Bytes>) {
+        self.end(cx, out);
+    }
+}

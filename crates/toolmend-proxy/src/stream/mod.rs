@@ -1,0 +1,239 @@
+//! Streaming (SSE) responses: events in, repaired events out, text never held longer than a
+//! possible markup sentinel needs.
+
+pub(crate) mod anthropic;
+pub(crate) mod openai;
+pub(crate) mod sse;
+
+use std::collections::VecDeque;
+use std::ops::Range;
+use std::sync::Arc;
+use std::time::Instant;
+
+use bytes::Bytes;
+use futures_util::{Stream, StreamExt};
+use toolmend::recover::StreamRecoverer;
+use toolmend::{Mender, RecoverMode, Session, ToolCall};
+
+use crate::app::AppState;
+use crate::error::Api;
+use sse::{Event, SseParser};
+
+/// The history of a request, read only when a call needs the storm window.
+pub(crate) type History = Box<dyn FnOnce() -> Vec<Vec<ToolCall>> + Send>;
+
+/// What a transformer needs from the request.
+pub(crate) struct Context {
+    pub(crate) mender: Arc<Mender>,
+    pub(crate) state: Arc<AppState>,
+    pub(crate) model: String,
+    history: Option<History>,
+    session: Option<Session>,
+}
+
+impl std::fmt::Debug for Context {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Context")
+            .field("model", &self.model)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Context {
+    /// The session of this response, built from the history on first use.
+    pub(crate) fn session(&mut self) -> &mut Session {
+        let mender = &self.mender;
+        let history = &mut self.history;
+        self.session.get_or_insert_with(|| {
+            history
+                .take()
+                .map_or_else(Session::new, |h| crate::mend::history_session(mender, h()))
+        })
+    }
+
+    pub(crate) fn config(&self) -> &crate::config::ProxyConfig {
+        &self.state.config
+    }
+
+    /// Whether the content channel is scanned.
+    pub(crate) fn scan_content(&self) -> bool {
+        self.config().recover != RecoverMode::Off
+    }
+
+    /// Whether the reasoning channel is scanned.
+    pub(crate) fn scan_reasoning(&self) -> bool {
+        self.config().recover == RecoverMode::All
+    }
+}
+
+/// One transformer per API.
+pub(crate) trait Transform: Send {
+    /// Handles one event, pushing output bytes.
+    fn event(&mut self, cx: &mut Context, event: Event, out: &mut VecDeque<Bytes>);
+    /// The stream ended (cleanly or not): flush everything held.
+    fn finish(&mut self, cx: &mut Context, out: &mut VecDeque<Bytes>);
+}
+
+/// One text channel scanned for leaked calls as it streams.
+#[derive(Debug)]
+pub(crate) struct Channel {
+    recoverer: Option<StreamRecoverer>,
+    /// The text received so far (spans of recovered calls index it).
+    text: String,
+    /// Markup blocks consumed by the recoverer.
+    spans: Vec<Range<usize>>,
+    limit: usize,
+}
+
+impl Channel {
+    pub(crate) fn new(cx: &Context) -> Self {
+        let max = cx.mender.options().limits.max_recovered_calls;
+        Self {
+            recoverer: Some(StreamRecoverer::new(max)),
+            text: String::new(),
+            spans: Vec::new(),
+            limit: cx.config().limits.max_response_bytes,
+        }
+    }
+
+    /// Feeds a text delta; returns the text safe to emit now.
+    pub(crate) fn push(&mut self, cx: &Context, chunk: &str) -> String {
+        let Some(recoverer) = self.recoverer.as_mut() else {
+            return chunk.to_owned();
+        };
+        self.text.push_str(chunk);
+        let output = recoverer.push(cx.mender.tools(), chunk);
+        self.take_spans(&output.calls);
+        let mut text = output.text;
+        if self.text.len() > self.limit {
+            // Too long to keep scanning: release what is held and pass the rest through.
+            text.push_str(&self.end(cx));
+        }
+        text
+    }
+
+    /// Ends the channel: the rest of the held text.
+    pub(crate) fn end(&mut self, cx: &Context) -> String {
+        let Some(recoverer) = self.recoverer.take() else {
+            return String::new();
+        };
+        let output = recoverer.finish(cx.mender.tools());
+        self.take_spans(&output.calls);
+        output.text
+    }
+
+    fn take_spans(&mut self, calls: &[toolmend::recover::RecoveredCall]) {
+        for call in calls {
+            if !self.spans.contains(&call.span) {
+                self.spans.push(call.span.clone());
+            }
+        }
+    }
+
+    /// The consumed markup blocks, joined by line breaks (`None` when there were none): the
+    /// turn re-reads them so the library decides each call as it would for a whole body.
+    pub(crate) fn markup(&self) -> Option<String> {
+        if self.spans.is_empty() {
+            return None;
+        }
+        let parts: Vec<&str> = self
+            .spans
+            .iter()
+            .filter_map(|s| self.text.get(s.clone()))
+            .collect();
+        Some(parts.join("\n"))
+    }
+}
+
+/// Text left by the turn over the markup: invalid blocks stay as they were written.
+pub(crate) fn leftover(text: Option<String>) -> Option<String> {
+    text.filter(|t| !t.trim().is_empty())
+}
+
+/// The repaired byte stream of an upstream SSE body.
+pub(crate) fn transform(
+    api: Api,
+    upstream: impl Stream<Item = reqwest::Result<Bytes>> + Send + Unpin + 'static,
+    mender: Arc<Mender>,
+    state: Arc<AppState>,
+    model: String,
+    history: History,
+) -> impl Stream<Item = Result<Bytes, std::io::Error>> + Send + 'static {
+    let transformer: Box<dyn Transform> = match api {
+        Api::OpenAi => Box::new(openai::OpenAiStream::default()),
+        Api::Anthropic => Box::new(anthropic::AnthropicStream::default()),
+    };
+    let cx = Context {
+        mender,
+        state,
+        model,
+        history: Some(history),
+        session: None,
+    };
+    let observe = !crate::mend::repairing(cx.config());
+    let machine = Machine {
+        observe,
+        upstream,
+        parser: SseParser::default(),
+        transformer,
+        cx,
+        out: VecDeque::new(),
+        events: Vec::new(),
+        done: false,
+    };
+    futures_util::stream::unfold(machine, |mut m| async move {
+        loop {
+            if let Some(bytes) = m.out.pop_front() {
+                return Some((Ok(bytes), m));
+            }
+            if m.done {
+                return None;
+            }
+            let next = m.upstream.next().await;
+            let work = Instant::now();
+            match next {
+                Some(Ok(chunk)) => m.parser.push(&chunk, &mut m.events),
+                Some(Err(e)) => {
+                    tracing::warn!(error = %crate::upstream::upstream_error(&e), "upstream stream cut");
+                    m.parser.finish(&mut m.events);
+                    m.done = true;
+                }
+                None => {
+                    m.parser.finish(&mut m.events);
+                    m.done = true;
+                }
+            }
+            if m.observe {
+                // Observe mode: the client gets the bytes as received; the transformer runs
+                // only to count and log what it would change.
+                let mut shadow = VecDeque::new();
+                for event in m.events.drain(..) {
+                    m.out.push_back(event.raw.clone());
+                    m.transformer.event(&mut m.cx, event, &mut shadow);
+                }
+                if m.done {
+                    m.transformer.finish(&mut m.cx, &mut shadow);
+                }
+            } else {
+                for event in m.events.drain(..) {
+                    m.transformer.event(&mut m.cx, event, &mut m.out);
+                }
+                if m.done {
+                    m.transformer.finish(&mut m.cx, &mut m.out);
+                }
+            }
+            crate::metrics::record_overhead("stream_chunk", work.elapsed().as_secs_f64());
+        }
+    })
+}
+
+struct Machine<S> {
+    observe: bool,
+    upstream: S,
+    parser: SseParser,
+    transformer: Box<dyn Transform>,
+    cx: Context,
+    out: VecDeque<Bytes>,
+    events: Vec<Event>,
+    done: bool,
+}

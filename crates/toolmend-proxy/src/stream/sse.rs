@@ -1,0 +1,161 @@
+//! A byte-faithful SSE event splitter that tolerates arbitrary chunk boundaries.
+//!
+//! Events end at a blank line (`\n\n`, `\r\n\r\n`, `\r\r` or mixed). Each event keeps its raw
+//! bytes, so events the proxy does not change are forwarded exactly as received. An
+//! unterminated last event is flushed at the end.
+
+use bytes::{Bytes, BytesMut};
+
+/// One SSE event: its raw bytes (with the blank line that ended it) and its parsed fields.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Event {
+    /// The bytes as received.
+    pub(crate) raw: Bytes,
+    /// The `event:` field, if any.
+    pub(crate) event: Option<String>,
+    /// The `data:` lines joined with `\n`; `None` when the event has no data line.
+    pub(crate) data: Option<String>,
+}
+
+/// Splits a byte stream into events.
+#[derive(Debug, Default)]
+pub(crate) struct SseParser {
+    buf: BytesMut,
+    /// Bytes of `buf` already scanned without finding the end of an event.
+    scanned: usize,
+    /// The previous scanned line was empty-terminated state: the last line break position.
+    line_start: usize,
+}
+
+impl SseParser {
+    /// Feeds bytes; returns every event they completed.
+    pub(crate) fn push(&mut self, chunk: &[u8], out: &mut Vec<Event>) {
+        self.buf.extend_from_slice(chunk);
+        loop {
+            match self.next_end() {
+                Some(end) => {
+                    let raw = self.buf.split_to(end).freeze();
+                    self.scanned = 0;
+                    self.line_start = 0;
+                    out.push(parse(raw));
+                }
+                None => return,
+            }
+        }
+    }
+
+    /// Ends the stream: a last event without its blank line is returned as it is.
+    pub(crate) fn finish(&mut self, out: &mut Vec<Event>) {
+        if !self.buf.is_empty() {
+            let raw = std::mem::take(&mut self.buf).freeze();
+            self.scanned = 0;
+            self.line_start = 0;
+            out.push(parse(raw));
+        }
+    }
+
+    /// The end of the first complete event in the buffer (after its blank line).
+    fn next_end(&mut self) -> Option<usize> {
+        let bytes = &self.buf[..];
+        let mut i = self.scanned;
+        while let Some(off) = memchr::memchr2(b'\n', b'\r', &bytes[i..]) {
+            let at = i + off;
+            let len = match bytes[at] {
+                b'\r' => match bytes.get(at + 1) {
+                    Some(b'\n') => 2,
+                    Some(_) => 1,
+                    // A `\r` at the end may be the first half of `\r\n`: wait.
+                    None => {
+                        self.scanned = at;
+                        return None;
+                    }
+                },
+                _ => 1,
+            };
+            let line_empty = at == self.line_start;
+            i = at + len;
+            self.line_start = i;
+            if line_empty {
+                return Some(i);
+            }
+        }
+        self.scanned = bytes.len();
+        None
+    }
+}
+
+/// Reads the fields of one raw event.
+fn parse(raw: Bytes) -> Event {
+    let text = String::from_utf8_lossy(&raw);
+    let mut event = None;
+    let mut data: Option<String> = None;
+    for line in text.split(['\n', '\r']) {
+        if line.is_empty() || line.starts_with(':') {
+            continue;
+        }
+        let (field, value) = match line.split_once(':') {
+            Some((f, v)) => (f, v.strip_prefix(' ').unwrap_or(v)),
+            None => (line, ""),
+        };
+        match field {
+            "data" => match &mut data {
+                Some(d) => {
+                    d.push('\n');
+                    d.push_str(value);
+                }
+                None => data = Some(value.to_owned()),
+            },
+            "event" => event = Some(value.to_owned()),
+            _ => {}
+        }
+    }
+    Event { raw, event, data }
+}
+
+/// An event written as SSE (`event:` line when named, one `data:` line).
+pub(crate) fn write(event: Option<&str>, data: &str) -> Bytes {
+    let mut out = String::with_capacity(data.len() + 32);
+    if let Some(name) = event {
+        out.push_str("event: ");
+        out.push_str(name);
+        out.push('\n');
+    }
+    for line in data.split('\n') {
+        out.push_str("data: ");
+        out.push_str(line);
+        out.push('\n');
+    }
+    out.push('\n');
+    Bytes::from(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn split_all(input: &[u8], cut: usize) -> Vec<Event> {
+        let mut p = SseParser::default();
+        let mut out = Vec::new();
+        p.push(&input[..cut], &mut out);
+        p.push(&input[cut..], &mut out);
+        p.finish(&mut out);
+        out
+    }
+
+    #[test]
+    fn events_survive_every_split_point() {
+        let input = b": keep-alive\n\nevent: ping\r\ndata: {\"a\":1}\r\n\r\ndata: x\ndata: y\r\rdata: [DONE]\n";
+        let whole = split_all(input, 0);
+        assert_eq!(whole.len(), 4);
+        assert_eq!(whole[0].data, None);
+        assert_eq!(whole[1].event.as_deref(), Some("ping"));
+        assert_eq!(whole[1].data.as_deref(), Some("{\"a\":1}"));
+        assert_eq!(whole[2].data.as_deref(), Some("x\ny"));
+        assert_eq!(whole[3].data.as_deref(), Some("[DONE]"));
+        let joined: Vec<u8> = whole.iter().flat_map(|e| e.raw.to_vec()).collect();
+        assert_eq!(joined, input);
+        for cut in 0..=input.len() {
+            assert_eq!(split_all(input, cut), whole, "cut at {cut}");
+        }
+    }
+}

@@ -1,0 +1,212 @@
+//! The upstream side: one pooled reqwest client (rustls), URL joining, header forwarding.
+
+use axum::http::header::{self, HeaderMap, HeaderName, HeaderValue};
+use axum::http::{Method, Uri};
+
+use crate::config::ProxyConfig;
+use crate::error::{Api, ProxyError};
+
+/// Headers that describe one hop, never forwarded (RFC 9110 §7.6.1), plus `host`.
+const HOP_BY_HOP: [&str; 9] = [
+    "connection",
+    "keep-alive",
+    "proxy-authenticate",
+    "proxy-authorization",
+    "te",
+    "trailer",
+    "transfer-encoding",
+    "upgrade",
+    "host",
+];
+
+/// The upstream server and the client that talks to it.
+#[derive(Debug, Clone)]
+pub(crate) struct Upstream {
+    client: reqwest::Client,
+    /// The root without a trailing `/`.
+    root: String,
+    /// The root ends in `/v1`.
+    root_has_v1: bool,
+    api_key: Option<String>,
+    upstream_api_key: Option<String>,
+}
+
+impl Upstream {
+    pub(crate) fn new(config: &ProxyConfig) -> Result<Self, reqwest::Error> {
+        let client = reqwest::Client::builder()
+            .connect_timeout(config.limits.connect_timeout)
+            .read_timeout(config.limits.read_timeout)
+            .pool_idle_timeout(std::time::Duration::from_secs(90))
+            .tcp_nodelay(true)
+            // The proxy forwards what it gets: a redirect goes back to the client.
+            .redirect(reqwest::redirect::Policy::none())
+            .build()?;
+        let root = config.upstream.trim_end_matches('/').to_owned();
+        Ok(Self {
+            root_has_v1: root.ends_with("/v1"),
+            root,
+            client,
+            api_key: config.api_key.clone(),
+            upstream_api_key: config.upstream_api_key.clone(),
+        })
+    }
+
+    /// The upstream URL of a request: the root plus the path and query as received; a root
+    /// ending in `/v1` is not doubled for a `/v1/…` path.
+    pub(crate) fn url(&self, uri: &Uri) -> String {
+        let path = uri.path_and_query().map_or("/", |p| p.as_str());
+        match path.strip_prefix("/v1") {
+            Some(rest) if self.root_has_v1 && (rest.starts_with('/') || rest.starts_with('?')) => {
+                format!("{}{rest}", self.root)
+            }
+            _ => format!("{}{path}", self.root),
+        }
+    }
+
+    /// Checks the proxy key when one is configured; removes it from the headers.
+    pub(crate) fn authorize(&self, headers: &mut HeaderMap) -> Result<(), ProxyError> {
+        let Some(key) = &self.api_key else {
+            return Ok(());
+        };
+        let bearer = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "));
+        if bearer.is_some_and(|b| constant_time_eq(b.as_bytes(), key.as_bytes())) {
+            headers.remove(header::AUTHORIZATION);
+            return Ok(());
+        }
+        let x_api_key = headers.get("x-api-key").map(HeaderValue::as_bytes);
+        if x_api_key.is_some_and(|v| constant_time_eq(v, key.as_bytes())) {
+            headers.remove("x-api-key");
+            return Ok(());
+        }
+        Err(ProxyError::Unauthorized)
+    }
+
+    /// Sends a request upstream with the client's headers (hop-by-hop ones removed).
+    ///
+    /// `repairing` asks for an uncompressed body, since the proxy will read it.
+    pub(crate) async fn send(
+        &self,
+        method: Method,
+        uri: &Uri,
+        headers: &HeaderMap,
+        body: reqwest::Body,
+        repairing: bool,
+    ) -> Result<reqwest::Response, ProxyError> {
+        let mut out = HeaderMap::with_capacity(headers.len() + 1);
+        for (name, value) in headers {
+            if HOP_BY_HOP.contains(&name.as_str())
+                || (repairing
+                    && (name == header::ACCEPT_ENCODING || name == header::CONTENT_LENGTH))
+            {
+                continue;
+            }
+            out.append(name.clone(), value.clone());
+        }
+        if let Some(key) = &self.upstream_api_key {
+            match Api::of_path(uri.path()) {
+                Api::Anthropic => {
+                    out.remove(header::AUTHORIZATION);
+                    if let Ok(v) = HeaderValue::from_str(key) {
+                        out.insert(HeaderName::from_static("x-api-key"), sensitive(v));
+                    }
+                }
+                Api::OpenAi => {
+                    if let Ok(v) = HeaderValue::from_str(&format!("Bearer {key}")) {
+                        out.insert(header::AUTHORIZATION, sensitive(v));
+                    }
+                }
+            }
+        }
+        self.client
+            .request(method, self.url(uri))
+            .headers(out)
+            .body(body)
+            .send()
+            .await
+            .map_err(|e| upstream_error(&e))
+    }
+}
+
+fn sensitive(mut value: HeaderValue) -> HeaderValue {
+    value.set_sensitive(true);
+    value
+}
+
+/// The proxy error for a failed upstream request (the error text never holds headers).
+pub(crate) fn upstream_error(error: &reqwest::Error) -> ProxyError {
+    if error.is_timeout() {
+        ProxyError::UpstreamTimeout
+    } else {
+        let mut text = error.to_string();
+        let mut source = std::error::Error::source(error);
+        while let Some(s) = source {
+            text.push_str(": ");
+            text.push_str(&s.to_string());
+            source = s.source();
+        }
+        ProxyError::UpstreamUnreachable(text)
+    }
+}
+
+/// The response headers to send back: all but hop-by-hop ones and, when the body may change,
+/// its length.
+pub(crate) fn response_headers(from: &HeaderMap, body_may_change: bool) -> HeaderMap {
+    let mut out = HeaderMap::with_capacity(from.len());
+    for (name, value) in from {
+        if HOP_BY_HOP.contains(&name.as_str())
+            || (body_may_change && name == header::CONTENT_LENGTH)
+        {
+            continue;
+        }
+        out.append(name.clone(), value.clone());
+    }
+    out
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn upstream(root: &str) -> Upstream {
+        Upstream::new(&ProxyConfig::new(root)).unwrap()
+    }
+
+    #[test]
+    fn url_appends_the_path_and_never_doubles_v1() {
+        let uri: Uri = "/v1/chat/completions?x=1".parse().unwrap();
+        assert_eq!(
+            upstream("http://h:8000").url(&uri),
+            "http://h:8000/v1/chat/completions?x=1"
+        );
+        assert_eq!(
+            upstream("http://h:8000/v1/").url(&uri),
+            "http://h:8000/v1/chat/completions?x=1"
+        );
+        let other: Uri = "/v1beta/models".parse().unwrap();
+        assert_eq!(
+            upstream("http://h/v1").url(&other),
+            "http://h/v1/v1beta/models"
+        );
+    }
+
+    #[test]
+    fn proxy_key_is_checked_and_removed() {
+        let mut config = ProxyConfig::new("http://h");
+        config.api_key = Some("k1".into());
+        let up = Upstream::new(&config).unwrap();
+        let mut headers = HeaderMap::new();
+        assert!(up.authorize(&mut headers).is_err());
+        headers.insert(header::AUTHORIZATION, HeaderValue::from_static("Bearer k1"));
+        assert!(up.authorize(&mut headers).is_ok());
+        assert!(headers.get(header::AUTHORIZATION).is_none());
+        headers.insert("x-api-key", HeaderValue::from_static("k2"));
+        assert!(up.authorize(&mut headers).is_err());
+    }
+}

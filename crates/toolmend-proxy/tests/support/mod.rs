@@ -1,0 +1,289 @@
+//! A scripted mock upstream and a real proxy socket in front of it, both on 127.0.0.1:0.
+//!
+//! The mock picks its answer by the request's `model` field, so one mock serves every test of
+//! a file; it records every request it got.
+
+#![allow(dead_code, unreachable_pub)]
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use toolmend_proxy::ProxyConfig;
+
+/// One scripted answer.
+#[derive(Debug, Clone)]
+pub enum Script {
+    /// A body with a status and content type.
+    Body(u16, &'static str, String),
+    /// SSE chunks sent one by one with a pause between them.
+    Chunks(Vec<Vec<u8>>),
+    /// SSE chunks, then the connection is cut without ending the body.
+    Cut(Vec<Vec<u8>>),
+    /// Never answers.
+    Hang,
+}
+
+/// What the mock received.
+#[derive(Debug, Clone)]
+pub struct Received {
+    pub path: String,
+    pub headers: HeaderMap,
+    pub body: Bytes,
+}
+
+#[derive(Debug, Default)]
+pub struct Mock {
+    pub scripts: Mutex<HashMap<String, Script>>,
+    pub received: Mutex<Vec<Received>>,
+    /// Streamed bodies the mock is still sending (a guard counts down when one is dropped).
+    pub live_streams: Arc<AtomicUsize>,
+}
+
+/// Counts a live mock stream until dropped.
+#[derive(Debug)]
+struct Live(Arc<AtomicUsize>);
+
+impl Drop for Live {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+impl Mock {
+    pub fn script(&self, model: &str, script: Script) {
+        self.scripts
+            .lock()
+            .unwrap()
+            .insert(model.to_owned(), script);
+    }
+
+    pub fn last(&self) -> Received {
+        self.received
+            .lock()
+            .unwrap()
+            .last()
+            .cloned()
+            .expect("a request")
+    }
+}
+
+async fn answer(State(mock): State<Arc<Mock>>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let body = axum::body::to_bytes(body, usize::MAX).await.unwrap();
+    mock.received.lock().unwrap().push(Received {
+        path: parts
+            .uri
+            .path_and_query()
+            .map(|p| p.to_string())
+            .unwrap_or_default(),
+        headers: parts.headers.clone(),
+        body: body.clone(),
+    });
+    let model = serde_json::from_slice::<serde_json::Value>(&body)
+        .ok()
+        .and_then(|v| v.get("model").and_then(|m| m.as_str()).map(str::to_owned))
+        .unwrap_or_default();
+    let script = mock.scripts.lock().unwrap().get(&model).cloned();
+    match script {
+        None => Response::builder()
+            .status(200)
+            .header("content-type", "application/json")
+            .body(Body::from(format!("{{\"echo\":\"{}\"}}", parts.uri.path())))
+            .unwrap(),
+        Some(Script::Body(status, content_type, text)) => Response::builder()
+            .status(StatusCode::from_u16(status).unwrap())
+            .header("content-type", content_type)
+            .header("x-upstream", "mock")
+            .body(Body::from(text))
+            .unwrap(),
+        Some(Script::Chunks(chunks)) => sse(chunks, false, &mock.live_streams),
+        Some(Script::Cut(chunks)) => sse(chunks, true, &mock.live_streams),
+        Some(Script::Hang) => {
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+            Response::new(Body::empty())
+        }
+    }
+}
+
+fn sse(chunks: Vec<Vec<u8>>, cut: bool, live: &Arc<AtomicUsize>) -> Response {
+    live.fetch_add(1, Ordering::SeqCst);
+    let start = (chunks.into_iter(), cut, Live(Arc::clone(live)));
+    let stream = futures_util::stream::unfold(start, |(mut it, cut, guard)| async move {
+        match it.next() {
+            Some(chunk) => {
+                tokio::time::sleep(Duration::from_millis(2)).await;
+                Some((
+                    Ok::<_, std::io::Error>(Bytes::from(chunk)),
+                    (it, cut, guard),
+                ))
+            }
+            None if cut => {
+                // Let the bytes before the cut reach the wire first.
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                Some((Err(std::io::Error::other("cut")), (it, false, guard)))
+            }
+            None => None,
+        }
+    });
+    Response::builder()
+        .status(200)
+        .header("content-type", "text/event-stream")
+        .body(Body::from_stream(stream))
+        .unwrap()
+}
+
+/// Starts the mock upstream; returns it and its address.
+pub async fn start_mock() -> (Arc<Mock>, SocketAddr) {
+    let mock = Arc::new(Mock::default());
+    let router = Router::new().fallback(answer).with_state(Arc::clone(&mock));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+    (mock, addr)
+}
+
+/// Starts a proxy with `config` (its upstream is set by the caller); returns its base URL.
+pub async fn start_proxy(config: ProxyConfig) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { toolmend_proxy::serve(config, listener).await.unwrap() });
+    format!("http://{addr}")
+}
+
+/// A mock and a proxy in front of it with `edit` applied to the default configuration.
+pub async fn start(edit: impl FnOnce(&mut ProxyConfig)) -> (Arc<Mock>, String) {
+    let (mock, addr) = start_mock().await;
+    let mut config = ProxyConfig::new(format!("http://{addr}"));
+    edit(&mut config);
+    (mock, start_proxy(config).await)
+}
+
+/// The tools every test uses, in OpenAI form.
+pub fn openai_tools() -> serde_json::Value {
+    serde_json::json!([
+        {"type": "function", "function": {"name": "read_file", "parameters": {
+            "type": "object", "required": ["path"],
+            "properties": {"path": {"type": "string"}, "max_lines": {"type": "integer"}}}}},
+        {"type": "function", "function": {"name": "list_dir", "parameters": {
+            "type": "object", "required": ["dir"],
+            "properties": {"dir": {"type": "string"}}}}}
+    ])
+}
+
+/// The same tools in Anthropic form.
+pub fn anthropic_tools() -> serde_json::Value {
+    serde_json::json!([
+        {"name": "read_file", "input_schema": {
+            "type": "object", "required": ["path"],
+            "properties": {"path": {"type": "string"}, "max_lines": {"type": "integer"}}}},
+        {"name": "list_dir", "input_schema": {
+            "type": "object", "required": ["dir"],
+            "properties": {"dir": {"type": "string"}}}}
+    ])
+}
+
+/// SSE `data:` events for these JSON chunks, then `[DONE]`.
+pub fn sse_body(chunks: &[serde_json::Value]) -> String {
+    let mut out = String::new();
+    for chunk in chunks {
+        out.push_str("data: ");
+        out.push_str(&chunk.to_string());
+        out.push_str("\n\n");
+    }
+    out.push_str("data: [DONE]\n\n");
+    out
+}
+
+/// A body cut into pieces at these byte offsets.
+pub fn cut_at(body: &[u8], cuts: &[usize]) -> Vec<Vec<u8>> {
+    let mut points: Vec<usize> = cuts.iter().map(|c| c % (body.len() + 1)).collect();
+    points.sort_unstable();
+    points.dedup();
+    let mut out = Vec::new();
+    let mut at = 0;
+    for p in points {
+        out.push(body[at..p].to_vec());
+        at = p;
+    }
+    out.push(body[at..].to_vec());
+    out.retain(|c| !c.is_empty());
+    out
+}
+
+/// The client-visible result of an OpenAI SSE body: joined content, reasoning, calls
+/// (index → (id, name, arguments)), finish reasons, and whether `[DONE]` came.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Joined {
+    pub content: String,
+    pub reasoning: String,
+    pub calls: std::collections::BTreeMap<u64, (String, String, String)>,
+    pub finish: Vec<String>,
+    pub done: bool,
+    pub other: Vec<String>,
+}
+
+pub fn join_openai(body: &str) -> Joined {
+    let mut joined = Joined::default();
+    for block in body.split("\n\n") {
+        let data: Vec<&str> = block
+            .lines()
+            .filter_map(|l| l.strip_prefix("data: "))
+            .collect();
+        if data.is_empty() {
+            if !block.trim().is_empty() {
+                joined.other.push(block.trim().to_owned());
+            }
+            continue;
+        }
+        let data = data.join("\n");
+        if data == "[DONE]" {
+            joined.done = true;
+            continue;
+        }
+        let value: serde_json::Value = serde_json::from_str(&data).unwrap();
+        let Some(choices) = value["choices"].as_array() else {
+            joined.other.push(data);
+            continue;
+        };
+        for choice in choices {
+            let delta = &choice["delta"];
+            if let Some(text) = delta["content"].as_str() {
+                joined.content.push_str(text);
+            }
+            for key in ["reasoning_content", "reasoning"] {
+                if let Some(text) = delta[key].as_str() {
+                    joined.reasoning.push_str(text);
+                }
+            }
+            for call in delta["tool_calls"].as_array().into_iter().flatten() {
+                let index = call["index"].as_u64().unwrap();
+                let entry = joined.calls.entry(index).or_default();
+                if let Some(id) = call["id"].as_str() {
+                    assert!(entry.0.is_empty(), "id sent twice for call {index}");
+                    entry.0 = id.to_owned();
+                }
+                if let Some(name) = call["function"]["name"].as_str() {
+                    entry.1.push_str(name);
+                }
+                if let Some(args) = call["function"]["arguments"].as_str() {
+                    entry.2.push_str(args);
+                }
+            }
+            if let Some(finish) = choice["finish_reason"].as_str() {
+                joined.finish.push(finish.to_owned());
+            }
+        }
+        if choices.is_empty() {
+            joined.other.push(data);
+        }
+    }
+    joined
+}
