@@ -44,7 +44,10 @@ def test_messages_create_repairs_input(proxy, upstream, scenario, tool, expected
     sent = upstream.last(scenario)
     assert sent.path == "/v1/messages"
     assert sent.json()["tools"] == TOOLS
-    assert sent.headers.get("x-api-key") == "sk-ant-test"
+    # The SDK's key header (`x-api-key`, or `authorization: Bearer` in recent SDKs) goes upstream.
+    key = sent.headers.get("x-api-key") or sent.headers.get("authorization", "")
+    assert key.removeprefix("Bearer ") == "sk-ant-test"
+    assert sent.headers.get("anthropic-version"), "the API version header is forwarded"
 
 
 def test_messages_create_valid_passes_through_byte_for_byte(proxy):
