@@ -141,6 +141,14 @@ def test_other_paths_are_forwarded(proxy, upstream):
     assert any(r.method == "GET" and r.path == "/v1/models" for r in upstream.requests)
 
 
+def test_metrics_count_the_repairs(proxy):
+    create(proxy, "oa-alias-null")
+    with urllib.request.urlopen(proxy.url + "/metrics", timeout=5) as response:
+        text = response.read().decode()
+    for kind in ("field_renamed", "null_stripped"):
+        assert f'toolmend_repairs_total{{model="oa-alias-null",tool="read",kind="{kind}"}}' in text
+
+
 def test_healthz(proxy):
     with urllib.request.urlopen(proxy.url + "/healthz", timeout=5) as response:
         assert response.status == 200
