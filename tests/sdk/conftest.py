@@ -99,3 +99,9 @@ def proxy_recover_off(upstream):
 def proxy_observe(upstream):
     """The proxy in observe mode: never alters a response."""
     yield from _proxy(upstream, "--mode", "observe", "--recover", "content")
+
+
+@pytest.fixture(scope="session")
+def proxy_reject(upstream):
+    """The proxy with `--invalid reject`: a call that cannot be saved becomes a retry message."""
+    yield from _proxy(upstream, "--invalid", "reject")

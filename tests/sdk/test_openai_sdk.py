@@ -103,6 +103,16 @@ def test_unrepairable_call_keeps_the_upstream_text(proxy):
     assert call.function.arguments == m.MISSING_REQUIRED
 
 
+def test_invalid_reject_turns_the_call_into_a_retry_message(proxy_reject):
+    raw, completion = create(proxy_reject, "oa-invalid")
+    message = completion.choices[0].message
+    assert not message.tool_calls, "a rejected call is not dispatched"
+    assert "Tool call `read` was rejected" in message.content
+    assert "path" in message.content
+    assert completion.choices[0].finish_reason != "tool_calls"
+    assert raw.headers.get("x-toolmend-repairs")
+
+
 def test_hermes_markup_in_content_becomes_a_tool_call(proxy):
     _, completion = create(proxy, "oa-hermes")
     message = completion.choices[0].message
