@@ -220,6 +220,7 @@ impl<'s> SchemaView<'s> {
     /// Every declared property name, in declaration order, without repeats.
     pub(crate) fn declared_names(&self) -> Vec<&'s str> {
         let mut names: Vec<&'s str> = Vec::new();
+        let mut seen: std::collections::HashSet<&'s str> = std::collections::HashSet::new();
         for map in self.object_parts() {
             for name in map
                 .get("properties")
@@ -227,7 +228,7 @@ impl<'s> SchemaView<'s> {
                 .into_iter()
                 .flat_map(|p| p.keys())
             {
-                if !names.contains(&name.as_str()) {
+                if seen.insert(name) {
                     names.push(name);
                 }
             }
