@@ -7,7 +7,8 @@
 //! noise, not as a trend.
 //!
 //! Run with `cargo run --release -p toolmend --example growth_ratio` (`-- --quick` for one
-//! round). Exits 1 when a ratio is over its limit.
+//! round; `-- WORD` for the rows whose stage or shape contains WORD). Exits 1 when a ratio is
+//! over its limit.
 
 // An example program reports on stdout.
 #![allow(clippy::print_stdout)]
@@ -37,6 +38,10 @@ struct Case {
 
 fn main() -> ExitCode {
     let quick = std::env::args().any(|a| a == "--quick");
+    let filter = std::env::args()
+        .skip(1)
+        .find(|a| !a.starts_with("--"))
+        .unwrap_or_default();
     let rounds = if quick { 1 } else { 5 };
     let mut failed = false;
     println!(
@@ -44,6 +49,9 @@ fn main() -> ExitCode {
         "stage", "shape", "n", "t(n)", "t(10n)", "ratio"
     );
     for case in cases() {
+        if !(case.stage.contains(&filter) || case.shape.contains(&filter)) {
+            continue;
+        }
         let small = time((case.make)(case.n), rounds);
         let large = time((case.make)(case.n * 10), rounds);
         let ratio = large.as_secs_f64() / small.as_secs_f64();
@@ -66,7 +74,10 @@ fn main() -> ExitCode {
         "streamed vs whole (1–7 B chunks)", "bytes", "whole", "streamed", "ratio"
     );
     for (shape, unit) in RUNS {
-        let text = unit.repeat(200_000 / unit.len());
+        if !("stream".contains(&filter) || shape.contains(&filter)) {
+            continue;
+        }
+        let text = run_text(shape, unit, 200_000);
         let whole = time(whole_scan(text.clone()), rounds);
         let streamed = time(stream_scan(text.clone()), rounds);
         let ratio = streamed.as_secs_f64() / whole.as_secs_f64();

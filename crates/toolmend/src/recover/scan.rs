@@ -51,6 +51,9 @@ struct Dispatch {
     leads: Vec<String>,
     /// The longest of `holds`.
     longest: usize,
+    /// The first bytes of `holds`: a suffix starting with any other byte is never held, so
+    /// [`holdback`] costs a few byte tests per chunk in plain prose.
+    starts: [bool; 256],
 }
 
 fn dispatch() -> &'static Dispatch {
@@ -81,6 +84,10 @@ fn dispatch() -> &'static Dispatch {
             .build(patterns.iter().map(|(p, _)| p))
             .expect("the sentinel table is a small fixed set of literals");
         let longest = holds.iter().map(String::len).max().unwrap_or(0);
+        let mut starts = [false; 256];
+        for hold in &holds {
+            starts[usize::from(hold.as_bytes()[0])] = true;
+        }
         assert!(
             patterns
                 .iter()
@@ -93,6 +100,7 @@ fn dispatch() -> &'static Dispatch {
             holds,
             leads,
             longest,
+            starts,
         }
     })
 }
@@ -102,9 +110,13 @@ fn dispatch() -> &'static Dispatch {
 /// (GRAMMARS §1.9).
 pub(crate) fn holdback(text: &str) -> usize {
     let bytes = text.as_bytes();
-    let holds = &dispatch().holds;
-    for k in (1..dispatch().longest.min(bytes.len() + 1)).rev() {
+    let d = dispatch();
+    let holds = &d.holds;
+    for k in (1..d.longest.min(bytes.len() + 1)).rev() {
         let suffix = &bytes[bytes.len() - k..];
+        if !d.starts[usize::from(suffix[0])] {
+            continue;
+        }
         let proper = holds
             .iter()
             .any(|p| p.len() > k && p.as_bytes().starts_with(suffix));
