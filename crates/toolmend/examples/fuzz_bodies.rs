@@ -107,14 +107,23 @@ fn main() {
     let end = Instant::now() + Duration::from_secs(seconds);
     let mut runs = [0u64; 3];
     let mut diverged = 0u64;
+    let mut unreadable = 0u64;
     while Instant::now() < end {
         let input = text(&mut rng);
         // fuzz/fuzz_targets/salvage.rs
         if let Ok(salvaged) = salvage(&input, &SalvageOptions::default()) {
             assert!(!salvaged.values.is_empty(), "{input:?}");
             for value in &salvaged.values {
-                let again: serde_json::Value = serde_json::from_str(&value.to_string()).unwrap();
-                assert_eq!(&again, value, "{input:?}");
+                // A value serde_json cannot read back (its recursion limit) is counted and saved.
+                match serde_json::from_str::<serde_json::Value>(&value.to_string()) {
+                    Ok(again) => assert_eq!(&again, value, "{input:?}"),
+                    Err(_) => {
+                        if unreadable == 0 {
+                            let _ = std::fs::write("fuzz_bodies-salvage-finding.txt", &input);
+                        }
+                        unreadable += 1;
+                    }
+                }
             }
         }
         runs[0] += 1;
@@ -165,8 +174,9 @@ fn main() {
     }
     println!(
         "{seconds} s, seed {seed}: salvage {} runs, repair_call {} runs, recover_stream {} runs, \
-         {diverged} streamed/whole divergences (first in fuzz_bodies-finding.json)",
+         {diverged} streamed/whole divergences (first in fuzz_bodies-finding.json), \
+         {unreadable} salvaged values serde_json cannot read back (fuzz_bodies-salvage-finding.txt)",
         runs[0], runs[1], runs[2]
     );
-    assert_eq!(diverged, 0, "the streamed and whole-text results differ");
+    assert_eq!(diverged + unreadable, 0, "findings");
 }
