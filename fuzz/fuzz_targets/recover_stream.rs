@@ -1,5 +1,6 @@
-//! Any text split at any point: the streaming recoverer gives the same calls and the same
-//! text as the whole-text scan, and never panics.
+//! Any text split into any chunks: the streaming recoverer gives the same text and the same
+//! calls (name, family, arguments, span: compared whole, not counted) as the whole-text scan,
+//! and never panics.
 #![no_main]
 
 use std::sync::LazyLock;
@@ -12,27 +13,34 @@ use toolmend::recover::{StreamRecoverer, recover_text};
 static TOOLS: LazyLock<ToolSet> = LazyLock::new(|| {
     ToolSet::from_json(&json!([
         {"name": "read_file", "parameters": {"type": "object", "properties": {"path": {"type": "string"}}}},
-        {"name": "run", "parameters": {"type": "object", "properties": {"n": {"type": "integer"}}}}]))
+        {"name": "run", "parameters": {"type": "object", "properties": {"n": {"type": "integer"}}}},
+        {"name": "bash", "parameters": {"type": "object", "properties": {"command": {"type": "string"}}}}]))
 });
 
-fuzz_target!(|input: (&str, u16)| {
-    let (text, at) = input;
+fuzz_target!(|input: (&str, Vec<u8>)| {
+    let (text, sizes) = input;
     let whole = recover_text(text, &TOOLS, 16);
-    let mut cut = usize::from(at) % (text.len() + 1);
-    while !text.is_char_boundary(cut) {
-        cut -= 1;
-    }
     let mut stream = StreamRecoverer::new(16);
-    let first = stream.push(&TOOLS, &text[..cut]);
-    let second = stream.push(&TOOLS, &text[cut..]);
+    let (mut streamed_text, mut streamed_calls) = (String::new(), Vec::new());
+    // Chunk sizes 0..=15 from the input, then the rest in one chunk.
+    let sizes = sizes.iter().map(|&b| usize::from(b % 16));
+    let mut at = 0;
+    for size in sizes.chain(std::iter::once(text.len())) {
+        if at >= text.len() {
+            break;
+        }
+        let mut end = (at + size).min(text.len());
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
+        let out = stream.push(&TOOLS, &text[at..end]);
+        streamed_text.push_str(&out.text);
+        streamed_calls.extend(out.calls);
+        at = end;
+    }
     let last = stream.finish(&TOOLS);
-    let streamed_text = format!("{}{}{}", first.text, second.text, last.text);
-    let streamed_calls: Vec<_> = first
-        .calls
-        .into_iter()
-        .chain(second.calls)
-        .chain(last.calls)
-        .collect();
+    streamed_text.push_str(&last.text);
+    streamed_calls.extend(last.calls);
     assert_eq!(streamed_text, whole.text);
-    assert_eq!(streamed_calls.len(), whole.calls.len());
+    assert_eq!(streamed_calls, whole.calls);
 });

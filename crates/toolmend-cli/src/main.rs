@@ -30,6 +30,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    init_tracing();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Repair(args) => commands::repair::run(&args),
@@ -48,4 +49,16 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// With `RUST_LOG` set, the library's `tracing` events go to stderr, filtered by it
+/// (`RUST_LOG=tool_repair=info,tool_input_invalid=info`); stdout keeps only the output.
+fn init_tracing() {
+    if std::env::var_os("RUST_LOG").is_none() {
+        return;
+    }
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_writer(std::io::stderr)
+        .init();
 }

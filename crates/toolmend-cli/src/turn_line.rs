@@ -1,7 +1,7 @@
 //! The JSONL turn contract of DESIGN §9: one input line → one [`AssistantTurn`], one
 //! [`TurnResult`] → one output line. Shared by `turns` and `eval`.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use anyhow::{Context, bail};
@@ -23,22 +23,32 @@ pub(crate) struct Defaults {
 
 /// Most compiled tool sets kept; past it the cache starts over.
 const MAX_CACHED_MENDERS: usize = 64;
-/// Most sessions kept; past it the oldest state is dropped.
+/// Most sessions kept; past it the least recently used session is dropped.
 const MAX_SESSIONS: usize = 10_000;
 
 /// Processes turn lines in order, keeping per-session state and compiled tool sets.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct TurnProcessor {
     defaults: Defaults,
     menders: HashMap<String, Arc<Mender>>,
-    sessions: HashMap<String, Session>,
+    /// Each session with the line number of its last use.
+    sessions: HashMap<String, (Session, u64)>,
+    /// Sessions by last use, oldest first: the one to drop when the cap is reached.
+    by_use: BTreeMap<u64, String>,
+    /// Lines that named a session so far.
+    uses: u64,
+    max_sessions: usize,
 }
 
 impl TurnProcessor {
     pub(crate) fn new(defaults: Defaults) -> Self {
         Self {
             defaults,
-            ..Self::default()
+            menders: HashMap::new(),
+            sessions: HashMap::new(),
+            by_use: BTreeMap::new(),
+            uses: 0,
+            max_sessions: MAX_SESSIONS,
         }
     }
 
@@ -105,10 +115,7 @@ impl TurnProcessor {
         );
         let session = match session_key {
             Some(key) => {
-                if self.sessions.len() >= MAX_SESSIONS && !self.sessions.contains_key(&key) {
-                    self.sessions.clear();
-                }
-                let session = self.sessions.entry(key).or_insert(scratch);
+                let session = self.session(key, scratch);
                 // A line's budget applies from that line on; the counts so far are kept.
                 session.set_max_reprompts(max_reprompts);
                 session
@@ -121,6 +128,31 @@ impl TurnProcessor {
             output["warnings"] = warnings;
         }
         Ok((result, output))
+    }
+
+    /// The session named `key` (`fresh` when it is new), marked as just used. At the cap, a new
+    /// session replaces the least recently used one; every other session keeps its state.
+    fn session(&mut self, key: String, fresh: Session) -> &mut Session {
+        self.uses += 1;
+        let now = self.uses;
+        if let Some((_, used)) = self.sessions.get_mut(&key) {
+            self.by_use.remove(used);
+            *used = now;
+        } else {
+            while self.sessions.len() >= self.max_sessions.max(1) {
+                let Some((_, oldest)) = self.by_use.pop_first() else {
+                    break;
+                };
+                self.sessions.remove(&oldest);
+            }
+            self.sessions.insert(key.clone(), (fresh, now));
+        }
+        self.by_use.insert(now, key.clone());
+        &mut self
+            .sessions
+            .get_mut(&key)
+            .expect("the session was just inserted or found")
+            .0
     }
 
     fn mender(&mut self, tools: &Value, recover: RecoverMode, model: &str) -> Arc<Mender> {
@@ -273,5 +305,38 @@ fn set_call(call: &mut Value, id: &str, name: &str, arguments: &str) {
             "input"
         };
         target.insert(key.into(), json!(arguments));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A turn of session `session` with one call that stays invalid (`path` missing).
+    fn invalid_turn(session: &str) -> Value {
+        json!({"session": session, "tools": [{"name": "read", "parameters": {"type": "object",
+            "required": ["path"], "properties": {"path": {"type": "string"}}}}],
+            "message": {"tool_calls": [{"id": "c", "function": {"name": "read", "arguments": "{}"}}]}})
+    }
+
+    fn outcome(processor: &mut TurnProcessor, session: &str) -> String {
+        let (_, out) = processor.process(&invalid_turn(session)).unwrap();
+        out["calls"][0]["outcome"].as_str().unwrap().to_owned()
+    }
+
+    // Issue #8 item 11: at the cap, the least recently used session goes, not all of them.
+    #[test]
+    fn the_session_cap_drops_the_least_recently_used_session_only() {
+        let mut processor = TurnProcessor::new(Defaults::default());
+        processor.max_sessions = 2;
+        assert_eq!(outcome(&mut processor, "a"), "re-prompt");
+        assert_eq!(outcome(&mut processor, "b"), "re-prompt");
+        // `a` is used again (and gives up), so `b` is now the least recently used.
+        assert_eq!(outcome(&mut processor, "a"), "gave-up");
+        assert_eq!(outcome(&mut processor, "c"), "re-prompt");
+        assert_eq!(processor.sessions.len(), 2);
+        // `a` kept its count; `b` was dropped and starts over.
+        assert_eq!(outcome(&mut processor, "a"), "gave-up");
+        assert_eq!(outcome(&mut processor, "b"), "re-prompt");
     }
 }

@@ -4,7 +4,18 @@ use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
 fn toolmend(args: &[&str], stdin: Option<&str>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_toolmend"))
+    toolmend_with(args, stdin.map(str::as_bytes), &[])
+}
+
+/// Runs the binary on raw stdin bytes with extra environment variables (`RUST_LOG` is removed
+/// unless given).
+fn toolmend_with(args: &[&str], stdin: Option<&[u8]>, env: &[(&str, &str)]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_toolmend"));
+    command.env_remove("RUST_LOG");
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    let mut child = command
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -12,8 +23,8 @@ fn toolmend(args: &[&str], stdin: Option<&str>) -> Output {
         .spawn()
         .expect("the binary runs");
     let mut input = child.stdin.take().expect("stdin");
-    if let Some(text) = stdin {
-        input.write_all(text.as_bytes()).expect("write stdin");
+    if let Some(bytes) = stdin {
+        input.write_all(bytes).expect("write stdin");
     }
     drop(input);
     child.wait_with_output().expect("the binary finishes")
@@ -413,4 +424,75 @@ fn a_refused_schema_fails_closed_and_spares_the_other_tools() {
     let out = &turns(&[line])[0];
     assert_eq!(out["calls"][0]["status"], result["status"], "{out}");
     assert_eq!(out["calls"][0]["error"], result["error"], "{out}");
+}
+
+const FLAT_READ: &str = r#"{"id": "ok", "tools": [{"name": "read", "parameters": {"type": "object", "required": ["path"], "properties": {"path": {"type": "string"}, "limit": {"type": "integer"}}}}], "message": {"tool_calls": [{"id": "c", "type": "function", "function": {"name": "read", "arguments": "{\"path\": \"/a\", \"limit\": null}"}}]}}"#;
+
+// Issue #8 item 10: one line that is not UTF-8 costs one error line, not the rest of the input.
+#[test]
+fn turns_answers_a_line_that_is_not_utf8_and_goes_on() {
+    let mut input = Vec::new();
+    input.extend_from_slice(FLAT_READ.as_bytes());
+    input.extend_from_slice(b"\n{\"id\": \"bad\xff\xfe\"}\r\n");
+    input.extend_from_slice(FLAT_READ.replace("\"ok\"", "\"after\"").as_bytes());
+    input.push(b'\n');
+    let out = toolmend_with(&["turns"], Some(&input), &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    assert_eq!(lines[0]["calls"][0]["status"], "repaired");
+    assert_eq!(lines[1]["id"], serde_json::Value::Null);
+    let error = lines[1]["error"].as_str().unwrap();
+    assert!(error.contains("line 2 is not UTF-8"), "{error}");
+    assert_eq!(lines[2]["id"], "after");
+    assert_eq!(lines[2]["calls"][0]["status"], "repaired");
+}
+
+// Issue #8 item 12: an empty folder is an error that says why, not an empty table.
+#[test]
+fn eval_on_an_empty_folder_says_why() {
+    let dir = std::env::temp_dir().join(format!("toolmend-eval-empty-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = toolmend(&["eval", dir.to_str().unwrap()], None);
+    std::fs::write(dir.join("blank.jsonl"), "\n\n").unwrap();
+    let blank = toolmend(&["eval", dir.to_str().unwrap()], None);
+    let _ = std::fs::remove_dir_all(&dir);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("no `*.jsonl` file"), "{stderr}");
+    let stderr = String::from_utf8_lossy(&blank.stderr);
+    assert_eq!(blank.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("holds no case"), "{stderr}");
+}
+
+// Issue #8 item 12: `RUST_LOG` turns on the library's events, on stderr; stdout stays JSONL.
+#[test]
+fn turns_logs_events_to_stderr_under_rust_log() {
+    let input = format!("{FLAT_READ}\n");
+    let quiet = toolmend_with(&["turns"], Some(input.as_bytes()), &[]);
+    assert!(
+        quiet.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&quiet.stderr)
+    );
+    let out = toolmend_with(
+        &["turns"],
+        Some(input.as_bytes()),
+        &[("RUST_LOG", "tool_repair=info")],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("tool_input_repaired") && stderr.contains("null_stripped"),
+        "{stderr}"
+    );
+    assert_eq!(out.stdout, quiet.stdout);
 }

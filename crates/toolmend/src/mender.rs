@@ -532,7 +532,7 @@ impl Mender {
         raw: &str,
     ) -> (Outcome, RetryContext) {
         let context = session.map_or(RetryContext::First, |s| {
-            s.budget.fail(tool, fingerprint(raw))
+            s.budget.fail(tool, &fingerprint(raw))
         });
         let outcome = if matches!(context, RetryContext::GaveUp { .. }) {
             Outcome::GaveUp

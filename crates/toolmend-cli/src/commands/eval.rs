@@ -51,6 +51,12 @@ impl Tally {
 pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let root = args.dir.clone().unwrap_or_else(bundled_corpus);
     let files = corpus_files(&root)?;
+    if files.is_empty() {
+        anyhow::bail!(
+            "{} holds no `*.jsonl` file: nothing to evaluate (give a corpus folder or file)",
+            root.display()
+        );
+    }
     let mut by_category: BTreeMap<String, Tally> = BTreeMap::new();
     let mut by_kind: BTreeMap<String, Tally> = BTreeMap::new();
     let mut by_family: BTreeMap<String, Tally> = BTreeMap::new();
@@ -109,6 +115,12 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
         }
     }
 
+    if total.passed + total.failed == 0 {
+        anyhow::bail!(
+            "{} holds no case (every `*.jsonl` line is blank): nothing to evaluate",
+            root.display()
+        );
+    }
     write_table(&mut out, "category", &by_category)?;
     write_table(&mut out, "expected repair kind", &by_kind)?;
     write_table(&mut out, "model family", &by_family)?;

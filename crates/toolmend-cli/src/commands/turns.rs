@@ -28,6 +28,36 @@ pub(crate) struct Args {
     include_values: bool,
 }
 
+/// Calls `each` with every line of `reader` (without its line break): the line's text, or why
+/// it is not text (a line that is not UTF-8). Only an I/O error stops the loop.
+pub(crate) fn for_each_line(
+    mut reader: impl BufRead,
+    mut each: impl FnMut(Result<&str, String>) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let mut buf = Vec::new();
+    let mut number = 0usize;
+    loop {
+        buf.clear();
+        if reader
+            .read_until(b'\n', &mut buf)
+            .context("reading input")?
+            == 0
+        {
+            return Ok(());
+        }
+        number += 1;
+        let line = buf.strip_suffix(b"\n").unwrap_or(&buf);
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        match std::str::from_utf8(line) {
+            Ok(text) => each(Ok(text))?,
+            Err(error) => each(Err(format!(
+                "line {number} is not UTF-8: {error} (byte {} of the line)",
+                error.valid_up_to() + 1
+            )))?,
+        }
+    }
+}
+
 pub(crate) fn parse_recover(name: &str) -> Result<RecoverMode, String> {
     RecoverMode::from_name(name)
         .ok_or_else(|| format!("`{name}` is not one of off, strip, content, all"))
@@ -48,14 +78,16 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
         _ => Box::new(std::io::stdin().lock()),
     };
     let mut out = BufWriter::new(std::io::stdout().lock());
-    for line in reader.lines() {
-        let line = line.context("reading input")?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let output = processor.process_line(&line);
+    for_each_line(reader, |line| {
+        let output = match line {
+            Ok(line) if line.trim().is_empty() => return Ok(()),
+            Ok(line) => processor.process_line(line),
+            // One bad line costs one error line, never the lines after it (DESIGN §9).
+            Err(error) => serde_json::json!({"id": null, "error": error}),
+        };
         writeln!(out, "{output}")?;
-    }
+        Ok(())
+    })?;
     out.flush()?;
     Ok(ExitCode::SUCCESS)
 }

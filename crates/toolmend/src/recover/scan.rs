@@ -51,6 +51,9 @@ struct Dispatch {
     leads: Vec<String>,
     /// The longest of `holds`.
     longest: usize,
+    /// The first bytes of `holds`: a suffix starting with any other byte is never held, so
+    /// [`holdback`] costs a few byte tests per chunk in plain prose.
+    starts: [bool; 256],
 }
 
 fn dispatch() -> &'static Dispatch {
@@ -81,6 +84,10 @@ fn dispatch() -> &'static Dispatch {
             .build(patterns.iter().map(|(p, _)| p))
             .expect("the sentinel table is a small fixed set of literals");
         let longest = holds.iter().map(String::len).max().unwrap_or(0);
+        let mut starts = [false; 256];
+        for hold in &holds {
+            starts[usize::from(hold.as_bytes()[0])] = true;
+        }
         assert!(
             patterns
                 .iter()
@@ -93,6 +100,7 @@ fn dispatch() -> &'static Dispatch {
             holds,
             leads,
             longest,
+            starts,
         }
     })
 }
@@ -102,9 +110,13 @@ fn dispatch() -> &'static Dispatch {
 /// (GRAMMARS §1.9).
 pub(crate) fn holdback(text: &str) -> usize {
     let bytes = text.as_bytes();
-    let holds = &dispatch().holds;
-    for k in (1..dispatch().longest.min(bytes.len() + 1)).rev() {
+    let d = dispatch();
+    let holds = &d.holds;
+    for k in (1..d.longest.min(bytes.len() + 1)).rev() {
         let suffix = &bytes[bytes.len() - k..];
+        if !d.starts[usize::from(suffix[0])] {
+            continue;
+        }
         let proper = holds
             .iter()
             .any(|p| p.len() > k && p.as_bytes().starts_with(suffix));
@@ -142,7 +154,34 @@ pub(crate) struct Scanner {
     /// An inline code span whose close was not decided when the text ran out: its opening run's
     /// index and where the search for its close resumes, so a streamed paragraph after an
     /// unmatched backtick is searched once, not once per chunk.
-    span_memo: Option<(usize, usize)>,
+    span_memo: Option<(usize, usize, usize)>,
+    /// The opening run of backticks or tildes measured last (a run that touches the end of a
+    /// growing text is counted once in total, not once per chunk).
+    open_run: Option<Run>,
+    /// The run measured last by the search for an inline span's close.
+    close_run: Option<Run>,
+    /// Inside a fence: no line break lies between `pos` and this index, so a long line is
+    /// searched once, not once per chunk.
+    line_from: usize,
+}
+
+/// A run of one byte class measured so far: `start..end`. The text only grows between runs,
+/// so a later measure of the same run resumes at `end`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Run {
+    start: usize,
+    end: usize,
+    class: u8,
+}
+
+/// The class of blank bytes after a line break (spaces, tabs, `\r`) for [`run_len`].
+const BLANK: u8 = 0;
+
+fn in_class(b: u8, class: u8) -> bool {
+    match class {
+        BLANK => matches!(b, b' ' | b'\t' | b'\r'),
+        ch => b == ch,
+    }
 }
 
 /// A cached forward search for a byte class: every pattern starts with one of five bytes that
@@ -208,6 +247,9 @@ impl Scanner {
             in_block: false,
             spent: 0,
             span_memo: None,
+            open_run: None,
+            close_run: None,
+            line_from: 0,
         }
     }
 
@@ -241,9 +283,11 @@ impl Scanner {
     /// Inside a fence: look for the closing line, one line at a time.
     fn fence_step(&mut self, text: &str, eof: bool, mut fence: Fence) -> Next {
         let bytes = text.as_bytes();
-        let line_end = memchr::memchr(b'\n', &bytes[self.pos..]).map(|i| self.pos + i);
+        let from = self.pos.max(self.line_from);
+        let line_end = memchr::memchr(b'\n', &bytes[from..]).map(|i| from + i);
         let Some(line_end) = line_end.or(eof.then_some(text.len())) else {
             // Everything in a fence is text, so it may all be emitted; only the state waits.
+            self.line_from = text.len();
             return Next::Wait(text.len());
         };
         if fence.in_body && closes(&bytes[self.pos..line_end], fence) {
@@ -319,7 +363,12 @@ impl Scanner {
 
     fn backticks(&mut self, text: &str, eof: bool, at: usize) -> Next {
         let bytes = text.as_bytes();
-        let n = run_len(bytes, at, b'`');
+        let memo = self.span_memo.filter(|&(opener, _, _)| opener == at);
+        let n = match memo {
+            // The opening run was measured whole when the span's close was last searched.
+            Some((_, n, _)) => n,
+            None => run_len(bytes, at, b'`', &mut self.open_run),
+        };
         if at + n == bytes.len() && !eof {
             return self.wait(at);
         }
@@ -332,16 +381,13 @@ impl Scanner {
             self.pos = at + n;
             return Next::Continue;
         }
-        let from = match self.span_memo {
-            Some((opener, resume)) if opener == at => resume,
-            _ => at + n,
-        };
-        match span_close(bytes, from, n, eof) {
+        let from = memo.map_or(at + n, |(_, _, resume)| resume);
+        match span_close(bytes, from, n, eof, &mut self.close_run) {
             Ok(Some(end)) => self.pos = end,
             Ok(None) => self.pos = at + n,
             Err(_) if eof => self.pos = at + n,
             Err(resume) => {
-                self.span_memo = Some((at, resume));
+                self.span_memo = Some((at, n, resume));
                 return self.wait(at);
             }
         }
@@ -350,7 +396,7 @@ impl Scanner {
 
     fn tildes(&mut self, text: &str, eof: bool, at: usize) -> Next {
         let bytes = text.as_bytes();
-        let n = run_len(bytes, at, b'~');
+        let n = run_len(bytes, at, b'~', &mut self.open_run);
         if at + n == bytes.len() && !eof {
             return self.wait(at);
         }
@@ -469,25 +515,49 @@ impl Scanner {
     }
 }
 
-/// The length of the run of `ch` starting at `at`.
-fn run_len(bytes: &[u8], at: usize, ch: u8) -> usize {
-    bytes[at..].iter().take_while(|&&b| b == ch).count()
+/// The length of the run of `class` bytes (a byte, or [`BLANK`]) starting at `at`, resuming
+/// where `memo` stopped when it measured the same run of a shorter text.
+fn run_len(bytes: &[u8], at: usize, class: u8, memo: &mut Option<Run>) -> usize {
+    let from = match *memo {
+        Some(run) if run.start == at && run.class == class && run.end <= bytes.len() => run.end,
+        _ => at,
+    };
+    let end = from
+        + bytes[from..]
+            .iter()
+            .take_while(|&&b| in_class(b, class))
+            .count();
+    *memo = Some(Run {
+        start: at,
+        end,
+        class,
+    });
+    end - at
 }
 
 /// Whether `at` is preceded on its line by at most three spaces (a fence may open there).
 fn opens_line(bytes: &[u8], at: usize) -> bool {
-    let indent = bytes[..at].iter().rev().take_while(|&&b| b == b' ').count();
+    // Four spaces already rule it out: a long run of spaces is not read back.
+    let indent = bytes[..at]
+        .iter()
+        .rev()
+        .take(4)
+        .take_while(|&&b| b == b' ')
+        .count();
     indent <= 3 && (at == indent || bytes[at - indent - 1] == b'\n')
 }
 
 /// Whether `line` closes `fence`: up to three spaces, a run of the fence character at least as
 /// long, then only whitespace.
 fn closes(line: &[u8], fence: Fence) -> bool {
-    let indent = line.iter().take_while(|&&b| b == b' ').count();
+    let indent = line.iter().take(4).take_while(|&&b| b == b' ').count();
     if indent > 3 {
         return false;
     }
-    let n = run_len(line, indent, fence.ch);
+    let n = line[indent..]
+        .iter()
+        .take_while(|&&b| b == fence.ch)
+        .count();
     n >= fence.len && line[indent + n..].iter().all(u8::is_ascii_whitespace)
 }
 
@@ -497,13 +567,20 @@ fn closes(line: &[u8], fence: Fence) -> bool {
 /// `Ok(None)`: a blank line comes first, so the opening backticks are literal.
 /// `Err(resume)`: the text ends first; more text decides, and the search may resume at
 /// `resume` (nothing before it can close the span or end the paragraph). With `eof` the text is
-/// final, so a run that touches its end is judged as it is.
-fn span_close(bytes: &[u8], from: usize, n: usize, eof: bool) -> Result<Option<usize>, usize> {
+/// final, so a run that touches its end is judged as it is. `memo` keeps the last run measured
+/// (the one a resumed search starts in) so a long run at the end is not measured again.
+fn span_close(
+    bytes: &[u8],
+    from: usize,
+    n: usize,
+    eof: bool,
+    memo: &mut Option<Run>,
+) -> Result<Option<usize>, usize> {
     let mut i = from;
     while let Some(off) = memchr::memchr2(b'`', b'\n', &bytes[i..]) {
         let at = i + off;
         if bytes[at] == b'`' {
-            let k = run_len(bytes, at, b'`');
+            let k = run_len(bytes, at, b'`', memo);
             if at + k == bytes.len() && !eof {
                 // A later chunk may lengthen the run.
                 return Err(at);
@@ -514,10 +591,7 @@ fn span_close(bytes: &[u8], from: usize, n: usize, eof: bool) -> Result<Option<u
             i = at + k;
         } else {
             let rest = &bytes[at + 1..];
-            let blank = rest
-                .iter()
-                .take_while(|&&b| b == b' ' || b == b'\t' || b == b'\r')
-                .count();
+            let blank = run_len(bytes, at + 1, BLANK, memo);
             match rest.get(blank) {
                 Some(b'\n') => return Ok(None),
                 None => return Err(at),
@@ -540,14 +614,23 @@ mod tests {
         assert_eq!(holdback("a <"), 1);
     }
 
+    fn span_close_once(
+        bytes: &[u8],
+        from: usize,
+        n: usize,
+        eof: bool,
+    ) -> Result<Option<usize>, usize> {
+        span_close(bytes, from, n, eof, &mut None)
+    }
+
     #[test]
     fn inline_spans_close_on_an_equal_run_before_a_blank_line() {
-        assert_eq!(span_close(b"`a` b", 1, 1, false), Ok(Some(3)));
-        assert_eq!(span_close(b"``a`b``c", 2, 2, false), Ok(Some(7)));
-        assert_eq!(span_close(b"`a\n\nb`c", 1, 1, false), Ok(None));
-        assert_eq!(span_close(b"`a\nb", 1, 1, false), Err(4));
-        assert_eq!(span_close(b"`a`", 1, 1, false), Err(2));
-        assert_eq!(span_close(b"`a`", 1, 1, true), Ok(Some(3)));
+        assert_eq!(span_close_once(b"`a` b", 1, 1, false), Ok(Some(3)));
+        assert_eq!(span_close_once(b"``a`b``c", 2, 2, false), Ok(Some(7)));
+        assert_eq!(span_close_once(b"`a\n\nb`c", 1, 1, false), Ok(None));
+        assert_eq!(span_close_once(b"`a\nb", 1, 1, false), Err(4));
+        assert_eq!(span_close_once(b"`a`", 1, 1, false), Err(2));
+        assert_eq!(span_close_once(b"`a`", 1, 1, true), Ok(Some(3)));
     }
 
     #[test]

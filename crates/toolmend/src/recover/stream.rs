@@ -54,6 +54,9 @@ pub struct StreamRecoverer {
     safe: usize,
     /// Whether the text ended with a byte that ends blocks at the last run.
     armed: bool,
+    /// The last non-whitespace character of the text, kept per chunk so that deciding `armed`
+    /// never re-reads a long run of trailing whitespace.
+    last_visible: Option<char>,
     /// Text length at the last scanner run.
     ran_at: usize,
     /// The growth an open block must see before the next re-parse (see [`Self::due`]).
@@ -68,6 +71,11 @@ struct RegionCheck {
     /// Region length at the last full check (checks are spaced geometrically so a long held
     /// region costs linear time overall).
     checked_len: usize,
+    /// The region's first non-whitespace byte, once it arrived.
+    first: Option<u8>,
+    /// Bytes before this index (from the region's start) are known to be whitespace, so a
+    /// long blank prefix is read once, not once per chunk.
+    blank_to: usize,
 }
 
 /// How soon an open block is parsed again, as a share of its length.
@@ -130,6 +138,7 @@ impl StreamRecoverer {
             deferred: Vec::new(),
             safe: 0,
             armed: false,
+            last_visible: None,
             ran_at: 0,
             gap: None,
         }
@@ -139,6 +148,9 @@ impl StreamRecoverer {
     pub fn push(&mut self, tools: &ToolSet, chunk: &str) -> StreamOutput {
         let old_len = self.text.len();
         self.text.push_str(chunk);
+        if let Some(c) = chunk.trim_end().chars().next_back() {
+            self.last_visible = Some(c);
+        }
         self.track_think(old_len);
         let ends_block = |b: u8| matches!(b, b'>' | b']' | b'}' | b')');
         let mut found = Vec::new();
@@ -147,11 +159,8 @@ impl StreamRecoverer {
             self.ran_at = self.text.len();
             self.gap = None;
             self.armed = self
-                .text
-                .trim_end()
-                .bytes()
-                .next_back()
-                .is_some_and(ends_block);
+                .last_visible
+                .is_some_and(|c| u8::try_from(c).is_ok_and(ends_block));
         }
         let safe = self.safe;
         let zero_held = self.zero_hold(tools);
@@ -313,10 +322,15 @@ impl StreamRecoverer {
             return None;
         }
         let len = self.text.len() - region;
-        let first = self.text.as_bytes()[region..]
-            .iter()
-            .find(|b| !b.is_ascii_whitespace());
-        let verdict = match first {
+        if check.first.is_none() {
+            let from = check.blank_to.max(region);
+            let bytes = &self.text.as_bytes()[from..];
+            match bytes.iter().position(|b| !b.is_ascii_whitespace()) {
+                Some(i) => check.first = Some(bytes[i]),
+                None => check.blank_to = self.text.len(),
+            }
+        }
+        let verdict = match check.first {
             None => Whole::Candidate,
             Some(b'{' | b'[') if len < check.checked_len + (check.checked_len / 2).max(64) => {
                 Whole::Candidate

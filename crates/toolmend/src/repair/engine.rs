@@ -1,5 +1,7 @@
 //! The validate-then-repair loop.
 
+use std::collections::HashSet;
+
 use serde_json::Value;
 
 use super::failures::Failures;
@@ -400,11 +402,15 @@ impl Walker<'_> {
         match value {
             Value::Object(map) => {
                 let keys: Vec<String> = map.keys().cloned().collect();
+                let required: HashSet<&str> = view.required_names().collect();
+                // Keys to drop, removed in one pass at the end: removing each in place shifts
+                // the keys after it, quadratic in a wide object full of nulls.
+                let mut removed: HashSet<String> = HashSet::new();
                 for key in keys {
                     let Some(child_view) = view.property(&key) else {
                         continue;
                     };
-                    let required = view.is_required(&key);
+                    let required = required.contains(key.as_str());
                     let Some(child) = map.get_mut(&key) else {
                         continue;
                     };
@@ -424,10 +430,13 @@ impl Walker<'_> {
                     match fix {
                         Some(Fix::Replace(new)) => *child = new,
                         Some(Fix::Remove) => {
-                            map.shift_remove(&key);
+                            removed.insert(key);
                         }
                         None => {}
                     }
+                }
+                if !removed.is_empty() {
+                    map.retain(|key, _| !removed.contains(key));
                 }
             }
             Value::Array(items) => {

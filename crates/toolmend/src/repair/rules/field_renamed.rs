@@ -14,6 +14,8 @@
 //!
 //! **Example:** `{"file_path": "/a"}` → `{"path": "/a"}`.
 
+use std::collections::{HashMap, HashSet};
+
 use serde_json::{Map, Value};
 
 use super::{Fix, Rule, Site};
@@ -63,33 +65,48 @@ impl Rule for FieldRenamed {
         missing.sort_unstable();
         missing.dedup();
 
-        let undeclared: Vec<&str> = map
-            .keys()
-            .map(String::as_str)
-            .filter(|k| !site.view.declares(k))
-            .collect();
+        if missing.is_empty() {
+            return None;
+        }
+
+        // Each undeclared key is folded once and found by its folded form, so a wide object
+        // costs linear time, not missing × undeclared folds.
+        let mut undeclared: HashSet<&str> = HashSet::new();
+        let mut by_fold: HashMap<String, Vec<&str>> = HashMap::new();
+        for key in map.keys().filter(|k| !site.view.declares(k)) {
+            undeclared.insert(key);
+            by_fold.entry(fold(key)).or_default().push(key);
+        }
         let mut renames: Vec<(&str, &str)> = Vec::new();
-        for canonical in &missing {
+        let mut claims: HashMap<&str, usize> = HashMap::new();
+        for &canonical in &missing {
             let declared_aliases = site
                 .view
                 .property(canonical)
                 .map(|v| v.aliases())
                 .unwrap_or_default();
-            let candidates: Vec<&str> = undeclared
+            let built_in = BUILT_IN
                 .iter()
-                .copied()
-                .filter(|key| is_alias(key, canonical, &declared_aliases))
+                .filter(|(c, _)| *c == canonical)
+                .flat_map(|(_, aliases)| aliases.iter().copied());
+            let folded = by_fold.get(&fold(canonical)).into_iter().flatten().copied();
+            let mut candidates: Vec<&str> = declared_aliases
+                .into_iter()
+                .chain(built_in)
+                .filter(|alias| undeclared.contains(alias))
+                .chain(folded.filter(|key| *key != canonical))
                 .collect();
+            candidates.sort_unstable();
+            candidates.dedup();
             if let [alias] = candidates[..] {
                 renames.push((alias, canonical));
+                *claims.entry(alias).or_default() += 1;
             }
         }
         // One alias claimed by two missing properties is ambiguous: drop both claims.
-        let claimed_once = |alias: &str| renames.iter().filter(|(a, _)| *a == alias).count() == 1;
-        let renames: Vec<(&str, &str)> = renames
-            .iter()
-            .copied()
-            .filter(|(a, _)| claimed_once(a))
+        let renames: HashMap<&str, &str> = renames
+            .into_iter()
+            .filter(|(alias, _)| claims.get(alias) == Some(&1))
             .collect();
         if renames.is_empty() {
             return None;
@@ -97,10 +114,7 @@ impl Rule for FieldRenamed {
         let renamed: Map<String, Value> = map
             .iter()
             .map(|(k, v)| {
-                let key = renames
-                    .iter()
-                    .find(|(a, _)| a == k)
-                    .map_or(k.as_str(), |(_, c)| c);
+                let key = renames.get(k.as_str()).map_or(k.as_str(), |c| c);
                 (key.to_owned(), v.clone())
             })
             .collect();
@@ -108,17 +122,10 @@ impl Rule for FieldRenamed {
     }
 }
 
-/// Whether `key` is an alias of the declared `canonical` name.
-fn is_alias(key: &str, canonical: &str, declared: &[&str]) -> bool {
-    declared.contains(&key)
-        || BUILT_IN
-            .iter()
-            .any(|(c, aliases)| *c == canonical && aliases.contains(&key))
-        || (key != canonical && fold(key) == fold(canonical))
-}
-
 /// A name with case and `_`/`-` separators folded away: `filePath` ~ `file_path` ~ `file-path`.
 fn fold(name: &str) -> String {
+    #[cfg(test)]
+    tests::FOLDS.with(|n| n.set(n.get() + 1));
     name.chars()
         .filter(|c| *c != '_' && *c != '-')
         .flat_map(char::to_lowercase)
@@ -127,10 +134,17 @@ fn fold(name: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::cell::Cell;
+
     use serde_json::json;
 
     use super::super::testing::{assert_fires, assert_never_fires, mend};
     use crate::{RepairKind::FieldRenamed as K, Status};
+
+    thread_local! {
+        /// How many names `fold` folded on this thread.
+        pub(super) static FOLDS: Cell<usize> = const { Cell::new(0) };
+    }
 
     fn schema() -> serde_json::Value {
         json!({"type": "object", "required": ["path"],
@@ -200,5 +214,27 @@ mod tests {
     #[test]
     fn never_fires_on_unrelated_keys() {
         assert_never_fires(schema(), r#"{"location": "/a"}"#, K, Status::Invalid);
+    }
+
+    // Issue #8 item 8: each key is folded once per round, not once per missing property.
+    #[test]
+    fn a_wide_object_folds_each_name_a_bounded_number_of_times() {
+        let n = 300;
+        let mut properties = serde_json::Map::new();
+        let mut args = serde_json::Map::new();
+        for i in 0..n {
+            properties.insert(format!("key_{i}"), json!({"type": "integer"}));
+            args.insert(format!("key-{i}"), json!(i));
+        }
+        let required: Vec<String> = properties.keys().cloned().collect();
+        let schema = json!({"type": "object", "properties": properties, "required": required});
+        FOLDS.with(|f| f.set(0));
+        let (status, value, repairs) = mend(schema, &serde_json::Value::Object(args).to_string());
+        assert_eq!(status, Status::Repaired);
+        assert_eq!(value.unwrap()["key_7"], 7);
+        assert_eq!(repairs, ["field_renamed@"]);
+        // Two names per property (its key and its canonical name) in the round that renames.
+        let folds = FOLDS.with(Cell::get);
+        assert!(folds <= 4 * n, "{folds} folds for {n} keys");
     }
 }

@@ -1,0 +1,408 @@
+//! Growth ratios: every stage timed on adversarial shapes at size n and 10n, in one process.
+//!
+//! Linear work means ×10 input → ×10 time; the check allows ×12 (noise, cache effects). For
+//! the streaming recoverer it also checks the streamed time (chunks of 1 to 7 bytes) against the
+//! whole-text scan of the same text: at most ×3. Timings are the best of several rounds of a
+//! batch sized to take a few milliseconds, so a load change on a shared machine shows up as
+//! noise, not as a trend.
+//!
+//! Run with `cargo run --release -p toolmend --example growth_ratio` (`-- --quick` for one
+//! round; `-- WORD` for the rows whose stage or shape contains WORD). Exits 1 when a ratio is
+//! over its limit.
+
+// An example program reports on stdout.
+#![allow(clippy::print_stdout)]
+
+use std::hint::black_box;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value, json};
+use toolmend::recover::{StreamRecoverer, recover_text};
+use toolmend::salvage::{SalvageOptions, salvage};
+use toolmend::{Mender, PrepareOptions, ToolSet, prepare_tools};
+
+/// Largest allowed t(10n) / t(n).
+const MAX_GROWTH: f64 = 12.0;
+/// Largest allowed streamed / whole-text time at the same size.
+const MAX_STREAM_OVER_WHOLE: f64 = 3.0;
+
+/// One stage on one shape: builds its input for a size, returns the work to time.
+struct Case {
+    stage: &'static str,
+    shape: &'static str,
+    /// The small size n (the large one is 10n).
+    n: usize,
+    make: fn(usize) -> Box<dyn Fn()>,
+}
+
+fn main() -> ExitCode {
+    let quick = std::env::args().any(|a| a == "--quick");
+    let filter = std::env::args()
+        .skip(1)
+        .find(|a| !a.starts_with("--"))
+        .unwrap_or_default();
+    let rounds = if quick { 1 } else { 5 };
+    let mut failed = false;
+    println!(
+        "{:<10} {:<34} {:>8} {:>12} {:>12} {:>7}",
+        "stage", "shape", "n", "t(n)", "t(10n)", "ratio"
+    );
+    for case in cases() {
+        if !(case.stage.contains(&filter) || case.shape.contains(&filter)) {
+            continue;
+        }
+        let small = time((case.make)(case.n), rounds);
+        let large = time((case.make)(case.n * 10), rounds);
+        let ratio = large.as_secs_f64() / small.as_secs_f64();
+        let over = ratio > MAX_GROWTH;
+        failed |= over;
+        println!(
+            "{:<10} {:<34} {:>8} {:>12} {:>12} {:>6.1}{}",
+            case.stage,
+            case.shape,
+            case.n,
+            show(small),
+            show(large),
+            ratio,
+            if over { "  OVER" } else { "" }
+        );
+    }
+    println!();
+    println!(
+        "{:<34} {:>8} {:>12} {:>12} {:>7}",
+        "streamed vs whole (1–7 B chunks)", "bytes", "whole", "streamed", "ratio"
+    );
+    for (shape, unit) in RUNS {
+        if !("stream".contains(&filter) || shape.contains(&filter)) {
+            continue;
+        }
+        let text = run_text(shape, unit, 200_000);
+        let whole = time(whole_scan(text.clone()), rounds);
+        let streamed = time(stream_scan(text.clone()), rounds);
+        let ratio = streamed.as_secs_f64() / whole.as_secs_f64();
+        let over = ratio > MAX_STREAM_OVER_WHOLE;
+        failed |= over;
+        println!(
+            "{:<34} {:>8} {:>12} {:>12} {:>6.1}{}",
+            shape,
+            text.len(),
+            show(whole),
+            show(streamed),
+            ratio,
+            if over { "  OVER" } else { "" }
+        );
+    }
+    if failed {
+        println!(
+            "\nsome ratio is over its limit (growth ≤ {MAX_GROWTH}, stream/whole ≤ {MAX_STREAM_OVER_WHOLE})"
+        );
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// The best per-run time over `rounds` rounds, each a batch of at least 20 ms.
+fn time(work: Box<dyn Fn()>, rounds: usize) -> Duration {
+    let start = Instant::now();
+    work();
+    let once = start.elapsed().max(Duration::from_nanos(100));
+    let batch = (Duration::from_millis(20).as_nanos() / once.as_nanos()).clamp(1, 100_000);
+    let batch = u32::try_from(batch).unwrap_or(u32::MAX);
+    (0..rounds)
+        .map(|_| {
+            let start = Instant::now();
+            for _ in 0..batch {
+                work();
+            }
+            start.elapsed() / batch
+        })
+        .min()
+        .unwrap_or(once)
+}
+
+fn show(d: Duration) -> String {
+    let us = d.as_secs_f64() * 1e6;
+    if us >= 10_000.0 {
+        format!("{:.1} ms", us / 1000.0)
+    } else {
+        format!("{us:.1} µs")
+    }
+}
+
+/// Runs of one unit that the streaming recoverer once re-read per chunk.
+const RUNS: [(&str, &str); 6] = [
+    ("spaces", " "),
+    ("newlines", "\n"),
+    ("backticks", "`"),
+    ("span then spaces (`x + blanks)", " "),
+    ("fence then one long line", " "),
+    ("tildes", "~"),
+];
+
+fn tools() -> ToolSet {
+    ToolSet::from_json(&json!([
+        {"name": "read_file", "parameters": {"type": "object", "properties": {"path": {"type": "string"}}}}
+    ]))
+}
+
+/// The adversarial text for one of [`RUNS`] at `n` bytes.
+fn run_text(shape: &str, unit: &str, n: usize) -> String {
+    let body = unit.repeat(n);
+    match shape {
+        "span then spaces (`x + blanks)" => format!("`x\n{body}"),
+        "fence then one long line" => format!("```\n{body}"),
+        _ => body,
+    }
+}
+
+fn whole_scan(text: String) -> Box<dyn Fn()> {
+    let tools = tools();
+    Box::new(move || {
+        black_box(recover_text(black_box(&text), &tools, 16));
+    })
+}
+
+fn stream_scan(text: String) -> Box<dyn Fn()> {
+    let tools = tools();
+    Box::new(move || {
+        let mut stream = StreamRecoverer::new(16);
+        let mut at = 0;
+        let mut size = 1;
+        while at < text.len() {
+            let mut end = (at + size).min(text.len());
+            while !text.is_char_boundary(end) {
+                end += 1;
+            }
+            black_box(stream.push(&tools, &text[at..end]));
+            at = end;
+            size = size % 7 + 1;
+        }
+        black_box(stream.finish(&tools));
+    })
+}
+
+/// A tool whose object has `n` properties `key_<i>` of `kind`, the first `required` of them
+/// required.
+fn wide_tool(n: usize, kind: &str, required: usize) -> ToolSet {
+    let mut properties = Map::new();
+    for i in 0..n {
+        properties.insert(format!("key_{i}"), json!({"type": kind}));
+    }
+    let required: Vec<String> = (0..required).map(|i| format!("key_{i}")).collect();
+    ToolSet::from_json(&json!([{"name": "wide", "parameters": {
+        "type": "object", "properties": properties, "required": required,
+        "additionalProperties": false}}]))
+}
+
+fn object_text(n: usize, key: impl Fn(usize) -> String, value: &str) -> String {
+    let members: Vec<String> = (0..n).map(|i| format!("\"{}\":{value}", key(i))).collect();
+    format!("{{{}}}", members.join(","))
+}
+
+#[allow(clippy::too_many_lines)] // one table of cases
+fn cases() -> Vec<Case> {
+    let mut cases = Vec::new();
+    for (shape, _) in RUNS {
+        cases.push(Case {
+            stage: "recover",
+            shape,
+            n: 20_000,
+            make: match shape {
+                "spaces" => |n| whole_scan(run_text("spaces", " ", n)),
+                "newlines" => |n| whole_scan(run_text("newlines", "\n", n)),
+                "backticks" => |n| whole_scan(run_text("backticks", "`", n)),
+                "tildes" => |n| whole_scan(run_text("tildes", "~", n)),
+                "fence then one long line" => {
+                    |n| whole_scan(run_text("fence then one long line", " ", n))
+                }
+                _ => |n| whole_scan(run_text("span then spaces (`x + blanks)", " ", n)),
+            },
+        });
+    }
+    for (shape, _) in RUNS {
+        cases.push(Case {
+            stage: "stream",
+            shape,
+            n: 20_000,
+            make: match shape {
+                "spaces" => |n| stream_scan(run_text("spaces", " ", n)),
+                "newlines" => |n| stream_scan(run_text("newlines", "\n", n)),
+                "backticks" => |n| stream_scan(run_text("backticks", "`", n)),
+                "tildes" => |n| stream_scan(run_text("tildes", "~", n)),
+                "fence then one long line" => {
+                    |n| stream_scan(run_text("fence then one long line", " ", n))
+                }
+                _ => |n| stream_scan(run_text("span then spaces (`x + blanks)", " ", n)),
+            },
+        });
+    }
+    cases.push(Case {
+        stage: "stream",
+        shape: "held payload `{` + spaces",
+        n: 20_000,
+        make: |n| stream_scan(format!("{{{}", " ".repeat(n))),
+    });
+    cases.push(Case {
+        stage: "stream",
+        shape: "leaked call + spaces",
+        n: 20_000,
+        make: |n| {
+            stream_scan(format!(
+                "<tool_call>{{\"name\": \"read_file\", \"arguments\": {{\"path\": \"{}\"}}}}</tool_call>",
+                " ".repeat(n)
+            ))
+        },
+    });
+
+    let salvage_case = |shape, make: fn(usize) -> Box<dyn Fn()>| Case {
+        stage: "salvage",
+        shape,
+        n: 2_000,
+        make,
+    };
+    cases.push(salvage_case("unquoted keys, no close", |n| {
+        let text: String = (0..n).map(|i| format!("k{i}: {i}, ")).collect();
+        let text = format!("{{{text}");
+        Box::new(move || {
+            let _ = black_box(salvage(
+                black_box(&text),
+                &SalvageOptions::default().with_max_bytes(usize::MAX),
+            ));
+        })
+    }));
+    cases.push(salvage_case("open string of escapes", |n| {
+        let text = format!("{{\"a\": \"{}", "\\n\\\"".repeat(n));
+        Box::new(move || {
+            let _ = black_box(salvage(
+                black_box(&text),
+                &SalvageOptions::default().with_max_bytes(usize::MAX),
+            ));
+        })
+    }));
+    cases.push(salvage_case("single quotes, trailing commas", |n| {
+        let text: String = (0..n).map(|i| format!("'k{i}': ['v', 1,],")).collect();
+        let text = format!("{{{text}}}");
+        Box::new(move || {
+            let _ = black_box(salvage(
+                black_box(&text),
+                &SalvageOptions::default().with_max_bytes(usize::MAX),
+            ));
+        })
+    }));
+    cases.push(salvage_case("nested arrays ×100, wide", |n| {
+        let text = format!("{}{}", "[".repeat(100), "1,".repeat(n));
+        Box::new(move || {
+            let _ = black_box(salvage(
+                black_box(&text),
+                &SalvageOptions::default().with_max_bytes(usize::MAX),
+            ));
+        })
+    }));
+
+    let repair_case = |shape, make: fn(usize) -> Box<dyn Fn()>| Case {
+        stage: "repair",
+        shape,
+        n: 100,
+        make,
+    };
+    cases.push(repair_case("field_renamed: n renamed keys", |n| {
+        let mender = Mender::new(wide_tool(n, "integer", n));
+        let args = object_text(n, |i| format!("key-{i}"), "1");
+        Box::new(move || {
+            black_box(mender.repair_call("wide", black_box(&args)));
+        })
+    }));
+    cases.push(repair_case("null_stripped: n null keys", |n| {
+        let mender = Mender::new(wide_tool(n, "integer", 0));
+        let args = object_text(n, |i| format!("key_{i}"), "null");
+        Box::new(move || {
+            black_box(mender.repair_call("wide", black_box(&args)));
+        })
+    }));
+    cases.push(repair_case("string_to_number: n keys", |n| {
+        let mender = Mender::new(wide_tool(n, "integer", n));
+        let args = object_text(n, |i| format!("key_{i}"), "\"7\"");
+        Box::new(move || {
+            black_box(mender.repair_call("wide", black_box(&args)));
+        })
+    }));
+    cases.push(Case {
+        stage: "retry",
+        shape: "wide schema, n unknown keys",
+        n: 1_000,
+        make: |n| {
+            let mender = Mender::new(wide_tool(n, "integer", 1));
+            let args = object_text(n, |i| format!("other_{i}"), "1");
+            Box::new(move || {
+                black_box(mender.repair_call("wide", black_box(&args)));
+            })
+        },
+    });
+    cases.push(Case {
+        stage: "retry",
+        shape: "wide schema, n wrong types",
+        n: 1_000,
+        make: |n| {
+            let mender = Mender::new(wide_tool(n, "integer", 0));
+            let args = object_text(n, |i| format!("key_{i}"), "[]");
+            Box::new(move || {
+                black_box(mender.repair_call("wide", black_box(&args)));
+            })
+        },
+    });
+
+    let prepare_case = |shape, make: fn(usize) -> Box<dyn Fn()>| Case {
+        stage: "prepare",
+        shape,
+        n: 1_000,
+        make,
+    };
+    cases.push(prepare_case("n properties", |n| {
+        let mut properties = Map::new();
+        for i in 0..n {
+            properties.insert(
+                format!("key_{i}"),
+                json!({"type": "string", "description": "x"}),
+            );
+        }
+        let tools =
+            json!([{"name": "wide", "parameters": {"type": "object", "properties": properties}}]);
+        Box::new(move || {
+            let _ = black_box(prepare_tools(
+                black_box(&tools),
+                "qwen3",
+                &PrepareOptions::default(),
+            ));
+        })
+    }));
+    cases.push(prepare_case("n tools", |n| {
+        let tools: Vec<Value> = (0..n)
+            .map(|i| {
+                json!({"name": format!("t{i}"), "parameters": {"type": "object",
+                "properties": {"a": {"type": "object", "properties": {"b": {"type": "integer"}}}}}})
+            })
+            .collect();
+        let tools = Value::Array(tools);
+        Box::new(move || {
+            let _ = black_box(prepare_tools(
+                black_box(&tools),
+                "qwen3",
+                &PrepareOptions::default(),
+            ));
+        })
+    }));
+    cases.push(prepare_case("compile: n properties", |n| {
+        let mut properties = Map::new();
+        for i in 0..n {
+            properties.insert(format!("key_{i}"), json!({"type": "string"}));
+        }
+        let tools =
+            json!([{"name": "wide", "parameters": {"type": "object", "properties": properties}}]);
+        Box::new(move || {
+            black_box(ToolSet::from_json(black_box(&tools)));
+        })
+    }));
+    cases
+}
