@@ -5,8 +5,8 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::feedback::{
-    MessageOptions, RetryContext, emit, emit_dropped, note_for, retry_message, unknown_tool_message,
-    unvalidated_message,
+    MessageOptions, RetryContext, emit, emit_dropped, note_for, retry_message,
+    unknown_tool_message, unvalidated_message,
 };
 use crate::recover::{RecoverMode, recover_text};
 use crate::repair::{Mended, Rejection, Verdict, fast_path, mend_arguments, mend_value};

@@ -318,6 +318,10 @@ pub(crate) fn mend_value(
         }
     }
     if repairs.len() > before_rounds {
+        // A rule may fire at one location in two rounds (the validator's errors are capped, so a
+        // wide object is renamed in parts): the report names each repair once.
+        let mut seen = std::collections::HashSet::new();
+        repairs.retain(|r| seen.insert((r.kind, r.path.clone())));
         // A renamed, unwrapped or re-nested field is seen by the hint rules only now.
         notes.extend(apply_hint_rules(tool, &root_view, &mut value, &mut repairs));
     }
