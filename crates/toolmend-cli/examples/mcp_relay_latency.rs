@@ -7,6 +7,8 @@
 //! and every other request with an empty result, so the time measured is pipes and relay.
 //! Direct and relayed rounds alternate in batches, so machine load hits both alike.
 
+#![allow(clippy::print_stdout)] // an example prints its measurement
+
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};

@@ -130,9 +130,11 @@ mod tests {
         let status = |annotations: Value| {
             let set = ToolSet::from_json(&json!([{"name": "t", "inputSchema": schema,
                 "annotations": annotations}]));
-            let mut turn = AssistantTurn::default();
-            turn.tool_calls = vec![ToolCall::new("1", "t", r#"{"path": "/a/b"#)];
-            turn.finish_reason = Some("length".to_owned());
+            let turn = AssistantTurn {
+                tool_calls: vec![ToolCall::new("1", "t", r#"{"path": "/a/b"#)],
+                finish_reason: Some("length".to_owned()),
+                ..AssistantTurn::default()
+            };
             let result = Mender::new(set).run_turn(&mut Session::new(), &turn);
             let call = &result.calls[0];
             (call.status, call.has(RepairKind::TruncationClosed))
