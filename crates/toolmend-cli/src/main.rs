@@ -27,6 +27,8 @@ enum Command {
     Eval(commands::eval::Args),
     /// Run the repairing HTTP proxy in front of an OpenAI- or Anthropic-compatible server.
     Serve(commands::serve::Args),
+    /// Relay an MCP stdio server (`toolmend mcp -- npx …`), repairing `tools/call` on the way.
+    Mcp(commands::mcp::Args),
 }
 
 fn main() -> ExitCode {
@@ -38,6 +40,7 @@ fn main() -> ExitCode {
         Command::Eval(args) => commands::eval::run(&args),
         Command::Prepare(args) => commands::prepare::run(&args),
         Command::Serve(args) => commands::serve::run(&args),
+        Command::Mcp(args) => commands::mcp::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -127,7 +127,17 @@ fn repair_reads_every_tool_form_and_picks_with_tool() {
     let array = schema_file(&format!(
         r#"[{{"name": "a", "parameters": {{"type": "object"}}}}, {{"name": "rm", "input_schema": {READ_MANY}}}]"#
     ));
-    for (file, extra) in [(&openai, None), (&array, Some("rm"))] {
+    let mcp_list = schema_file(&format!(
+        r#"{{"tools": [{{"name": "a", "inputSchema": {{"type": "object"}}}},
+            {{"name": "rm", "inputSchema": {READ_MANY}, "annotations": {{"readOnlyHint": true}}}}]}}"#
+    ));
+    let mcp_tool = schema_file(&format!(r#"{{"name": "rm", "inputSchema": {READ_MANY}}}"#));
+    for (file, extra) in [
+        (&openai, None),
+        (&array, Some("rm")),
+        (&mcp_list, Some("rm")),
+        (&mcp_tool, None),
+    ] {
         let mut args = vec!["repair", "--schema", file.as_str(), "--json"];
         if let Some(tool) = extra {
             args.extend(["--tool", tool]);

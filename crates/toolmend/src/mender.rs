@@ -552,10 +552,12 @@ impl Mender {
         };
         let signature = signature(&call.name, args);
         let hints = tool.hints();
-        if session
-            .storm
-            .observe(signature, hints.mutating == Some(true), hints.storm_exempt)
-        {
+        let flags = crate::turn::StormFlags {
+            mutating: hints.mutating == Some(true),
+            idempotent: hints.idempotent == Some(true),
+            exempt: hints.storm_exempt,
+        };
+        if session.storm.observe(signature, flags) {
             call.status = Status::Suppressed;
             call.repairs
                 .push(Repair::new(RepairKind::StormSuppressed, String::new()));

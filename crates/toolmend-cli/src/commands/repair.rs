@@ -11,7 +11,8 @@ use toolmend::{Mender, MenderOptions, Status, ToolSet};
 /// Flags of `toolmend repair`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// A JSON Schema, one tool object (OpenAI, flat or Anthropic), or an array of them.
+    /// A JSON Schema, one tool object (OpenAI, flat, Anthropic or MCP), an array of them, or an
+    /// MCP `tools/list` result `{"tools": [...]}`.
     #[arg(long)]
     schema: PathBuf,
     /// Which tool of an array to use.
@@ -100,6 +101,7 @@ fn tools_from_file(spec: Value, tool: Option<&str>) -> anyhow::Result<(Value, St
     let is_tool = |v: &Value| {
         v.get("function").is_some_and(Value::is_object)
             || v.get("input_schema").is_some()
+            || v.get("inputSchema").is_some()
             || (v.get("name").is_some_and(Value::is_string) && v.get("parameters").is_some())
     };
     let tool_name = |v: &Value| {
@@ -109,6 +111,21 @@ fn tools_from_file(spec: Value, tool: Option<&str>) -> anyhow::Result<(Value, St
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_owned()
+    };
+    // An MCP `tools/list` result (or the JSON-RPC response around it) is its tools array.
+    let mcp_list = spec
+        .as_object()
+        .filter(|o| !o.contains_key("name"))
+        .and_then(|o| {
+            let result = o.get("result").filter(|_| !o.contains_key("tools"));
+            result
+                .unwrap_or(&spec)
+                .get("tools")
+                .filter(|t| t.is_array())
+        });
+    let spec = match mcp_list {
+        Some(tools) => tools.clone(),
+        None => spec,
     };
     match spec {
         Value::Array(items) => {

@@ -147,11 +147,7 @@ fn prepare_tool(
     } else {
         None
     };
-    let schema_key = if spec.format == ToolFormat::Anthropic {
-        "input_schema"
-    } else {
-        "parameters"
-    };
+    let schema_key = spec.format.schema_key();
     let schema = schema.filter(|s| Some(s) != spec.schema);
     let in_function = spec.format == ToolFormat::OpenAi;
 

@@ -78,6 +78,10 @@ pub struct ToolHints {
     pub mutating: Option<bool>,
     /// Cheap reads that never count towards a call storm.
     pub storm_exempt: bool,
+    /// `Some(true)`: calling the tool again with the same arguments changes nothing more (MCP
+    /// `idempotentHint`). The storm breaker then treats a repeated identical call as no write:
+    /// it does not clear the reads before it.
+    pub idempotent: Option<bool>,
     /// A sentence for the model, appended to the description by `prepare`.
     pub contract: Option<String>,
     /// Declared relational groups.
@@ -131,6 +135,7 @@ impl ToolHints {
             .collect();
         Self {
             mutating: hints.get("mutating").and_then(Value::as_bool),
+            idempotent: hints.get("idempotent").and_then(Value::as_bool),
             storm_exempt: hints
                 .get("storm_exempt")
                 .and_then(Value::as_bool)

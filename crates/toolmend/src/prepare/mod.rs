@@ -10,6 +10,7 @@ mod dotted;
 mod flatten;
 mod for_model;
 mod hints;
+mod mcp;
 #[cfg(test)]
 mod round_trip;
 mod spec;

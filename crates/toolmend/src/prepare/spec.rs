@@ -1,4 +1,4 @@
-//! Reading tool objects in the three wire forms.
+//! Reading tool objects in the four wire forms.
 
 use serde_json::Value;
 
@@ -14,6 +14,19 @@ pub enum ToolFormat {
     Flat,
     /// `{"name", "description", "input_schema"}`.
     Anthropic,
+    /// An MCP `tools/list` entry: `{"name", "description", "inputSchema", "annotations"?}`.
+    Mcp,
+}
+
+impl ToolFormat {
+    /// The key the parameters schema lives under in this form.
+    pub(crate) const fn schema_key(self) -> &'static str {
+        match self {
+            Self::Anthropic => "input_schema",
+            Self::Mcp => "inputSchema",
+            Self::OpenAi | Self::Flat => "parameters",
+        }
+    }
 }
 
 /// A tool object taken apart; borrowed from the caller's JSON.
@@ -24,9 +37,11 @@ pub(crate) struct ToolSpec<'a> {
     /// The parameters schema; `None` when the tool declares none (any object is accepted).
     pub(crate) schema: Option<&'a Value>,
     pub(crate) format: ToolFormat,
+    /// The MCP `annotations` object (`readOnlyHint`, …) of an MCP tool.
+    pub(crate) annotations: Option<&'a Value>,
 }
 
-/// Reads one tool object of any of the three forms.
+/// Reads one tool object of any of the four forms.
 pub(crate) fn read_spec(index: usize, tool: &Value) -> Result<ToolSpec<'_>, Error> {
     let fail = |reason: &str| Error::ToolSpec {
         index,
@@ -37,6 +52,7 @@ pub(crate) fn read_spec(index: usize, tool: &Value) -> Result<ToolSpec<'_>, Erro
         Some(function @ Value::Object(_)) => (function, ToolFormat::OpenAi),
         Some(_) => return Err(fail("`function` is not an object")),
         None if object.contains_key("input_schema") => (tool, ToolFormat::Anthropic),
+        None if object.contains_key("inputSchema") => (tool, ToolFormat::Mcp),
         None => (tool, ToolFormat::Flat),
     };
     let name = body
@@ -46,22 +62,22 @@ pub(crate) fn read_spec(index: usize, tool: &Value) -> Result<ToolSpec<'_>, Erro
     if name.is_empty() {
         return Err(fail("empty `name`"));
     }
-    let key = if format == ToolFormat::Anthropic {
-        "input_schema"
-    } else {
-        "parameters"
-    };
-    let schema = match body.get(key) {
+    let schema = match body.get(format.schema_key()) {
         None | Some(Value::Null) => None,
         Some(schema @ (Value::Object(_) | Value::Bool(_))) => Some(schema),
         Some(_) => return Err(fail("the schema is neither an object nor a boolean")),
     };
     let description = body.get("description").and_then(Value::as_str);
+    let annotations = match format {
+        ToolFormat::Mcp => object.get("annotations").filter(|a| a.is_object()),
+        _ => None,
+    };
     Ok(ToolSpec {
         name,
         description,
         schema,
         format,
+        annotations,
     })
 }
 
@@ -72,15 +88,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn reads_the_three_forms() {
+    fn reads_the_four_forms() {
         let schema = json!({"type": "object"});
         let openai = json!({"type": "function", "function": {"name": "a", "parameters": schema}});
         let flat = json!({"name": "b", "parameters": schema});
         let anthropic = json!({"name": "c", "input_schema": schema});
+        let mcp =
+            json!({"name": "d", "inputSchema": schema, "annotations": {"readOnlyHint": true}});
         for (tool, name, format) in [
             (&openai, "a", ToolFormat::OpenAi),
             (&flat, "b", ToolFormat::Flat),
             (&anthropic, "c", ToolFormat::Anthropic),
+            (&mcp, "d", ToolFormat::Mcp),
         ] {
             let spec = read_spec(0, tool).unwrap();
             assert_eq!((spec.name, spec.format), (name, format));

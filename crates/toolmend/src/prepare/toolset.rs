@@ -149,7 +149,8 @@ impl ToolSet {
         Self::default()
     }
 
-    /// Builds a set from tool objects in any of the three forms (OpenAI, flat, Anthropic).
+    /// Builds a set from tool objects in any of the four forms (OpenAI, flat, Anthropic, MCP),
+    /// or from a whole MCP `tools/list` result `{"tools": [...]}`.
     ///
     /// Objects of no known form, duplicate names and schemas that do not compile are listed in
     /// [`ToolSet::rejected`]; they never stop the rest of the set from being built.
@@ -164,6 +165,12 @@ impl ToolSet {
     #[must_use]
     pub fn from_json(tools: &Value) -> Self {
         let mut set = Self::new();
+        if let Some(items) = super::mcp::tool_list(tools) {
+            for (index, tool) in items.iter().enumerate() {
+                set.push(index, tool);
+            }
+            return set;
+        }
         match tools {
             Value::Array(items) => {
                 for (index, tool) in items.iter().enumerate() {
@@ -275,7 +282,8 @@ impl Tool {
                 ),
             },
         };
-        let hints = schema.as_ref().map(ToolHints::read).unwrap_or_default();
+        let mut hints = schema.as_ref().map(ToolHints::read).unwrap_or_default();
+        super::mcp::apply_annotations(&mut hints, spec.annotations);
         let has_path_fields = schema.as_ref().is_some_and(has_path_field);
         let patterns = schema.as_ref().map(compile_patterns).unwrap_or_default();
         let tool = Self {

@@ -3,7 +3,9 @@
 //! Signature = tool name + canonical repaired arguments. Window 6, threshold 3: the 3rd
 //! identical call within the last 6 is suppressed (both configurable). Calls of exempt tools
 //! never count; a call of a mutating tool first removes the non-mutating entries (what was read
-//! before a write may be read again). The window resets on each new user turn.
+//! before a write may be read again), unless the tool is idempotent and the same call is already
+//! in the window (repeating it changed nothing, so a read after it is still a repeat). The window
+//! resets on each new user turn.
 
 use std::collections::VecDeque;
 
@@ -11,6 +13,17 @@ use std::collections::VecDeque;
 pub const DEFAULT_STORM_WINDOW: usize = 6;
 /// Default threshold: the 3rd identical call is suppressed.
 pub const DEFAULT_STORM_THRESHOLD: usize = 3;
+
+/// What the storm breaker needs to know about a call's tool.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct StormFlags {
+    /// The tool changes the world: its call clears the read entries from the window.
+    pub(crate) mutating: bool,
+    /// Calling it again with the same arguments has no further effect.
+    pub(crate) idempotent: bool,
+    /// A cheap read that never counts.
+    pub(crate) exempt: bool,
+}
 
 #[derive(Debug, Clone)]
 struct Entry {
@@ -36,13 +49,16 @@ impl StormBreaker {
     }
 
     /// Records a call; returns true when it must be suppressed.
-    pub(crate) fn observe(&mut self, signature: String, mutating: bool, exempt: bool) -> bool {
-        if exempt {
+    pub(crate) fn observe(&mut self, signature: String, flags: StormFlags) -> bool {
+        if flags.exempt {
             return false;
         }
-        if mutating {
+        let repeat_of_no_effect =
+            flags.idempotent && self.recent.iter().any(|e| e.signature == signature);
+        if flags.mutating && !repeat_of_no_effect {
             self.recent.retain(|e| e.mutating);
         }
+        let mutating = flags.mutating;
         // The window holds the last `window` calls, this one included.
         self.recent.push_back(Entry {
             signature,
@@ -80,7 +96,7 @@ mod tests {
     use super::*;
 
     fn call(storm: &mut StormBreaker, sig: &str) -> bool {
-        storm.observe(sig.to_owned(), false, false)
+        storm.observe(sig.to_owned(), StormFlags::default())
     }
 
     #[test]
@@ -120,11 +136,50 @@ mod tests {
     fn exempt_never_counts_and_mutating_clears_reads() {
         let mut storm = StormBreaker::new(6, 3);
         for _ in 0..5 {
-            assert!(!storm.observe("ls".into(), false, true));
+            let exempt = StormFlags {
+                exempt: true,
+                ..StormFlags::default()
+            };
+            assert!(!storm.observe("ls".into(), exempt));
         }
         call(&mut storm, "read");
         call(&mut storm, "read");
-        assert!(!storm.observe("write".into(), true, false));
+        let write = StormFlags {
+            mutating: true,
+            ..StormFlags::default()
+        };
+        assert!(!storm.observe("write".into(), write));
+        assert!(!call(&mut storm, "read"));
+    }
+
+    #[test]
+    fn a_repeated_idempotent_write_does_not_clear_reads() {
+        let write = StormFlags {
+            mutating: true,
+            idempotent: true,
+            ..StormFlags::default()
+        };
+        let mut storm = StormBreaker::new(6, 3);
+        // The first write is a real change: the read before it may be repeated.
+        call(&mut storm, "read");
+        assert!(!storm.observe("write".into(), write));
+        call(&mut storm, "read");
+        // The same idempotent write again changed nothing, so the reads stay in the window
+        // and the loop read/write/read is caught.
+        assert!(!storm.observe("write".into(), write));
+        assert!(!call(&mut storm, "read"));
+        assert!(call(&mut storm, "read"));
+        // A write that is not idempotent clears the reads every time.
+        let mut storm = StormBreaker::new(6, 3);
+        let plain = StormFlags {
+            mutating: true,
+            ..StormFlags::default()
+        };
+        for _ in 0..2 {
+            call(&mut storm, "read");
+            call(&mut storm, "read");
+            assert!(!storm.observe("write".into(), plain));
+        }
         assert!(!call(&mut storm, "read"));
     }
 
