@@ -277,7 +277,10 @@ mod tests {
     fn containers_go_through_the_call_search() {
         assert_eq!(read("Result: {'a': 1,}"), Ok(json!({"a": 1})));
         assert_eq!(read("```json\n[1, 2]\n```"), Ok(json!([1, 2])));
-        assert_eq!(read("{\"a\": 1}{\"b\": 2}"), Ok(json!([{"a": 1}, {"b": 2}])));
+        assert_eq!(
+            read("{\"a\": 1}{\"b\": 2}"),
+            Ok(json!([{"a": 1}, {"b": 2}]))
+        );
         // A word before the object is prose, not a scalar root.
         assert_eq!(read("true {\"a\": 1}"), Ok(json!({"a": 1})));
     }
@@ -302,12 +305,15 @@ mod tests {
 
     #[test]
     fn limits_hold() {
-        let small = DocumentOptions::default()
-            .with_salvage(SalvageOptions::default().with_max_bytes(4).with_max_depth(3));
+        let small = DocumentOptions::default().with_salvage(
+            SalvageOptions::default()
+                .with_max_bytes(4)
+                .with_max_depth(3),
+        );
         let err = salvage_document("[1, 2, 3]", &small).unwrap_err();
         assert_eq!(err.kind, SalvageErrorKind::TooLarge);
-        let deep = DocumentOptions::default()
-            .with_salvage(SalvageOptions::default().with_max_depth(3));
+        let deep =
+            DocumentOptions::default().with_salvage(SalvageOptions::default().with_max_depth(3));
         assert_eq!(
             salvage_document("[[[[[1,]]]]]", &deep).unwrap_err().kind,
             SalvageErrorKind::TooDeep
