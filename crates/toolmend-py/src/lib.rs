@@ -104,10 +104,11 @@ fn salvage_err(py: Python<'_>, e: &toolmend::salvage::SalvageError) -> PyErr {
 /// Reads any JSON document leniently (the json_repair-compatible functions build on this).
 ///
 /// `truncation` is `"close"` (keep what was read and close it) or `"refuse"`. Returns
-/// `(value, repairs, truncated)` with `repairs` a list of `(kind, byte offset)`.
+/// `(values, repairs, truncated)`: every value found (several for `{…}{…}`), `repairs` a list
+/// of `(kind, byte offset)`.
 #[pyfunction]
 #[pyo3(signature = (text, *, truncation = "close", max_bytes = None, max_depth = None))]
-fn salvage_json<'py>(
+fn salvage_values<'py>(
     py: Python<'py>,
     text: &str,
     truncation: &str,
@@ -140,9 +141,12 @@ fn salvage_json<'py>(
         .iter()
         .map(|r| (r.kind.name(), r.offset))
         .collect();
-    let truncated = doc.truncated;
-    let value = to_py(py, &doc.into_value())?;
-    (value, repairs, truncated).into_pyobject(py)
+    let values = doc
+        .values
+        .iter()
+        .map(|v| to_py(py, v))
+        .collect::<PyResult<Vec<_>>>()?;
+    (values, repairs, doc.truncated).into_pyobject(py)
 }
 
 /// The tools of a request, compiled once.
@@ -754,7 +758,7 @@ fn _toolmend(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<StreamRecoverer>()?;
     m.add_function(wrap_pyfunction!(recover, m)?)?;
     m.add_function(wrap_pyfunction!(prepare_tools, m)?)?;
-    m.add_function(wrap_pyfunction!(salvage_json, m)?)?;
+    m.add_function(wrap_pyfunction!(salvage_values, m)?)?;
     m.add_function(wrap_pyfunction!(repair_kinds, m)?)?;
     m.add("ToolmendError", py.get_type::<ToolmendError>())?;
     m.add("ToolSpecError", py.get_type::<ToolSpecError>())?;

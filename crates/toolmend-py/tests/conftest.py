@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import sys
+
 import pytest
+
+# .ci/run unpacks the freshly built wheel there; elsewhere the installed package is used.
+if os.environ.get("TOOLMEND_PY_SITE"):
+    sys.path.insert(0, os.environ["TOOLMEND_PY_SITE"])
 
 READ = {
     "type": "function",

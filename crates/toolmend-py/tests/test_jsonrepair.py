@@ -28,6 +28,10 @@ def test_any_root_is_accepted():
     assert toolmend.loads('"cut string') == "cut string"
     assert toolmend.loads("True") is True
     assert toolmend.loads('{"a": 1}{"b": 2}') == [{"a": 1}, {"b": 2}]
+    # json_repair's rules for several values: an empty one gives way, a same-shape one updates.
+    assert toolmend.loads('[]{"key": "value"}') == {"key": "value"}
+    assert toolmend.loads('[{"k": "v"}][{"k": "w"}]') == [{"k": "w"}]
+    assert toolmend.loads("[") == [] and toolmend.loads("{") == {}
 
 
 def test_truncated_documents_are_closed():
@@ -37,7 +41,7 @@ def test_truncated_documents_are_closed():
 
 def test_refusals_give_an_empty_string():
     # json_repair's answer for text it cannot repair; toolmend also refuses to guess these.
-    for text in ["", "just prose", "NaN", '{"a": 1, "b": ...}', "[1, 2, ...]", '{"a": yes please}']:
+    for text in ["", "just prose", '{"a": 1, "b": ...}', "[1, 2, ...]", '{"a": yes please}']:
         assert toolmend.loads(text) == "", text
         assert toolmend.repair_json(text) == "", text
 
@@ -54,7 +58,7 @@ def test_repair_json_returns_text_with_json_dumps_defaults():
 def test_skip_json_loads_goes_straight_to_the_parser():
     assert toolmend.loads('{"a": 1}', skip_json_loads=True) == {"a": 1}
     # json.loads reads NaN; toolmend's parser refuses it.
-    assert toolmend.loads("NaN", skip_json_loads=False) == ""
+    assert toolmend.loads("NaN", skip_json_loads=True) == ""
     assert toolmend.loads("[NaN]") != ""
     assert toolmend.loads("[NaN]", skip_json_loads=True) == ""
 

@@ -87,7 +87,7 @@ def chunk(delta: dict, finish=None):
 
 
 def test_chat_stream_is_repaired(tools):
-    args = "{'file_path': 'a.txt',"
+    args = "{'file_path': 'a.txt', 'limit': None}"
     chunks = [chunk({"role": "assistant", "content": "ok"})]
     chunks.append(chunk({"tool_calls": [{"index": 0, "id": "call_1", "type": "function", "function": {"name": "read", "arguments": ""}}]}))
     for i in range(0, len(args), 5):

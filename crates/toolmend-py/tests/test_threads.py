@@ -14,7 +14,7 @@ def test_mender_shared_across_threads(tools):
         ('{"file_path": "b"}', "repaired"),
         ('{"limit": 1}', "invalid"),
         # Large enough to be processed with the GIL released.
-        ('{"path": "' + "x" * 40000 + '"', "repaired"),
+        ("{'path': '" + "x" * 40000 + "'}", "repaired"),
     ]
 
     def work(i: int) -> list:

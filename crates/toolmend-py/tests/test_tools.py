@@ -53,7 +53,7 @@ def test_repaired_call_reports_each_repair(tools):
 def test_invalid_call_gets_a_retry_message(tools):
     call = toolmend.Mender(tools).repair_call("read", '{"limit": 5}')
     assert call.status == "invalid" and not call.dispatchable
-    assert call.arguments is None
+    assert call.arguments == {"limit": 5}  # parsed, but not valid
     assert "`/path` is required but missing" in call.error
     assert call.outcome == "re-prompt"
 

@@ -33,9 +33,8 @@ from ._toolmend import (
     prepare_tools,
     recover,
     repair_kinds,
-    salvage_json,
 )
-from .jsonrepair import from_file, load, loads, repair_json
+from .jsonrepair import from_file, load, loads, repair_json, salvage_json
 from .sdk import repair_anthropic_message, repair_chat_completion, repair_chat_stream
 
 __all__ = [

@@ -192,11 +192,11 @@ def prepare_tools(
     contract_hints: bool = ...,
     max_hint_bytes: int = ...,
 ) -> List[Dict[str, Any]]: ...
-def salvage_json(
+def salvage_values(
     text: str,
     *,
     truncation: Literal["close", "refuse"] = "close",
     max_bytes: Optional[int] = None,
     max_depth: Optional[int] = None,
-) -> Tuple[Any, List[Tuple[str, int]], bool]: ...
+) -> Tuple[List[Any], List[Tuple[str, int]], bool]: ...
 def repair_kinds() -> List[str]: ...

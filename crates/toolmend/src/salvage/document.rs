@@ -155,7 +155,10 @@ pub fn salvage_document(text: &str, options: &DocumentOptions) -> Result<Documen
     }
     let mut doc = match scalar(text, start, limits.max_depth)? {
         Some(doc) => doc,
-        None => containers(text, limits)?,
+        None => match bare_opener(text, start) {
+            Some(doc) => doc,
+            None => containers(text, limits)?,
+        },
     };
     if after_bom > 0 {
         doc.repairs.insert(
@@ -204,6 +207,25 @@ fn scalar(text: &str, start: usize, max_depth: usize) -> Result<Option<Document>
         repairs,
         truncated: cut,
     }))
+}
+
+/// A document cut right after its opening bracket (`[`, `{`, `{"`): the empty container, closed.
+/// Call salvage refuses this (a call that kept nothing is no call); a document that kept
+/// nothing is still the container it opened.
+fn bare_opener(text: &str, start: usize) -> Option<Document> {
+    let value = match text[start..].trim_end() {
+        "[" => Value::Array(Vec::new()),
+        "{" | "{\"" => Value::Object(serde_json::Map::new()),
+        _ => return None,
+    };
+    Some(Document {
+        values: vec![value],
+        repairs: vec![SyntaxRepair {
+            kind: RepairKind::TruncationClosed,
+            offset: text.len(),
+        }],
+        truncated: true,
+    })
 }
 
 /// Objects and arrays, in fences or among prose: [`super::salvage`], without its call-argument
@@ -294,6 +316,15 @@ mod tests {
         let err = salvage_document("{\"a\": [1, 2", &refuse).unwrap_err();
         assert_eq!((err.kind, err.offset), (SalvageErrorKind::Syntax, 11));
         assert!(salvage_document("\"cut", &refuse).is_err());
+    }
+
+    #[test]
+    fn a_bare_opener_closes_to_its_empty_container() {
+        assert_eq!(read("["), Ok(json!([])));
+        assert_eq!(read(" { "), Ok(json!({})));
+        assert_eq!(read("{\""), Ok(json!({})));
+        let refuse = DocumentOptions::default().with_truncation(TruncationPolicy::Refuse);
+        assert!(salvage_document("[", &refuse).is_err());
     }
 
     #[test]
