@@ -47,6 +47,7 @@
 //! - `truncation`: closing a value the text ended inside;
 //! - `scan`: byte classes and the fast string scan; `repairs`: the repair log.
 
+mod document;
 mod entry;
 mod extract;
 mod lookahead;
@@ -61,6 +62,9 @@ use serde_json::Value;
 
 use crate::RepairKind;
 
+pub use document::{
+    Document, DocumentOptions, MAX_DOCUMENT_BYTES, TruncationPolicy, salvage_document,
+};
 pub use entry::salvage;
 
 /// Options for one salvage run.

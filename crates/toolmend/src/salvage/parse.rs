@@ -120,7 +120,7 @@ pub(super) struct Parser<'a> {
 }
 
 /// Whether the single value read hit the end of the text.
-type Parsed = Result<(Value, bool), RunError>;
+pub(super) type Parsed = Result<(Value, bool), RunError>;
 
 impl<'a> Parser<'a> {
     /// A parser over `text`.
@@ -247,7 +247,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Reads one container starting at the current `{` or `[`.
-    fn parse_value(&mut self) -> Parsed {
+    pub(super) fn parse_value(&mut self) -> Parsed {
         let mut stack: Vec<Frame> = Vec::new();
         self.closers.clear();
         let mut expect = Expect::Value;

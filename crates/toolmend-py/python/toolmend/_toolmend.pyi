@@ -1,0 +1,202 @@
+"""Type stubs for the native module (``toolmend._toolmend``)."""
+
+from typing import Any, Dict, List, Literal, Mapping, Optional, Sequence, Tuple, Union
+
+__version__: str
+
+ToolsLike = Union["ToolSet", Sequence[Any]]
+
+class ToolmendError(ValueError):
+    """Base class of every toolmend error (a ValueError)."""
+
+class ToolSpecError(ToolmendError):
+    """A tool list or tool object toolmend cannot read."""
+
+class SalvageError(ToolmendError):
+    """A text that holds no JSON toolmend can read without guessing."""
+
+    kind: str
+    offset: int
+    line: int
+    column: int
+
+class NoJsonError(SalvageError): ...
+class JsonSyntaxError(SalvageError): ...
+class NonFiniteError(SalvageError): ...
+class TooLargeError(SalvageError): ...
+class TooDeepError(SalvageError): ...
+
+class ToolSet:
+    """The tools of a request, compiled once (OpenAI, flat or Anthropic form, or SDK objects)."""
+
+    def __init__(self, tools: Sequence[Any]) -> None: ...
+    @staticmethod
+    def from_openai(tools: Sequence[Any]) -> "ToolSet": ...
+    @staticmethod
+    def from_anthropic(tools: Sequence[Any]) -> "ToolSet": ...
+    @property
+    def names(self) -> List[str]: ...
+    @property
+    def rejected(self) -> List[str]: ...
+    def __len__(self) -> int: ...
+    def __contains__(self, name: str) -> bool: ...
+
+class Repair:
+    """One repair: its kind and the JSON Pointer where it was made."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def path(self) -> str: ...
+
+Status = Literal["valid", "repaired", "recovered", "invalid", "suppressed", "unvalidated"]
+
+class Call:
+    """Everything toolmend decided about one call."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def origin(self) -> Literal["native", "content", "reasoning"]: ...
+    @property
+    def status(self) -> Status: ...
+    @property
+    def arguments(self) -> Optional[Dict[str, Any]]: ...
+    @property
+    def arguments_text(self) -> str: ...
+    @property
+    def repairs(self) -> List[Repair]: ...
+    @property
+    def notes(self) -> List[str]: ...
+    @property
+    def outcome(self) -> Optional[Literal["local-salvage", "re-prompt", "gave-up"]]: ...
+    @property
+    def error(self) -> Optional[str]: ...
+    @property
+    def native_index(self) -> Optional[int]: ...
+    @property
+    def dispatchable(self) -> bool: ...
+    def has(self, kind: str) -> bool: ...
+
+class Session:
+    """A conversation's storm window and retry budget."""
+
+    def __init__(
+        self,
+        *,
+        window: Optional[int] = None,
+        threshold: Optional[int] = None,
+        max_reprompts: Optional[int] = None,
+    ) -> None: ...
+    def new_user_turn(self) -> None: ...
+
+class TurnResult:
+    """What ``Mender.run_turn`` made of one assistant message."""
+
+    @property
+    def content(self) -> Optional[str]: ...
+    @property
+    def reasoning(self) -> Optional[str]: ...
+    @property
+    def calls(self) -> List[Call]: ...
+    @property
+    def report(self) -> Dict[str, int]: ...
+
+class Mender:
+    """The repair pipeline over a set of tools; safe to share across threads."""
+
+    def __init__(
+        self,
+        tools: ToolsLike,
+        *,
+        recover: Literal["off", "strip", "content", "all"] = ...,
+        model: str = ...,
+        include_values: bool = ...,
+        max_salvage_bytes: int = ...,
+        max_depth: int = ...,
+        max_recovered_calls: int = ...,
+        max_repair_rounds: int = ...,
+        max_message_bytes: int = ...,
+    ) -> None: ...
+    def repair_call(self, name: str, arguments: str) -> Call: ...
+    def run_turn(
+        self,
+        session: Session,
+        message: Union[Mapping[str, Any], Any],
+        *,
+        finish_reason: Optional[str] = None,
+        new_user_turn: bool = False,
+    ) -> TurnResult: ...
+    def stats(self) -> Dict[str, Any]: ...
+    @property
+    def tool_names(self) -> List[str]: ...
+
+class RecoveredCall:
+    """One call found in text."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def written_name(self) -> Optional[str]: ...
+    @property
+    def family(self) -> str: ...
+    @property
+    def arguments(self) -> str: ...
+    @property
+    def arguments_unwrapped(self) -> bool: ...
+    @property
+    def span(self) -> Tuple[int, int]: ...
+    @property
+    def channel(self) -> Literal["content", "reasoning"]: ...
+
+class Recovered:
+    """Text with the markup of recovered calls removed, and those calls."""
+
+    @property
+    def text(self) -> str: ...
+    @property
+    def calls(self) -> List[RecoveredCall]: ...
+
+def recover(
+    text: str,
+    tools: ToolsLike,
+    *,
+    channel: Literal["content", "reasoning"] = "content",
+    max_calls: Optional[int] = None,
+) -> Recovered: ...
+
+class StreamRecoverer:
+    """Recovers calls from text that arrives in chunks."""
+
+    def __init__(
+        self,
+        tools: ToolsLike,
+        *,
+        channel: Literal["content", "reasoning"] = "content",
+        max_calls: Optional[int] = None,
+    ) -> None: ...
+    def feed(self, chunk: str) -> Recovered: ...
+    def finish(self) -> Recovered: ...
+
+def prepare_tools(
+    tools: Sequence[Any],
+    *,
+    model: str = "",
+    strip_hints: bool = ...,
+    strip_anchors: bool = ...,
+    flatten: bool = ...,
+    flatten_leaves_over: int = ...,
+    flatten_depth_over: int = ...,
+    contract_hints: bool = ...,
+    max_hint_bytes: int = ...,
+) -> List[Dict[str, Any]]: ...
+def salvage_values(
+    text: str,
+    *,
+    truncation: Literal["close", "refuse"] = "close",
+    max_bytes: Optional[int] = None,
+    max_depth: Optional[int] = None,
+) -> Tuple[List[Any], List[Tuple[str, int]], bool]: ...
+def repair_kinds() -> List[str]: ...

@@ -1,0 +1,209 @@
+"""json_repair-compatible functions: ``repair_json``, ``loads``, ``load``, ``from_file``.
+
+Same signatures and return conventions as the ``json_repair`` package, so that
+``import toolmend as json_repair`` (or ``from toolmend import repair_json``) works in existing
+code. Any JSON root is accepted (objects, arrays, strings, numbers, literals); a text the
+document ended inside is closed (the ``close`` truncation policy).
+
+Valid JSON comes back as ``json.loads`` reads it (toolmend's parser tries a strict parse first;
+what only ``json.loads`` accepts, such as ``NaN``, goes to ``json.loads`` unless
+``skip_json_loads``). Broken JSON is read by toolmend's lenient parser (``toolmend.salvage_json``).
+
+Differences from json_repair, on purpose (toolmend never invents content):
+
+- Where toolmend refuses to guess, the result is ``""``, json_repair's answer for a text it
+  cannot repair: prose without JSON, ``...`` placeholders, bare words as values
+  (``{"a": yes please}``), ``NaN``/``Infinity``, a text cut inside a key or literal that
+  keeps nothing.
+- ``logging=True`` returns ``(value, log)`` where each log entry is
+  ``{"text": <repair kind>, "context": <byte offset>}`` (toolmend's repair names).
+- ``strict=True`` raises ``ValueError`` whenever the text needed any repair.
+- ``schema`` and ``schema_repair_mode="salvage"`` are not supported (``NotImplementedError``);
+  use ``toolmend.Mender``, which validates against a JSON Schema.
+- ``stream_stable`` and ``chunk_length`` are accepted and have no effect: the whole text is
+  always read, and truncated text is closed the same way at every length.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import IO, Any, List, Optional, Tuple, Union
+
+from ._toolmend import SalvageError, salvage_values
+
+JSONReturnType = Union[dict, list, str, int, float, bool, None]
+
+__all__ = ["JSONReturnType", "from_file", "load", "loads", "repair_json", "salvage_json"]
+
+
+def _same_shape(a: Any, b: Any) -> bool:
+    """json_repair's test for a later top-level value that updates an earlier one."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return len(a) == len(b) and all(k in b and _same_shape(v, b[k]) for k, v in a.items())
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same_shape(x, y) for x, y in zip(a, b))
+    return True
+
+
+def _combine(values: list) -> Any:
+    """Several top-level values as json_repair returns them: one value alone; a later value
+    of the same shape replaces the earlier (an update); empty values give way to later ones."""
+    out = [values[0]]
+    for v in values[1:]:
+        if not v:
+            continue
+        if _same_shape(out[-1], v) or not out[-1]:
+            out.pop()
+        out.append(v)
+    return out[0] if len(out) == 1 else out
+
+
+def salvage_json(
+    text: str,
+    *,
+    truncation: str = "close",
+    max_bytes: Optional[int] = None,
+    max_depth: Optional[int] = None,
+) -> Tuple[Any, List[Tuple[str, int]], bool]:
+    """Reads any JSON document leniently: ``(value, repairs, truncated)``.
+
+    ``repairs`` lists ``(kind, byte offset)`` (toolmend's repair names); ``truncated`` says the
+    text ended inside the value, which was closed (``truncation="close"``; ``"refuse"`` raises
+    instead). Several values back to back combine as json_repair combines them. Raises a
+    ``SalvageError`` subclass (``NoJsonError``, ``JsonSyntaxError``, ``NonFiniteError``,
+    ``TooLargeError``, ``TooDeepError``) with ``kind``, ``offset``, ``line``, ``column``.
+    """
+    values, repairs, truncated = salvage_values(
+        text, truncation=truncation, max_bytes=max_bytes, max_depth=max_depth
+    )
+    return _combine(values), repairs, truncated
+
+
+def _parse(text: str, skip_json_loads: bool, logging: bool, strict: bool) -> Any:
+    """The value and its repair log; ``""`` (and no log) when toolmend refuses the text."""
+    try:
+        value, repairs, _truncated = salvage_json(text)
+    except SalvageError as err:
+        # What json.loads accepts and toolmend's strict parse does not (NaN, Infinity, nesting
+        # deeper than toolmend's limit) is still valid JSON for json_repair.
+        if not skip_json_loads:
+            try:
+                return json.loads(text), []
+            except ValueError:
+                pass
+        if strict:
+            raise ValueError(str(err)) from err
+        return "", []
+    if strict and repairs:
+        raise ValueError(f"the JSON needed repairs: {', '.join(k for k, _ in repairs)}")
+    return value, [{"text": kind, "context": str(offset)} for kind, offset in repairs]
+
+
+def repair_json(
+    json_str: str = "",
+    return_objects: bool = False,
+    skip_json_loads: bool = False,
+    logging: bool = False,
+    json_fd: IO[str] | None = None,
+    chunk_length: int = 0,
+    stream_stable: bool = False,
+    strict: bool = False,
+    schema: Any | None = None,
+    schema_repair_mode: str = "standard",
+    **json_dumps_args: Any,
+) -> Any:
+    """Parses ``json_str`` leniently; returns JSON text, or the value with ``return_objects``.
+
+    Valid JSON comes back as ``json.loads`` reads it; broken JSON is repaired by toolmend. A
+    text toolmend cannot read without guessing gives ``""``. With ``return_objects=False`` the
+    value is serialised by ``json.dumps(value, **json_dumps_args)`` (``ensure_ascii=True`` by
+    default, as in json_repair); a value equal to ``""`` is returned as ``""``.
+    ``logging=True`` returns ``(value, repair_log)``.
+    """
+    if schema is not None or schema_repair_mode not in ("standard", None):
+        raise NotImplementedError(
+            "toolmend.repair_json has no schema mode; use toolmend.Mender for schema-guided repair"
+        )
+    if json_fd is not None:
+        json_str = json_fd.read()
+    if not isinstance(json_str, str):
+        raise TypeError(f"json_str must be str, not {type(json_str).__name__}")
+    # toolmend's parser tries a strict parse first (as json_repair tries json.loads), so valid
+    # JSON costs one parse, not a failed json.loads and then a repair.
+    parsed, log = _parse(json_str, skip_json_loads, logging, strict)
+    if logging:
+        return parsed, log
+    if return_objects:
+        return parsed
+    if parsed == "":
+        return ""
+    return json.dumps(parsed, **json_dumps_args)
+
+
+def loads(
+    json_str: str,
+    skip_json_loads: bool = False,
+    logging: bool = False,
+    stream_stable: bool = False,
+    strict: bool = False,
+    schema: Any | None = None,
+    schema_repair_mode: str = "standard",
+) -> Any:
+    """Like ``json.loads``, but repairs broken JSON; ``""`` when it cannot be read."""
+    return repair_json(
+        json_str=json_str,
+        return_objects=True,
+        skip_json_loads=skip_json_loads,
+        logging=logging,
+        stream_stable=stream_stable,
+        strict=strict,
+        schema=schema,
+        schema_repair_mode=schema_repair_mode,
+    )
+
+
+def load(
+    fd: IO[str],
+    skip_json_loads: bool = False,
+    logging: bool = False,
+    chunk_length: int = 0,
+    strict: bool = False,
+    schema: Any | None = None,
+    schema_repair_mode: str = "standard",
+) -> Any:
+    """Like ``json.load``, but repairs broken JSON; ``""`` when it cannot be read."""
+    return repair_json(
+        json_fd=fd,
+        chunk_length=chunk_length,
+        return_objects=True,
+        skip_json_loads=skip_json_loads,
+        logging=logging,
+        strict=strict,
+        schema=schema,
+        schema_repair_mode=schema_repair_mode,
+    )
+
+
+def from_file(
+    filename: str | Path,
+    skip_json_loads: bool = False,
+    logging: bool = False,
+    chunk_length: int = 0,
+    strict: bool = False,
+    schema: Any | None = None,
+    schema_repair_mode: str = "standard",
+) -> Any:
+    """Reads and repairs the JSON file at ``filename`` (UTF-8); ``""`` when it cannot be read."""
+    with open(filename, encoding="utf-8") as fd:
+        return load(
+            fd,
+            skip_json_loads=skip_json_loads,
+            logging=logging,
+            chunk_length=chunk_length,
+            strict=strict,
+            schema=schema,
+            schema_repair_mode=schema_repair_mode,
+        )

@@ -1,0 +1,772 @@
+//! `toolmend._toolmend`: the native half of the `toolmend` Python package.
+//!
+//! The Python package (`python/toolmend/`) re-exports these classes and adds the pure-Python
+//! parts: the json_repair-compatible functions and the openai/anthropic SDK helpers. Work on
+//! inputs over [`DETACH_BYTES`] runs with the GIL released, so other Python threads go on.
+
+mod convert;
+
+use std::sync::{Arc, Mutex};
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple};
+use serde_json::Value;
+use toolmend::recover::StreamOutput;
+use toolmend::salvage::{
+    DocumentOptions, SalvageErrorKind, SalvageOptions, TruncationPolicy, salvage_document,
+};
+use toolmend::{AssistantTurn, CallResult, Limits, MenderOptions, RecoverMode, ToolCall};
+
+use convert::{to_py, to_value};
+
+/// Inputs longer than this are processed with the GIL released (below it, releasing and
+/// re-taking the GIL costs more than the work).
+const DETACH_BYTES: usize = 16 * 1024;
+
+pyo3::create_exception!(
+    _toolmend,
+    ToolmendError,
+    pyo3::exceptions::PyValueError,
+    "Base class of every toolmend error (a ValueError)."
+);
+pyo3::create_exception!(
+    _toolmend,
+    ToolSpecError,
+    ToolmendError,
+    "A tool list or tool object toolmend cannot read."
+);
+pyo3::create_exception!(
+    _toolmend,
+    SalvageError,
+    ToolmendError,
+    "A text that holds no JSON toolmend can read without guessing."
+);
+pyo3::create_exception!(
+    _toolmend,
+    NoJsonError,
+    SalvageError,
+    "The text holds no JSON at all (prose, empty text)."
+);
+pyo3::create_exception!(
+    _toolmend,
+    JsonSyntaxError,
+    SalvageError,
+    "The text looks like JSON but cannot be read even leniently."
+);
+pyo3::create_exception!(
+    _toolmend,
+    NonFiniteError,
+    SalvageError,
+    "NaN or Infinity where a number is expected: JSON has no such value."
+);
+pyo3::create_exception!(
+    _toolmend,
+    TooLargeError,
+    SalvageError,
+    "The text is over the size limit."
+);
+pyo3::create_exception!(
+    _toolmend,
+    TooDeepError,
+    SalvageError,
+    "The nesting is over the depth limit."
+);
+
+/// The `SalvageError` subclass for a failure, with `kind`, `offset`, `line`, `column` set.
+fn salvage_err(py: Python<'_>, e: &toolmend::salvage::SalvageError) -> PyErr {
+    let (kind, msg) = match e.kind {
+        SalvageErrorKind::TooLarge => ("too_large", "text over the size limit"),
+        SalvageErrorKind::TooDeep => ("too_deep", "nesting over the depth limit"),
+        SalvageErrorKind::NoJson => ("no_json", "no JSON in the text"),
+        SalvageErrorKind::NonFinite => ("non_finite", "NaN or Infinity is not JSON"),
+        _ => ("syntax", "JSON that cannot be read without guessing"),
+    };
+    let message = format!(
+        "{msg} at byte {} (line {}, column {})",
+        e.offset, e.line, e.column
+    );
+    let err = match e.kind {
+        SalvageErrorKind::TooLarge => TooLargeError::new_err(message),
+        SalvageErrorKind::TooDeep => TooDeepError::new_err(message),
+        SalvageErrorKind::NoJson => NoJsonError::new_err(message),
+        SalvageErrorKind::NonFinite => NonFiniteError::new_err(message),
+        _ => JsonSyntaxError::new_err(message),
+    };
+    let value = err.value(py);
+    for (name, v) in [("offset", e.offset), ("line", e.line), ("column", e.column)] {
+        let _ = value.setattr(name, v);
+    }
+    let _ = value.setattr("kind", kind);
+    err
+}
+
+/// Reads any JSON document leniently (the json_repair-compatible functions build on this).
+///
+/// `truncation` is `"close"` (keep what was read and close it) or `"refuse"`. Returns
+/// `(values, repairs, truncated)`: every value found (several for `{…}{…}`), `repairs` a list
+/// of `(kind, byte offset)`.
+#[pyfunction]
+#[pyo3(signature = (text, *, truncation = "close", max_bytes = None, max_depth = None))]
+fn salvage_values<'py>(
+    py: Python<'py>,
+    text: &str,
+    truncation: &str,
+    max_bytes: Option<usize>,
+    max_depth: Option<usize>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let policy = match truncation {
+        "close" => TruncationPolicy::Close,
+        "refuse" => TruncationPolicy::Refuse,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "truncation must be 'close' or 'refuse', not {other:?}"
+            )));
+        }
+    };
+    let defaults = DocumentOptions::default();
+    let limits = SalvageOptions::default()
+        .with_max_bytes(max_bytes.unwrap_or(defaults.salvage.max_bytes))
+        .with_max_depth(max_depth.unwrap_or(defaults.salvage.max_depth));
+    let options = defaults.with_truncation(policy).with_salvage(limits);
+    let run = || salvage_document(text, &options);
+    let doc = if text.len() > DETACH_BYTES {
+        py.detach(run)
+    } else {
+        run()
+    }
+    .map_err(|e| salvage_err(py, &e))?;
+    let repairs: Vec<(&'static str, usize)> = doc
+        .repairs
+        .iter()
+        .map(|r| (r.kind.name(), r.offset))
+        .collect();
+    let values = doc
+        .values
+        .iter()
+        .map(|v| to_py(py, v))
+        .collect::<PyResult<Vec<_>>>()?;
+    (values, repairs, doc.truncated).into_pyobject(py)
+}
+
+/// The tools of a request, compiled once.
+///
+/// Build it with `ToolSet.from_openai(tools)`, `ToolSet.from_anthropic(tools)` or
+/// `ToolSet(tools)`; each accepts every form (OpenAI `{"type": "function", "function": …}`,
+/// flat `{"name", "parameters"}`, Anthropic `{"name", "input_schema"}`) and SDK objects.
+#[pyclass(frozen, module = "toolmend")]
+struct ToolSet {
+    inner: Arc<toolmend::ToolSet>,
+    /// The tool objects as given, so each `Mender` can compile its own copy.
+    source: Arc<Value>,
+}
+
+impl ToolSet {
+    fn build(tools: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let source = to_value(tools)?;
+        if !source.is_array() {
+            return Err(ToolSpecError::new_err(
+                "tools must be a list of tool objects",
+            ));
+        }
+        Ok(Self {
+            inner: Arc::new(toolmend::ToolSet::from_json(&source)),
+            source: Arc::new(source),
+        })
+    }
+
+    /// A `ToolSet` argument, or a list of tool objects compiled now.
+    fn resolve(tools: &Bound<'_, PyAny>) -> PyResult<(Arc<toolmend::ToolSet>, Arc<Value>)> {
+        if let Ok(set) = tools.cast::<Self>() {
+            let set = set.get();
+            return Ok((Arc::clone(&set.inner), Arc::clone(&set.source)));
+        }
+        let set = Self::build(tools)?;
+        Ok((set.inner, set.source))
+    }
+}
+
+#[pymethods]
+impl ToolSet {
+    #[new]
+    fn new(tools: &Bound<'_, PyAny>) -> PyResult<Self> {
+        Self::build(tools)
+    }
+
+    /// Tools in the OpenAI Chat Completions form (`[{"type": "function", "function": {…}}]`).
+    #[staticmethod]
+    fn from_openai(tools: &Bound<'_, PyAny>) -> PyResult<Self> {
+        Self::build(tools)
+    }
+
+    /// Tools in the Anthropic Messages form (`[{"name", "description", "input_schema"}]`).
+    #[staticmethod]
+    fn from_anthropic(tools: &Bound<'_, PyAny>) -> PyResult<Self> {
+        Self::build(tools)
+    }
+
+    /// The declared tool names, in order.
+    #[getter]
+    fn names(&self) -> Vec<String> {
+        self.inner.iter().map(|t| t.name().to_owned()).collect()
+    }
+
+    /// Why tool objects or schemas were refused (the rest of the set is built regardless).
+    #[getter]
+    fn rejected(&self) -> Vec<String> {
+        self.inner
+            .rejected()
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+
+    fn __contains__(&self, name: &str) -> bool {
+        self.inner.get(name).is_some()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("ToolSet({:?})", self.names())
+    }
+}
+
+/// One repair: its kind (a DESIGN §5 name) and the JSON Pointer where it was made.
+#[pyclass(frozen, get_all, eq, module = "toolmend")]
+#[derive(PartialEq, Eq)]
+struct Repair {
+    kind: String,
+    path: String,
+}
+
+#[pymethods]
+impl Repair {
+    fn __repr__(&self) -> String {
+        format!("Repair(kind={:?}, path={:?})", self.kind, self.path)
+    }
+}
+
+/// Everything toolmend decided about one call.
+///
+/// `status` is `valid`, `repaired`, `recovered`, `invalid`, `suppressed` or `unvalidated`;
+/// `arguments` the final arguments as Python objects (`None` when invalid); `arguments_text`
+/// the JSON text to dispatch (the input bytes when valid); `error` the retry message for the
+/// model; `outcome` `local-salvage`, `re-prompt`, `gave-up` or `None`.
+#[pyclass(frozen, get_all, module = "toolmend")]
+struct Call {
+    id: String,
+    name: String,
+    origin: String,
+    status: String,
+    arguments: Py<PyAny>,
+    arguments_text: String,
+    repairs: Vec<Py<Repair>>,
+    notes: Vec<String>,
+    outcome: Option<String>,
+    error: Option<String>,
+    native_index: Option<usize>,
+}
+
+impl Call {
+    fn from_result(py: Python<'_>, r: &CallResult) -> PyResult<Self> {
+        let label = |v: &dyn erased::Label| v.label();
+        let arguments = match &r.arguments {
+            Some(v) => to_py(py, v)?.unbind(),
+            None => py.None(),
+        };
+        let repairs = r
+            .repairs
+            .iter()
+            .map(|rep| {
+                Py::new(
+                    py,
+                    Repair {
+                        kind: rep.kind.name().to_owned(),
+                        path: rep.path.clone(),
+                    },
+                )
+            })
+            .collect::<PyResult<_>>()?;
+        Ok(Self {
+            id: r.id.clone(),
+            name: r.name.to_string(),
+            origin: label(&r.origin),
+            status: label(&r.status),
+            arguments,
+            arguments_text: r.arguments_text.clone(),
+            repairs,
+            notes: r.notes.clone(),
+            outcome: r.outcome.map(|o| o.label().to_owned()),
+            error: r.error.clone(),
+            native_index: r.native_index,
+        })
+    }
+}
+
+/// Serde names of the library's enums (`Status::Repaired` → `repaired`).
+mod erased {
+    pub(crate) trait Label {
+        fn label(&self) -> String;
+    }
+
+    impl<T: serde::Serialize> Label for T {
+        fn label(&self) -> String {
+            match serde_json::to_value(self) {
+                Ok(serde_json::Value::String(s)) => s,
+                _ => String::new(),
+            }
+        }
+    }
+}
+
+#[pymethods]
+impl Call {
+    /// Whether the call may be dispatched (`valid`, `repaired` or `recovered`).
+    #[getter]
+    fn dispatchable(&self) -> bool {
+        matches!(self.status.as_str(), "valid" | "repaired" | "recovered")
+    }
+
+    /// Whether a repair of `kind` was made.
+    fn has(&self, py: Python<'_>, kind: &str) -> bool {
+        self.repairs.iter().any(|r| r.borrow(py).kind == kind)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Call(name={:?}, status={:?}, arguments_text={:?})",
+            self.name, self.status, self.arguments_text
+        )
+    }
+}
+
+/// A conversation's storm window and retry budget, shared by the turns of one session.
+#[pyclass(frozen, module = "toolmend")]
+struct Session {
+    inner: Mutex<toolmend::Session>,
+}
+
+#[pymethods]
+impl Session {
+    /// A session; `window`/`threshold` tune the storm breaker (the `threshold`th identical call
+    /// within `window` calls is suppressed), `max_reprompts` the retries per invalid call.
+    #[new]
+    #[pyo3(signature = (*, window = None, threshold = None, max_reprompts = None))]
+    fn new(window: Option<usize>, threshold: Option<usize>, max_reprompts: Option<u8>) -> Self {
+        let inner = match (window, threshold) {
+            (None, None) => {
+                let mut s = toolmend::Session::new();
+                if let Some(m) = max_reprompts {
+                    s.set_max_reprompts(m);
+                }
+                s
+            }
+            (w, t) => toolmend::Session::with_limits(
+                w.unwrap_or(8),
+                t.unwrap_or(3),
+                max_reprompts.unwrap_or(2),
+            ),
+        };
+        Self {
+            inner: Mutex::new(inner),
+        }
+    }
+
+    /// A new user message: the storm window starts afresh (the retry budget does not).
+    fn new_user_turn(&self) {
+        lock(&self.inner).new_user_turn();
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// What `Mender.run_turn` made of one assistant message.
+#[pyclass(frozen, get_all, module = "toolmend")]
+struct TurnResult {
+    content: Option<String>,
+    reasoning: Option<String>,
+    calls: Vec<Py<Call>>,
+    report: Py<PyAny>,
+}
+
+/// The repair pipeline over a set of tools; safe to share across threads.
+///
+/// Options (keywords): `recover` (`"off"`, `"strip"`, `"content"`, `"all"`), `model`,
+/// `include_values`, and the limits `max_salvage_bytes`, `max_depth`, `max_recovered_calls`,
+/// `max_repair_rounds`, `max_message_bytes`.
+#[pyclass(frozen, module = "toolmend")]
+struct Mender {
+    inner: toolmend::Mender,
+}
+
+fn recover_mode(name: &str) -> PyResult<RecoverMode> {
+    RecoverMode::from_name(name).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "recover must be 'off', 'strip', 'content' or 'all', not {name:?}"
+        ))
+    })
+}
+
+#[pymethods]
+impl Mender {
+    #[new]
+    #[pyo3(signature = (tools, **options))]
+    fn new(tools: &Bound<'_, PyAny>, options: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let (_, source) = ToolSet::resolve(tools)?;
+        let mut opts = MenderOptions::default();
+        let mut limits = Limits::default();
+        if let Some(options) = options {
+            for (k, v) in options.iter() {
+                let key: String = k.extract()?;
+                match key.as_str() {
+                    "recover" => opts.recover = recover_mode(&v.extract::<String>()?)?,
+                    "model" => opts.model = v.extract()?,
+                    "include_values" => opts.include_values = v.extract()?,
+                    "max_salvage_bytes" => limits.max_salvage_bytes = v.extract()?,
+                    "max_depth" => limits.max_depth = v.extract()?,
+                    "max_recovered_calls" => limits.max_recovered_calls = v.extract()?,
+                    "max_repair_rounds" => limits.max_repair_rounds = v.extract()?,
+                    "max_message_bytes" => limits.max_message_bytes = v.extract()?,
+                    other => {
+                        return Err(PyTypeError::new_err(format!(
+                            "Mender() got an unexpected keyword argument {other:?}"
+                        )));
+                    }
+                }
+            }
+        }
+        opts.limits = limits;
+        let set = toolmend::ToolSet::from_json(&source);
+        Ok(Self {
+            inner: toolmend::Mender::with_options(set, opts),
+        })
+    }
+
+    /// Validates one call's raw `arguments` text against the tool's schema and repairs only
+    /// what failed. Never raises for a broken call: it comes back `invalid` with `error` set.
+    fn repair_call(&self, py: Python<'_>, name: &str, arguments: &str) -> PyResult<Call> {
+        let mender = &self.inner;
+        let run = || mender.repair_call(name, arguments);
+        let result = if arguments.len() > DETACH_BYTES {
+            py.detach(run)
+        } else {
+            run()
+        };
+        Call::from_result(py, &result)
+    }
+
+    /// Runs one assistant message through every stage with the session's state.
+    ///
+    /// `message` is an OpenAI-style assistant message (dict or SDK object): `content`,
+    /// `reasoning_content`/`reasoning`, `tool_calls` (`id`, `function.name`,
+    /// `function.arguments`).
+    #[pyo3(signature = (session, message, *, finish_reason = None, new_user_turn = false))]
+    fn run_turn(
+        &self,
+        py: Python<'_>,
+        session: &Session,
+        message: &Bound<'_, PyAny>,
+        finish_reason: Option<String>,
+        new_user_turn: bool,
+    ) -> PyResult<TurnResult> {
+        let message = to_value(message)?;
+        let mut turn = assistant_turn(&message)?;
+        turn.finish_reason = finish_reason;
+        turn.new_user_turn = new_user_turn;
+        let mender = &self.inner;
+        let size = turn.content.as_ref().map_or(0, String::len)
+            + turn
+                .tool_calls
+                .iter()
+                .map(|c| c.arguments.len())
+                .sum::<usize>();
+        let run = || {
+            let mut s = lock(&session.inner);
+            mender.run_turn(&mut s, &turn)
+        };
+        let result = if size > DETACH_BYTES {
+            py.detach(run)
+        } else {
+            run()
+        };
+        let calls = result
+            .calls
+            .iter()
+            .map(|c| Py::new(py, Call::from_result(py, c)?))
+            .collect::<PyResult<_>>()?;
+        let report = serde_json::to_value(result.report)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(TurnResult {
+            content: result.content,
+            reasoning: result.reasoning,
+            calls,
+            report: to_py(py, &report)?.unbind(),
+        })
+    }
+
+    /// Counters since the mender was built: calls, invalid, recovered, storms broken, gave up,
+    /// and repairs per kind.
+    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let snap = serde_json::to_value(self.inner.stats().snapshot())
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        to_py(py, &snap)
+    }
+
+    /// The tools this mender validates against.
+    #[getter]
+    fn tool_names(&self) -> Vec<String> {
+        self.inner
+            .tools()
+            .iter()
+            .map(|t| t.name().to_owned())
+            .collect()
+    }
+}
+
+/// An OpenAI-style assistant message as the library's turn.
+fn assistant_turn(message: &Value) -> PyResult<AssistantTurn> {
+    let text = |key: &str| message.get(key).and_then(Value::as_str).map(str::to_owned);
+    let mut turn = AssistantTurn::default();
+    turn.content = text("content");
+    turn.reasoning = text("reasoning_content").or_else(|| text("reasoning"));
+    if let Some(calls) = message.get("tool_calls").and_then(Value::as_array) {
+        for call in calls {
+            let function = call.get("function").unwrap_or(call);
+            let name = function
+                .get("name")
+                .and_then(Value::as_str)
+                .ok_or_else(|| PyValueError::new_err("every tool call needs function.name"))?;
+            let arguments = match function.get("arguments") {
+                Some(Value::String(s)) => s.clone(),
+                None | Some(Value::Null) => String::new(),
+                // Already parsed (some clients): its JSON text.
+                Some(other) => other.to_string(),
+            };
+            let id = call.get("id").and_then(Value::as_str).unwrap_or_default();
+            turn.tool_calls.push(ToolCall::new(id, name, arguments));
+        }
+    }
+    Ok(turn)
+}
+
+/// One call found in text: the tool `name`, the markup `family`, `arguments` as JSON text,
+/// `span` the `(start, end)` byte range of the markup.
+#[pyclass(frozen, get_all, module = "toolmend")]
+struct RecoveredCall {
+    name: String,
+    written_name: Option<String>,
+    family: String,
+    arguments: String,
+    arguments_unwrapped: bool,
+    span: (usize, usize),
+    channel: String,
+}
+
+impl RecoveredCall {
+    fn new(c: &toolmend::recover::RecoveredCall, channel: &str) -> Self {
+        Self {
+            name: c.name.clone(),
+            written_name: c.written_name.clone(),
+            family: c.family.to_owned(),
+            arguments: c.arguments.clone(),
+            arguments_unwrapped: c.arguments_unwrapped,
+            span: (c.span.start, c.span.end),
+            channel: channel.to_owned(),
+        }
+    }
+}
+
+#[pymethods]
+impl RecoveredCall {
+    fn __repr__(&self) -> String {
+        format!(
+            "RecoveredCall(name={:?}, family={:?}, arguments={:?})",
+            self.name, self.family, self.arguments
+        )
+    }
+}
+
+/// Text with the markup of recovered calls removed, and those calls.
+#[pyclass(frozen, get_all, module = "toolmend")]
+struct Recovered {
+    text: String,
+    calls: Vec<Py<RecoveredCall>>,
+}
+
+fn channel_name(channel: &str) -> PyResult<String> {
+    match channel {
+        "content" | "reasoning" => Ok(channel.to_owned()),
+        other => Err(PyValueError::new_err(format!(
+            "channel must be 'content' or 'reasoning', not {other:?}"
+        ))),
+    }
+}
+
+fn recovered_calls(
+    py: Python<'_>,
+    calls: &[RecoveredCall_],
+    channel: &str,
+) -> PyResult<Vec<Py<RecoveredCall>>> {
+    calls
+        .iter()
+        .map(|c| Py::new(py, RecoveredCall::new(c, channel)))
+        .collect()
+}
+
+type RecoveredCall_ = toolmend::recover::RecoveredCall;
+
+/// Finds tool calls the model wrote as text (Hermes `<tool_call>`, Qwen XML, DSML, …) in
+/// `text` from the given `channel` (`"content"` or `"reasoning"`); only declared tools count.
+#[pyfunction]
+#[pyo3(signature = (text, tools, *, channel = "content", max_calls = None))]
+fn recover(
+    py: Python<'_>,
+    text: &str,
+    tools: &Bound<'_, PyAny>,
+    channel: &str,
+    max_calls: Option<usize>,
+) -> PyResult<Recovered> {
+    let channel = channel_name(channel)?;
+    let (set, _) = ToolSet::resolve(tools)?;
+    let max = max_calls.unwrap_or(toolmend::limits::MAX_RECOVERED_CALLS);
+    let run = || toolmend::recover::recover_text(text, &set, max);
+    let found = if text.len() > DETACH_BYTES {
+        py.detach(run)
+    } else {
+        run()
+    };
+    Ok(Recovered {
+        calls: recovered_calls(py, &found.calls, &channel)?,
+        text: found.text,
+    })
+}
+
+/// Recovers calls from text that arrives in chunks: `feed(chunk)` returns the text safe to
+/// show now and the calls completed so far; `finish()` the rest. One per channel and message.
+#[pyclass(frozen, module = "toolmend")]
+struct StreamRecoverer {
+    tools: Arc<toolmend::ToolSet>,
+    channel: String,
+    state: Mutex<Option<toolmend::recover::StreamRecoverer>>,
+}
+
+impl StreamRecoverer {
+    fn output(&self, py: Python<'_>, out: StreamOutput) -> PyResult<Recovered> {
+        Ok(Recovered {
+            calls: recovered_calls(py, &out.calls, &self.channel)?,
+            text: out.text,
+        })
+    }
+}
+
+#[pymethods]
+impl StreamRecoverer {
+    #[new]
+    #[pyo3(signature = (tools, *, channel = "content", max_calls = None))]
+    fn new(tools: &Bound<'_, PyAny>, channel: &str, max_calls: Option<usize>) -> PyResult<Self> {
+        let (set, _) = ToolSet::resolve(tools)?;
+        let max = max_calls.unwrap_or(toolmend::limits::MAX_RECOVERED_CALLS);
+        Ok(Self {
+            tools: set,
+            channel: channel_name(channel)?,
+            state: Mutex::new(Some(toolmend::recover::StreamRecoverer::new(max))),
+        })
+    }
+
+    /// Adds a chunk of text; returns what may be released now.
+    fn feed(&self, py: Python<'_>, chunk: &str) -> PyResult<Recovered> {
+        let out = {
+            let mut state = lock(&self.state);
+            let r = state
+                .as_mut()
+                .ok_or_else(|| ToolmendError::new_err("feed() after finish()"))?;
+            r.push(&self.tools, chunk)
+        };
+        self.output(py, out)
+    }
+
+    /// Ends the text; returns the rest (text held back, calls completed at the end).
+    fn finish(&self, py: Python<'_>) -> PyResult<Recovered> {
+        let r = lock(&self.state)
+            .take()
+            .ok_or_else(|| ToolmendError::new_err("finish() called twice"))?;
+        let out = r.finish(&self.tools);
+        self.output(py, out)
+    }
+}
+
+/// Rewrites tool definitions for `model` (anchors, flattening, contract hints) and returns
+/// them in the form given. Options: `strip_hints`, `strip_anchors`, `flatten`,
+/// `flatten_leaves_over`, `flatten_depth_over`, `contract_hints`, `max_hint_bytes`.
+#[pyfunction]
+#[pyo3(signature = (tools, *, model = "", **options))]
+fn prepare_tools<'py>(
+    py: Python<'py>,
+    tools: &Bound<'py, PyAny>,
+    model: &str,
+    options: Option<&Bound<'py, PyDict>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let value = to_value(tools)?;
+    let mut opts = toolmend::PrepareOptions::default();
+    if let Some(options) = options {
+        for (k, v) in options.iter() {
+            let key: String = k.extract()?;
+            match key.as_str() {
+                "strip_hints" => opts.strip_hints = v.extract()?,
+                "strip_anchors" => opts.strip_anchors = v.extract()?,
+                "flatten" => opts.flatten = v.extract()?,
+                "flatten_leaves_over" => opts.flatten_leaves_over = v.extract()?,
+                "flatten_depth_over" => opts.flatten_depth_over = v.extract()?,
+                "contract_hints" => opts.contract_hints = v.extract()?,
+                "max_hint_bytes" => opts.max_hint_bytes = v.extract()?,
+                other => {
+                    return Err(PyTypeError::new_err(format!(
+                        "prepare_tools() got an unexpected keyword argument {other:?}"
+                    )));
+                }
+            }
+        }
+    }
+    let prepared = toolmend::prepare_tools(&value, model, &opts)
+        .map_err(|e| ToolSpecError::new_err(e.to_string()))?;
+    to_py(py, &prepared)
+}
+
+/// The repair kinds toolmend reports, by name.
+#[pyfunction]
+fn repair_kinds() -> Vec<&'static str> {
+    toolmend::RepairKind::ALL.iter().map(|k| k.name()).collect()
+}
+
+#[pymodule]
+fn _toolmend(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_class::<ToolSet>()?;
+    m.add_class::<Mender>()?;
+    m.add_class::<Call>()?;
+    m.add_class::<Repair>()?;
+    m.add_class::<Session>()?;
+    m.add_class::<TurnResult>()?;
+    m.add_class::<RecoveredCall>()?;
+    m.add_class::<Recovered>()?;
+    m.add_class::<StreamRecoverer>()?;
+    m.add_function(wrap_pyfunction!(recover, m)?)?;
+    m.add_function(wrap_pyfunction!(prepare_tools, m)?)?;
+    m.add_function(wrap_pyfunction!(salvage_values, m)?)?;
+    m.add_function(wrap_pyfunction!(repair_kinds, m)?)?;
+    m.add("ToolmendError", py.get_type::<ToolmendError>())?;
+    m.add("ToolSpecError", py.get_type::<ToolSpecError>())?;
+    m.add("SalvageError", py.get_type::<SalvageError>())?;
+    m.add("NoJsonError", py.get_type::<NoJsonError>())?;
+    m.add("JsonSyntaxError", py.get_type::<JsonSyntaxError>())?;
+    m.add("NonFiniteError", py.get_type::<NonFiniteError>())?;
+    m.add("TooLargeError", py.get_type::<TooLargeError>())?;
+    m.add("TooDeepError", py.get_type::<TooDeepError>())?;
+    Ok(())
+}

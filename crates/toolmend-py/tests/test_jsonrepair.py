@@ -1,0 +1,133 @@
+"""The json_repair-compatible functions: same signatures and return conventions."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+import toolmend
+
+
+def test_valid_json_of_every_root_is_returned_as_json_loads_reads_it():
+    for text in ['{"a": [1, 2.5, "x"]}', "[1, 2]", '"text"', "12", "true", "null"]:
+        assert toolmend.loads(text) == json.loads(text)
+
+
+def test_broken_objects_are_repaired():
+    assert toolmend.loads("{'path': 'a.txt', 'recursive': True,}") == {"path": "a.txt", "recursive": True}
+    assert toolmend.loads('{"a": 1 "b": 2}') == {"a": 1, "b": 2}
+    assert toolmend.loads('Here you go: {"a": 1} hope it helps') == {"a": 1}
+    assert toolmend.loads('```json\n{"a": 1}\n```') == {"a": 1}
+
+
+def test_any_root_is_accepted():
+    assert toolmend.loads("[1, 2, 'three',") == [1, 2, "three"]
+    assert toolmend.loads("'single quoted'") == "single quoted"
+    assert toolmend.loads('"cut string') == "cut string"
+    assert toolmend.loads("True") is True
+    assert toolmend.loads('{"a": 1}{"b": 2}') == [{"a": 1}, {"b": 2}]
+    # json_repair's rules for several values: an empty one gives way, a same-shape one updates.
+    assert toolmend.loads('[]{"key": "value"}') == {"key": "value"}
+    assert toolmend.loads('[{"k": "v"}][{"k": "w"}]') == [{"k": "w"}]
+    assert toolmend.loads("[") == [] and toolmend.loads("{") == {}
+
+
+def test_truncated_documents_are_closed():
+    assert toolmend.loads('{"a": [1, 2, {"b": "te') == {"a": [1, 2, {"b": "te"}]}
+    assert toolmend.loads('{"a": 1, "b') == {"a": 1}
+
+
+def test_refusals_give_an_empty_string():
+    # json_repair's answer for text it cannot repair; toolmend also refuses to guess these.
+    for text in ["", "just prose", '{"a": 1, "b": ...}', "[1, 2, ...]", '{"a": yes please}']:
+        assert toolmend.loads(text) == "", text
+        assert toolmend.repair_json(text) == "", text
+
+
+def test_repair_json_returns_text_with_json_dumps_defaults():
+    assert toolmend.repair_json("{'a': 'é'}") == '{"a": "\\u00e9"}'
+    assert toolmend.repair_json("{'a': 'é'}", ensure_ascii=False) == '{"a": "é"}'
+    assert toolmend.repair_json("{'a': 1}", indent=2) == '{\n  "a": 1\n}'
+    assert toolmend.repair_json("{'a': 1}", return_objects=True) == {"a": 1}
+    # A value equal to "" is "", not '""'.
+    assert toolmend.repair_json('""') == ""
+
+
+def test_skip_json_loads_goes_straight_to_the_parser():
+    assert toolmend.loads('{"a": 1}', skip_json_loads=True) == {"a": 1}
+    # json.loads reads NaN; toolmend's parser refuses it.
+    assert toolmend.loads("NaN", skip_json_loads=True) == ""
+    assert toolmend.loads("[NaN]") != ""
+    assert toolmend.loads("[NaN]", skip_json_loads=True) == ""
+
+
+def test_logging_returns_the_repairs():
+    value, log = toolmend.loads("{'a': 1,}", logging=True)
+    assert value == {"a": 1}
+    kinds = {entry["text"] for entry in log}
+    assert {"quotes_normalized", "trailing_comma_removed"} <= kinds
+    assert toolmend.loads('{"a": 1}', logging=True) == ({"a": 1}, [])
+    assert toolmend.loads("prose", logging=True) == ("", [])
+
+
+def test_strict_raises_on_any_repair():
+    with pytest.raises(ValueError):
+        toolmend.loads("{'a': 1}", strict=True, skip_json_loads=True)
+    with pytest.raises(ValueError):
+        toolmend.loads("prose", strict=True)
+    assert toolmend.loads('{"a": 1}', strict=True) == {"a": 1}
+
+
+def test_schema_mode_is_not_supported():
+    with pytest.raises(NotImplementedError):
+        toolmend.loads("{}", schema={"type": "object"})
+
+
+def test_load_and_from_file(tmp_path):
+    assert toolmend.load(io.StringIO("{'a': [1, 2")) == {"a": [1, 2]}
+    path = tmp_path / "broken.json"
+    path.write_text("[{'x': 1}, {'y': 2},]", encoding="utf-8")
+    assert toolmend.from_file(path) == [{"x": 1}, {"y": 2}]
+    assert toolmend.from_file(str(path)) == [{"x": 1}, {"y": 2}]
+
+
+def test_numbers_keep_their_value():
+    assert toolmend.loads("{'big': 123456789012345678901234567890}") == {"big": 123456789012345678901234567890}
+    assert toolmend.loads("{'f': 1.5e3, 'n': -2}") == {"f": 1500.0, "n": -2}
+
+
+def test_import_as_json_repair():
+    import toolmend as json_repair
+
+    assert json_repair.repair_json("{'a': 1}") == '{"a": 1}'
+    assert json_repair.loads("[1,") == [1]
+
+
+def test_salvage_json_reports_repairs_and_errors():
+    value, repairs, truncated = toolmend.salvage_json("{'a': [1, 2")
+    assert value == {"a": [1, 2]} and truncated
+    assert ("truncation_closed", 11) in repairs
+    with pytest.raises(toolmend.JsonSyntaxError) as err:
+        toolmend.salvage_json("{'a': [1, 2", truncation="refuse")
+    assert err.value.kind == "syntax" and err.value.offset == 11
+    with pytest.raises(toolmend.NoJsonError):
+        toolmend.salvage_json("nothing here")
+    with pytest.raises(toolmend.NonFiniteError):
+        toolmend.salvage_json("[Infinity]")
+    with pytest.raises(toolmend.TooLargeError):
+        toolmend.salvage_json("[1, 2, 3]", max_bytes=4)
+    with pytest.raises(toolmend.TooDeepError):
+        toolmend.salvage_json("[[[[1,", max_depth=2)
+    with pytest.raises(ValueError):
+        toolmend.salvage_json("[1]", truncation="guess")
+    # Every salvage error is a ToolmendError and a ValueError.
+    assert issubclass(toolmend.SalvageError, toolmend.ToolmendError)
+    assert issubclass(toolmend.ToolmendError, ValueError)
+
+
+def test_large_input_is_read_with_the_gil_released():
+    big = "[" + ", ".join("{'k%d': 'v'}" % i for i in range(20000))
+    value = toolmend.loads(big)
+    assert len(value) == 20000 and value[-1] == {"k19999": "v"}
