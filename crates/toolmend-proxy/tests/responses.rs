@@ -28,8 +28,10 @@ async fn post(base: &str, model: &str, stream: bool, input: Value) -> reqwest::R
     reqwest::Client::new()
         .post(format!("{base}/v1/responses"))
         .bearer_auth("sk-client")
-        .json(&json!({"model": model, "stream": stream, "tools": responses_tools(),
-            "input": input}))
+        .json(
+            &json!({"model": model, "stream": stream, "tools": responses_tools(),
+            "input": input}),
+        )
         .send()
         .await
         .unwrap()
@@ -119,24 +121,37 @@ async fn leaked_call_in_output_text_becomes_a_function_call() {
 async fn storm_in_the_input_history_is_suppressed() {
     let mut input = vec![json!({"role": "user", "content": "go"})];
     for i in 0..4 {
-        input.push(call(&format!("fc{i}"), &format!("c{i}"), "list_dir", "{\"dir\": \"/\"}"));
-        input.push(json!({"type": "function_call_output", "call_id": format!("c{i}"), "output": "x"}));
+        input.push(call(
+            &format!("fc{i}"),
+            &format!("c{i}"),
+            "list_dir",
+            "{\"dir\": \"/\"}",
+        ));
+        input.push(
+            json!({"type": "function_call_output", "call_id": format!("c{i}"), "output": "x"}),
+        );
     }
     let body = response(json!([call("fc9", "c9", "list_dir", "{\"dir\": \"/\"}")]));
     let (mock, base) = start(|c| c.storm = toolmend_proxy::StormPolicy::Suppress).await;
     mock.script("storm", Script::Body(200, "application/json", body));
     let response = post(&base, "storm", false, Value::Array(input)).await;
-    let header = response.headers()[REPAIRS_HEADER].to_str().unwrap().to_owned();
+    let header = response.headers()[REPAIRS_HEADER]
+        .to_str()
+        .unwrap()
+        .to_owned();
     assert!(header.contains("storm_suppressed=1"), "{header}");
     let out: Value = response.json().await.unwrap();
     let items = out["output"].as_array().unwrap();
     assert_eq!(items.len(), 1, "{out}");
-    assert_eq!(items[0]["type"], "message", "the call became a message: {out}");
+    assert_eq!(
+        items[0]["type"], "message",
+        "the call became a message: {out}"
+    );
 }
 
 /// The events of a broken streamed response: text, then a call whose arguments come in
 /// fragments with an alias and a number as a string, then `response.completed`.
-pub fn broken_stream() -> String {
+fn broken_stream() -> String {
     let item = |args: &str, status: &str| {
         json!({"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "read_file",
             "arguments": args, "status": status})
@@ -173,21 +188,21 @@ pub fn broken_stream() -> String {
 
 /// The client's view of a Responses stream.
 #[derive(Debug, Default, PartialEq)]
-pub struct Seen {
+struct Seen {
     /// Every `type`, in order.
-    pub types: Vec<String>,
+    types: Vec<String>,
     /// Joined `output_text` deltas.
-    pub text: String,
+    text: String,
     /// The items of `output_item.done`, by output index.
-    pub done: Vec<(u64, Value)>,
+    done: Vec<(u64, Value)>,
     /// Joined argument deltas by item id.
-    pub deltas: std::collections::BTreeMap<String, String>,
+    deltas: std::collections::BTreeMap<String, String>,
     /// The output of the final `response.completed`.
-    pub completed: Option<Value>,
+    completed: Option<Value>,
 }
 
 /// Reads a Responses stream, checking that sequence numbers count up by one.
-pub fn read_stream(body: &str) -> Seen {
+fn read_stream(body: &str) -> Seen {
     let mut seen = Seen::default();
     let mut last: Option<u64> = None;
     for block in body.split("\n\n").filter(|b| !b.trim().is_empty()) {
@@ -212,9 +227,10 @@ pub fn read_stream(body: &str) -> Seen {
                 .entry(value["item_id"].as_str().unwrap().to_owned())
                 .or_default()
                 .push_str(value["delta"].as_str().unwrap()),
-            "response.output_item.done" => seen
-                .done
-                .push((value["output_index"].as_u64().unwrap(), value["item"].clone())),
+            "response.output_item.done" => seen.done.push((
+                value["output_index"].as_u64().unwrap(),
+                value["item"].clone(),
+            )),
             "response.completed" => seen.completed = Some(value["response"]["output"].clone()),
             _ => {}
         }
@@ -261,14 +277,18 @@ async fn valid_stream_passes_byte_for_byte() {
     let body = broken_stream()
         .replace("file_path", "path")
         .replace("\\\"20\\\"", "20");
-    mock.script("v", Script::Chunks(support::cut_at(body.as_bytes(), &[50, 600])));
+    mock.script(
+        "v",
+        Script::Chunks(support::cut_at(body.as_bytes(), &[50, 600])),
+    );
     assert_eq!(stream_text(&base, "v", hi()).await, body);
 }
 
 #[tokio::test]
 async fn streamed_leak_becomes_a_new_item_before_completed() {
     let (mock, base) = start(|_| {}).await;
-    let leak = "Sure. <tool_call>{\"name\": \"list_dir\", \"arguments\": {\"dir\": \"/\"}}</tool_call>";
+    let leak =
+        "Sure. <tool_call>{\"name\": \"list_dir\", \"arguments\": {\"dir\": \"/\"}}</tool_call>";
     let events = [
         json!({"type": "response.created", "response": {"id": "resp_l", "output": []}}),
         json!({"type": "response.output_item.added", "output_index": 0, "item":
@@ -283,7 +303,10 @@ async fn streamed_leak_becomes_a_new_item_before_completed() {
         json!({"type": "response.completed", "response": {"id": "resp_l", "status": "completed",
             "output": [text_item(leak)]}}),
     ];
-    mock.script("l", Script::Chunks(vec![named_sse(&events, true).into_bytes()]));
+    mock.script(
+        "l",
+        Script::Chunks(vec![named_sse(&events, true).into_bytes()]),
+    );
     let seen = read_stream(&stream_text(&base, "l", hi()).await);
     assert_eq!(seen.text, "Sure. ");
     assert_eq!(seen.done.len(), 2);
@@ -291,7 +314,11 @@ async fn streamed_leak_becomes_a_new_item_before_completed() {
     let call = &seen.done[1].1;
     assert_eq!(
         (&call["type"], &call["name"], &call["call_id"]),
-        (&json!("function_call"), &json!("list_dir"), &json!("call_tm_respl_0"))
+        (
+            &json!("function_call"),
+            &json!("list_dir"),
+            &json!("call_tm_respl_0")
+        )
     );
     assert_eq!(seen.deltas["fc_tm_respl_0"], "{\"dir\": \"/\"}");
     let completed = seen.completed.unwrap();
@@ -306,7 +333,12 @@ async fn observe_mode_never_alters_but_reports() {
     let body = broken_stream();
     mock.script("o", Script::Chunks(vec![body.clone().into_bytes()]));
     assert_eq!(stream_text(&base, "o", hi()).await, body);
-    let whole = response(json!([call("fc_1", "call_1", "read_file", "{\"file_path\": \"a\"}")]));
+    let whole = response(json!([call(
+        "fc_1",
+        "call_1",
+        "read_file",
+        "{\"file_path\": \"a\"}"
+    )]));
     mock.script("ob", Script::Body(200, "application/json", whole.clone()));
     let response = post(&base, "ob", false, hi()).await;
     assert!(response.headers().get(REPAIRS_HEADER).is_some());
@@ -317,8 +349,10 @@ async fn observe_mode_never_alters_but_reports() {
 async fn stream_cut_midway_delivers_what_arrived() {
     let (mock, base) = start(|_| {}).await;
     let body = broken_stream();
-    let cut = body.find("event: response.function_call_arguments.done").unwrap();
-    mock.script("cut", Script::Cut(vec![body[..cut].as_bytes().to_vec()]));
+    let cut = body
+        .find("event: response.function_call_arguments.done")
+        .unwrap();
+    mock.script("cut", Script::Cut(vec![body.as_bytes()[..cut].to_vec()]));
     let seen = read_stream(&stream_text(&base, "cut", hi()).await);
     assert_eq!(seen.text, "Reading.");
     // The held call is flushed at the cut, repaired from the fragments that came.
@@ -332,7 +366,8 @@ async fn stream_cut_midway_delivers_what_arrived() {
 #[tokio::test]
 async fn upstream_errors_pass_through() {
     let (mock, base) = start(|_| {}).await;
-    let error = r#"{"error": {"message": "only tool_choice auto", "type": "invalid_request_error"}}"#;
+    let error =
+        r#"{"error": {"message": "only tool_choice auto", "type": "invalid_request_error"}}"#;
     mock.script("e", Script::Body(400, "application/json", error.to_owned()));
     let response = post(&base, "e", false, hi()).await;
     assert_eq!(response.status(), 400);

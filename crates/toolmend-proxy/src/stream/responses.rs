@@ -65,6 +65,8 @@ pub(crate) struct ResponsesStream {
     changed: bool,
     /// Each item as finally sent, by output index.
     done_items: BTreeMap<u64, Value>,
+    /// Items forwarded whose `output_item.done` has not come yet (output → upstream index).
+    open_items: BTreeMap<u64, u64>,
     /// Native calls as emitted, for the duplicate check of recovered calls.
     natives: Vec<ToolCall>,
     content_markup: Vec<String>,
@@ -411,6 +413,34 @@ impl ResponsesStream {
         }
     }
 
+    /// Items that never got their `output_item.done`: the upstream's final version (same
+    /// `id`) replaces the one of `output_item.added`, with the text as sent.
+    fn close_open_items(&mut self, upstream: &Value) {
+        for (at, index) in std::mem::take(&mut self.open_items) {
+            let Some(slot) = self.done_items.get_mut(&at) else {
+                continue;
+            };
+            let id = slot.get("id").and_then(Value::as_str);
+            let found = upstream
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|item| id.is_some() && item.get("id").and_then(Value::as_str) == id);
+            if let Some(found) = found {
+                *slot = found.clone();
+            }
+            if let Some(Value::Array(parts)) = slot.get_mut("content") {
+                for (j, part) in parts.iter_mut().enumerate() {
+                    if let Some(sent) = self.texts.get(&(index, j as u64))
+                        && part.get("type").and_then(Value::as_str) == Some("output_text")
+                    {
+                        part["text"] = json!(sent.emitted);
+                    }
+                }
+            }
+        }
+    }
+
     fn on_text_delta(
         &mut self,
         cx: &Context,
@@ -534,6 +564,8 @@ impl Transform for ResponsesStream {
                 } else {
                     let at = self.take_out();
                     self.items.insert(index, Item::Passed { out: at });
+                    self.done_items.insert(at, item);
+                    self.open_items.insert(at, index);
                     self.emit(Some(raw), value, Some(at), out);
                 }
             }
@@ -565,6 +597,7 @@ impl Transform for ResponsesStream {
                 }
                 if let (Some(at), Some(item)) = (at, value.get("item")) {
                     self.done_items.insert(at, item.clone());
+                    self.open_items.remove(&at);
                 }
                 self.emit((!touched).then_some(raw), value, at, out);
             }
@@ -615,6 +648,7 @@ impl Transform for ResponsesStream {
                     && crate::mend::repairing(cx.config())
                     && let Some(output) = value.pointer_mut("/response/output")
                 {
+                    self.close_open_items(output);
                     *output = Value::Array(self.done_items.values().cloned().collect());
                     raw = None;
                 }
