@@ -1,4 +1,4 @@
-"""A scripted OpenAI/Anthropic upstream for the SDK tests (pure stdlib).
+"""A scripted OpenAI/Anthropic/Ollama upstream for the SDK tests (pure stdlib).
 
 The request's ``model`` names a scenario; the scenario decides the response, non-streaming or
 SSE by the request's ``stream`` flag. SSE bodies go out chunked in small pieces of seeded
@@ -172,6 +172,91 @@ def an_stream(model: str, text_pieces, calls, stop: str) -> list[bytes]:
     return events
 
 
+# ---- OpenAI Responses ---------------------------------------------------------------------
+
+
+def rs_call(n: int, name: str, arguments: str, status: str = "completed") -> dict:
+    return {"type": "function_call", "id": f"fc_{n}", "call_id": f"call_{n}", "name": name,
+            "arguments": arguments, "status": status}
+
+
+def rs_message(text: str, status: str = "completed") -> dict:
+    return {"type": "message", "id": "msg_1", "status": status, "role": "assistant",
+            "content": [{"type": "output_text", "text": text, "annotations": []}]}
+
+
+def rs_response(model: str, output: list, status: str = "completed") -> dict:
+    return {"id": "resp_mock1", "object": "response", "created_at": 1763700000,
+            "status": status, "model": model, "output": output, "parallel_tool_calls": True,
+            "tool_choice": "auto", "tools": [],
+            "usage": {"input_tokens": 11, "output_tokens": 7, "total_tokens": 18,
+                      "input_tokens_details": {"cached_tokens": 0},
+                      "output_tokens_details": {"reasoning_tokens": 0}}}
+
+
+def rs_stream(model: str, text_pieces, calls) -> list[bytes]:
+    """A Responses SSE stream: a message item from the text pieces (if any), then one
+    function_call item per (name, fragments); numbered events, `response.completed` last."""
+    events: list[dict] = [{"type": "response.created", "response": rs_response(model, [], "in_progress")}]
+    output = []
+    if text_pieces:
+        text = "".join(text_pieces)
+        at = len(output)
+        events.append({"type": "response.output_item.added", "output_index": at,
+                       "item": {**rs_message("", "in_progress"), "content": []}})
+        part = {"type": "output_text", "text": "", "annotations": []}
+        base = {"item_id": "msg_1", "output_index": at, "content_index": 0}
+        events.append({"type": "response.content_part.added", **base, "part": part})
+        for piece in text_pieces:
+            events.append({"type": "response.output_text.delta", **base, "delta": piece, "logprobs": []})
+        events.append({"type": "response.output_text.done", **base, "text": text, "logprobs": []})
+        events.append({"type": "response.content_part.done", **base, "part": {**part, "text": text}})
+        events.append({"type": "response.output_item.done", "output_index": at, "item": rs_message(text)})
+        output.append(rs_message(text))
+    for n, (name, fragments) in enumerate(calls, start=1):
+        at = len(output)
+        arguments = "".join(fragments)
+        events.append({"type": "response.output_item.added", "output_index": at,
+                       "item": rs_call(n, name, "", "in_progress")})
+        for fragment in fragments:
+            events.append({"type": "response.function_call_arguments.delta", "item_id": f"fc_{n}",
+                           "output_index": at, "delta": fragment})
+        events.append({"type": "response.function_call_arguments.done", "item_id": f"fc_{n}",
+                       "output_index": at, "arguments": arguments})
+        events.append({"type": "response.output_item.done", "output_index": at,
+                       "item": rs_call(n, name, arguments)})
+        output.append(rs_call(n, name, arguments))
+    events.append({"type": "response.completed", "response": rs_response(model, output)})
+    out = []
+    for seq, event in enumerate(events):
+        event["sequence_number"] = seq
+        out.append(b"event: " + event["type"].encode() + b"\ndata: " + json.dumps(event).encode() + b"\n\n")
+    return out
+
+
+# ---- Ollama -------------------------------------------------------------------------------
+
+
+def ol_call(name: str, arguments: str) -> dict:
+    return {"function": {"name": name, "arguments": json.loads(arguments)}}
+
+
+def ol_line(model: str, message: dict, done: bool = False) -> dict:
+    line = {"model": model, "created_at": "2026-11-21T10:00:00.1Z",
+            "message": {"role": "assistant", "content": "", **message}, "done": done}
+    if done:
+        line.update({"done_reason": "stop", "total_duration": 912000000, "eval_count": 31})
+    return line
+
+
+def ol_stream(model: str, text_pieces, calls) -> list[bytes]:
+    """NDJSON lines: text pieces, one line per whole call, then the done line."""
+    lines = [ol_line(model, {"content": piece}) for piece in text_pieces]
+    lines += [ol_line(model, {"tool_calls": [call]}) for call in calls]
+    lines.append(ol_line(model, {}, done=True))
+    return [json.dumps(line).encode() + b"\n" for line in lines]
+
+
 # ---- scenarios ----------------------------------------------------------------------------
 
 READ_TEXT = ["Reading ", "the fi", "le."]
@@ -244,6 +329,49 @@ def anthropic_reply(model: str, stream: bool) -> Reply:
     return Reply(status=404, body=json.dumps(error).encode())
 
 
+def responses_reply(model: str, stream: bool) -> Reply:
+    if not stream:
+        outputs = {
+            "rs-alias-null": [rs_call(1, "read", ALIAS_NULL)],
+            "rs-valid": [rs_call(1, "read", VALID)],
+            "rs-hermes": [rs_message(HERMES_TEXT)],
+        }
+        if model in outputs:
+            return Reply(body=json.dumps(rs_response(model, outputs[model]), indent=1).encode())
+    else:
+        streams = {
+            "rs-stream-alias-null": (READ_TEXT, [("read", split_at(ALIAS_NULL, [1, 4, 9, 15, 27]))]),
+            "rs-stream-valid": ([], [("read", every(VALID, 3))]),
+            "rs-stream-hermes": (split_at(HERMES_TEXT, [5, 14, 17, 40, 70]), []),
+        }
+        if model in streams:
+            text, calls = streams[model]
+            return Reply(events=rs_stream(model, text, calls), content_type="text/event-stream")
+    return Reply(status=404, body=json.dumps({"error": {"message": f"no scenario {model}"}}).encode())
+
+
+def ollama_reply(model: str, stream: bool) -> Reply:
+    if not stream:
+        messages = {
+            "ol-alias-null": {"tool_calls": [ol_call("read", ALIAS_NULL)]},
+            "ol-valid": {"tool_calls": [ol_call("read", VALID)]},
+            "ol-hermes": {"content": HERMES_TEXT},
+        }
+        if model in messages:
+            body = ol_line(model, messages[model], done=True)
+            return Reply(body=json.dumps(body).encode())
+    else:
+        streams = {
+            "ol-stream-alias-null": (READ_TEXT, [ol_call("read", ALIAS_NULL)]),
+            "ol-stream-valid": (READ_TEXT, [ol_call("read", VALID)]),
+            "ol-stream-hermes": (split_at(HERMES_TEXT, [5, 14, 17, 40, 70]), []),
+        }
+        if model in streams:
+            text, calls = streams[model]
+            return Reply(events=ol_stream(model, text, calls), content_type="application/x-ndjson")
+    return Reply(status=404, body=json.dumps({"error": f"model '{model}' not found"}).encode())
+
+
 # ---- server -------------------------------------------------------------------------------
 
 
@@ -267,6 +395,11 @@ class MockUpstream:
                     models = {"object": "list", "data": [
                         {"id": "mock-model", "object": "model", "created": 0, "owned_by": "mock"}]}
                     self.send(Reply(body=json.dumps(models).encode()))
+                elif self.path == "/api/tags":
+                    models = {"models": [{"name": "qwen3:latest", "model": "qwen3:latest",
+                                          "modified_at": "2026-11-21T10:00:00Z", "size": 1,
+                                          "digest": "abc", "details": {}}]}
+                    self.send(Reply(body=json.dumps(models).encode()))
                 else:
                     self.send(Reply(status=404, body=b'{"error": {"message": "not found"}}'))
 
@@ -279,6 +412,11 @@ class MockUpstream:
                     self.send(openai_reply(model, stream))
                 elif self.path == "/v1/messages":
                     self.send(anthropic_reply(model, stream))
+                elif self.path == "/v1/responses":
+                    self.send(responses_reply(model, stream))
+                elif self.path == "/api/chat":
+                    # Ollama streams unless told not to.
+                    self.send(ollama_reply(model, request.get("stream", True)))
                 else:
                     self.send(Reply(status=404, body=b'{"error": {"message": "not found"}}'))
 

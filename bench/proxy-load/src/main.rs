@@ -1,4 +1,5 @@
-//! proxy-load: what `toolmend serve` adds to a chat-completions round trip, on loopback.
+//! proxy-load: what `toolmend serve` adds to a round trip, on loopback, for each API it
+//! repairs: OpenAI Chat Completions, OpenAI Responses and Ollama's `/api/chat`.
 //!
 //! One run starts an in-process mock upstream (`mock.rs`), starts `toolmend serve` in front of
 //! it as a child (`--listen 127.0.0.1:0`, address read from its stderr line), and measures the
@@ -28,6 +29,45 @@ use http_body_util::{BodyExt, Full};
 use hyper::Request;
 use hyper::client::conn::http1::SendRequest;
 use hyper_util::rt::TokioIo;
+
+/// The API of a request: its path, its request body and what a complete reply looks like.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Api {
+    Chat,
+    Responses,
+    Ollama,
+}
+
+impl Api {
+    fn path(self) -> &'static str {
+        match self {
+            Self::Chat => "/v1/chat/completions",
+            Self::Responses => "/v1/responses",
+            Self::Ollama => "/api/chat",
+        }
+    }
+
+    /// Whether a reply body arrived whole: the stream's last event, or the call in the body.
+    fn complete(self, bytes: &[u8], stream: bool) -> bool {
+        let has = |needle: &[u8]| bytes.windows(needle.len()).any(|w| w == needle);
+        match (self, stream) {
+            (Self::Chat, true) => bytes.ends_with(b"data: [DONE]\n\n"),
+            (Self::Responses, true) => {
+                has(b"event: response.completed\n") && bytes.ends_with(b"\n\n")
+            }
+            (Self::Ollama, true) => has(b"\"done\":true") && bytes.ends_with(b"\n"),
+            (Self::Chat | Self::Ollama, false) => has(b"\"tool_calls\""),
+            (Self::Responses, false) => has(b"\"function_call\""),
+        }
+    }
+
+    fn repaired_needle(self) -> &'static [u8] {
+        match self {
+            Self::Ollama => mock::REPAIRED_NEEDLE_OBJECT,
+            _ => mock::REPAIRED_NEEDLE,
+        }
+    }
+}
 
 /// The request's one tool (the mock's call is `get_weather`).
 const TOOLS: &str = r#"[{"type":"function","function":{"name":"get_weather","description":"Get the weather forecast for a location","parameters":{"type":"object","properties":{"location":{"type":"string","description":"City and state"},"unit":{"type":"string","enum":["celsius","fahrenheit"]},"days":{"type":"integer","minimum":1,"maximum":14},"include_hourly":{"type":"boolean"},"fields":{"type":"array","items":{"type":"string"}},"notes":{"type":"string"}},"required":["location"]}}}]"#;
@@ -237,9 +277,9 @@ impl Conn {
         })
     }
 
-    async fn post(&mut self, body: &Bytes, stream: bool) -> Result<Outcome, String> {
+    async fn post(&mut self, api: Api, body: &Bytes, stream: bool) -> Result<Outcome, String> {
         self.send.ready().await.map_err(|e| e.to_string())?;
-        let request = Request::post("/v1/chat/completions")
+        let request = Request::post(api.path())
             .header("host", &self.host)
             .header("content-type", "application/json")
             .header("authorization", "Bearer sk-bench-0000")
@@ -260,15 +300,9 @@ impl Conn {
             .map_err(|e| e.to_string())?
             .to_bytes();
         let elapsed = started.elapsed();
-        let complete = if stream {
-            bytes.ends_with(b"data: [DONE]\n\n")
-        } else {
-            bytes.windows(12).any(|w| w == b"\"tool_calls\"")
-        };
-        let repaired = header
-            || bytes
-                .windows(mock::REPAIRED_NEEDLE.len())
-                .any(|w| w == mock::REPAIRED_NEEDLE);
+        let complete = api.complete(&bytes, stream);
+        let needle = api.repaired_needle();
+        let repaired = header || bytes.windows(needle.len()).any(|w| w == needle);
         Ok(Outcome {
             elapsed,
             ok: status_ok && complete,
@@ -277,10 +311,22 @@ impl Conn {
     }
 }
 
-fn request_body(model: &str, stream: bool) -> Bytes {
-    Bytes::from(format!(
-        r#"{{"model":"{model}","messages":[{{"role":"system","content":"You are a helpful assistant that uses tools."}},{{"role":"user","content":"What's the weather in San Francisco for the next 5 days? I am planning an outdoor event."}}],"tools":{TOOLS},"tool_choice":"auto","stream":{stream}}}"#
-    ))
+fn request_body(api: Api, model: &str, stream: bool) -> Bytes {
+    let system = "You are a helpful assistant that uses tools.";
+    let user =
+        "What's the weather in San Francisco for the next 5 days? I am planning an outdoor event.";
+    Bytes::from(match api {
+        Api::Chat | Api::Ollama => format!(
+            r#"{{"model":"{model}","messages":[{{"role":"system","content":"{system}"}},{{"role":"user","content":"{user}"}}],"tools":{TOOLS},"tool_choice":"auto","stream":{stream}}}"#
+        ),
+        // The Responses API's flat tools: `function`'s fields one level up.
+        Api::Responses => format!(
+            r#"{{"model":"{model}","instructions":"{system}","input":[{{"role":"user","content":"{user}"}}],"tools":{},"tool_choice":"auto","stream":{stream}}}"#,
+            TOOLS
+                .replacen(r#""function":{"name""#, r#""name""#, 1)
+                .replacen("}}]", "}]", 1)
+        ),
+    })
 }
 
 /// Nearest-rank percentile of sorted samples, in milliseconds.
@@ -305,6 +351,7 @@ struct LatencyCell {
 /// the same machine noise; bounded by `requests` pairs and `seconds`.
 async fn latency_cell(
     name: &'static str,
+    api: Api,
     direct: SocketAddr,
     proxied: SocketAddr,
     body: &Bytes,
@@ -313,8 +360,8 @@ async fn latency_cell(
 ) -> Result<LatencyCell, String> {
     let (mut d, mut p) = (Conn::open(direct).await?, Conn::open(proxied).await?);
     for _ in 0..options.warmup {
-        d.post(body, stream).await?;
-        p.post(body, stream).await?;
+        d.post(api, body, stream).await?;
+        p.post(api, body, stream).await?;
     }
     let mut cell = LatencyCell {
         name,
@@ -334,8 +381,8 @@ async fn latency_cell(
         } else {
             (&mut p, &mut d)
         };
-        let first = a.post(body, stream).await?;
-        let second = b.post(body, stream).await?;
+        let first = a.post(api, body, stream).await?;
+        let second = b.post(api, body, stream).await?;
         let (od, op) = if i % 2 == 0 {
             (first, second)
         } else {
@@ -354,6 +401,7 @@ async fn latency_cell(
 
 /// Requests per second at `concurrency` connections for `seconds` (at most 10 M requests).
 async fn throughput(
+    api: Api,
     addr: SocketAddr,
     body: &Bytes,
     stream: bool,
@@ -373,7 +421,7 @@ async fn throughput(
         let (done, errors, body) = (done.clone(), errors.clone(), body.clone());
         tasks.push(tokio::spawn(async move {
             while Instant::now() < deadline && done.load(Ordering::Relaxed) < MAX_REQUESTS {
-                match conn.post(&body, stream).await {
+                match conn.post(api, &body, stream).await {
                     Ok(outcome) if outcome.ok => done.fetch_add(1, Ordering::Relaxed),
                     Ok(_) => errors.fetch_add(1, Ordering::Relaxed),
                     Err(_) => return errors.fetch_add(1, Ordering::Relaxed),
@@ -554,27 +602,98 @@ async fn measure(
     proxied: SocketAddr,
 ) -> Result<(Vec<LatencyCell>, Rates), String> {
     let mut cells = Vec::new();
-    for (name, model, stream) in [
-        ("2 KB completion, valid call", "bench-valid", false),
-        ("2 KB completion, broken call", "bench-repair", false),
-        ("50-event stream, valid call", "bench-valid", true),
-        ("50-event stream, broken call", "bench-repair", true),
+    for (name, api, model, stream) in [
+        (
+            "2 KB completion, valid call",
+            Api::Chat,
+            "bench-valid",
+            false,
+        ),
+        (
+            "2 KB completion, broken call",
+            Api::Chat,
+            "bench-repair",
+            false,
+        ),
+        (
+            "50-event stream, valid call",
+            Api::Chat,
+            "bench-valid",
+            true,
+        ),
+        (
+            "50-event stream, broken call",
+            Api::Chat,
+            "bench-repair",
+            true,
+        ),
+        (
+            "Responses body, valid call",
+            Api::Responses,
+            "bench-valid",
+            false,
+        ),
+        (
+            "Responses body, broken call",
+            Api::Responses,
+            "bench-repair",
+            false,
+        ),
+        (
+            "Responses 50-event stream, valid call",
+            Api::Responses,
+            "bench-valid",
+            true,
+        ),
+        (
+            "Responses 50-event stream, broken call",
+            Api::Responses,
+            "bench-repair",
+            true,
+        ),
+        ("Ollama body, valid call", Api::Ollama, "bench-valid", false),
+        (
+            "Ollama body, broken call",
+            Api::Ollama,
+            "bench-repair",
+            false,
+        ),
+        (
+            "Ollama 50-line stream, valid call",
+            Api::Ollama,
+            "bench-valid",
+            true,
+        ),
+        (
+            "Ollama 50-line stream, broken call",
+            Api::Ollama,
+            "bench-repair",
+            true,
+        ),
     ] {
-        let body = request_body(model, stream);
-        cells.push(latency_cell(name, direct, proxied, &body, stream, options).await?);
+        let body = request_body(api, model, stream);
+        cells.push(latency_cell(name, api, direct, proxied, &body, stream, options).await?);
     }
     let mut rates = Vec::new();
-    for (name, stream) in [
-        ("2 KB completion, valid call", false),
-        ("50-event stream, valid call", true),
+    for (name, api, stream) in [
+        ("2 KB completion, valid call", Api::Chat, false),
+        ("50-event stream, valid call", Api::Chat, true),
+        ("Responses body, valid call", Api::Responses, false),
+        (
+            "Responses 50-event stream, valid call",
+            Api::Responses,
+            true,
+        ),
+        ("Ollama body, valid call", Api::Ollama, false),
+        ("Ollama 50-line stream, valid call", Api::Ollama, true),
     ] {
-        let body = request_body("bench-valid", stream);
+        let body = request_body(api, "bench-valid", stream);
         let (mut d, mut p, mut errors) = (Vec::new(), Vec::new(), (0, 0));
         for _ in 0..options.rounds {
-            let (rate, e) = throughput(direct, &body, stream, options).await?;
+            let (rate, e) = throughput(api, direct, &body, stream, options).await?;
             d.push(rate);
             errors.0 += e;
-            let (rate, e) = throughput(proxied, &body, stream, options).await?;
+            let (rate, e) = throughput(api, proxied, &body, stream, options).await?;
             p.push(rate);
             errors.1 += e;
         }

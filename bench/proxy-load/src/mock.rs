@@ -1,5 +1,7 @@
 //! The in-process mock upstream: a fixed ~2 KB `chat.completion` with one tool call, or a
-//! 50-event SSE stream of the same turn, each event written on its own.
+//! 50-event SSE stream of the same turn, each event written on its own; the same turn as an
+//! OpenAI Responses `response` (50 named SSE events streamed) on `/v1/responses` and as an
+//! Ollama `/api/chat` reply (50 NDJSON lines streamed, arguments as an object).
 //!
 //! The request's `model` picks the arguments: `bench-valid` sends arguments that validate
 //! against [`crate::TOOLS`] (the proxy must pass them through), `bench-repair` sends the same
@@ -31,11 +33,44 @@ const TEXT_EVENTS: usize = 28;
 const FRAGMENT_EVENTS: usize = 19;
 /// The needle a repaired response carries and a broken one lacks (inside a JSON string).
 pub(crate) const REPAIRED_NEEDLE: &[u8] = br#"\"days\":5"#;
+/// The same for Ollama, whose arguments are an object, not a string.
+pub(crate) const REPAIRED_NEEDLE_OBJECT: &[u8] = br#""days":5"#;
 
-/// Both canned replies for one `arguments` text.
-struct Replies {
+/// Both canned replies of one API for one `arguments` text.
+struct Canned {
     completion: Bytes,
     events: Arc<[Bytes]>,
+}
+
+/// The canned replies of every API for one `arguments` text.
+struct Replies {
+    chat: Canned,
+    responses: Canned,
+    ollama: Canned,
+}
+
+/// The assistant text of the turn (the same in every API).
+fn turn_text() -> String {
+    "I will look up the forecast for San Francisco for the next five days, with \
+     hourly temperature, precipitation, wind and humidity, so you can plan. "
+        .repeat(9)
+}
+
+/// The stream's words: one text delta each.
+fn words() -> Vec<&'static str> {
+    "Let me check the forecast for San Francisco so your event can plan \
+     around temperature, rain and wind over the coming days ahead now"
+        .split_whitespace()
+        .collect()
+}
+
+fn word(i: usize) -> String {
+    let words = words();
+    format!(
+        "{}{}",
+        if i == 0 { "" } else { " " },
+        words[i % words.len()]
+    )
 }
 
 /// A JSON string literal for ASCII text (quotes and backslashes escaped).
@@ -54,18 +89,164 @@ fn quoted(text: &str) -> String {
 
 impl Replies {
     fn new(arguments: &str) -> Self {
-        let text = "I will look up the forecast for San Francisco for the next five days, with \
-                    hourly temperature, precipitation, wind and humidity, so you can plan. "
-            .repeat(9);
-        let completion = format!(
-            r#"{{"id":"chatcmpl-bench","object":"chat.completion","created":1763700000,"model":"mock","choices":[{{"index":0,"message":{{"role":"assistant","content":{content},"tool_calls":[{{"id":"call_bench","type":"function","function":{{"name":"get_weather","arguments":{arguments}}}}}]}},"logprobs":null,"finish_reason":"tool_calls"}}],"usage":{{"prompt_tokens":412,"completion_tokens":187,"total_tokens":599}}}}"#,
-            content = quoted(&text),
-            arguments = quoted(arguments),
-        );
         Self {
-            completion: Bytes::from(completion),
-            events: stream_events(arguments).into(),
+            chat: chat(arguments),
+            responses: responses(arguments),
+            ollama: ollama(arguments),
         }
+    }
+}
+
+fn chat(arguments: &str) -> Canned {
+    let text = turn_text();
+    let completion = format!(
+        r#"{{"id":"chatcmpl-bench","object":"chat.completion","created":1763700000,"model":"mock","choices":[{{"index":0,"message":{{"role":"assistant","content":{content},"tool_calls":[{{"id":"call_bench","type":"function","function":{{"name":"get_weather","arguments":{arguments}}}}}]}},"logprobs":null,"finish_reason":"tool_calls"}}],"usage":{{"prompt_tokens":412,"completion_tokens":187,"total_tokens":599}}}}"#,
+        content = quoted(&text),
+        arguments = quoted(arguments),
+    );
+    Canned {
+        completion: Bytes::from(completion),
+        events: stream_events(arguments).into(),
+    }
+}
+
+/// The turn as a Responses `response` body and as 50 numbered SSE events: created, the
+/// message (added, part added, 21 text deltas, text done, part done, done), the call (added,
+/// 18 argument fragments, arguments done, done), completed.
+fn responses(arguments: &str) -> Canned {
+    const DELTAS: usize = 21;
+    const FRAGMENTS: usize = 18;
+    let text = turn_text();
+    let message = |text: &str, status: &str| {
+        format!(
+            r#"{{"type":"message","id":"msg_bench","status":"{status}","role":"assistant","content":[{{"type":"output_text","text":{},"annotations":[]}}]}}"#,
+            quoted(text)
+        )
+    };
+    let call = |arguments: &str, status: &str| {
+        format!(
+            r#"{{"type":"function_call","id":"fc_bench","call_id":"call_bench","name":"get_weather","arguments":{},"status":"{status}"}}"#,
+            quoted(arguments)
+        )
+    };
+    let response = |output: &str, status: &str| {
+        format!(
+            r#"{{"id":"resp_bench","object":"response","created_at":1763700000,"status":"{status}","model":"mock","output":[{output}],"usage":{{"input_tokens":412,"output_tokens":187,"total_tokens":599}}}}"#
+        )
+    };
+    let completion = response(
+        &format!(
+            "{},{}",
+            message(&text, "completed"),
+            call(arguments, "completed")
+        ),
+        "completed",
+    );
+    let mut bodies = vec![
+        format!(r#"{{"type":"response.created","response":{}}}"#, response("", "in_progress")),
+        format!(
+            r#"{{"type":"response.output_item.added","output_index":0,"item":{{"type":"message","id":"msg_bench","status":"in_progress","role":"assistant","content":[]}}}}"#
+        ),
+        r#"{"type":"response.content_part.added","item_id":"msg_bench","output_index":0,"content_index":0,"part":{"type":"output_text","text":"","annotations":[]}}"#.to_owned(),
+    ];
+    let mut said = String::new();
+    for i in 0..DELTAS {
+        let piece = word(i);
+        said.push_str(&piece);
+        bodies.push(format!(
+            r#"{{"type":"response.output_text.delta","item_id":"msg_bench","output_index":0,"content_index":0,"delta":{},"logprobs":[]}}"#,
+            quoted(&piece)
+        ));
+    }
+    bodies.push(format!(
+        r#"{{"type":"response.output_text.done","item_id":"msg_bench","output_index":0,"content_index":0,"text":{},"logprobs":[]}}"#,
+        quoted(&said)
+    ));
+    bodies.push(format!(
+        r#"{{"type":"response.content_part.done","item_id":"msg_bench","output_index":0,"content_index":0,"part":{{"type":"output_text","text":{},"annotations":[]}}}}"#,
+        quoted(&said)
+    ));
+    bodies.push(format!(
+        r#"{{"type":"response.output_item.done","output_index":0,"item":{}}}"#,
+        message(&said, "completed")
+    ));
+    bodies.push(format!(
+        r#"{{"type":"response.output_item.added","output_index":1,"item":{}}}"#,
+        call("", "in_progress")
+    ));
+    let len = arguments.len();
+    for i in 0..FRAGMENTS {
+        let piece = &arguments[i * len / FRAGMENTS..(i + 1) * len / FRAGMENTS];
+        bodies.push(format!(
+            r#"{{"type":"response.function_call_arguments.delta","item_id":"fc_bench","output_index":1,"delta":{}}}"#,
+            quoted(piece)
+        ));
+    }
+    bodies.push(format!(
+        r#"{{"type":"response.function_call_arguments.done","item_id":"fc_bench","output_index":1,"arguments":{}}}"#,
+        quoted(arguments)
+    ));
+    bodies.push(format!(
+        r#"{{"type":"response.output_item.done","output_index":1,"item":{}}}"#,
+        call(arguments, "completed")
+    ));
+    bodies.push(format!(
+        r#"{{"type":"response.completed","response":{}}}"#,
+        response(
+            &format!(
+                "{},{}",
+                message(&said, "completed"),
+                call(arguments, "completed")
+            ),
+            "completed"
+        )
+    ));
+    debug_assert_eq!(bodies.len(), 50);
+    let events = bodies
+        .iter()
+        .enumerate()
+        .map(|(seq, body)| {
+            let kind = body
+                .split("\"type\":\"")
+                .nth(1)
+                .and_then(|rest| rest.split('"').next())
+                .unwrap_or("message");
+            // `sequence_number` last: the body ends in `}`.
+            let numbered = format!("{},\"sequence_number\":{seq}}}", &body[..body.len() - 1]);
+            Bytes::from(format!("event: {kind}\ndata: {numbered}\n\n"))
+        })
+        .collect::<Vec<_>>();
+    Canned {
+        completion: Bytes::from(completion),
+        events: events.into(),
+    }
+}
+
+/// The turn as an Ollama `/api/chat` reply and as 50 NDJSON lines: 48 text lines, the call
+/// (whole, as Ollama sends it), the done line.
+fn ollama(arguments: &str) -> Canned {
+    const TEXT_LINES: usize = 48;
+    let head = r#"{"model":"mock","created_at":"2026-11-21T10:00:00.1Z","message":{"role":"assistant","content":"#;
+    let done = r#""done":true,"done_reason":"stop","total_duration":912000000,"eval_count":187}"#;
+    let call = format!(r#"[{{"function":{{"name":"get_weather","arguments":{arguments}}}}}]"#);
+    let completion = format!(
+        r#"{head}{},"tool_calls":{call}}},{done}"#,
+        quoted(&turn_text())
+    );
+    let mut events = Vec::with_capacity(50);
+    for i in 0..TEXT_LINES {
+        events.push(Bytes::from(format!(
+            "{head}{}}},\"done\":false}}\n",
+            quoted(&word(i))
+        )));
+    }
+    events.push(Bytes::from(format!(
+        "{head}\"\",\"tool_calls\":{call}}},\"done\":false}}\n"
+    )));
+    events.push(Bytes::from(format!("{head}\"\"}},{done}\n")));
+    Canned {
+        completion: Bytes::from(completion),
+        events: events.into(),
     }
 }
 
@@ -79,18 +260,9 @@ fn chunk(delta: &str, finish: &str) -> Bytes {
 /// fragments cut at even byte offsets (ASCII, so every cut is a char boundary), finish.
 fn stream_events(arguments: &str) -> Vec<Bytes> {
     let mut events = vec![chunk(r#"{"role":"assistant","content":""}"#, "null")];
-    let words: Vec<&str> = "Let me check the forecast for San Francisco so your event can plan \
-                            around temperature, rain and wind over the coming days ahead now"
-        .split_whitespace()
-        .collect();
     for i in 0..TEXT_EVENTS {
-        let word = format!(
-            "{}{}",
-            if i == 0 { "" } else { " " },
-            words[i % words.len()]
-        );
         events.push(chunk(
-            &format!(r#"{{"content":{}}}"#, quoted(&word)),
+            &format!(r#"{{"content":{}}}"#, quoted(&word(i))),
             "null",
         ));
     }
@@ -165,11 +337,16 @@ async fn handle(
     request: Request<Incoming>,
     mock: Arc<Mock>,
 ) -> Result<Response<Either<Full<Bytes>, Events>>, Infallible> {
-    if request.uri().path() != "/v1/chat/completions" {
-        let mut response = Response::new(Either::Left(Full::new(Bytes::from_static(b"{}"))));
-        *response.status_mut() = StatusCode::NOT_FOUND;
-        return Ok(response);
-    }
+    let api = match request.uri().path() {
+        "/v1/chat/completions" => 0,
+        "/v1/responses" => 1,
+        "/api/chat" => 2,
+        _ => {
+            let mut response = Response::new(Either::Left(Full::new(Bytes::from_static(b"{}"))));
+            *response.status_mut() = StatusCode::NOT_FOUND;
+            return Ok(response);
+        }
+    };
     let body = request
         .into_body()
         .collect()
@@ -181,9 +358,19 @@ async fn handle(
     } else {
         &mock.valid
     };
+    let replies = match api {
+        0 => &replies.chat,
+        1 => &replies.responses,
+        _ => &replies.ollama,
+    };
+    let content_type = if api == 2 {
+        "application/x-ndjson"
+    } else {
+        "text/event-stream"
+    };
     let response = if contains(&body, br#""stream":true"#) {
         Response::builder()
-            .header("content-type", "text/event-stream")
+            .header("content-type", content_type)
             .header("cache-control", "no-cache")
             .body(Either::Right(Events {
                 events: replies.events.clone(),
@@ -212,8 +399,8 @@ pub(crate) fn start(
         broken: Replies::new(BROKEN_ARGS),
     });
     let sizes = (
-        mock.valid.completion.len(),
-        mock.valid.events.iter().map(Bytes::len).sum(),
+        mock.valid.chat.completion.len(),
+        mock.valid.chat.events.iter().map(Bytes::len).sum(),
     );
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(threads)

@@ -11,6 +11,7 @@ use toolmend::{
     AssistantTurn, Mender, MenderOptions, RecoverMode, Session, Status, ToolCall, ToolSet,
     TurnResult,
 };
+use toolmend_proxy::wire::set_call;
 
 /// Defaults the command line gives every line (a line's `options` override them).
 #[derive(Debug, Clone, Default)]
@@ -281,31 +282,6 @@ fn warnings(mender: &Mender) -> Option<Value> {
     let rejected = mender.tools().rejected();
     (!rejected.is_empty())
         .then(|| Value::Array(rejected.iter().map(|e| json!(e.to_string())).collect()))
-}
-
-/// Writes id, name and string arguments into a tool call object, where it was read from
-/// (`function` when present, else the call itself; `input` when that was the key), keeping
-/// its other fields.
-fn set_call(call: &mut Value, id: &str, name: &str, arguments: &str) {
-    let Some(object) = call.as_object_mut() else {
-        return;
-    };
-    if !id.is_empty() {
-        object.insert("id".into(), json!(id));
-    }
-    let target = match object.get("function") {
-        Some(Value::Object(_)) => object.get_mut("function").and_then(Value::as_object_mut),
-        _ => Some(object),
-    };
-    if let Some(target) = target {
-        target.insert("name".into(), json!(name));
-        let key = if target.contains_key("arguments") || !target.contains_key("input") {
-            "arguments"
-        } else {
-            "input"
-        };
-        target.insert(key.into(), json!(arguments));
-    }
 }
 
 #[cfg(test)]

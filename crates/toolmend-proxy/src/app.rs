@@ -22,7 +22,7 @@ use crate::cache::MenderCache;
 use crate::config::ProxyConfig;
 use crate::error::{Api, ConfigError, ProxyError};
 use crate::mend::REPAIRS_HEADER;
-use crate::routes::{anthropic, openai};
+use crate::routes::{anthropic, ollama, openai, responses};
 use crate::upstream::{Upstream, response_headers};
 
 /// Shared state of one router.
@@ -53,6 +53,8 @@ pub fn app(config: ProxyConfig) -> Result<Router, ConfigError> {
     Ok(Router::new()
         .route("/v1/chat/completions", post(chat))
         .route("/v1/messages", post(messages))
+        .route("/v1/responses", post(responses_route))
+        .route("/api/chat", post(ollama_chat))
         .route("/healthz", get(|| async { "ok" }))
         .route("/metrics", get(metrics))
         .fallback(passthrough)
@@ -74,12 +76,7 @@ async fn limit_concurrency(
             .into_api_response(Api::of_path(request.uri().path()));
     };
     let response = next.run(request).await;
-    let streaming = response
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("text/event-stream"));
-    if !streaming {
+    if !is_streamed(response.headers()) {
         return response;
     }
     // A stream counts as in flight until its body ends or the client goes away.
@@ -89,6 +86,19 @@ async fn limit_concurrency(
         chunk
     });
     Response::from_parts(parts, Body::from_stream(body))
+}
+
+/// Whether a body is a stream of events: SSE, or Ollama's NDJSON.
+fn is_streamed(headers: &HeaderMap) -> bool {
+    is_type(headers, "text/event-stream") || is_type(headers, "application/x-ndjson")
+}
+
+/// Whether the content type is `kind`.
+fn is_type(headers: &HeaderMap, kind: &str) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with(kind))
 }
 
 async fn metrics() -> Response {
@@ -120,6 +130,28 @@ async fn messages(State(state): State<Arc<AppState>>, request: Request) -> Respo
         .await
 }
 
+async fn responses_route(State(state): State<Arc<AppState>>, request: Request) -> Response {
+    let span = tracing::info_span!(
+        "request",
+        route = "responses",
+        model = tracing::field::Empty
+    );
+    repair_route(state, Api::Responses, request)
+        .instrument(span)
+        .await
+}
+
+async fn ollama_chat(State(state): State<Arc<AppState>>, request: Request) -> Response {
+    let span = tracing::info_span!(
+        "request",
+        route = "ollama_chat",
+        model = tracing::field::Empty
+    );
+    repair_route(state, Api::Ollama, request)
+        .instrument(span)
+        .await
+}
+
 /// The fields of a request body the proxy reads; the body itself is forwarded as received.
 #[derive(Debug, Deserialize)]
 struct RequestView<'a> {
@@ -129,6 +161,9 @@ struct RequestView<'a> {
     model: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     messages: Option<&'a RawValue>,
+    /// The Responses API's history (a string or a list of items).
+    #[serde(borrow, default)]
+    input: Option<&'a RawValue>,
 }
 
 /// Reads a request body within the limit.
@@ -150,6 +185,8 @@ fn route_label(api: Api) -> &'static str {
     match api {
         Api::OpenAi => "chat",
         Api::Anthropic => "messages",
+        Api::Responses => "responses",
+        Api::Ollama => "ollama_chat",
     }
 }
 
@@ -212,24 +249,26 @@ async fn repair_route_inner(state: &Arc<AppState>, api: Api, request: Request) -
     // copied).
     let request_body = bytes.clone();
     let history = move || -> Vec<Vec<toolmend::ToolCall>> {
-        let messages = serde_json::from_slice::<RequestView<'_>>(&request_body)
-            .ok()
-            .and_then(|v| v.messages)
-            .and_then(|m| serde_json::from_str(m.get()).ok());
-        let Some(value) = messages else {
+        let view = serde_json::from_slice::<RequestView<'_>>(&request_body).ok();
+        let raw = match api {
+            Api::Responses => view.and_then(|v| v.input),
+            _ => view.and_then(|v| v.messages),
+        };
+        let Some(value) = raw.and_then(|m| serde_json::from_str(m.get()).ok()) else {
             return Vec::new();
         };
         match api {
-            Api::OpenAi => openai::history(&value),
+            // Ollama's `messages` are Chat-shaped (arguments as objects, read as their JSON).
+            Api::OpenAi | Api::Ollama => openai::history(&value),
             Api::Anthropic => anthropic::history(&value),
+            Api::Responses => responses::history(&value),
         }
     };
-    let is_sse = upstream
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("text/event-stream"));
-    if is_sse {
+    let streamed = match api {
+        Api::Ollama => is_type(upstream.headers(), "application/x-ndjson"),
+        _ => is_type(upstream.headers(), "text/event-stream"),
+    };
+    if streamed {
         let status = upstream.status();
         let headers = response_headers(upstream.headers(), true);
         let stream = crate::stream::transform(
@@ -278,6 +317,8 @@ async fn repair_route_inner(state: &Arc<AppState>, api: Api, request: Request) -
     let (notes, changed) = match api {
         Api::OpenAi => openai::repair_completion(&mut value, &mender, history, config, model),
         Api::Anthropic => anthropic::repair_message(&mut value, &mender, history, config, model),
+        Api::Responses => responses::repair_response(&mut value, &mender, history, config, model),
+        Api::Ollama => ollama::repair_chat(&mut value, &mender, history, config, model),
     };
     let body = if changed {
         serde_json::to_vec(&value).map_or(body, Bytes::from)

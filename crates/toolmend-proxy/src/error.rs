@@ -9,21 +9,30 @@ use serde_json::json;
 #[error("configuration: {0}")]
 pub struct ConfigError(pub(crate) String);
 
-/// The error shape of the API a route speaks.
+/// The API a route speaks, which decides its body shapes and its error shape.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Api {
-    /// `{"error": {"message", "type", "code"}}`.
+    /// OpenAI Chat Completions; errors `{"error": {"message", "type", "code"}}`.
     OpenAi,
-    /// `{"type": "error", "error": {"type", "message"}}`.
+    /// Anthropic Messages; errors `{"type": "error", "error": {"type", "message"}}`.
     Anthropic,
+    /// OpenAI Responses; errors in OpenAI's shape.
+    Responses,
+    /// Ollama's native API (`/api/…`); errors `{"error": "message"}`.
+    Ollama,
 }
 
 impl Api {
-    /// The API of a request path: Anthropic for `/v1/messages…`, else OpenAI's shape (which
-    /// most OpenAI-compatible servers use for every path).
+    /// The API of a request path: Anthropic for `/v1/messages…`, Ollama for `/api/…`,
+    /// Responses for `/v1/responses…`, else OpenAI's shape (which most OpenAI-compatible
+    /// servers use for every path).
     pub(crate) fn of_path(path: &str) -> Self {
         if path.starts_with("/v1/messages") || path.starts_with("/messages") {
             Self::Anthropic
+        } else if path.starts_with("/api/") {
+            Self::Ollama
+        } else if path.starts_with("/v1/responses") {
+            Self::Responses
         } else {
             Self::OpenAi
         }
@@ -75,8 +84,9 @@ impl ProxyError {
     pub(crate) fn into_api_response(self, api: Api) -> Response {
         let message = format!("toolmend: {self}");
         let body = match api {
-            Api::OpenAi => json!({"error": {
+            Api::OpenAi | Api::Responses => json!({"error": {
                 "message": message, "type": self.code(), "code": self.code(), "param": null}}),
+            Api::Ollama => json!({"error": message}),
             Api::Anthropic => json!({"type": "error", "error": {
                 "type": self.code(), "message": message}}),
         };
@@ -99,5 +109,7 @@ mod tests {
         assert_eq!(r.status(), StatusCode::SERVICE_UNAVAILABLE);
         assert_eq!(Api::of_path("/v1/messages"), Api::Anthropic);
         assert_eq!(Api::of_path("/v1/chat/completions"), Api::OpenAi);
+        assert_eq!(Api::of_path("/api/chat"), Api::Ollama);
+        assert_eq!(Api::of_path("/v1/responses"), Api::Responses);
     }
 }

@@ -2,8 +2,9 @@
 `toolmend serve`: an HTTP proxy that repairs tool calls on their way from an LLM server.
 
 Point a client's base URL at the proxy and every tool call in every response arrives repaired,
-streaming included. The proxy speaks OpenAI Chat Completions (`POST /v1/chat/completions`) and
-Anthropic Messages (`POST /v1/messages`); every other path is forwarded verbatim.
+streaming included. The proxy speaks OpenAI Chat Completions (`POST /v1/chat/completions`),
+OpenAI Responses (`POST /v1/responses`), Anthropic Messages (`POST /v1/messages`) and Ollama's
+native chat (`POST /api/chat`, NDJSON streaming); every other path is forwarded verbatim.
 
 - [`app`] builds the [`axum::Router`] for a [`ProxyConfig`], testable without a socket.
 - [`serve`] runs it on a bound listener until Ctrl-C or SIGTERM, draining in-flight requests.
@@ -35,6 +36,7 @@ mod metrics;
 mod routes;
 mod stream;
 mod upstream;
+pub mod wire;
 
 pub use app::app;
 pub use config::{DEFAULT_LISTEN, InvalidPolicy, Mode, ProxyConfig, ProxyLimits, StormPolicy};

@@ -52,9 +52,14 @@ impl Upstream {
     }
 
     /// The upstream URL of a request: the root plus the path and query as received; a root
-    /// ending in `/v1` is not doubled for a `/v1/…` path.
+    /// ending in `/v1` is not doubled for a `/v1/…` path, and Ollama's native `/api/…` paths
+    /// go to the root without its `/v1` (`--upstream http://host:11434/v1` serves both APIs).
     pub(crate) fn url(&self, uri: &Uri) -> String {
         let path = uri.path_and_query().map_or("/", |p| p.as_str());
+        if self.root_has_v1 && path.starts_with("/api/") {
+            let root = &self.root[..self.root.len() - "/v1".len()];
+            return format!("{root}{path}");
+        }
         match path.strip_prefix("/v1") {
             Some(rest) if self.root_has_v1 && (rest.starts_with('/') || rest.starts_with('?')) => {
                 format!("{}{rest}", self.root)
@@ -113,7 +118,7 @@ impl Upstream {
                         out.insert(HeaderName::from_static("x-api-key"), sensitive(v));
                     }
                 }
-                Api::OpenAi => {
+                Api::OpenAi | Api::Responses | Api::Ollama => {
                     if let Ok(v) = HeaderValue::from_str(&format!("Bearer {key}")) {
                         out.insert(header::AUTHORIZATION, sensitive(v));
                     }
@@ -189,6 +194,9 @@ mod tests {
             upstream("http://h:8000/v1/").url(&uri),
             "http://h:8000/v1/chat/completions?x=1"
         );
+        let ollama: Uri = "/api/tags".parse().unwrap();
+        assert_eq!(upstream("http://h/v1").url(&ollama), "http://h/api/tags");
+        assert_eq!(upstream("http://h").url(&ollama), "http://h/api/tags");
         let other: Uri = "/v1beta/models".parse().unwrap();
         assert_eq!(
             upstream("http://h/v1").url(&other),

@@ -44,7 +44,12 @@ fn fetch(path: &str, tools: Value, body: &str, cuts: &[usize]) -> String {
     let world = world();
     let model = format!("p{}", N.fetch_add(1, Ordering::Relaxed));
     let pieces = support::cut_at(body.as_bytes(), cuts);
-    world.mock.script(&model, Script::Chunks(pieces));
+    let script = if path == "/api/chat" {
+        Script::Lines(pieces)
+    } else {
+        Script::Chunks(pieces)
+    };
+    world.mock.script(&model, script);
     let request = json!({"model": model, "stream": true, "tools": tools, "max_tokens": 9,
         "messages": [{"role": "user", "content": "go"}]});
     world.runtime.block_on(async {
@@ -83,6 +88,53 @@ fn anthropic() -> String {
         .iter()
         .map(|e| format!("event: {}\ndata: {e}\n\n", e["type"].as_str().unwrap()))
         .collect()
+}
+
+/// A Responses stream: text with a leak, a broken call in fragments, a keep-alive comment.
+fn responses() -> String {
+    let item = json!({"type": "function_call", "id": "fc_1", "call_id": "c1", "name": "read_file",
+        "arguments": "", "status": "in_progress"});
+    let mut done = item.clone();
+    done["arguments"] = json!("{\"file_path\": \"é\", \"max_lines\": \"4\"}");
+    let events = [
+        json!({"type": "response.created", "response": {"id": "resp_p", "output": []}}),
+        json!({"type": "response.output_item.added", "output_index": 0, "item":
+            {"type": "message", "id": "m1", "role": "assistant", "content": []}}),
+        json!({"type": "response.output_text.delta", "item_id": "m1", "output_index": 0,
+            "content_index": 0, "delta": "Ok <tool_call>{\"name\": \"list_dir\", "}),
+        json!({"type": "response.output_text.delta", "item_id": "m1", "output_index": 0,
+            "content_index": 0, "delta": "\"arguments\": {\"dir\": \"/\"}}</tool_call>."}),
+        json!({"type": "response.output_text.done", "item_id": "m1", "output_index": 0,
+            "content_index": 0, "text": "(ignored)"}),
+        json!({"type": "response.output_item.added", "output_index": 1, "item": item}),
+        json!({"type": "response.function_call_arguments.delta", "item_id": "fc_1",
+            "output_index": 1, "delta": "{\"file_path\": \"é\","}),
+        json!({"type": "response.function_call_arguments.delta", "item_id": "fc_1",
+            "output_index": 1, "delta": " \"max_lines\": \"4\"}"}),
+        json!({"type": "response.output_item.done", "output_index": 1, "item": done}),
+        json!({"type": "response.completed", "response": {"id": "resp_p", "output": []}}),
+    ];
+    let mut body = support::named_sse(&events, true);
+    body.insert_str(0, ": keep-alive\n\n");
+    body
+}
+
+/// An Ollama NDJSON stream: thinking, text with a leak, a broken call, the done line.
+fn ollama() -> String {
+    let line = |message: Value| json!({"model": "m", "created_at": "t", "message": message, "done": false});
+    support::ndjson_body(&[
+        line(json!({"role": "assistant", "content": "", "thinking": "hm é"})),
+        line(json!({"role": "assistant", "content": "Ok <tool_call>{\"name\": \"list_dir\", "})),
+        line(
+            json!({"role": "assistant", "content": "\"arguments\": {\"dir\": \"/\"}}</tool_call>."}),
+        ),
+        line(
+            json!({"role": "assistant", "content": "", "tool_calls": [{"function":
+            {"name": "read_file", "arguments": {"file_path": "é", "max_lines": "4"}}}]}),
+        ),
+        json!({"model": "m", "created_at": "t", "message": {"role": "assistant", "content": ""},
+            "done": true, "done_reason": "stop"}),
+    ])
 }
 
 fn chunk(delta: Value, finish: Option<&str>) -> Value {
@@ -151,6 +203,19 @@ proptest! {
     }
 
     #[test]
+    fn any_split_gives_the_same_responses_stream(cuts in proptest::collection::vec(0usize..2048, 0..12)) {
+        let tools = support::responses_tools();
+        let whole = fetch("/v1/responses", tools.clone(), &responses(), &[]);
+        prop_assert_eq!(fetch("/v1/responses", tools, &responses(), &cuts), whole);
+    }
+
+    #[test]
+    fn any_split_gives_the_same_ollama_stream(cuts in proptest::collection::vec(0usize..1024, 0..12)) {
+        let whole = fetch("/api/chat", openai_tools(), &ollama(), &[]);
+        prop_assert_eq!(fetch("/api/chat", openai_tools(), &ollama(), &cuts), whole);
+    }
+
+    #[test]
     fn valid_stream_is_semantically_unchanged(cuts in proptest::collection::vec(0usize..4096, 0..12)) {
         let body = valid();
         prop_assert_eq!(run(&body, &cuts), join_openai(&body));
@@ -173,6 +238,43 @@ fn messy_stream_is_repaired() {
     assert_eq!(joined.finish, ["tool_calls"]);
     assert!(joined.done);
     assert_eq!(joined.other.len(), 2, "{:?}", joined.other);
+}
+
+#[test]
+fn responses_and_ollama_streams_are_repaired() {
+    let text = fetch(
+        "/v1/responses",
+        support::responses_tools(),
+        &responses(),
+        &[],
+    );
+    assert!(
+        text.contains(r#""delta":"{\"path\":\"é\",\"max_lines\":4}""#),
+        "{text}"
+    );
+    // A turn with a native call recovers nothing from text (`--recover content`): the markup
+    // comes back as a message item of its own, after the call.
+    assert!(text.contains(r#""delta":"Ok ","#), "{text}");
+    assert!(
+        text.contains(r#""id":"msg_tm_respp_0","status":"completed","role":"assistant","content":[{"type":"output_text","text":"<tool_call>"#),
+        "{text}"
+    );
+    // The message the upstream never closed is still in the completed output.
+    assert!(
+        text.contains(r#""output":[{"type":"message","id":"m1""#),
+        "{text}"
+    );
+    assert!(text.starts_with(": keep-alive\n\n"), "{text}");
+    let text = fetch("/api/chat", openai_tools(), &ollama(), &[]);
+    assert!(
+        text.contains(r#""arguments":{"path":"é","max_lines":4}"#),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#""content":"<tool_call>{\"name\": \"list_dir\""#),
+        "{text}"
+    );
+    assert!(text.contains(r#""thinking":"hm é""#), "{text}");
 }
 
 #[test]

@@ -39,6 +39,30 @@ async fn upstream_down_is_a_502_in_each_api_shape() {
     assert_eq!(response.status(), 502);
     let body: Value = response.json().await.unwrap();
     assert_eq!(body["type"], "error");
+    let response = reqwest::Client::new()
+        .post(format!("{base}/v1/responses"))
+        .json(&json!({"model": "m", "input": "hi"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 502);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "upstream_unreachable");
+    for path in ["/api/chat", "/api/tags"] {
+        let response = reqwest::Client::new()
+            .post(format!("{base}{path}"))
+            .json(&json!({"model": "m"}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 502);
+        // Ollama's shape: the message is the `error` string.
+        let body: Value = response.json().await.unwrap();
+        assert!(
+            body["error"].as_str().unwrap().contains("unreachable"),
+            "{body}"
+        );
+    }
 }
 
 #[tokio::test]
@@ -223,6 +247,44 @@ async fn call_over_the_argument_buffer_is_forwarded_as_received() {
     // Too large to hold: not repaired, nothing lost.
     assert_eq!(joined.calls[&0].2, pieces.concat(), "{text}");
     assert_eq!(joined.finish, ["tool_calls"]);
+}
+
+#[tokio::test]
+async fn responses_call_over_the_buffer_is_forwarded_as_received() {
+    let (mock, base) = start(|c| c.limits.max_call_arguments_bytes = 300).await;
+    let item = json!({"type": "function_call", "id": "fc_1", "call_id": "c1", "name": "read_file",
+        "arguments": ""});
+    let pieces = ["{\"file_path\": ", "\"a-long-file-name.txt\"", "}"];
+    let mut events = vec![
+        json!({"type": "response.output_item.added", "output_index": 0,
+        "item": item}),
+    ];
+    for piece in pieces {
+        events.push(
+            json!({"type": "response.function_call_arguments.delta", "item_id": "fc_1",
+            "output_index": 0, "delta": piece}),
+        );
+    }
+    let mut done = item.clone();
+    done["arguments"] = json!(pieces.concat());
+    events.push(json!({"type": "response.output_item.done", "output_index": 0, "item": done}));
+    events.push(json!({"type": "response.completed", "response": {"output": [done]}}));
+    let body = support::named_sse(&events, true);
+    mock.script("big", Script::Chunks(vec![body.clone().into_bytes()]));
+    let text = reqwest::Client::new()
+        .post(format!("{base}/v1/responses"))
+        .json(
+            &json!({"model": "big", "stream": true, "tools": support::responses_tools(),
+            "input": "hi"}),
+        )
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    // Too large to hold: not repaired, nothing lost, the events as received.
+    assert_eq!(text, body);
 }
 
 async fn chat_stream(base: &str, model: &str) -> String {

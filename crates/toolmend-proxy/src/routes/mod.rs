@@ -1,4 +1,6 @@
-//! The two API dialects the proxy repairs.
+//! The API dialects the proxy repairs.
 
 pub(crate) mod anthropic;
+pub(crate) mod ollama;
 pub(crate) mod openai;
+pub(crate) mod responses;

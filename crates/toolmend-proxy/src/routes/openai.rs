@@ -7,6 +7,7 @@ use crate::config::ProxyConfig;
 use crate::mend::{
     Annotations, Fate, append_text, arguments_text, fate, history_session, split_flags,
 };
+use crate::wire::set_call;
 
 /// The assistant tool calls since the last user message of an OpenAI `messages` array.
 pub(crate) fn history(messages: &Value) -> Vec<Vec<ToolCall>> {
@@ -185,22 +186,4 @@ fn apply(
         }
     }
     (true, finish)
-}
-
-/// Writes id, name and string arguments into a call object, keeping its other fields.
-pub(crate) fn set_call(call: &mut Value, id: &str, name: &str, arguments: &str) {
-    let Some(object) = call.as_object_mut() else {
-        return;
-    };
-    if !id.is_empty() {
-        object.insert("id".into(), json!(id));
-    }
-    let target = match object.get("function") {
-        Some(Value::Object(_)) => object.get_mut("function").and_then(Value::as_object_mut),
-        _ => Some(object),
-    };
-    if let Some(target) = target {
-        target.insert("name".into(), json!(name));
-        target.insert("arguments".into(), json!(arguments));
-    }
 }

@@ -1,8 +1,10 @@
-//! Streaming (SSE) responses: events in, repaired events out, text never held longer than a
-//! possible markup sentinel needs.
+//! Streaming responses (SSE, and Ollama's NDJSON): events in, repaired events out, text never
+//! held longer than a possible markup sentinel needs.
 
 pub(crate) mod anthropic;
+pub(crate) mod ollama;
 pub(crate) mod openai;
+pub(crate) mod responses;
 pub(crate) mod sse;
 
 use std::collections::VecDeque;
@@ -150,7 +152,32 @@ pub(crate) fn leftover(text: Option<String>) -> Option<String> {
     text.filter(|t| !t.trim().is_empty())
 }
 
-/// The repaired byte stream of an upstream SSE body.
+/// How a streamed body is cut into events.
+#[derive(Debug)]
+enum Framing {
+    /// Server-sent events.
+    Sse(SseParser),
+    /// One JSON object per line (Ollama).
+    Lines(ollama::LineParser),
+}
+
+impl Framing {
+    fn push(&mut self, chunk: &[u8], out: &mut Vec<Event>) {
+        match self {
+            Self::Sse(p) => p.push(chunk, out),
+            Self::Lines(p) => p.push(chunk, out),
+        }
+    }
+
+    fn finish(&mut self, out: &mut Vec<Event>) {
+        match self {
+            Self::Sse(p) => p.finish(out),
+            Self::Lines(p) => p.finish(out),
+        }
+    }
+}
+
+/// The repaired byte stream of an upstream SSE (or, for Ollama, NDJSON) body.
 pub(crate) fn transform(
     api: Api,
     upstream: impl Stream<Item = reqwest::Result<Bytes>> + Send + Unpin + 'static,
@@ -162,6 +189,12 @@ pub(crate) fn transform(
     let transformer: Box<dyn Transform> = match api {
         Api::OpenAi => Box::new(openai::OpenAiStream::default()),
         Api::Anthropic => Box::new(anthropic::AnthropicStream::default()),
+        Api::Responses => Box::new(responses::ResponsesStream::default()),
+        Api::Ollama => Box::new(ollama::OllamaStream::default()),
+    };
+    let parser = match api {
+        Api::Ollama => Framing::Lines(ollama::LineParser::default()),
+        _ => Framing::Sse(SseParser::default()),
     };
     let cx = Context {
         mender,
@@ -174,7 +207,7 @@ pub(crate) fn transform(
     let machine = Machine {
         observe,
         upstream,
-        parser: SseParser::default(),
+        parser,
         transformer,
         cx,
         out: VecDeque::new(),
@@ -230,7 +263,7 @@ pub(crate) fn transform(
 struct Machine<S> {
     observe: bool,
     upstream: S,
-    parser: SseParser,
+    parser: Framing,
     transformer: Box<dyn Transform>,
     cx: Context,
     out: VecDeque<Bytes>,

@@ -27,6 +27,10 @@ pub enum Script {
     Chunks(Vec<Vec<u8>>),
     /// SSE chunks, then the connection is cut without ending the body.
     Cut(Vec<Vec<u8>>),
+    /// NDJSON chunks (Ollama's streaming) sent one by one.
+    Lines(Vec<Vec<u8>>),
+    /// NDJSON chunks, then the connection is cut.
+    LinesCut(Vec<Vec<u8>>),
     /// Never answers.
     Hang,
 }
@@ -106,6 +110,8 @@ async fn answer(State(mock): State<Arc<Mock>>, request: Request) -> Response {
             .unwrap(),
         Some(Script::Chunks(chunks)) => sse(chunks, false, &mock.live_streams),
         Some(Script::Cut(chunks)) => sse(chunks, true, &mock.live_streams),
+        Some(Script::Lines(chunks)) => ndjson(sse(chunks, false, &mock.live_streams)),
+        Some(Script::LinesCut(chunks)) => ndjson(sse(chunks, true, &mock.live_streams)),
         Some(Script::Hang) => {
             tokio::time::sleep(Duration::from_secs(3600)).await;
             Response::new(Body::empty())
@@ -138,6 +144,15 @@ fn sse(chunks: Vec<Vec<u8>>, cut: bool, live: &Arc<AtomicUsize>) -> Response {
         .header("content-type", "text/event-stream")
         .body(Body::from_stream(stream))
         .unwrap()
+}
+
+/// The same streamed body as NDJSON.
+fn ndjson(mut response: Response) -> Response {
+    response.headers_mut().insert(
+        "content-type",
+        axum::http::HeaderValue::from_static("application/x-ndjson"),
+    );
+    response
 }
 
 /// Starts the mock upstream; returns it and its address.
@@ -188,6 +203,40 @@ pub fn anthropic_tools() -> serde_json::Value {
             "type": "object", "required": ["dir"],
             "properties": {"dir": {"type": "string"}}}}
     ])
+}
+
+/// The same tools in the Responses API's flat form.
+pub fn responses_tools() -> serde_json::Value {
+    serde_json::json!([
+        {"type": "function", "name": "read_file", "strict": false, "parameters": {
+            "type": "object", "required": ["path"],
+            "properties": {"path": {"type": "string"}, "max_lines": {"type": "integer"}}}},
+        {"type": "function", "name": "list_dir", "parameters": {
+            "type": "object", "required": ["dir"],
+            "properties": {"dir": {"type": "string"}}}},
+        {"type": "web_search_preview"}
+    ])
+}
+
+/// Named SSE events (`event:` from each payload's `type`), numbered from 0 when `number`.
+pub fn named_sse(events: &[serde_json::Value], number: bool) -> String {
+    let mut out = String::new();
+    for (seq, event) in events.iter().enumerate() {
+        let mut event = event.clone();
+        if number {
+            event["sequence_number"] = serde_json::json!(seq);
+        }
+        out.push_str(&format!(
+            "event: {}\ndata: {event}\n\n",
+            event["type"].as_str().unwrap()
+        ));
+    }
+    out
+}
+
+/// NDJSON lines for these objects.
+pub fn ndjson_body(lines: &[serde_json::Value]) -> String {
+    lines.iter().map(|l| format!("{l}\n")).collect()
 }
 
 /// SSE `data:` events for these JSON chunks, then `[DONE]`.

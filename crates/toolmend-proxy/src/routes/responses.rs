@@ -1,0 +1,313 @@
+//! OpenAI Responses: `output` items ↔ toolmend turns (non-streaming bodies).
+//!
+//! `function_call` items are the native calls (`arguments` a JSON string, `call_id` the id the
+//! client answers with). The single `output_text` part of the message items is the content
+//! channel and the single `reasoning_text` part of the reasoning items the reasoning channel.
+//! Reasoning is never rewritten (like Anthropic's thinking), but calls recovered from it are
+//! added. Recovered calls become new `function_call` items with fresh `call_id`s, after the
+//! other items.
+
+use serde_json::{Map, Value, json};
+use toolmend::{AssistantTurn, CallResult, Mender, Session, ToolCall, TurnResult};
+
+use crate::config::ProxyConfig;
+use crate::mend::{Annotations, Fate, append_text, arguments_text, fate, history_session};
+
+/// The `type` of an item.
+fn item_type(item: &Value) -> Option<&str> {
+    item.get("type").and_then(Value::as_str)
+}
+
+/// Whether an input item is a real user turn.
+fn is_user_turn(item: &Value) -> bool {
+    item.get("role").and_then(Value::as_str) == Some("user")
+        && matches!(item_type(item), None | Some("message"))
+}
+
+/// The call of a `function_call` item, with its `call_id` as the id.
+pub(crate) fn read_call(item: &Value) -> Option<ToolCall> {
+    (item_type(item) == Some("function_call")).then(|| {
+        let text = |key: &str| item.get(key).and_then(Value::as_str).unwrap_or_default();
+        ToolCall::new(
+            text("call_id"),
+            text("name"),
+            arguments_text(item.get("arguments")),
+        )
+    })
+}
+
+/// The assistant tool calls since the last user message of an `input` list: each run of
+/// `function_call` items is one turn (their outputs, or any other item, end it).
+pub(crate) fn history(input: &Value) -> Vec<Vec<ToolCall>> {
+    let Some(items) = input.as_array() else {
+        return Vec::new();
+    };
+    let start = items.iter().rposition(is_user_turn).map_or(0, |i| i + 1);
+    let mut turns = Vec::new();
+    let mut current = Vec::new();
+    for item in &items[start..] {
+        match read_call(item) {
+            Some(call) => current.push(call),
+            // Reasoning and assistant text belong to the turn whose calls follow.
+            None if matches!(item_type(item), Some("reasoning"))
+                || item.get("role").and_then(Value::as_str) == Some("assistant") => {}
+            None if !current.is_empty() => turns.push(std::mem::take(&mut current)),
+            None => {}
+        }
+    }
+    if !current.is_empty() {
+        turns.push(current);
+    }
+    turns
+}
+
+/// The only `(item, part)` position of a part type in items of a type, if there is exactly
+/// one.
+fn single_part(items: &[Value], kind: &str, part: &str) -> Option<(usize, usize)> {
+    let mut found = items
+        .iter()
+        .enumerate()
+        .filter(|(_, item)| item_type(item) == Some(kind))
+        .flat_map(|(i, item)| {
+            item.get("content")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .enumerate()
+                .filter(|(_, p)| item_type(p) == Some(part))
+                .map(move |(j, _)| (i, j))
+        });
+    let first = found.next()?;
+    found.next().is_none().then_some(first)
+}
+
+fn part_text(items: &[Value], at: Option<(usize, usize)>) -> Option<String> {
+    let (i, j) = at?;
+    items[i]["content"][j]
+        .get("text")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+}
+
+/// The finish reason of a response body (only truncation matters to the library).
+pub(crate) fn finish_reason(response: &Value) -> Option<String> {
+    let truncated = response.get("status").and_then(Value::as_str) == Some("incomplete")
+        && response
+            .pointer("/incomplete_details/reason")
+            .and_then(Value::as_str)
+            == Some("max_output_tokens");
+    truncated.then(|| "length".to_owned())
+}
+
+/// Repairs a response body in place; returns what was found and whether the body changed.
+pub(crate) fn repair_response(
+    body: &mut Value,
+    mender: &Mender,
+    history: impl FnOnce() -> Vec<Vec<ToolCall>>,
+    config: &ProxyConfig,
+    model: &str,
+) -> (Annotations, bool) {
+    let mut notes = Annotations::default();
+    let finish = finish_reason(body);
+    let Some(object) = body.as_object_mut() else {
+        return (notes, false);
+    };
+    let Some(Value::Array(items)) = object.get("output") else {
+        return (notes, false);
+    };
+    let text_at = single_part(items, "message", "output_text");
+    let mut turn = AssistantTurn::default();
+    turn.content = part_text(items, text_at);
+    turn.reasoning = part_text(items, single_part(items, "reasoning", "reasoning_text"));
+    turn.tool_calls = items.iter().filter_map(read_call).collect();
+    turn.finish_reason = finish;
+    if turn.tool_calls.is_empty() && turn.content.is_none() && turn.reasoning.is_none() {
+        return (notes, false);
+    }
+    let mut session = if turn.tool_calls.is_empty() {
+        Session::new()
+    } else {
+        history_session(mender, history())
+    };
+    let result = mender.run_turn(&mut session, &turn);
+    for call in &result.calls {
+        notes.add(model, call);
+    }
+    if !crate::mend::repairing(config) {
+        return (notes, false);
+    }
+    let tail = id_tail(object.get("id").and_then(Value::as_str).unwrap_or(""));
+    let changed = apply(object, text_at, &turn, &result, config, &tail);
+    (notes, changed)
+}
+
+/// The last alphanumerics of a response id, to make ids unique to the response.
+pub(crate) fn id_tail(id: &str) -> String {
+    let mut tail: Vec<char> = id
+        .chars()
+        .rev()
+        .filter(char::is_ascii_alphanumeric)
+        .take(12)
+        .collect();
+    tail.reverse();
+    if tail.is_empty() {
+        "toolmend".to_owned()
+    } else {
+        tail.into_iter().collect()
+    }
+}
+
+/// A new `function_call` item for a recovered call, with a fresh `call_id` (number `n` of
+/// the response: the library's own ids repeat from one response to the next).
+pub(crate) fn new_call_item(call: &CallResult, tail: &str, n: usize) -> Value {
+    json!({"type": "function_call", "id": format!("fc_tm_{tail}_{n}"),
+        "call_id": format!("call_tm_{tail}_{n}"), "name": call.name.as_ref(),
+        "arguments": call.arguments_text, "status": "completed"})
+}
+
+/// A new assistant message item holding `text`.
+pub(crate) fn new_text_item(text: &str, tail: &str, n: usize) -> Value {
+    json!({"type": "message", "id": format!("msg_tm_{tail}_{n}"), "status": "completed",
+        "role": "assistant",
+        "content": [{"type": "output_text", "text": text, "annotations": []}]})
+}
+
+/// Writes a repaired call into a `function_call` item, keeping its other fields.
+pub(crate) fn set_call_item(item: &mut Value, call_id: &str, name: &str, arguments: &str) {
+    let Some(object) = item.as_object_mut() else {
+        return;
+    };
+    if !call_id.is_empty() {
+        object.insert("call_id".into(), json!(call_id));
+    }
+    object.insert("name".into(), json!(name));
+    object.insert("arguments".into(), json!(arguments));
+}
+
+fn apply(
+    object: &mut Map<String, Value>,
+    text_at: Option<(usize, usize)>,
+    turn: &AssistantTurn,
+    result: &TurnResult,
+    config: &ProxyConfig,
+    tail: &str,
+) -> bool {
+    let Some(Value::Array(items)) = object.get("output") else {
+        return false;
+    };
+    let splits = crate::mend::split_flags(&result.calls);
+    let fates: Vec<Fate> = result
+        .calls
+        .iter()
+        .zip(&splits)
+        .map(|(c, s)| fate(c, *s, config))
+        .collect();
+    let content_changed = result.content != turn.content;
+    if !content_changed && fates.iter().all(|f| *f == Fate::AsSent) {
+        return false;
+    }
+    let mut out = Vec::with_capacity(items.len() + 1);
+    let mut native = 0usize;
+    let mut extra: Option<String> = None;
+    for (i, item) in items.iter().enumerate() {
+        if let Some((at, part)) = text_at
+            && at == i
+            && content_changed
+        {
+            let mut item = item.clone();
+            let text = result.content.as_deref().filter(|t| !t.trim().is_empty());
+            if let Some(Value::Array(parts)) = item.get_mut("content") {
+                match text {
+                    Some(text) => parts[part]["text"] = json!(text),
+                    None => {
+                        parts.remove(part);
+                    }
+                }
+                if parts.is_empty() {
+                    continue;
+                }
+            }
+            out.push(item);
+            continue;
+        }
+        if item_type(item) != Some("function_call") {
+            out.push(item.clone());
+            continue;
+        }
+        let mut part = 0usize;
+        for (call, fate) in result.calls.iter().zip(&fates) {
+            if call.native_index != Some(native) {
+                continue;
+            }
+            match fate {
+                Fate::AsSent => out.push(item.clone()),
+                Fate::Rewrite => {
+                    let mut item = item.clone();
+                    set_call_item(&mut item, &call.id, &call.name, &call.arguments_text);
+                    if part > 0
+                        && let Some(id) = item.get("id").and_then(Value::as_str)
+                    {
+                        // The parts of a split call are separate items.
+                        item["id"] = json!(format!("{id}_{part}"));
+                    }
+                    part += 1;
+                    out.push(item);
+                }
+                Fate::Drop => {}
+                Fate::DropWithText(text) => extra = Some(append_text(extra, text)),
+            }
+        }
+        native += 1;
+    }
+    let mut fresh = 0usize;
+    for (call, fate) in result.calls.iter().zip(&fates) {
+        if call.native_index.is_none() {
+            match fate {
+                Fate::Rewrite => {
+                    out.push(new_call_item(call, tail, fresh));
+                    fresh += 1;
+                }
+                Fate::DropWithText(text) => extra = Some(append_text(extra, text)),
+                _ => {}
+            }
+        }
+    }
+    if let Some(text) = extra {
+        out.push(new_text_item(&text, tail, out.len()));
+    }
+    object.insert("output".into(), Value::Array(out));
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn history_groups_runs_of_calls_since_the_last_user_item() {
+        let input = json!([
+            {"role": "user", "content": "old"},
+            {"type": "function_call", "call_id": "a", "name": "x", "arguments": "{}"},
+            {"role": "user", "content": "new"},
+            {"type": "reasoning", "summary": []},
+            {"type": "function_call", "call_id": "b", "name": "x", "arguments": "{}"},
+            {"type": "function_call", "call_id": "c", "name": "y", "arguments": "{}"},
+            {"type": "function_call_output", "call_id": "b", "output": "1"},
+            {"type": "function_call_output", "call_id": "c", "output": "2"},
+            {"type": "function_call", "call_id": "d", "name": "x", "arguments": "{}"},
+        ]);
+        let turns = history(&input);
+        let ids: Vec<Vec<&str>> = turns
+            .iter()
+            .map(|t| t.iter().map(|c| c.id.as_str()).collect())
+            .collect();
+        assert_eq!(ids, [vec!["b", "c"], vec!["d"]]);
+        assert!(history(&json!("just text")).is_empty());
+    }
+
+    #[test]
+    fn id_tail_keeps_the_last_alphanumerics() {
+        assert_eq!(id_tail("resp_0123456789abcdef"), "456789abcdef");
+        assert_eq!(id_tail("--"), "toolmend");
+    }
+}

@@ -1,0 +1,667 @@
+//! OpenAI Responses streaming: output items keyed by their `output_index`.
+//!
+//! A `function_call` item is held from `response.output_item.added` to
+//! `response.output_item.done` (its `…arguments.delta`/`.done` events with it), then repaired:
+//! a valid call is replayed as the events received; a repaired one is emitted as added, one
+//! delta, `…arguments.done` and `output_item.done`, all carrying the repaired arguments.
+//! `output_text` deltas stream through a [`Channel`] (only a possible sentinel suffix is held),
+//! and the part's `…done` events carry the text as emitted. Reasoning text is scanned when
+//! `--recover all` but never rewritten. Calls recovered from text are added as new
+//! `function_call` items before `response.completed`, whose `output` is then rewritten to the
+//! items as emitted. Output indices and `sequence_number`s are renumbered once anything was
+//! added or dropped; every other event passes in order, as received while nothing changed.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use bytes::Bytes;
+use serde_json::{Value, json};
+use toolmend::{AssistantTurn, CallResult, Session, ToolCall};
+
+use super::sse::{Event, write};
+use super::{Channel, Context, Transform, leftover};
+use crate::mend::{Annotations, Fate, append_text, fate, split_flags};
+use crate::routes::responses::{id_tail, new_call_item, new_text_item, set_call_item};
+
+/// One upstream output item.
+#[derive(Debug)]
+enum Item {
+    /// Forwarded under this output index.
+    Passed { out: u64 },
+    /// A held `function_call` item.
+    Call(Box<HeldCall>),
+}
+
+#[derive(Debug, Default)]
+struct HeldCall {
+    /// The item of `output_item.added`.
+    added: Value,
+    /// The events received for it so far (raw and parsed), replayed when the call is valid.
+    events: Vec<(Bytes, Value)>,
+    held_bytes: usize,
+    /// The joined argument deltas.
+    arguments: String,
+    /// Over the buffering limit: forwarded as received under this output index.
+    passthrough: Option<u64>,
+}
+
+/// One text part of an item, keyed by `(output_index, content_index)`.
+#[derive(Debug, Default)]
+struct Part {
+    channel: Option<Box<Channel>>,
+    /// The text the client has been sent.
+    emitted: String,
+}
+
+/// The Responses stream transformer.
+#[derive(Debug, Default)]
+pub(crate) struct ResponsesStream {
+    items: BTreeMap<u64, Item>,
+    texts: BTreeMap<(u64, u64), Part>,
+    reasoning: BTreeMap<(u64, u64), Channel>,
+    next_out: u64,
+    /// The next `sequence_number` to send (from the first one received).
+    seq: Option<u64>,
+    /// Something was added, dropped or rewritten: `response.completed` gets the output as sent.
+    changed: bool,
+    /// Each item as finally sent, by output index.
+    done_items: BTreeMap<u64, Value>,
+    /// Items forwarded whose `output_item.done` has not come yet (output → upstream index).
+    open_items: BTreeMap<u64, u64>,
+    /// Native calls as emitted, for the duplicate check of recovered calls.
+    natives: Vec<ToolCall>,
+    content_markup: Vec<String>,
+    reasoning_markup: Vec<String>,
+    /// The session before the first native call.
+    before: Option<Session>,
+    /// The response id's tail, for the ids of new items.
+    tail: String,
+    fresh: usize,
+    ended: bool,
+    notes: Annotations,
+}
+
+fn event_bytes(value: &Value) -> Bytes {
+    let name = value
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("message");
+    write(Some(name), &value.to_string())
+}
+
+fn u64_at(value: &Value, key: &str) -> Option<u64> {
+    value.get(key).and_then(Value::as_u64)
+}
+
+impl ResponsesStream {
+    fn take_out(&mut self) -> u64 {
+        let out = self.next_out;
+        self.next_out += 1;
+        out
+    }
+
+    /// Sends an event with the output index `index` and the next sequence number; the raw
+    /// bytes when neither changed.
+    fn emit(
+        &mut self,
+        raw: Option<Bytes>,
+        mut value: Value,
+        index: Option<u64>,
+        out: &mut VecDeque<Bytes>,
+    ) {
+        let mut same = raw.is_some();
+        if let Some(index) = index
+            && u64_at(&value, "output_index") != Some(index)
+        {
+            value["output_index"] = json!(index);
+            same = false;
+        }
+        match u64_at(&value, "sequence_number") {
+            Some(seq) => {
+                let want = *self.seq.get_or_insert(seq);
+                if seq != want {
+                    value["sequence_number"] = json!(want);
+                    same = false;
+                }
+                self.seq = Some(want + 1);
+            }
+            None => {
+                if let Some(want) = self.seq.filter(|_| raw.is_none()) {
+                    value["sequence_number"] = json!(want);
+                    self.seq = Some(want + 1);
+                }
+            }
+        }
+        match raw {
+            Some(raw) if same => out.push_back(raw),
+            _ => out.push_back(event_bytes(&value)),
+        }
+    }
+
+    /// The output index an upstream index is forwarded under, if it is.
+    fn passed(&self, index: Option<u64>) -> Option<u64> {
+        match self.items.get(&index?)? {
+            Item::Passed { out } => Some(*out),
+            Item::Call(call) => call.passthrough,
+        }
+    }
+
+    /// Emits a whole `function_call` item with these parts.
+    fn call_item(
+        &mut self,
+        added: &Value,
+        done: &Value,
+        (call_id, name, arguments): (&str, &str, &str),
+        out: &mut VecDeque<Bytes>,
+    ) {
+        let at = self.take_out();
+        let mut first = added.clone();
+        set_call_item(&mut first, call_id, name, "");
+        let item_id = first.get("id").cloned().unwrap_or(Value::Null);
+        let ev = |kind: &str| json!({"type": kind, "output_index": at, "item_id": item_id});
+        self.emit(
+            None,
+            json!({"type": "response.output_item.added", "output_index": at, "item": first}),
+            None,
+            out,
+        );
+        let mut delta = ev("response.function_call_arguments.delta");
+        delta["delta"] = json!(arguments);
+        self.emit(None, delta, None, out);
+        let mut args_done = ev("response.function_call_arguments.done");
+        args_done["arguments"] = json!(arguments);
+        self.emit(None, args_done, None, out);
+        let mut item = done.clone();
+        set_call_item(&mut item, call_id, name, arguments);
+        self.emit(
+            None,
+            json!({"type": "response.output_item.done", "output_index": at, "item": item.clone()}),
+            None,
+            out,
+        );
+        self.done_items.insert(at, item);
+    }
+
+    /// Emits a whole assistant message item holding `text`.
+    fn text_item(&mut self, text: &str, out: &mut VecDeque<Bytes>) {
+        let at = self.take_out();
+        let done = new_text_item(text, &self.tail, self.fresh);
+        self.fresh += 1;
+        let item_id = done["id"].clone();
+        let mut first = done.clone();
+        first["status"] = json!("in_progress");
+        first["content"] = json!([]);
+        let empty = json!({"type": "output_text", "text": "", "annotations": []});
+        let part = done["content"][0].clone();
+        let ev = |kind: &str| json!({"type": kind, "item_id": item_id, "output_index": at, "content_index": 0});
+        self.emit(
+            None,
+            json!({"type": "response.output_item.added", "output_index": at, "item": first}),
+            None,
+            out,
+        );
+        let mut added = ev("response.content_part.added");
+        added["part"] = empty;
+        self.emit(None, added, None, out);
+        let mut delta = ev("response.output_text.delta");
+        delta["delta"] = json!(text);
+        delta["logprobs"] = json!([]);
+        self.emit(None, delta, None, out);
+        let mut text_done = ev("response.output_text.done");
+        text_done["text"] = json!(text);
+        text_done["logprobs"] = json!([]);
+        self.emit(None, text_done, None, out);
+        let mut part_done = ev("response.content_part.done");
+        part_done["part"] = part;
+        self.emit(None, part_done, None, out);
+        self.emit(
+            None,
+            json!({"type": "response.output_item.done", "output_index": at, "item": done.clone()}),
+            None,
+            out,
+        );
+        self.done_items.insert(at, done);
+    }
+
+    /// Repairs a held call and emits the result; `done` is its final item.
+    fn finish_call(
+        &mut self,
+        cx: &mut Context,
+        held: HeldCall,
+        done: Option<(Bytes, Value)>,
+        out: &mut VecDeque<Bytes>,
+    ) {
+        let done_item = done
+            .as_ref()
+            .and_then(|(_, v)| v.get("item").cloned())
+            .unwrap_or_else(|| held.added.clone());
+        let text = |key: &str| {
+            done_item
+                .get(key)
+                .or_else(|| held.added.get(key))
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        };
+        let (call_id, name) = (text("call_id"), text("name"));
+        let arguments = match done_item.get("arguments") {
+            Some(Value::String(s)) if !s.is_empty() || held.arguments.is_empty() => s.clone(),
+            _ => held.arguments.clone(),
+        };
+        let mut turn = AssistantTurn::default();
+        turn.tool_calls = vec![ToolCall::new(&call_id, &name, &arguments)];
+        let mender = std::sync::Arc::clone(&cx.mender);
+        if self.before.is_none() {
+            self.before = Some(cx.session().clone());
+        }
+        let result = mender.run_turn(cx.session(), &turn);
+        let mut part = 0usize;
+        for (call, split) in result.calls.iter().zip(split_flags(&result.calls)) {
+            self.notes.add(&cx.model, call);
+            match fate(call, split, cx.config()) {
+                Fate::AsSent if part == 0 && done.is_some() => {
+                    part += 1;
+                    self.natives
+                        .push(ToolCall::new(&call_id, &name, &arguments));
+                    let at = self.take_out();
+                    let events = held.events.iter().cloned().chain(done.clone());
+                    for (raw, value) in events {
+                        self.emit(Some(raw), value, Some(at), out);
+                    }
+                    self.done_items.insert(at, done_item.clone());
+                }
+                Fate::AsSent | Fate::Rewrite => {
+                    self.changed = true;
+                    self.natives.push(ToolCall::new(
+                        call.id.clone(),
+                        call.name.to_string(),
+                        call.arguments_text.clone(),
+                    ));
+                    let (mut added, mut last) = (held.added.clone(), done_item.clone());
+                    if part > 0 {
+                        // The parts of a split call are separate items.
+                        for item in [&mut added, &mut last] {
+                            if let Some(id) = item.get("id").and_then(Value::as_str) {
+                                item["id"] = json!(format!("{id}_{part}"));
+                            }
+                        }
+                    }
+                    part += 1;
+                    let id = if call.id.is_empty() {
+                        &call_id
+                    } else {
+                        &call.id
+                    };
+                    let parts = (
+                        id.as_str(),
+                        call.name.as_ref(),
+                        call.arguments_text.as_str(),
+                    );
+                    self.call_item(&added, &last, parts, out);
+                }
+                Fate::Drop => self.changed = true,
+                Fate::DropWithText(text) => {
+                    self.changed = true;
+                    self.text_item(&text, out);
+                }
+            }
+        }
+    }
+
+    /// Ends a text part: the held rest is sent, the markup kept for the end of the response.
+    fn end_part(
+        &mut self,
+        cx: &Context,
+        key: (u64, u64),
+        item_id: &Value,
+        out: &mut VecDeque<Bytes>,
+    ) {
+        let Some(part) = self.texts.get_mut(&key) else {
+            return;
+        };
+        let Some(mut channel) = part.channel.take() else {
+            return;
+        };
+        let rest = channel.end(cx);
+        if let Some(markup) = channel.markup() {
+            self.content_markup.push(markup);
+        }
+        if rest.is_empty() {
+            return;
+        }
+        part.emitted.push_str(&rest);
+        let at = self.passed(Some(key.0));
+        let delta = json!({"type": "response.output_text.delta", "item_id": item_id,
+            "output_index": at.unwrap_or(key.0), "content_index": key.1, "delta": rest,
+            "logprobs": []});
+        self.emit(None, delta, None, out);
+    }
+
+    /// Ends the response: open parts and held calls are flushed, recovered calls added.
+    fn end(&mut self, cx: &mut Context, out: &mut VecDeque<Bytes>) {
+        if self.ended {
+            return;
+        }
+        self.ended = true;
+        let open: Vec<(u64, u64)> = self.texts.keys().copied().collect();
+        for key in open {
+            self.end_part(cx, key, &Value::Null, out);
+        }
+        for (_, mut channel) in std::mem::take(&mut self.reasoning) {
+            let _ = channel.end(cx);
+            if let Some(markup) = channel.markup() {
+                self.reasoning_markup.push(markup);
+            }
+        }
+        let held: Vec<u64> = self
+            .items
+            .iter()
+            .filter(|(_, i)| matches!(i, Item::Call(c) if c.passthrough.is_none()))
+            .map(|(k, _)| *k)
+            .collect();
+        for index in held {
+            if let Some(Item::Call(call)) = self.items.remove(&index) {
+                self.finish_call(cx, *call, None, out);
+            }
+        }
+        if self.content_markup.is_empty() && self.reasoning_markup.is_empty() {
+            return;
+        }
+        let mut turn = AssistantTurn::default();
+        turn.tool_calls = std::mem::take(&mut self.natives);
+        turn.content = (!self.content_markup.is_empty()).then(|| self.content_markup.join("\n"));
+        turn.reasoning =
+            (!self.reasoning_markup.is_empty()).then(|| self.reasoning_markup.join("\n"));
+        let mut session = match self.before.take() {
+            Some(session) => session,
+            None => cx.session().clone(),
+        };
+        let result = cx.mender.run_turn(&mut session, &turn);
+        if let Some(text) = leftover(result.content.clone()) {
+            self.changed = true;
+            self.text_item(&text, out);
+        }
+        let recovered: Vec<&CallResult> = result
+            .calls
+            .iter()
+            .filter(|c| c.native_index.is_none())
+            .collect();
+        let mut extra: Option<String> = None;
+        for call in recovered {
+            self.notes.add(&cx.model, call);
+            match fate(call, false, cx.config()) {
+                Fate::Rewrite => {
+                    self.changed = true;
+                    let item = new_call_item(call, &self.tail, self.fresh);
+                    self.fresh += 1;
+                    let call_id = item["call_id"].as_str().unwrap_or_default().to_owned();
+                    let parts = (
+                        call_id.as_str(),
+                        call.name.as_ref(),
+                        call.arguments_text.as_str(),
+                    );
+                    let mut added = item.clone();
+                    added["status"] = json!("in_progress");
+                    self.call_item(&added, &item, parts, out);
+                }
+                Fate::DropWithText(text) => extra = Some(append_text(extra, &text)),
+                _ => {}
+            }
+        }
+        if let Some(text) = extra {
+            self.changed = true;
+            self.text_item(&text, out);
+        }
+    }
+
+    /// Items that never got their `output_item.done`: the upstream's final version (same
+    /// `id`) replaces the one of `output_item.added`, with the text as sent.
+    fn close_open_items(&mut self, upstream: &Value) {
+        for (at, index) in std::mem::take(&mut self.open_items) {
+            let Some(slot) = self.done_items.get_mut(&at) else {
+                continue;
+            };
+            let id = slot.get("id").and_then(Value::as_str);
+            let found = upstream
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|item| id.is_some() && item.get("id").and_then(Value::as_str) == id);
+            if let Some(found) = found {
+                *slot = found.clone();
+            }
+            if let Some(Value::Array(parts)) = slot.get_mut("content") {
+                for (j, part) in parts.iter_mut().enumerate() {
+                    if let Some(sent) = self.texts.get(&(index, j as u64))
+                        && part.get("type").and_then(Value::as_str) == Some("output_text")
+                    {
+                        part["text"] = json!(sent.emitted);
+                    }
+                }
+            }
+        }
+    }
+
+    fn on_text_delta(
+        &mut self,
+        cx: &Context,
+        raw: Bytes,
+        mut value: Value,
+        out: &mut VecDeque<Bytes>,
+    ) {
+        let index = u64_at(&value, "output_index");
+        let at = self.passed(index);
+        let key = (
+            index.unwrap_or(0),
+            u64_at(&value, "content_index").unwrap_or(0),
+        );
+        let delta = value
+            .get("delta")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let (Some(delta), true) = (delta, cx.scan_content()) else {
+            return self.emit(Some(raw), value, at, out);
+        };
+        let part = self.texts.entry(key).or_default();
+        let channel = part
+            .channel
+            .get_or_insert_with(|| Box::new(Channel::new(cx)));
+        let released = channel.push(cx, &delta);
+        part.emitted.push_str(&released);
+        if released == delta {
+            return self.emit(Some(raw), value, at, out);
+        }
+        self.changed = true;
+        if !released.is_empty() {
+            value["delta"] = json!(released);
+            self.emit(None, value, at, out);
+        }
+    }
+
+    /// The held call of an upstream index, if it is held (not passed through).
+    fn held(&mut self, index: Option<u64>) -> Option<&mut HeldCall> {
+        match self.items.get_mut(&index?)? {
+            Item::Call(call) if call.passthrough.is_none() => Some(call),
+            _ => None,
+        }
+    }
+
+    /// Holds an event of a held call; past the limit the call is forwarded as received.
+    fn hold(
+        &mut self,
+        cx: &Context,
+        index: u64,
+        raw: Bytes,
+        value: Value,
+        out: &mut VecDeque<Bytes>,
+    ) {
+        let limit = cx.config().limits.max_call_arguments_bytes;
+        let Some(call) = self.held(Some(index)) else {
+            return;
+        };
+        if value.get("type").and_then(Value::as_str)
+            == Some("response.function_call_arguments.delta")
+        {
+            call.arguments.push_str(
+                value
+                    .get("delta")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default(),
+            );
+        }
+        call.held_bytes += raw.len();
+        call.events.push((raw, value));
+        if call.held_bytes <= limit {
+            return;
+        }
+        let events = std::mem::take(&mut call.events);
+        let at = self.take_out();
+        if let Some(Item::Call(call)) = self.items.get_mut(&index) {
+            call.passthrough = Some(at);
+            call.arguments.clear();
+        }
+        for (raw, value) in events {
+            self.emit(Some(raw), value, Some(at), out);
+        }
+    }
+}
+
+impl Transform for ResponsesStream {
+    fn event(&mut self, cx: &mut Context, event: Event, out: &mut VecDeque<Bytes>) {
+        let Some(Ok(mut value)) = event.data.as_deref().map(serde_json::from_str::<Value>) else {
+            return out.push_back(event.raw);
+        };
+        if !value.is_object() {
+            return out.push_back(event.raw);
+        }
+        let kind = value
+            .get("type")
+            .and_then(Value::as_str)
+            .or(event.event.as_deref())
+            .unwrap_or("")
+            .to_owned();
+        let index = u64_at(&value, "output_index");
+        let raw = event.raw;
+        match kind.as_str() {
+            "response.created" | "response.in_progress" => {
+                if self.tail.is_empty() {
+                    let id = value.pointer("/response/id").and_then(Value::as_str);
+                    self.tail = id_tail(id.unwrap_or(""));
+                }
+                self.emit(Some(raw), value, None, out);
+            }
+            "response.output_item.added" => {
+                let Some(index) = index else {
+                    return self.emit(Some(raw), value, None, out);
+                };
+                let item = value.get("item").cloned().unwrap_or(Value::Null);
+                if item.get("type").and_then(Value::as_str) == Some("function_call") {
+                    let call = HeldCall {
+                        added: item,
+                        ..HeldCall::default()
+                    };
+                    self.items.insert(index, Item::Call(Box::new(call)));
+                    self.hold(cx, index, raw, value, out);
+                } else {
+                    let at = self.take_out();
+                    self.items.insert(index, Item::Passed { out: at });
+                    self.done_items.insert(at, item);
+                    self.open_items.insert(at, index);
+                    self.emit(Some(raw), value, Some(at), out);
+                }
+            }
+            "response.function_call_arguments.delta" | "response.function_call_arguments.done"
+                if self.held(index).is_some() =>
+            {
+                self.hold(cx, index.unwrap_or_default(), raw, value, out);
+            }
+            "response.output_item.done" if self.held(index).is_some() => {
+                if let Some(Item::Call(call)) = self.items.remove(&index.unwrap_or_default()) {
+                    self.finish_call(cx, *call, Some((raw, value)), out);
+                }
+            }
+            "response.output_item.done" => {
+                let at = self.passed(index);
+                let mut touched = false;
+                // A message whose text was changed carries the text as sent.
+                if let Some(Value::Array(parts)) = value.pointer_mut("/item/content") {
+                    for (j, part) in parts.iter_mut().enumerate() {
+                        let key = (index.unwrap_or(0), j as u64);
+                        if let Some(sent) = self.texts.get(&key)
+                            && part.get("text").and_then(Value::as_str) != Some(&sent.emitted)
+                            && part.get("type").and_then(Value::as_str) == Some("output_text")
+                        {
+                            part["text"] = json!(sent.emitted);
+                            touched = true;
+                        }
+                    }
+                }
+                if let (Some(at), Some(item)) = (at, value.get("item")) {
+                    self.done_items.insert(at, item.clone());
+                    self.open_items.remove(&at);
+                }
+                self.emit((!touched).then_some(raw), value, at, out);
+            }
+            "response.output_text.delta" => self.on_text_delta(cx, raw, value, out),
+            "response.output_text.done" | "response.content_part.done" => {
+                let key = (
+                    index.unwrap_or(0),
+                    u64_at(&value, "content_index").unwrap_or(0),
+                );
+                let item_id = value.get("item_id").cloned().unwrap_or(Value::Null);
+                self.end_part(cx, key, &item_id, out);
+                let field = if kind == "response.output_text.done" {
+                    "/text"
+                } else {
+                    "/part/text"
+                };
+                let mut raw = Some(raw);
+                if let Some(sent) = self.texts.get(&key)
+                    && let Some(text) = value.pointer_mut(field)
+                    && text.as_str() != Some(&sent.emitted)
+                {
+                    *text = json!(sent.emitted);
+                    raw = None;
+                }
+                let at = self.passed(index);
+                self.emit(raw, value, at, out);
+            }
+            "response.reasoning_text.delta" if cx.scan_reasoning() => {
+                let key = (
+                    index.unwrap_or(0),
+                    u64_at(&value, "content_index").unwrap_or(0),
+                );
+                if let Some(delta) = value.get("delta").and_then(Value::as_str) {
+                    // Scanned, never rewritten.
+                    let channel = self
+                        .reasoning
+                        .entry(key)
+                        .or_insert_with(|| Channel::new(cx));
+                    let _ = channel.push(cx, delta);
+                }
+                let at = self.passed(index);
+                self.emit(Some(raw), value, at, out);
+            }
+            "response.completed" | "response.incomplete" | "response.failed" => {
+                self.end(cx, out);
+                let mut raw = Some(raw);
+                if self.changed
+                    && crate::mend::repairing(cx.config())
+                    && let Some(output) = value.pointer_mut("/response/output")
+                {
+                    self.close_open_items(output);
+                    *output = Value::Array(self.done_items.values().cloned().collect());
+                    raw = None;
+                }
+                self.emit(raw, value, None, out);
+            }
+            _ => {
+                let at = self.passed(index);
+                self.emit(Some(raw), value, at, out);
+            }
+        }
+    }
+
+    fn finish(&mut self, cx: &mut Context, out: &mut VecDeque<Bytes>) {
+        self.end(cx, out);
+    }
+}
