@@ -286,7 +286,7 @@ pub(crate) fn mend_value(
     };
     let sent = value.clone();
     let mut value = value;
-    let root_view = SchemaView::new(schema, schema);
+    let root_view = SchemaView::of_tool(schema, tool.patterns());
     if tool.is_flattened()
         && let Value::Object(map) = &value
         && let Ok(Some(nested)) = crate::prepare::unflatten(map, schema)
