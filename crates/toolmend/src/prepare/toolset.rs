@@ -121,6 +121,11 @@ impl Tool {
         &self.patterns
     }
 
+    /// Whether some field of the schema is tagged as a path (`md_link_unwrapped` applies).
+    pub(crate) fn has_path_fields(&self) -> bool {
+        self.has_path_fields
+    }
+
     pub(crate) fn validator(&self) -> Option<&Validator> {
         self.validator.as_ref()
     }

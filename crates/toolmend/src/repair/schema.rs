@@ -357,6 +357,29 @@ impl<'s> SchemaView<'s> {
         self.parts.iter().find_map(|part| field_semantic(part))
     }
 
+    /// Every alias the author declared for a property of an object here, with its property:
+    /// `(alias, canonical)`. One pass over the declared properties; a property schema is
+    /// expanded (`$ref`, branches) only when it has such keywords.
+    pub(crate) fn declared_aliases(&self) -> Vec<(&'s str, &'s str)> {
+        let mut pairs = Vec::new();
+        for properties in self.object_parts().filter_map(properties_of) {
+            for (name, schema) in properties {
+                let plain = schema.as_object().is_none_or(|map| {
+                    !["$ref", "allOf", "anyOf", "oneOf"]
+                        .iter()
+                        .any(|k| map.contains_key(*k))
+                });
+                if plain {
+                    pairs.extend(crate::prepare::field_aliases(schema).map(|a| (a, name.as_str())));
+                } else {
+                    let view = Self::of_nodes(self.root, self.compiled, [schema]);
+                    pairs.extend(view.aliases().into_iter().map(|a| (a, name.as_str())));
+                }
+            }
+        }
+        pairs
+    }
+
     /// Aliases the field's author declared.
     pub(crate) fn aliases(&self) -> Vec<&'s str> {
         self.parts
@@ -376,7 +399,9 @@ impl SchemaView<'_> {
     /// else compiled here by the linear-time engine with the schema pattern size bound.
     fn pattern_matches(&self, pattern: &str, key: &str) -> bool {
         if let Some(compiled) = self.compiled {
-            return compiled.get(pattern).is_some_and(|regex| regex.is_match(key));
+            return compiled
+                .get(pattern)
+                .is_some_and(|regex| regex.is_match(key));
         }
         regex::RegexBuilder::new(pattern)
             .size_limit(crate::prepare::REGEX_SIZE_LIMIT)
