@@ -535,7 +535,7 @@ mod tests {
     #[test]
     fn refuses_keywords_wider_than_their_limit_and_names_them() {
         use serde_json::json;
-        let members: Vec<u64> = (0..=super::MAX_SCHEMA_ENUM_MEMBERS as u64).collect();
+        let members: Vec<usize> = (0..=super::MAX_SCHEMA_ENUM_MEMBERS).collect();
         let error = super::check(&json!({"properties": {"x": {"enum": members}}})).unwrap_err();
         assert!(error.contains("`enum` at `#/properties/x/enum`"), "{error}");
         let names: Vec<String> = (0..=super::MAX_SCHEMA_REQUIRED)
@@ -553,7 +553,7 @@ mod tests {
             "{error}"
         );
         // At the limit, accepted.
-        let members: Vec<u64> = (0..super::MAX_SCHEMA_ENUM_MEMBERS as u64).collect();
+        let members: Vec<usize> = (0..super::MAX_SCHEMA_ENUM_MEMBERS).collect();
         assert!(super::check(&json!({"enum": members})).is_ok());
     }
 
@@ -577,7 +577,7 @@ mod tests {
 
     #[test]
     fn shallow_chains_pass_and_deep_ones_are_refused_by_name() {
-        assert_eq!(check(&chain("anyOf", 6)), Ok(()));
+        assert_eq!(check(&chain("anyOf", 5)), Ok(()));
         let error = check(&chain("oneOf", 16)).unwrap_err();
         assert!(error.contains("the `oneOf` at `#/$defs/d"), "{error}");
         assert!(
