@@ -393,6 +393,35 @@ fn cases() -> Vec<Case> {
             ));
         })
     }));
+    // Linear references at the same sizes: a plain `Value` clone of the n-property schema and a
+    // parse of the n-key call do O(n) work, so their ratio is what the memory hierarchy and
+    // allocator give for ×10 data on this machine (the stages above are read against them).
+    cases.push(Case {
+        stage: "reference",
+        shape: "clone n-property schema",
+        n: 1_000,
+        make: |n| {
+            let mut properties = Map::new();
+            for i in 0..n {
+                properties.insert(format!("key_{i}"), json!({"type": "integer"}));
+            }
+            let schema = json!({"type": "object", "properties": properties});
+            Box::new(move || {
+                black_box(black_box(&schema).clone());
+            })
+        },
+    });
+    cases.push(Case {
+        stage: "reference",
+        shape: "parse n-key call",
+        n: 1_000,
+        make: |n| {
+            let args = object_text(n, |i| format!("other_{i}"), "1");
+            Box::new(move || {
+                black_box(serde_json::from_str::<Value>(black_box(&args)).ok());
+            })
+        },
+    });
     cases.push(prepare_case("compile: n properties", |n| {
         let mut properties = Map::new();
         for i in 0..n {

@@ -87,27 +87,77 @@ fn main() {
             r#"{"x": "a"}"#.to_owned(),
         ));
     }
-    // The most expensive schemas still under `MAX_SCHEMA_EVALUATIONS` (512): a depth-7
-    // `anyOf` chain (510 evaluations at `/x`), a depth-7 `oneOf`/`not` chain (637 > 512, so
-    // depth 6: 317) and one `anyOf` of 500 object branches.
+    // The most expensive schemas still under `MAX_SCHEMA_EVALUATIONS` (256): a depth-6
+    // `anyOf` chain (254 evaluations at `/x`), a depth-5 `oneOf`/`not` chain (depth 6 is 317)
+    // and one `anyOf` of 250 object branches; then the same shapes one step over the bound,
+    // which must be refused (`unvalidated`) at compile time.
     cases.push((
-        "largest anyOf chain accepted (depth 7), invalid".to_owned(),
-        chain("anyOf", 7, false),
+        "largest anyOf chain accepted (depth 6), invalid".to_owned(),
+        chain("anyOf", 6, false),
         // An array: no rule can turn it into the string at the chain's end.
         r#"{"x": [5]}"#.to_owned(),
     ));
     cases.push((
-        "largest oneOf/not chain accepted (depth 6), valid".to_owned(),
-        chain("oneOf", 6, true),
+        "largest oneOf/not chain accepted (depth 5), valid".to_owned(),
+        chain("oneOf", 5, true),
         r#"{"x": "a"}"#.to_owned(),
     ));
-    let branches: Vec<Value> = (0..500)
-        .map(|i| json!({"type": "object", "required": [format!("k{i}")]}))
+    for width in [250, 500] {
+        let branches: Vec<Value> = (0..width)
+            .map(|i| json!({"type": "object", "required": [format!("k{i}")]}))
+            .collect();
+        cases.push((
+            format!("anyOf of {width} object branches, invalid"),
+            json!({"type": "object", "properties": {"x": {"anyOf": branches}}}),
+            r#"{"x": {"none": 1}}"#.to_owned(),
+        ));
+    }
+    // Wide and long shapes an attacker can send within the size limit.
+    // Each at its limit (accepted) and past it (refused at compile time).
+    for size in [4_096, 40_000] {
+        let members: Vec<Value> = (0..size).map(|i| json!(format!("v{i}"))).collect();
+        cases.push((
+            format!("enum of {size} strings, miss"),
+            json!({"type": "object", "properties": {"x": {"enum": members}}}),
+            r#"{"x": "nope"}"#.to_owned(),
+        ));
+    }
+    for size in [1_024, 40_000] {
+        let required: Vec<String> = (0..size).map(|i| format!("field_{i}")).collect();
+        let mut huge_required = wide(size);
+        huge_required["required"] = json!(required);
+        cases.push((
+            format!("{size} required, all missing"),
+            huge_required,
+            r#"{"other": 1}"#.to_owned(),
+        ));
+    }
+    for count in [16, 200] {
+        let patterns: Map<String, Value> = (0..count)
+            .map(|i| (format!("^p{i}_[a-z0-9]+$"), json!({"type": "integer"})))
+            .collect();
+        let keys: Vec<String> = (0..2_000)
+            .map(|i| format!(r#""p{}_k{i}": "x""#, i % count))
+            .collect();
+        cases.push((
+            format!("{count} patternProperties, 2000 wrong keys"),
+            json!({"type": "object", "patternProperties": patterns}),
+            format!("{{{}}}", keys.join(", ")),
+        ));
+    }
+    let all_of: Vec<Value> = (0..200)
+        .map(|i| json!({"properties": {format!("a{i}"): {"type": "string"}}}))
         .collect();
     cases.push((
-        "anyOf of 500 object branches, invalid".to_owned(),
-        json!({"type": "object", "properties": {"x": {"anyOf": branches}}}),
-        r#"{"x": {"none": 1}}"#.to_owned(),
+        "allOf of 200 parts, wrong types".to_owned(),
+        json!({"type": "object", "allOf": all_of}),
+        format!(
+            "{{{}}}",
+            (0..200)
+                .map(|i| format!(r#""a{i}": 1"#))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     ));
     cases.push((
         "40k properties, missing field".to_owned(),
@@ -119,6 +169,19 @@ fn main() {
         json!({"type": "object", "properties": {"path": {"type": "string",
             "pattern": "^(?!/etc)(a+)+$"}}}),
         format!(r#"{{"path": "{}b"}}"#, "a".repeat(40)),
+    ));
+
+    let long_fancy = format!(
+        "^(?!/etc)({})+$",
+        (0..300)
+            .map(|i| format!("w{i}"))
+            .collect::<Vec<_>>()
+            .join("|")
+    );
+    cases.push((
+        "lookahead pattern of 300 alternatives, 8 KB subject".to_owned(),
+        json!({"type": "object", "properties": {"path": {"type": "string", "pattern": long_fancy}}}),
+        format!(r#"{{"path": "{}!"}}"#, "w1".repeat(4_000)),
     ));
 
     println!(

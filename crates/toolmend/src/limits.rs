@@ -40,10 +40,23 @@ pub const MAX_REPORTED_DUPLICATE_KEYS: usize = 8;
 /// followed, every `anyOf` / `oneOf` / `allOf` branch counted, each path through a shared
 /// subschema counted again). A schema over it is refused when the [`crate::ToolSet`] is built
 /// ([`crate::Error::Schema`] names the construct) and its calls are `unvalidated`. Each
-/// evaluation of a failing branch builds a validator error (a few µs), so the bound is set for
-/// the slowest accepted schema to validate and report an invalid call in about 5 ms
-/// (`examples/schema_budget_ratio.rs`); real tool schemas stay far below it.
-pub const MAX_SCHEMA_EVALUATIONS: u64 = 512;
+/// evaluation of a failing branch builds a validator error (a few µs, and the validator builds
+/// them twice: for the repair and for the retry message), so the bound is set for the slowest
+/// accepted schema to validate and report an invalid call in a few ms on a loaded machine
+/// (`examples/schema_budget_ratio.rs`, `bench/ISSUE8.md`: an `anyOf` of 500 object branches
+/// took 7–13 ms at 512); real tool schemas stay far below it.
+pub const MAX_SCHEMA_EVALUATIONS: u64 = 256;
+/// Most members of one `enum` in a tool's schema. Repair rules compare a failing value with
+/// every member, so a 40 000-member `enum` made one call cost 30 ms; a schema with a longer one
+/// is refused ([`crate::Error::Schema`] names it). Real enums (countries, time zones) stay far
+/// below it.
+pub const MAX_SCHEMA_ENUM_MEMBERS: usize = 4096;
+/// Most names in one `required` list of a tool's schema: every missing name is a failure the
+/// validator builds and the repair rules look at (40 000 missing names: 215 ms per call).
+pub const MAX_SCHEMA_REQUIRED: usize = 1024;
+/// Most `patternProperties` of one schema object: the validator matches every key of the
+/// instance against every pattern (200 patterns × 2,000 keys: 112 ms per call).
+pub const MAX_SCHEMA_PATTERN_PROPERTIES: usize = 16;
 /// Backtracking steps one `pattern` match may take with the backtracking engine, which is used
 /// only for patterns the linear-time engine cannot compile (lookaround, backreferences). A
 /// match over it is undecided, and the validator reports the value as failing.

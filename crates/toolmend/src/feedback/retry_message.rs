@@ -19,6 +19,8 @@ use crate::salvage::SalvageErrorKind;
 const MAX_PROBLEMS: usize = 8;
 /// How deep the expected shape is drawn.
 const SHAPE_DEPTH: usize = 3;
+/// How many fields of an object the expected shape draws.
+const MAX_SHAPE_FIELDS: usize = 16;
 /// How many enum members a message lists.
 const MAX_ENUM_MEMBERS: usize = 10;
 
@@ -105,7 +107,7 @@ pub(crate) fn retry_message(
         let _ = writeln!(
             out,
             "Expected: {}",
-            shape(&SchemaView::new(schema, schema), 0)
+            shape(&SchemaView::of_tool(schema, tool.patterns()), 0)
         );
     }
     let _ = write!(out, "Try: {hint}");
@@ -187,7 +189,7 @@ fn schema_problems(tool: &Tool, value: Option<&Value>, include_values: bool) -> 
             "send the arguments as one JSON object.".to_owned(),
         );
     };
-    let root = SchemaView::new(schema, schema);
+    let root = SchemaView::of_tool(schema, tool.patterns());
     let mut problems: Vec<String> = Vec::new();
     let mut hint: Option<String> = None;
     for error in validator.iter_errors(value).take(64) {
@@ -450,13 +452,12 @@ fn shape(view: &SchemaView<'_>, depth: usize) -> String {
     }
     let mut alternatives: Vec<String> = Vec::new();
     if types.contains(Types::OBJECT) {
-        let names = view.declared_names();
+        let names = view.first_declared_names(MAX_SHAPE_FIELDS);
         if depth >= SHAPE_DEPTH || names.is_empty() {
             alternatives.push("{…}".to_owned());
         } else {
             let fields: Vec<String> = names
                 .iter()
-                .take(16)
                 .map(|name| {
                     let optional = if view.is_required(name) { "" } else { "?" };
                     let inner = view

@@ -28,7 +28,10 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use crate::limits::{MAX_DEPTH, MAX_SCHEMA_EVALUATIONS};
+use crate::limits::{
+    MAX_DEPTH, MAX_SCHEMA_ENUM_MEMBERS, MAX_SCHEMA_EVALUATIONS, MAX_SCHEMA_PATTERN_PROPERTIES,
+    MAX_SCHEMA_REQUIRED,
+};
 
 /// Most member labels one node keeps apart before folding them into wildcards.
 const MAX_LABELS: usize = 4096;
@@ -176,6 +179,7 @@ impl<'s> Document<'s> {
             }
             match node {
                 Value::Object(map) => {
+                    too_wide(map, &pointer)?;
                     for key in ["$anchor", "$dynamicAnchor"] {
                         if let Some(Value::String(name)) = map.get(key) {
                             document.anchors.insert(name, node);
@@ -317,6 +321,43 @@ fn edges<'s>(
         }
     }
     Ok(out)
+}
+
+/// Refuses a keyword whose width multiplies the work of every call: an `enum`, a `required`
+/// list or a `patternProperties` object over its limit.
+fn too_wide(map: &serde_json::Map<String, Value>, pointer: &str) -> Result<(), String> {
+    let widths = [
+        (
+            "enum",
+            map.get("enum").and_then(Value::as_array).map(Vec::len),
+            MAX_SCHEMA_ENUM_MEMBERS,
+        ),
+        (
+            "required",
+            map.get("required").and_then(Value::as_array).map(Vec::len),
+            MAX_SCHEMA_REQUIRED,
+        ),
+        (
+            "patternProperties",
+            map.get("patternProperties")
+                .and_then(Value::as_object)
+                .map(serde_json::Map::len),
+            MAX_SCHEMA_PATTERN_PROPERTIES,
+        ),
+    ];
+    for (keyword, width, limit) in widths {
+        if let Some(width) = width
+            && width > limit
+        {
+            let mut at = pointer.to_owned();
+            crate::repair::pointer::push(&mut at, keyword);
+            return Err(format!(
+                "the `{keyword}` at `#{at}` has {width} entries, more than the {limit} toolmend \
+                 allows (each call would be checked against every one)"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Checks that `schema` causes at most [`MAX_SCHEMA_EVALUATIONS`] subschema evaluations at any
@@ -491,6 +532,31 @@ fn finish<'s>(document: &Document<'s>, frame: Frame<'s>) -> Result<Measure<'s>, 
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn refuses_keywords_wider_than_their_limit_and_names_them() {
+        use serde_json::json;
+        let members: Vec<usize> = (0..=super::MAX_SCHEMA_ENUM_MEMBERS).collect();
+        let error = super::check(&json!({"properties": {"x": {"enum": members}}})).unwrap_err();
+        assert!(error.contains("`enum` at `#/properties/x/enum`"), "{error}");
+        let names: Vec<String> = (0..=super::MAX_SCHEMA_REQUIRED)
+            .map(|i| format!("k{i}"))
+            .collect();
+        let error = super::check(&json!({"required": names})).unwrap_err();
+        assert!(error.contains("`required` at `#/required`"), "{error}");
+        let patterns: serde_json::Map<String, serde_json::Value> = (0
+            ..=super::MAX_SCHEMA_PATTERN_PROPERTIES)
+            .map(|i| (format!("^p{i}"), json!({})))
+            .collect();
+        let error = super::check(&json!({"patternProperties": patterns})).unwrap_err();
+        assert!(
+            error.contains("`patternProperties` at `#/patternProperties`"),
+            "{error}"
+        );
+        // At the limit, accepted.
+        let members: Vec<usize> = (0..super::MAX_SCHEMA_ENUM_MEMBERS).collect();
+        assert!(super::check(&json!({"enum": members})).is_ok());
+    }
+
     use serde_json::{Map, json};
 
     use super::*;
@@ -511,7 +577,7 @@ mod tests {
 
     #[test]
     fn shallow_chains_pass_and_deep_ones_are_refused_by_name() {
-        assert_eq!(check(&chain("anyOf", 6)), Ok(()));
+        assert_eq!(check(&chain("anyOf", 5)), Ok(()));
         let error = check(&chain("oneOf", 16)).unwrap_err();
         assert!(error.contains("the `oneOf` at `#/$defs/d"), "{error}");
         assert!(

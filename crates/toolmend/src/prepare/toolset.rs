@@ -115,6 +115,17 @@ impl Tool {
         self.patterns.get(pattern)
     }
 
+    /// Every `pattern` and `patternProperties` key of the schema that the linear-time engine
+    /// compiles (at most `MAX_PATTERNS`), compiled once.
+    pub(crate) fn patterns(&self) -> &HashMap<String, regex::Regex> {
+        &self.patterns
+    }
+
+    /// Whether some field of the schema is tagged as a path (`md_link_unwrapped` applies).
+    pub(crate) fn has_path_fields(&self) -> bool {
+        self.has_path_fields
+    }
+
     pub(crate) fn validator(&self) -> Option<&Validator> {
         self.validator.as_ref()
     }
@@ -312,7 +323,7 @@ fn compile_schema(schema: &Value) -> Result<Validator, String> {
     super::cost::check(schema)?;
     let linear = jsonschema::options()
         .offline()
-        .with_pattern_options(PatternOptions::regex())
+        .with_pattern_options(PatternOptions::regex().size_limit(REGEX_SIZE_LIMIT))
         .build(schema);
     match linear {
         Ok(validator) => Ok(validator),
@@ -333,7 +344,7 @@ const MAX_PATTERNS: usize = 256;
 /// Bound on the compiled size of one schema pattern.
 pub(crate) const REGEX_SIZE_LIMIT: usize = 1 << 20;
 
-/// Every string `pattern` keyword in the schema, compiled; those that do not compile are left
+/// Every string `pattern` keyword and `patternProperties` key in the schema, compiled; those that do not compile are left
 /// out (the validator reports them).
 fn compile_patterns(schema: &Value) -> HashMap<String, regex::Regex> {
     let mut patterns = HashMap::new();
@@ -344,13 +355,27 @@ fn compile_patterns(schema: &Value) -> HashMap<String, regex::Regex> {
         }
         match node {
             Value::Object(map) => {
-                if let Some(Value::String(pattern)) = map.get("pattern")
-                    && !patterns.contains_key(pattern)
-                    && let Ok(regex) = regex::RegexBuilder::new(pattern)
-                        .size_limit(REGEX_SIZE_LIMIT)
-                        .build()
-                {
-                    patterns.insert(pattern.clone(), regex);
+                let keyword = match map.get("pattern") {
+                    Some(Value::String(pattern)) => Some(pattern),
+                    _ => None,
+                };
+                // `patternProperties` keys too: repair rules match keys against them.
+                let keys = map
+                    .get("patternProperties")
+                    .and_then(Value::as_object)
+                    .into_iter()
+                    .flat_map(serde_json::Map::keys);
+                for pattern in keyword.into_iter().chain(keys) {
+                    if patterns.len() >= MAX_PATTERNS {
+                        break;
+                    }
+                    if !patterns.contains_key(pattern)
+                        && let Ok(regex) = regex::RegexBuilder::new(pattern)
+                            .size_limit(REGEX_SIZE_LIMIT)
+                            .build()
+                    {
+                        patterns.insert(pattern.clone(), regex);
+                    }
                 }
                 stack.extend(map.values().map(|v| (v, depth + 1)));
             }

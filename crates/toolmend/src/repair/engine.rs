@@ -286,7 +286,7 @@ pub(crate) fn mend_value(
     };
     let sent = value.clone();
     let mut value = value;
-    let root_view = SchemaView::new(schema, schema);
+    let root_view = SchemaView::of_tool(schema, tool.patterns());
     if tool.is_flattened()
         && let Value::Object(map) = &value
         && let Ok(Some(nested)) = crate::prepare::unflatten(map, schema)
@@ -353,7 +353,11 @@ fn apply_hint_rules(
     value: &mut Value,
     repairs: &mut Vec<Repair>,
 ) -> Vec<String> {
-    md_link_unwrapped::apply(value, root_view, &mut String::new(), 0, repairs);
+    // Only a path-tagged field can be unwrapped: other tools skip the walk (a wide call against
+    // many `patternProperties` made it cost keys × patterns for nothing).
+    if tool.has_path_fields() {
+        md_link_unwrapped::apply(value, root_view, &mut String::new(), 0, repairs);
+    }
     relational_default::apply(value, &tool.hints().relational, repairs)
 }
 

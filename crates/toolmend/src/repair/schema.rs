@@ -5,9 +5,14 @@
 //! questions ("may this be an array?", "is `limit` required?", "what do the items look like?")
 //! and the final validation decides; a view is a union, so it answers "may", never "must".
 
+use std::collections::HashMap;
+
 use serde_json::Value;
 
 use crate::prepare::{FieldSemantic, field_semantic};
+
+/// A tool's patterns compiled once when its set is built, by pattern text.
+pub(crate) type CompiledPatterns = HashMap<String, regex::Regex>;
 
 /// How many schema objects one view may hold; a schema that branches more is cut off there.
 const MAX_PARTS: usize = 64;
@@ -76,19 +81,35 @@ impl Types {
 #[derive(Debug, Clone)]
 pub(crate) struct SchemaView<'s> {
     root: &'s Value,
+    /// The tool's compiled patterns: `patternProperties` are matched with these, never
+    /// compiled per key (a wide call against many patterns would compile keys × patterns).
+    compiled: Option<&'s CompiledPatterns>,
     /// Empty means "anything": no schema constrains this location.
     parts: Vec<&'s Value>,
 }
 
 impl<'s> SchemaView<'s> {
-    /// The view of `node`, a schema inside `root`.
+    /// The view of `node`, a schema inside `root`, matching `patternProperties` by compiling
+    /// each pattern (tests; the crate uses [`Self::of_tool`]).
+    #[cfg(test)]
     pub(crate) fn new(root: &'s Value, node: &'s Value) -> Self {
-        Self::of_nodes(root, [node])
+        Self::of_nodes(root, None, [node])
     }
 
-    fn of_nodes(root: &'s Value, nodes: impl IntoIterator<Item = &'s Value>) -> Self {
+    /// The view of a tool's whole schema `root`, matching `patternProperties` with the tool's
+    /// compiled patterns; a pattern not among them matches nothing (the validator decides).
+    pub(crate) fn of_tool(root: &'s Value, compiled: &'s CompiledPatterns) -> Self {
+        Self::of_nodes(root, Some(compiled), [root])
+    }
+
+    fn of_nodes(
+        root: &'s Value,
+        compiled: Option<&'s CompiledPatterns>,
+        nodes: impl IntoIterator<Item = &'s Value>,
+    ) -> Self {
         let mut view = Self {
             root,
+            compiled,
             parts: Vec::new(),
         };
         for node in nodes {
@@ -209,20 +230,20 @@ impl<'s> SchemaView<'s> {
                 continue;
             };
             for (pattern, schema) in patterns.iter().take(MAX_PATTERN_PROPERTIES) {
-                if pattern_matches(pattern, key) {
+                if self.pattern_matches(pattern, key) {
                     applying.push(schema);
                 }
             }
         }
         if !applying.is_empty() {
-            return Some(Self::of_nodes(self.root, applying));
+            return Some(Self::of_nodes(self.root, self.compiled, applying));
         }
         let additional: Vec<&'s Value> = self
             .object_parts()
             .filter_map(|map| map.get("additionalProperties"))
             .filter(|v| v.is_object())
             .collect();
-        (!additional.is_empty()).then(|| Self::of_nodes(self.root, additional))
+        (!additional.is_empty()).then(|| Self::of_nodes(self.root, self.compiled, additional))
     }
 
     /// Whether some part declares property `key`.
@@ -232,18 +253,38 @@ impl<'s> SchemaView<'s> {
     }
 
     /// Every declared property name, in declaration order, without repeats. Linear in the
-    /// number of names (a hash set, not a scan per name: a schema may declare 40 000).
+    /// number of names: one part's names are taken as they are (a map has no repeats), and
+    /// only names of several parts go through a hash set (a schema may declare 40 000).
     pub(crate) fn declared_names(&self) -> Vec<&'s str> {
-        let mut names: Vec<&'s str> = Vec::new();
-        let mut seen: std::collections::HashSet<&'s str> = std::collections::HashSet::new();
-        for map in self.object_parts() {
-            for name in map
-                .get("properties")
-                .and_then(Value::as_object)
-                .into_iter()
-                .flat_map(|p| p.keys())
-            {
+        let mut declaring = self.object_parts().filter_map(properties_of);
+        let Some(first) = declaring.next() else {
+            return Vec::new();
+        };
+        let mut names: Vec<&'s str> = first.keys().map(String::as_str).collect();
+        let mut seen: Option<std::collections::HashSet<&'s str>> = None;
+        for more in declaring {
+            let seen = seen.get_or_insert_with(|| names.iter().copied().collect());
+            for name in more.keys() {
                 if seen.insert(name) {
+                    names.push(name);
+                }
+            }
+        }
+        names
+    }
+
+    /// The first `limit` names of [`Self::declared_names`], found without walking the rest:
+    /// a retry message draws a few fields of a schema that may declare 40 000. Each part adds
+    /// distinct names, so at most `limit` names of one part repeat earlier ones, and the scan
+    /// per part stops after `2 × limit` names.
+    pub(crate) fn first_declared_names(&self, limit: usize) -> Vec<&'s str> {
+        let mut names: Vec<&'s str> = Vec::new();
+        for properties in self.object_parts().filter_map(properties_of) {
+            for name in properties.keys() {
+                if names.len() >= limit {
+                    return names;
+                }
+                if !names.contains(&name.as_str()) {
                     names.push(name);
                 }
             }
@@ -280,7 +321,7 @@ impl<'s> SchemaView<'s> {
                 }
             })
             .collect();
-        (!nodes.is_empty()).then(|| Self::of_nodes(self.root, nodes))
+        (!nodes.is_empty()).then(|| Self::of_nodes(self.root, self.compiled, nodes))
     }
 
     /// The largest `minItems` of any part.
@@ -316,6 +357,29 @@ impl<'s> SchemaView<'s> {
         self.parts.iter().find_map(|part| field_semantic(part))
     }
 
+    /// Every alias the author declared for a property of an object here, with its property:
+    /// `(alias, canonical)`. One pass over the declared properties; a property schema is
+    /// expanded (`$ref`, branches) only when it has such keywords.
+    pub(crate) fn declared_aliases(&self) -> Vec<(&'s str, &'s str)> {
+        let mut pairs = Vec::new();
+        for properties in self.object_parts().filter_map(properties_of) {
+            for (name, schema) in properties {
+                let plain = schema.as_object().is_none_or(|map| {
+                    !["$ref", "allOf", "anyOf", "oneOf"]
+                        .iter()
+                        .any(|k| map.contains_key(*k))
+                });
+                if plain {
+                    pairs.extend(crate::prepare::field_aliases(schema).map(|a| (a, name.as_str())));
+                } else {
+                    let view = Self::of_nodes(self.root, self.compiled, [schema]);
+                    pairs.extend(view.aliases().into_iter().map(|a| (a, name.as_str())));
+                }
+            }
+        }
+        pairs
+    }
+
     /// Aliases the field's author declared.
     pub(crate) fn aliases(&self) -> Vec<&'s str> {
         self.parts
@@ -329,13 +393,26 @@ impl<'s> SchemaView<'s> {
     }
 }
 
-/// Whether a `patternProperties` pattern matches `key`, compiled by the linear-time engine with
-/// the schema pattern size bound; a pattern that does not compile matches nothing.
-fn pattern_matches(pattern: &str, key: &str) -> bool {
-    regex::RegexBuilder::new(pattern)
-        .size_limit(crate::prepare::REGEX_SIZE_LIMIT)
-        .build()
-        .is_ok_and(|regex| regex.is_match(key))
+impl SchemaView<'_> {
+    /// Whether a `patternProperties` pattern matches `key`: with the tool's compiled pattern
+    /// when the view has them (a pattern missing there did not compile and matches nothing),
+    /// else compiled here by the linear-time engine with the schema pattern size bound.
+    fn pattern_matches(&self, pattern: &str, key: &str) -> bool {
+        if let Some(compiled) = self.compiled {
+            return compiled
+                .get(pattern)
+                .is_some_and(|regex| regex.is_match(key));
+        }
+        regex::RegexBuilder::new(pattern)
+            .size_limit(crate::prepare::REGEX_SIZE_LIMIT)
+            .build()
+            .is_ok_and(|regex| regex.is_match(key))
+    }
+}
+
+/// The `properties` object of a schema object, if it has one.
+fn properties_of(map: &serde_json::Map<String, Value>) -> Option<&serde_json::Map<String, Value>> {
+    map.get("properties").and_then(Value::as_object)
 }
 
 fn enum_members(map: &serde_json::Map<String, Value>) -> impl Iterator<Item = &Value> {

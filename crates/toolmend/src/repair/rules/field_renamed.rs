@@ -77,21 +77,33 @@ impl Rule for FieldRenamed {
             undeclared.insert(key);
             by_fold.entry(fold(key)).or_default().push(key);
         }
+        if undeclared.is_empty() {
+            return None;
+        }
+        // Declared aliases are read once per object, not by a view per missing name: a wide
+        // schema or a branchy one (64 parts) made that missing × parts × lookups.
+        let mut aliases_of: HashMap<&str, Vec<&str>> = HashMap::new();
+        for (alias, canonical) in site.view.declared_aliases() {
+            if undeclared.contains(alias) {
+                aliases_of.entry(canonical).or_default().push(alias);
+            }
+        }
         let mut renames: Vec<(&str, &str)> = Vec::new();
         let mut claims: HashMap<&str, usize> = HashMap::new();
+        let mut folded_canonical = String::new();
         for &canonical in &missing {
-            let declared_aliases = site
-                .view
-                .property(canonical)
-                .map(|v| v.aliases())
-                .unwrap_or_default();
+            let declared_aliases = aliases_of.get(canonical).into_iter().flatten().copied();
             let built_in = BUILT_IN
                 .iter()
                 .filter(|(c, _)| *c == canonical)
                 .flat_map(|(_, aliases)| aliases.iter().copied());
-            let folded = by_fold.get(&fold(canonical)).into_iter().flatten().copied();
-            let mut candidates: Vec<&str> = declared_aliases
+            fold_into(canonical, &mut folded_canonical);
+            let folded = by_fold
+                .get(folded_canonical.as_str())
                 .into_iter()
+                .flatten()
+                .copied();
+            let mut candidates: Vec<&str> = declared_aliases
                 .chain(built_in)
                 .filter(|alias| undeclared.contains(alias))
                 .chain(folded.filter(|key| *key != canonical))
@@ -124,12 +136,21 @@ impl Rule for FieldRenamed {
 
 /// A name with case and `_`/`-` separators folded away: `filePath` ~ `file_path` ~ `file-path`.
 fn fold(name: &str) -> String {
+    let mut folded = String::new();
+    fold_into(name, &mut folded);
+    folded
+}
+
+/// [`fold`] into a buffer reused across names.
+fn fold_into(name: &str, folded: &mut String) {
     #[cfg(test)]
     tests::FOLDS.with(|n| n.set(n.get() + 1));
-    name.chars()
-        .filter(|c| *c != '_' && *c != '-')
-        .flat_map(char::to_lowercase)
-        .collect()
+    folded.clear();
+    folded.extend(
+        name.chars()
+            .filter(|c| *c != '_' && *c != '-')
+            .flat_map(char::to_lowercase),
+    );
 }
 
 #[cfg(test)]
