@@ -2,14 +2,14 @@
 
 use std::sync::Arc;
 
-use serde_json::Value;
-
 use crate::feedback::{
     MessageOptions, RetryContext, emit, emit_dropped, note_for, retry_message,
     unknown_tool_message, unvalidated_message,
 };
 use crate::recover::{RecoverMode, recover_text};
-use crate::repair::{Mended, Rejection, Verdict, fast_path, mend_arguments, mend_value};
+use crate::repair::{
+    Mended, Rejection, Strict, Verdict, compact, fast_path, mend_arguments, mend_value,
+};
 use crate::turn::canonical::{fingerprint, signature};
 use crate::turn::names::repair_name;
 use crate::turn::{AssistantTurn, Session, TurnResult, guard_message};
@@ -140,21 +140,27 @@ impl Mender {
     /// `invalid`. Use [`Mender::run_turn`] for whole turns.
     #[must_use]
     pub fn repair_call(&self, name: &str, arguments: &str) -> CallResult {
-        if let Some(tool) = self.tools.get(name)
-            && let Some(value) = fast_path(tool, arguments)
-        {
-            // Nearly every call ends here: build the result once, count it, done.
-            let mut call = blank(String::new(), tool.shared_name(), Origin::Native, arguments);
-            call.status = Status::Valid;
-            call.arguments = Some(value);
-            self.stats.count_valid();
-            return call;
+        let mut strict = Strict::Unread;
+        if let Some(tool) = self.tools.get(name) {
+            match fast_path(tool, arguments) {
+                Ok(value) => {
+                    // Nearly every call ends here: build the result once, count it, done.
+                    let mut call =
+                        blank(String::new(), tool.shared_name(), Origin::Native, arguments);
+                    call.status = Status::Valid;
+                    call.arguments = Some(value);
+                    self.stats.count_valid();
+                    return call;
+                }
+                // The rest of the pipeline starts from what the strict parse found.
+                Err(found) => strict = found,
+            }
         }
         let mut unused = Vec::new();
         let pending = self.mend_call(
             String::new(),
             name,
-            arguments,
+            (arguments, strict),
             Origin::Native,
             false,
             false,
@@ -178,7 +184,7 @@ impl Mender {
             let first = self.mend_call(
                 call.id.clone(),
                 &call.name,
-                &call.arguments,
+                (&call.arguments, Strict::Unread),
                 Origin::Native,
                 cut_off && i == last,
                 true,
@@ -218,13 +224,14 @@ impl Mender {
 
     /// Salvage, name repair and validate-then-repair of one call. When its arguments held
     /// several objects and `split` is allowed, the first part is returned and the others are
-    /// pushed to `more`.
+    /// pushed to `more`. `raw` comes with what the fast path found in it, if it ran for the
+    /// tool `name` names.
     #[allow(clippy::too_many_arguments)]
     fn mend_call(
         &self,
         id: String,
         name: &str,
-        raw: &str,
+        (raw, strict): (&str, Strict),
         origin: Origin,
         cut_off: bool,
         split: bool,
@@ -248,7 +255,7 @@ impl Mender {
                 }
             },
         };
-        let mut mended = mend_arguments(tool, raw, &self.options.limits, cut_off);
+        let mut mended = mend_arguments(tool, raw, strict, &self.options.limits, cut_off);
         let values = match std::mem::replace(&mut mended.verdict, Verdict::Valid) {
             Verdict::Concatenated(values) => values,
             verdict => {
@@ -298,7 +305,8 @@ impl Mender {
         mended: Mended,
         forced_repair: bool,
     ) -> Pending {
-        let mut result = blank(id, tool.shared_name(), origin, raw);
+        // The text is set below: a repaired call's is written, never copied from `raw` first.
+        let mut result = blank(id, tool.shared_name(), origin, "");
         let mut notes: Vec<String> = mended.repairs.iter().filter_map(note_for).collect();
         notes.dedup();
         notes.extend(mended.notes);
@@ -306,6 +314,7 @@ impl Mender {
         let rejection = match mended.verdict {
             Verdict::Valid if !forced_repair && result.repairs.is_empty() => {
                 result.status = Status::Valid;
+                result.arguments_text = raw.to_owned();
                 result.arguments = mended.value;
                 None
             }
@@ -313,23 +322,27 @@ impl Mender {
                 result.status = Status::Repaired;
                 // Spliced text keeps what no rule touched; arguments no rule changed (the call's
                 // only repair is its name) pass as sent.
-                if let Some(text) = mended.text {
-                    result.arguments_text = text;
-                } else if matches!(verdict, Verdict::Repaired) {
-                    result.arguments_text = mended
-                        .value
-                        .as_ref()
-                        .map_or_else(String::new, Value::to_string);
-                }
+                result.arguments_text = match (mended.text, &mended.value) {
+                    (Some(text), _) => text,
+                    (None, Some(value)) if matches!(verdict, Verdict::Repaired) => {
+                        compact(value, raw.len())
+                    }
+                    (None, None) if matches!(verdict, Verdict::Repaired) => String::new(),
+                    (None, _) => raw.to_owned(),
+                };
                 result.arguments = mended.value;
                 result.notes = notes;
                 None
             }
             Verdict::Invalid(rejection) => {
+                result.arguments_text = raw.to_owned();
                 result.arguments = mended.value;
                 Some(rejection)
             }
-            Verdict::Concatenated(_) => Some(Rejection::Concatenated),
+            Verdict::Concatenated(_) => {
+                result.arguments_text = raw.to_owned();
+                Some(Rejection::Concatenated)
+            }
         };
         Pending {
             result,
@@ -389,7 +402,7 @@ impl Mender {
                 let first = self.mend_call(
                     id,
                     &call.name,
-                    &call.arguments,
+                    (&call.arguments, Strict::Unread),
                     origin,
                     false,
                     true,

@@ -79,21 +79,44 @@ impl Mended {
     }
 }
 
-/// The fast path: the raw text is strict JSON that validates, and no opt-in rule applies. Then
-/// the call passes byte for byte and nothing else runs.
-pub(crate) fn fast_path(tool: &Tool, raw: &str) -> Option<Value> {
-    if tool.has_opt_in_rules() {
-        return None;
-    }
-    let value = serde_json::from_str::<Value>(raw).ok()?;
-    tool.is_valid(&value).then_some(value)
+/// What the fast path learnt about a call's text, handed on so that the strict parse runs once
+/// per call (issue #11 §3).
+#[derive(Debug)]
+pub(crate) enum Strict {
+    /// Not read yet.
+    Unread,
+    /// Strict JSON that fails the schema (read by the fast path of a tool with no opt-in rule).
+    Invalid(Value),
+    /// Not strict JSON.
+    NotJson,
 }
 
-/// Mends one call's raw argument text.
+/// The fast path: the raw text is strict JSON that validates, and no opt-in rule applies. Then
+/// the call passes byte for byte and nothing else runs. Otherwise what the strict parse found,
+/// for [`mend_arguments`].
+pub(crate) fn fast_path(tool: &Tool, raw: &str) -> Result<Value, Strict> {
+    if tool.has_opt_in_rules() {
+        return Err(Strict::Unread);
+    }
+    match serde_json::from_str::<Value>(raw) {
+        Ok(value) if tool.is_valid(&value) => Ok(value),
+        Ok(value) => Err(Strict::Invalid(value)),
+        Err(_) => Err(Strict::NotJson),
+    }
+}
+
+/// Mends one call's raw argument text; `strict` is what the fast path found for the same tool
+/// and text ([`Strict::Unread`] when it did not run).
 ///
 /// `cut_off` says the turn ended at the token limit and this is its last call: arguments that
 /// need salvage are then treated as truncated.
-pub(crate) fn mend_arguments(tool: &Tool, raw: &str, limits: &Limits, cut_off: bool) -> Mended {
+pub(crate) fn mend_arguments(
+    tool: &Tool,
+    raw: &str,
+    strict: Strict,
+    limits: &Limits,
+    cut_off: bool,
+) -> Mended {
     if tool.refusal().is_some() {
         return Mended::rejected(Rejection::Unvalidated, Vec::new());
     }
@@ -107,10 +130,20 @@ pub(crate) fn mend_arguments(tool: &Tool, raw: &str, limits: &Limits, cut_off: b
     if bom {
         repairs.push(Repair::new(RepairKind::BomRemoved, String::new()));
     }
-    let strict_string = match serde_json::from_str::<Value>(raw) {
+    // The fast path read the text with its mark, which serde_json refuses: read the rest.
+    let (parsed, known_invalid) = match strict {
+        Strict::Invalid(value) if !bom => (Ok(value), true),
+        Strict::NotJson if !bom => (Err(()), false),
+        _ => (serde_json::from_str::<Value>(raw).map_err(drop), false),
+    };
+    let strict_string = match parsed {
         // Strict JSON that validates is never touched, whatever its type (invariant 1); only
         // an object can carry the opt-in hint rules.
-        Ok(value) if tool.is_valid(&value) && !(value.is_object() && tool.has_opt_in_rules()) => {
+        Ok(value)
+            if !known_invalid
+                && tool.is_valid(&value)
+                && !(value.is_object() && tool.has_opt_in_rules()) =>
+        {
             return Mended {
                 verdict: if bom {
                     Verdict::Repaired
@@ -196,12 +229,12 @@ fn mend_strict(
     repairs: Vec<Repair>,
     limits: &Limits,
 ) -> Mended {
-    let sent = value.clone();
-    let mut mended = mend_value(tool, value, repairs, limits);
+    let (mut mended, sent) = mend_value_sent(tool, value, repairs, limits);
     match (&mended.verdict, &mended.value) {
         (Verdict::Valid, _) => mended.text = Some(raw.to_owned()),
         (Verdict::Repaired, Some(value)) => {
-            let spliced = splice(raw, &sent, value);
+            // No copy as sent: no rule changed the value (the only repair is the mark).
+            let spliced = splice(raw, sent.as_ref().unwrap_or(value), value);
             mended.text = Some(spliced.text);
             // A syntax repair: reported beside the others made to the text, before the shape
             // repairs.
@@ -263,27 +296,54 @@ fn mend_either(
 pub(crate) fn mend_value(
     tool: &Tool,
     value: Value,
-    mut repairs: Vec<Repair>,
+    repairs: Vec<Repair>,
     limits: &Limits,
 ) -> Mended {
+    mend_value_sent(tool, value, repairs, limits).0
+}
+
+/// [`mend_value`], and the value as sent when a rule may have changed it (`None`: the value
+/// is the one given), so that the caller needs no copy of its own.
+fn mend_value_sent(
+    tool: &Tool,
+    value: Value,
+    mut repairs: Vec<Repair>,
+    limits: &Limits,
+) -> (Mended, Option<Value>) {
     if tool.refusal().is_some() {
-        return Mended::rejected(Rejection::Unvalidated, Vec::new());
+        return (Mended::rejected(Rejection::Unvalidated, Vec::new()), None);
     }
+    let verdict = if repairs.is_empty() {
+        Verdict::Valid
+    } else {
+        Verdict::Repaired
+    };
     let (Some(validator), Some(schema)) = (tool.validator(), tool.schema()) else {
         // No schema: any object is accepted as it is.
-        let verdict = match (&value, repairs.is_empty()) {
-            (Value::Object(_), true) => Verdict::Valid,
-            (Value::Object(_), false) => Verdict::Repaired,
-            _ => return Mended::invalid_as_sent(value),
-        };
-        return Mended {
+        if !value.is_object() {
+            return (Mended::invalid_as_sent(value), None);
+        }
+        let mended = Mended {
             verdict,
             repairs,
             notes: Vec::new(),
             value: Some(value),
             text: None,
         };
+        return (mended, None);
     };
+    // What salvage reads nearly always validates as it is: then no rule runs, and no copy of
+    // the value as sent is needed.
+    if !tool.has_opt_in_rules() && validator.is_valid(&value) {
+        let mended = Mended {
+            verdict,
+            repairs,
+            notes: Vec::new(),
+            value: Some(value),
+            text: None,
+        };
+        return (mended, None);
+    }
     let sent = value.clone();
     let mut value = value;
     let root_view = SchemaView::of_tool(schema, tool.patterns());
@@ -325,7 +385,7 @@ pub(crate) fn mend_value(
         // A renamed, unwrapped or re-nested field is seen by the hint rules only now.
         notes.extend(apply_hint_rules(tool, &root_view, &mut value, &mut repairs));
     }
-    match (validator.is_valid(&value), repairs.is_empty()) {
+    let mended = match (validator.is_valid(&value), repairs.is_empty()) {
         (true, true) => Mended {
             verdict: Verdict::Valid,
             repairs,
@@ -340,8 +400,9 @@ pub(crate) fn mend_value(
             value: Some(value),
             text: None,
         },
-        (false, _) => Mended::invalid_as_sent(sent),
-    }
+        (false, _) => return (Mended::invalid_as_sent(sent), None),
+    };
+    (mended, Some(sent))
 }
 
 /// The opt-in hint rules (DESIGN §6): Markdown links in path-tagged fields, relational groups.

@@ -13,4 +13,7 @@ pub(crate) mod rules;
 pub(crate) mod schema;
 mod splice;
 
-pub(crate) use engine::{Mended, Rejection, Verdict, fast_path, mend_arguments, mend_value};
+pub(crate) use engine::{
+    Mended, Rejection, Strict, Verdict, fast_path, mend_arguments, mend_value,
+};
+pub(crate) use splice::compact;

@@ -293,9 +293,139 @@ fn skip_ws(bytes: &[u8], mut pos: usize) -> usize {
     pos
 }
 
+/// `value` as compact JSON, byte for byte what `serde_json::to_string` writes, into one buffer
+/// of `hint` bytes to start (the length of the text the value was read from).
+///
+/// The malformed path writes every salvaged call's text (issue #11 §3): strings, nearly all of
+/// a large call, are copied eight bytes at a time up to the next byte JSON escapes, where
+/// serde_json looks each byte up in turn.
+pub(crate) fn compact(value: &Value, hint: usize) -> String {
+    let mut out = String::with_capacity(hint);
+    write_compact(&mut out, value);
+    out
+}
+
+fn write_compact(out: &mut String, value: &Value) {
+    match value {
+        Value::Null => out.push_str("null"),
+        Value::Bool(true) => out.push_str("true"),
+        Value::Bool(false) => out.push_str("false"),
+        // The number's own text (`arbitrary_precision`), as serde_json writes it.
+        Value::Number(n) => out.push_str(&n.to_string()),
+        Value::String(text) => write_string(out, text),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_compact(out, item);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            out.push('{');
+            for (i, (key, item)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_string(out, key);
+                out.push(':');
+                write_compact(out, item);
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// Bytes that are all `0x01`, and all `0x80`, for the eight-at-a-time test.
+const ONES: u64 = u64::from_le_bytes([0x01; 8]);
+const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
+
+/// Whether any of the eight bytes of `word` is a control character, `"` or `\`: the classic
+/// "has a byte less than n" and "has a zero byte" tests, exact as a yes/no answer.
+fn needs_escape(word: u64) -> bool {
+    let control = word.wrapping_sub(ONES * 0x20) & !word;
+    let quote = word ^ (ONES * u64::from(b'"'));
+    let backslash = word ^ (ONES * u64::from(b'\\'));
+    let zero = |w: u64| w.wrapping_sub(ONES) & !w;
+    (control | zero(quote) | zero(backslash)) & HIGHS != 0
+}
+
+/// `text` as a JSON string literal, escaped as serde_json escapes it.
+fn write_string(out: &mut String, text: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let bytes = text.as_bytes();
+    out.push('"');
+    let (mut start, mut i) = (0, 0);
+    while i < bytes.len() {
+        if let Some(chunk) = bytes.get(i..i + 8)
+            && let Ok(word) = <[u8; 8]>::try_from(chunk)
+            && !needs_escape(u64::from_le_bytes(word))
+        {
+            i += 8;
+            continue;
+        }
+        let b = bytes[i];
+        let escape = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            0x00..=0x1f => "",
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        // Every byte escaped is ASCII, so `i` is a character boundary.
+        out.push_str(&text[start..i]);
+        if escape.is_empty() {
+            out.push_str("\\u00");
+            out.push(char::from(HEX[usize::from(b >> 4)]));
+            out.push(char::from(HEX[usize::from(b & 0xf)]));
+        } else {
+            out.push_str(escape);
+        }
+        i += 1;
+        start = i;
+    }
+    out.push_str(&text[start..]);
+    out.push('"');
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn compact_writes_what_serde_json_writes() {
+        let mut every_byte = String::new();
+        for b in 0u8..0x80 {
+            every_byte.push(char::from(b));
+            every_byte.push_str("abcdefgh");
+        }
+        let values = [
+            serde_json::json!({"a": [1, 2.50, -0, 1e300, null, true, false], "é\u{2028}": {}}),
+            serde_json::json!([every_byte, "\u{7f}\u{80}\u{10ffff} \\\"", "", "1234567"]),
+            serde_json::from_str(r#"{"n": 1E2, "big": 123456789012345678901234567890}"#).unwrap(),
+            Value::String("x\ny\"z".repeat(50)),
+        ];
+        for value in values {
+            assert_eq!(compact(&value, 0), serde_json::to_string(&value).unwrap());
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn compact_strings_match_serde_json(text in "[\\x00-\\x7f\\u{80}-\\u{10ffff}]{0,64}") {
+            let value = Value::String(text);
+            proptest::prop_assert_eq!(compact(&value, 0), serde_json::to_string(&value).unwrap());
+        }
+    }
 
     fn spliced(raw: &str, new: &str) -> Spliced {
         let old: Value = serde_json::from_str(raw).unwrap();

@@ -443,7 +443,10 @@ impl<'a> Parser<'a> {
     ) -> Result<Step, RunError> {
         let value = match b {
             b'{' | b'[' => {
-                if stack.len() >= self.max_depth {
+                // Counted as serde_json counts its recursion limit (128 by default): it refuses
+                // strict JSON nested that deep, so salvage refuses the same nesting, and no
+                // value comes back that serde_json cannot read again.
+                if stack.len() + 1 >= self.max_depth {
                     return Err(self.error(SalvageErrorKind::TooDeep, self.pos));
                 }
                 self.pos += 1;
