@@ -111,6 +111,20 @@ const CLOSERS: [&[u8]; 4] = [b"</", b"|>", "｜>".as_bytes(), b"<end_function_ca
 /// How far back a chunk is searched for a [`CLOSERS`] token cut by the previous chunk.
 const CLOSER_OVERLAP: usize = 24;
 
+/// Whether a [`CLOSERS`] token lies wholly in `text[from - CLOSER_OVERLAP..]`.
+///
+/// Every token ends with `/` or `>`, so only those bytes are tried (one memchr pass over a
+/// small chunk; no substring searcher is built per chunk).
+fn closer_in(text: &[u8], from: usize) -> bool {
+    let window = from.saturating_sub(CLOSER_OVERLAP);
+    memchr::memchr2_iter(b'/', b'>', &text[window..]).any(|i| {
+        let end = window + i + 1;
+        CLOSERS
+            .iter()
+            .any(|t| end - window >= t.len() && text[..end].ends_with(t))
+    })
+}
+
 /// An open block this short is parsed again at every line break, so a stray sentinel in prose
 /// is ruled out within its line (bounded work: the block is short).
 const SHORT_BLOCK: usize = 1024;
@@ -226,11 +240,7 @@ impl StreamRecoverer {
         if len <= SHORT_BLOCK && chunk.contains('\n') {
             return true;
         }
-        let window = &self.text.as_bytes()[old_len.saturating_sub(CLOSER_OVERLAP)..];
-        let closer = self.armed
-            || CLOSERS
-                .iter()
-                .any(|t| memchr::memmem::find(window, t).is_some());
+        let closer = self.armed || closer_in(self.text.as_bytes(), old_len);
         let arrived = if closer {
             Gap::Closer
         } else if chunk
@@ -269,19 +279,23 @@ impl StreamRecoverer {
 
     /// Moves the whole-message region past a closing reasoning tag that arrived (possibly
     /// split).
+    ///
+    /// A tag that arrived ends in the new bytes, and every tag ends with `>` or `]`: only those
+    /// bytes are tried, from the last, so a chunk without them costs one memchr (no searcher is
+    /// built per chunk).
     fn track_think(&mut self, old_len: usize) {
-        for close in THINK_CLOSES {
-            let mut from = old_len.saturating_sub(close.len() - 1);
-            while !self.text.is_char_boundary(from) {
-                from -= 1;
-            }
-            if let Some(i) = memchr::memmem::rfind(&self.text.as_bytes()[from..], close.as_bytes())
+        let bytes = self.text.as_bytes();
+        for i in memchr::memrchr2_iter(b'>', b']', &bytes[old_len..]) {
+            let end = old_len + i + 1;
+            if THINK_CLOSES
+                .iter()
+                .any(|close| bytes[..end].ends_with(close.as_bytes()))
             {
-                let region = from + i + close.len();
-                if region > self.region {
-                    self.region = region;
+                if end > self.region {
+                    self.region = end;
                     self.think = RegionCheck::default();
                 }
+                return;
             }
         }
     }
@@ -348,5 +362,33 @@ impl StreamRecoverer {
             }
             _ => Some(region),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn closers_are_found_whole_in_the_window_only() {
+        assert!(closer_in(b"abc</", 3) && closer_in(b"x|>", 2));
+        assert!(closer_in("a｜>".as_bytes(), 3));
+        assert!(closer_in(b"..<end_function_call>", 20));
+        assert!(!closer_in(b"a > b / c", 0) && !closer_in(b"a<", 0));
+        // A token wholly before the window is not seen again.
+        let far = format!("</{}", "x".repeat(40));
+        assert!(!closer_in(far.as_bytes(), far.len()));
+    }
+
+    #[test]
+    fn a_think_closer_split_across_chunks_moves_the_region() {
+        let tools = ToolSet::default();
+        let mut stream = StreamRecoverer::new(16);
+        for chunk in ["a</th", "ink>", " b", " c>"] {
+            let _ = stream.push(&tools, chunk);
+        }
+        assert_eq!(stream.region, "a</think>".len());
+        let _ = stream.push(&tools, "[/THINK]");
+        assert_eq!(stream.region, "a</think> b c>[/THINK]".len());
     }
 }
