@@ -59,3 +59,33 @@ fn near_miss_budget_is_spent_alike_streamed_and_whole() {
         assert_same(text, &cuts);
     }
 }
+
+/// Chunks appended without a scan (they change no pending decision) still give the whole-text
+/// result when a later byte decides: runs of spaces, newlines, backticks and tildes, a span
+/// searched across a paragraph, a fence's long line, a blank prefix before a payload.
+#[test]
+fn quiet_chunks_stream_like_the_whole_text() {
+    let call =
+        "<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a\"}}\n</tool_call>";
+    let texts = [
+        format!("{}{call} after", " ".repeat(300)),
+        format!("{}{call}", "\n".repeat(300)),
+        format!("{}x {call}", "`".repeat(40)),
+        format!("`x\n{} y` {call}", " ".repeat(200)),
+        format!("`x\n{}\n\n{call}", "a ".repeat(100)),
+        format!("```\n{}\n```\n{call}", " ".repeat(300)),
+        format!("{}\n{call}", "~".repeat(50)),
+        format!(
+            "{}{{\"name\": \"read_file\", \"arguments\": {{\"path\": \"a\"}}}}",
+            " ".repeat(100)
+        ),
+        format!("plain words here {call} more words</think>  {call}"),
+        format!("a</thi{}nk>{call}", " ".repeat(3)),
+    ];
+    for text in &texts {
+        for size in [1, 2, 3, 5, 7] {
+            let cuts: Vec<usize> = (size..text.len()).step_by(size).collect();
+            assert_same(text, &cuts);
+        }
+    }
+}

@@ -160,6 +160,9 @@ impl StreamRecoverer {
 
     /// Feeds the next chunk; returns the text now safe to emit and the calls it completed.
     pub fn push(&mut self, tools: &ToolSet, chunk: &str) -> StreamOutput {
+        if let Some(out) = self.push_quiet(chunk) {
+            return out;
+        }
         let old_len = self.text.len();
         self.text.push_str(chunk);
         if let Some(c) = chunk.trim_end().chars().next_back() {
@@ -194,6 +197,52 @@ impl StreamRecoverer {
             text: self.release(limit),
             calls,
         }
+    }
+
+    /// Appends a chunk that changes no pending decision, without running the scanner or the
+    /// whole-message checks (the next full push reads it once): the scanner's wait allows its
+    /// bytes (`scan::Quiet`), it holds no `>` or `]` (a reasoning closer may end there), and each
+    /// whole-message region stays as it is (ruled out, or blank and the chunk blank). Returns
+    /// `None` when the chunk needs a full push.
+    ///
+    /// A stream cut into chunks of a few bytes then costs a few byte tests per chunk, close to
+    /// the whole-text scan (issue #8 item 7).
+    fn push_quiet(&mut self, chunk: &str) -> Option<StreamOutput> {
+        let bytes = chunk.as_bytes();
+        let quiet = self.scanner.quiet();
+        if self.scanner.in_block()
+            || !quiet.passes(bytes)
+            || memchr::memchr2(b'>', b']', bytes).is_some()
+        {
+            return None;
+        }
+        let blank = bytes.iter().all(u8::is_ascii_whitespace);
+        let off = self.any_found || self.options.max_calls == 0;
+        // Each region's hold as a full push would find it: `Some(None)` not held, `Some(Some)`
+        // held at the region's start, `None` when only a full check can tell.
+        let still = |region: usize, check: &RegionCheck| match check.first {
+            _ if off || check.rejected => Some(None),
+            None if blank => Some(Some(region)),
+            _ => None,
+        };
+        let hold = match still(0, &self.zero)? {
+            Some(at) => Some(at),
+            None if self.region == 0 => None,
+            None => still(self.region, &self.think)?,
+        };
+        debug_assert!(hold.is_some() || self.deferred.is_empty());
+        self.text.push_str(chunk);
+        if let Some(c) = chunk.trim_end().chars().next_back() {
+            self.last_visible = Some(c);
+        }
+        if quiet.flows() {
+            self.safe = self.text.len();
+        }
+        let limit = hold.map_or(self.safe, |at| self.safe.min(at));
+        Some(StreamOutput {
+            text: self.release(limit),
+            calls: Vec::new(),
+        })
     }
 
     /// Ends the stream: decides every held byte and returns the rest of the text and any calls
