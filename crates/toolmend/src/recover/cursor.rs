@@ -147,19 +147,45 @@ pub(crate) fn find_opt(s: &str, from: usize, needle: &str) -> Option<usize> {
 /// of the same family) comes before `needle`: a value cut off by a new block belongs to a
 /// truncated call, and completing it with the next block's closer would fuse two calls
 /// (GRAMMARS §1.3).
+///
+/// The search widens a window from `from` (doubling) until it decides, and records a reach at
+/// the end of the needle or stop that decided: a function of the text up to there only, so a
+/// streamed scan, which decides on a shorter text, charges a failed parse exactly what the
+/// whole-text scan charges (issue #8: the near-miss work budget must not depend on chunking).
 pub(crate) fn find_before(s: &str, from: usize, needle: &str, stops: &[&str]) -> Step<usize> {
-    let found = find_opt(s, from, needle);
-    let hay = s
-        .as_bytes()
-        .get(from..found.unwrap_or(s.len()))
-        .unwrap_or_default();
-    if stops
-        .iter()
-        .any(|stop| memchr::memmem::find(hay, stop.as_bytes()).is_some())
-    {
-        return Err(Stop::Invalid);
+    let rest = s.as_bytes().get(from..).unwrap_or_default();
+    let mut window = 256usize;
+    loop {
+        let end = rest.len().min(window);
+        let hay = &rest[..end];
+        let found = memchr::memmem::find(hay, needle.as_bytes());
+        // The earliest end of a stop that lies wholly before the needle (or the window's end).
+        let before = &hay[..found.unwrap_or(end)];
+        let stop = stops
+            .iter()
+            .filter_map(|t| memchr::memmem::find(before, t.as_bytes()).map(|p| p + t.len()))
+            .min();
+        match (found, stop) {
+            (_, Some(e)) if found.is_some() || end == rest.len() => {
+                reach(from + e);
+                return Err(Stop::Invalid);
+            }
+            // No needle in the window: one that starts before `e` would lie in it.
+            (None, Some(e)) if e + needle.len() <= end + 1 => {
+                reach(from + e);
+                return Err(Stop::Invalid);
+            }
+            (Some(i), None) => {
+                reach(from + i + needle.len());
+                return Ok(from + i);
+            }
+            (None, None) if end == rest.len() => {
+                reach(s.len());
+                return Err(Stop::Incomplete);
+            }
+            _ => window = window.saturating_mul(2),
+        }
     }
-    found.ok_or(Stop::Incomplete)
 }
 
 /// Reads a tool name from `s[from..to]`, trimmed: non-empty, one line, bounded, and free of
@@ -241,6 +267,22 @@ mod tests {
             find_before("a<t", 0, "</p>", &["<t>"]),
             Err(Stop::Incomplete)
         );
+    }
+
+    #[test]
+    fn find_before_reaches_what_decided_it_whatever_follows() {
+        // A failed search is charged to the stop's end, not to the end of the text or to a
+        // closer far behind it: a streamed prefix and the whole text charge alike.
+        let long = format!("a<t>b{}</p>", "x".repeat(5000));
+        for text in ["a<t>b", "a<t>b</p>", long.as_str()] {
+            take_reach();
+            assert_eq!(find_before(text, 0, "</p>", &["<t>"]), Err(Stop::Invalid));
+            assert_eq!(take_reach(), 4, "{text:.12}");
+        }
+        let far = format!("{}</p>", "x".repeat(5000));
+        take_reach();
+        assert_eq!(find_before(&far, 0, "</p>", &["<t>"]), Ok(5000));
+        assert_eq!(take_reach(), 5004);
     }
 
     #[test]

@@ -127,6 +127,47 @@ pub(crate) fn holdback(text: &str) -> usize {
     0
 }
 
+/// Which bytes may be appended to the text without changing what the last run decided: the
+/// streaming recoverer appends such a chunk without running the scanner (the next run reads it
+/// once), so a chunk of a few bytes costs a few byte tests, not a scan step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Quiet {
+    /// Any byte may change the decision.
+    No,
+    /// In prose with nothing held: bytes that start no pattern and no held suffix. The new
+    /// bytes are decided text.
+    Prose,
+    /// On a line inside a fence: bytes other than a line break. The new bytes are text.
+    FenceLine,
+    /// Waiting at a run of this byte that touches the end: more of the byte. Nothing new is
+    /// decided.
+    Run(u8),
+    /// Searching for an inline span's close: bytes other than a backtick or a line break.
+    /// Nothing new is decided.
+    Span,
+}
+
+impl Quiet {
+    /// Whether appending `chunk` leaves the decision as it is.
+    pub(crate) fn passes(self, chunk: &[u8]) -> bool {
+        match self {
+            Self::No => false,
+            Self::Prose => {
+                let starts = &dispatch().starts;
+                chunk.iter().all(|&b| !starts[usize::from(b)])
+            }
+            Self::FenceLine => memchr::memchr(b'\n', chunk).is_none(),
+            Self::Run(ch) => chunk.iter().all(|&b| b == ch),
+            Self::Span => memchr::memchr2(b'`', b'\n', chunk).is_none(),
+        }
+    }
+
+    /// Whether bytes that pass are decided text (else they stay held with what precedes them).
+    pub(crate) fn flows(self) -> bool {
+        matches!(self, Self::Prose | Self::FenceLine)
+    }
+}
+
 /// An open fenced code block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Fence {
@@ -163,6 +204,8 @@ pub(crate) struct Scanner {
     /// Inside a fence: no line break lies between `pos` and this index, so a long line is
     /// searched once, not once per chunk.
     line_from: usize,
+    /// What the last run's wait allows to be appended unread.
+    quiet: Quiet,
 }
 
 /// A run of one byte class measured so far: `start..end`. The text only grows between runs,
@@ -250,6 +293,7 @@ impl Scanner {
             open_run: None,
             close_run: None,
             line_from: 0,
+            quiet: Quiet::No,
         }
     }
 
@@ -265,6 +309,7 @@ impl Scanner {
         out: &mut Vec<Found>,
     ) -> usize {
         self.in_block = false;
+        self.quiet = Quiet::No;
         loop {
             let step = match self.fence {
                 Some(fence) => self.fence_step(text, eof, fence),
@@ -288,6 +333,7 @@ impl Scanner {
         let Some(line_end) = line_end.or(eof.then_some(text.len())) else {
             // Everything in a fence is text, so it may all be emitted; only the state waits.
             self.line_from = text.len();
+            self.quiet = Quiet::FenceLine;
             return Next::Wait(text.len());
         };
         if fence.in_body && closes(&bytes[self.pos..line_end], fence) {
@@ -314,6 +360,9 @@ impl Scanner {
             }
             // The held-back suffix is scanned again once the next chunk arrives.
             self.pos = text.len() - holdback(&text[self.pos..]);
+            if self.pos == text.len() {
+                self.quiet = Quiet::Prose;
+            }
             return Next::Wait(self.pos);
         };
         let at = m.start();
@@ -370,6 +419,7 @@ impl Scanner {
             None => run_len(bytes, at, b'`', &mut self.open_run),
         };
         if at + n == bytes.len() && !eof {
+            self.quiet = Quiet::Run(b'`');
             return self.wait(at);
         }
         if n >= 3 && opens_line(bytes, at) {
@@ -388,6 +438,9 @@ impl Scanner {
             Err(_) if eof => self.pos = at + n,
             Err(resume) => {
                 self.span_memo = Some((at, n, resume));
+                if bytes.last() != Some(&b'`') {
+                    self.quiet = Quiet::Span;
+                }
                 return self.wait(at);
             }
         }
@@ -398,6 +451,7 @@ impl Scanner {
         let bytes = text.as_bytes();
         let n = run_len(bytes, at, b'~', &mut self.open_run);
         if at + n == bytes.len() && !eof {
+            self.quiet = Quiet::Run(b'~');
             return self.wait(at);
         }
         if opens_line(bytes, at) {
@@ -501,6 +555,11 @@ impl Scanner {
                 Next::Continue
             }
         }
+    }
+
+    /// What may be appended without changing the last run's decision.
+    pub(crate) fn quiet(&self) -> Quiet {
+        self.quiet
     }
 
     /// Whether the last run stopped at an open sentinel block: only the block's terminator can

@@ -111,6 +111,20 @@ const CLOSERS: [&[u8]; 4] = [b"</", b"|>", "｜>".as_bytes(), b"<end_function_ca
 /// How far back a chunk is searched for a [`CLOSERS`] token cut by the previous chunk.
 const CLOSER_OVERLAP: usize = 24;
 
+/// Whether a [`CLOSERS`] token lies wholly in `text[from - CLOSER_OVERLAP..]`.
+///
+/// Every token ends with `/` or `>`, so only those bytes are tried (one memchr pass over a
+/// small chunk; no substring searcher is built per chunk).
+fn closer_in(text: &[u8], from: usize) -> bool {
+    let window = from.saturating_sub(CLOSER_OVERLAP);
+    memchr::memchr2_iter(b'/', b'>', &text[window..]).any(|i| {
+        let end = window + i + 1;
+        CLOSERS
+            .iter()
+            .any(|t| end - window >= t.len() && text[..end].ends_with(t))
+    })
+}
+
 /// An open block this short is parsed again at every line break, so a stray sentinel in prose
 /// is ruled out within its line (bounded work: the block is short).
 const SHORT_BLOCK: usize = 1024;
@@ -146,6 +160,9 @@ impl StreamRecoverer {
 
     /// Feeds the next chunk; returns the text now safe to emit and the calls it completed.
     pub fn push(&mut self, tools: &ToolSet, chunk: &str) -> StreamOutput {
+        if let Some(out) = self.push_quiet(chunk) {
+            return out;
+        }
         let old_len = self.text.len();
         self.text.push_str(chunk);
         if let Some(c) = chunk.trim_end().chars().next_back() {
@@ -180,6 +197,52 @@ impl StreamRecoverer {
             text: self.release(limit),
             calls,
         }
+    }
+
+    /// Appends a chunk that changes no pending decision, without running the scanner or the
+    /// whole-message checks (the next full push reads it once): the scanner's wait allows its
+    /// bytes (`scan::Quiet`), it holds no `>` or `]` (a reasoning closer may end there), and each
+    /// whole-message region stays as it is (ruled out, or blank and the chunk blank). Returns
+    /// `None` when the chunk needs a full push.
+    ///
+    /// A stream cut into chunks of a few bytes then costs a few byte tests per chunk, close to
+    /// the whole-text scan (issue #8 item 7).
+    fn push_quiet(&mut self, chunk: &str) -> Option<StreamOutput> {
+        let bytes = chunk.as_bytes();
+        let quiet = self.scanner.quiet();
+        if self.scanner.in_block()
+            || !quiet.passes(bytes)
+            || memchr::memchr2(b'>', b']', bytes).is_some()
+        {
+            return None;
+        }
+        let blank = bytes.iter().all(u8::is_ascii_whitespace);
+        let off = self.any_found || self.options.max_calls == 0;
+        // Each region's hold as a full push would find it: `Some(None)` not held, `Some(Some)`
+        // held at the region's start, `None` when only a full check can tell.
+        let still = |region: usize, check: &RegionCheck| match check.first {
+            _ if off || check.rejected => Some(None),
+            None if blank => Some(Some(region)),
+            _ => None,
+        };
+        let hold = match still(0, &self.zero)? {
+            Some(at) => Some(at),
+            None if self.region == 0 => None,
+            None => still(self.region, &self.think)?,
+        };
+        debug_assert!(hold.is_some() || self.deferred.is_empty());
+        self.text.push_str(chunk);
+        if let Some(c) = chunk.trim_end().chars().next_back() {
+            self.last_visible = Some(c);
+        }
+        if quiet.flows() {
+            self.safe = self.text.len();
+        }
+        let limit = hold.map_or(self.safe, |at| self.safe.min(at));
+        Some(StreamOutput {
+            text: self.release(limit),
+            calls: Vec::new(),
+        })
     }
 
     /// Ends the stream: decides every held byte and returns the rest of the text and any calls
@@ -226,11 +289,7 @@ impl StreamRecoverer {
         if len <= SHORT_BLOCK && chunk.contains('\n') {
             return true;
         }
-        let window = &self.text.as_bytes()[old_len.saturating_sub(CLOSER_OVERLAP)..];
-        let closer = self.armed
-            || CLOSERS
-                .iter()
-                .any(|t| memchr::memmem::find(window, t).is_some());
+        let closer = self.armed || closer_in(self.text.as_bytes(), old_len);
         let arrived = if closer {
             Gap::Closer
         } else if chunk
@@ -269,19 +328,23 @@ impl StreamRecoverer {
 
     /// Moves the whole-message region past a closing reasoning tag that arrived (possibly
     /// split).
+    ///
+    /// A tag that arrived ends in the new bytes, and every tag ends with `>` or `]`: only those
+    /// bytes are tried, from the last, so a chunk without them costs one memchr (no searcher is
+    /// built per chunk).
     fn track_think(&mut self, old_len: usize) {
-        for close in THINK_CLOSES {
-            let mut from = old_len.saturating_sub(close.len() - 1);
-            while !self.text.is_char_boundary(from) {
-                from -= 1;
-            }
-            if let Some(i) = memchr::memmem::rfind(&self.text.as_bytes()[from..], close.as_bytes())
+        let bytes = self.text.as_bytes();
+        for i in memchr::memrchr2_iter(b'>', b']', &bytes[old_len..]) {
+            let end = old_len + i + 1;
+            if THINK_CLOSES
+                .iter()
+                .any(|close| bytes[..end].ends_with(close.as_bytes()))
             {
-                let region = from + i + close.len();
-                if region > self.region {
-                    self.region = region;
+                if end > self.region {
+                    self.region = end;
                     self.think = RegionCheck::default();
                 }
+                return;
             }
         }
     }
@@ -348,5 +411,33 @@ impl StreamRecoverer {
             }
             _ => Some(region),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn closers_are_found_whole_in_the_window_only() {
+        assert!(closer_in(b"abc</", 3) && closer_in(b"x|>", 2));
+        assert!(closer_in("a｜>".as_bytes(), 3));
+        assert!(closer_in(b"..<end_function_call>", 20));
+        assert!(!closer_in(b"a > b / c", 0) && !closer_in(b"a<", 0));
+        // A token wholly before the window is not seen again.
+        let far = format!("</{}", "x".repeat(40));
+        assert!(!closer_in(far.as_bytes(), far.len()));
+    }
+
+    #[test]
+    fn a_think_closer_split_across_chunks_moves_the_region() {
+        let tools = ToolSet::default();
+        let mut stream = StreamRecoverer::new(16);
+        for chunk in ["a</th", "ink>", " b", " c>"] {
+            let _ = stream.push(&tools, chunk);
+        }
+        assert_eq!(stream.region, "a</think>".len());
+        let _ = stream.push(&tools, "[/THINK]");
+        assert_eq!(stream.region, "a</think> b c>[/THINK]".len());
     }
 }

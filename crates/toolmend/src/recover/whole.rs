@@ -17,11 +17,18 @@ use crate::ToolSet;
 pub(crate) const THINK_CLOSES: [&str; 3] = ["</think>", "[/THINK]", "</seed:think>"];
 
 /// Where the whole-message region starts: after the last closing reasoning tag, or at 0.
+///
+/// Every tag ends with `>` or `]`, so one backward memchr pass tries only those bytes (three
+/// reverse substring searches cost more than the whole scan of a long prose text).
 pub(crate) fn region_start(text: &str) -> usize {
-    THINK_CLOSES
-        .iter()
-        .filter_map(|t| memchr::memmem::rfind(text.as_bytes(), t.as_bytes()).map(|i| i + t.len()))
-        .max()
+    let bytes = text.as_bytes();
+    memchr::memrchr2_iter(b'>', b']', bytes)
+        .map(|i| i + 1)
+        .find(|&end| {
+            THINK_CLOSES
+                .iter()
+                .any(|close| bytes[..end].ends_with(close.as_bytes()))
+        })
         .unwrap_or(0)
 }
 
@@ -142,4 +149,17 @@ fn accept(
         .map(|call| call.recovered(tools, options.resolve_name, family, range.clone()))
         .collect::<Option<Vec<_>>>()?;
     Some(Found { range, calls })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_region_starts_after_the_last_reasoning_closer() {
+        assert_eq!(region_start("no closer > here ]"), 0);
+        assert_eq!(region_start("a</think>b"), 9);
+        assert_eq!(region_start("a[/THINK]b</think>c>d"), 18);
+        assert_eq!(region_start("</think>x</seed:think>"), 22);
+    }
 }
