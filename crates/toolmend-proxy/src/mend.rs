@@ -4,7 +4,9 @@ use std::collections::BTreeMap;
 
 use axum::http::HeaderValue;
 use serde_json::Value;
-use toolmend::{AssistantTurn, CallResult, Mender, RepairKind, Session, Status, ToolCall};
+use toolmend::{
+    AssistantTurn, CallResult, Mender, RepairKind, Session, Status, ToolCall, TurnResult,
+};
 
 use crate::config::{InvalidPolicy, Mode, ProxyConfig, StormPolicy};
 
@@ -119,6 +121,34 @@ pub(crate) fn history_session(mender: &Mender, turns: Vec<Vec<ToolCall>>) -> Ses
         let _ = mender.run_turn(&mut session, &turn);
     }
     session
+}
+
+/// Runs the one assistant turn read from a response body and records its calls in `notes`.
+///
+/// `None` when the turn holds nothing to look at, or when observe mode forbids changing the
+/// body (the calls are still counted). The history is read only when there are native calls a
+/// storm could repeat.
+pub(crate) fn run_body_turn(
+    mender: &Mender,
+    turn: &AssistantTurn,
+    history: impl FnOnce() -> Vec<Vec<ToolCall>>,
+    config: &ProxyConfig,
+    model: &str,
+    notes: &mut Annotations,
+) -> Option<TurnResult> {
+    if turn.tool_calls.is_empty() && turn.content.is_none() && turn.reasoning.is_none() {
+        return None;
+    }
+    let mut session = if turn.tool_calls.is_empty() {
+        Session::new()
+    } else {
+        history_session(mender, history())
+    };
+    let result = mender.run_turn(&mut session, turn);
+    for call in &result.calls {
+        notes.add(model, call);
+    }
+    repairing(config).then_some(result)
 }
 
 /// Raw argument text of a call object's `arguments`/`input` (string as is, else its JSON).

@@ -5,10 +5,10 @@
 //! `signature` covers it), but calls recovered from it are added.
 
 use serde_json::{Map, Value, json};
-use toolmend::{AssistantTurn, CallResult, Mender, Session, Status, ToolCall, TurnResult};
+use toolmend::{AssistantTurn, CallResult, Mender, Status, ToolCall, TurnResult};
 
 use crate::config::ProxyConfig;
-use crate::mend::{Annotations, Fate, append_text, arguments_text, fate, history_session};
+use crate::mend::{Annotations, Fate, append_text, arguments_text, fate, run_body_turn};
 
 /// Whether a user message is a real user turn (not only `tool_result` blocks).
 fn is_user_turn(message: &Value) -> bool {
@@ -89,21 +89,9 @@ pub(crate) fn repair_message(
         Some("max_tokens") => Some("length".to_owned()),
         other => other.map(str::to_owned),
     };
-    if turn.tool_calls.is_empty() && turn.content.is_none() && turn.reasoning.is_none() {
+    let Some(result) = run_body_turn(mender, &turn, history, config, model, &mut notes) else {
         return (notes, false);
-    }
-    let mut session = if turn.tool_calls.is_empty() {
-        Session::new()
-    } else {
-        history_session(mender, history())
     };
-    let result = mender.run_turn(&mut session, &turn);
-    for call in &result.calls {
-        notes.add(model, call);
-    }
-    if !crate::mend::repairing(config) {
-        return (notes, false);
-    }
     let text_index = text.map(|(i, _)| i);
     let changed = apply(object, text_index, &turn, &result, config);
     (notes, changed)

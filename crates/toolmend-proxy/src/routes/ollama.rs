@@ -6,11 +6,11 @@
 //! of them. `done_reason` is kept (Ollama says `stop` even after a call).
 
 use serde_json::{Map, Value, json};
-use toolmend::{AssistantTurn, CallResult, Mender, Session, ToolCall, TurnResult};
+use toolmend::{AssistantTurn, CallResult, Mender, ToolCall, TurnResult};
 
 use crate::config::ProxyConfig;
 use crate::mend::{
-    Annotations, Fate, append_text, arguments_text, fate, history_session, split_flags,
+    Annotations, Fate, append_text, arguments_text, fate, run_body_turn, split_flags,
 };
 
 /// The calls of a `tool_calls` array (arguments as their JSON text).
@@ -91,21 +91,9 @@ pub(crate) fn repair_chat(
     turn.reasoning = text("thinking");
     turn.tool_calls = read_calls(message.get("tool_calls"));
     turn.finish_reason = finish;
-    if turn.tool_calls.is_empty() && turn.content.is_none() && turn.reasoning.is_none() {
+    let Some(result) = run_body_turn(mender, &turn, history, config, model, &mut notes) else {
         return (notes, false);
-    }
-    let mut session = if turn.tool_calls.is_empty() {
-        Session::new()
-    } else {
-        history_session(mender, history())
     };
-    let result = mender.run_turn(&mut session, &turn);
-    for call in &result.calls {
-        notes.add(model, call);
-    }
-    if !crate::mend::repairing(config) {
-        return (notes, false);
-    }
     let changed = apply(message, &turn, &result, config);
     (notes, changed)
 }

@@ -8,10 +8,10 @@
 //! other items.
 
 use serde_json::{Map, Value, json};
-use toolmend::{AssistantTurn, CallResult, Mender, Session, ToolCall, TurnResult};
+use toolmend::{AssistantTurn, CallResult, Mender, ToolCall, TurnResult};
 
 use crate::config::ProxyConfig;
-use crate::mend::{Annotations, Fate, append_text, arguments_text, fate, history_session};
+use crate::mend::{Annotations, Fate, append_text, arguments_text, fate, run_body_turn};
 
 /// The `type` of an item.
 fn item_type(item: &Value) -> Option<&str> {
@@ -121,21 +121,9 @@ pub(crate) fn repair_response(
     turn.reasoning = part_text(items, single_part(items, "reasoning", "reasoning_text"));
     turn.tool_calls = items.iter().filter_map(read_call).collect();
     turn.finish_reason = finish;
-    if turn.tool_calls.is_empty() && turn.content.is_none() && turn.reasoning.is_none() {
+    let Some(result) = run_body_turn(mender, &turn, history, config, model, &mut notes) else {
         return (notes, false);
-    }
-    let mut session = if turn.tool_calls.is_empty() {
-        Session::new()
-    } else {
-        history_session(mender, history())
     };
-    let result = mender.run_turn(&mut session, &turn);
-    for call in &result.calls {
-        notes.add(model, call);
-    }
-    if !crate::mend::repairing(config) {
-        return (notes, false);
-    }
     let tail = id_tail(object.get("id").and_then(Value::as_str).unwrap_or(""));
     let changed = apply(object, text_at, &turn, &result, config, &tail);
     (notes, changed)
