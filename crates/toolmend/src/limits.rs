@@ -61,8 +61,8 @@ pub const MAX_SCHEMA_PATTERN_PROPERTIES: usize = 16;
 /// only for patterns the linear-time engine cannot compile (lookaround, backreferences). A
 /// match over it is undecided, and the validator reports the value as failing.
 pub const PATTERN_BACKTRACK_LIMIT: usize = 10_000;
-/// Most validator errors one validation collects, nested `anyOf` / `oneOf` errors included;
-/// past that the call is hopeless anyway.
+/// Validator errors one validation collects beyond one per value of the call, nested `anyOf` /
+/// `oneOf` errors included; past that the call is hopeless anyway.
 pub const MAX_COLLECTED_ERRORS: usize = 256;
 /// Longest key name or path echoed into a retry message or tracing field, in characters;
 /// longer ones are cut with `…`.

@@ -62,19 +62,44 @@ pub(crate) struct Failures {
     by_pointer: BTreeMap<String, Failure>,
     /// Errors looked at so far, nested branch errors included.
     seen: usize,
+    /// Most errors this validation may look at: see [`Failures::collect`].
+    cap: usize,
+}
+
+/// How many values `value` holds, itself included (an explicit stack: no recursion).
+fn node_count(value: &Value) -> usize {
+    let mut count = 0;
+    let mut stack = vec![value];
+    while let Some(v) = stack.pop() {
+        count += 1;
+        match v {
+            Value::Array(items) => stack.extend(items),
+            Value::Object(map) => stack.extend(map.values()),
+            _ => {}
+        }
+    }
+    count
 }
 
 /// How deep nested `anyOf` / `oneOf` errors are followed.
 const MAX_BRANCH_DEPTH: usize = 8;
 
 impl Failures {
-    /// Validates `value` and indexes its errors: at most [`MAX_COLLECTED_ERRORS`], nested
-    /// branch errors included, taken lazily from the validator's iterator (the schema's cost
-    /// is bounded when the tool set is built, so each error is bounded work too).
+    /// Validates `value` and indexes its errors: at most [`MAX_COLLECTED_ERRORS`] plus one per
+    /// node of `value`, nested branch errors included, taken lazily from the validator's
+    /// iterator (the schema's cost is bounded when the tool set is built, so each error is
+    /// bounded work too).
+    ///
+    /// The cap grows with the value so that a wide call with one mistake per key (1,000
+    /// renamed keys) is seen in one round: a fixed cap split it over several rounds, each
+    /// validating the whole value again, and time grew faster than the input.
     pub(crate) fn collect(validator: &Validator, value: &Value) -> Self {
-        let mut failures = Self::default();
+        let mut failures = Self {
+            cap: MAX_COLLECTED_ERRORS.saturating_add(node_count(value)),
+            ..Self::default()
+        };
         for error in validator.iter_errors(value) {
-            if failures.seen >= MAX_COLLECTED_ERRORS {
+            if failures.seen >= failures.cap {
                 break;
             }
             failures.add(&error, 0);
@@ -83,7 +108,7 @@ impl Failures {
     }
 
     fn add(&mut self, error: &ValidationError<'_>, depth: usize) {
-        if self.seen >= MAX_COLLECTED_ERRORS || depth > MAX_BRANCH_DEPTH {
+        if self.seen >= self.cap || depth > MAX_BRANCH_DEPTH {
             return;
         }
         self.seen += 1;
@@ -177,12 +202,13 @@ mod tests {
 
     #[test]
     fn collection_is_capped_with_nested_branch_errors_counted() {
-        // 600 failing items, each failing both branches of an `anyOf`: 1800 errors in all.
+        // 600 failing items, each failing both branches of an `anyOf`: 1800 errors in all, over
+        // the cap of 256 + 601 nodes.
         let schema =
             json!({"type": "array", "items": {"anyOf": [{"type": "string"}, {"type": "null"}]}});
         let f = failures(schema, Value::Array(vec![json!(1); 600]));
-        assert_eq!(f.seen, MAX_COLLECTED_ERRORS);
-        assert!(f.by_pointer.len() < MAX_COLLECTED_ERRORS);
+        assert_eq!(f.seen, MAX_COLLECTED_ERRORS + 601);
+        assert!(f.by_pointer.len() < MAX_COLLECTED_ERRORS + 601);
         assert!(f.at("/0").unwrap().keywords.any(Keywords::BRANCHES));
     }
 

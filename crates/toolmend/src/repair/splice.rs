@@ -20,6 +20,7 @@
 //! ([`Spliced::dropped`]), so nothing is lost silently.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::ops::Range;
 
 use serde_json::Value;
@@ -93,13 +94,16 @@ impl Writer<'_> {
         match (new, old) {
             (Value::Object(map), Value::Object(sent)) => {
                 let members = members(self.raw, span);
+                // The last member sent under each key, found once (a lookup per key is linear).
+                let last: HashMap<&str, &Member<'_>> =
+                    members.iter().map(|m| (m.key.as_ref(), m)).collect();
                 self.out.push('{');
                 for (i, (key, value)) in map.iter().enumerate() {
                     if i > 0 {
                         self.out.push(',');
                     }
                     // The last member sent under a key is the one the value as sent holds.
-                    let member = members.iter().rev().find(|m| m.key == key.as_str());
+                    let member = last.get(key.as_str()).copied();
                     match member {
                         Some(m) => self.out.push_str(&self.raw[m.key_span.clone()]),
                         None => self.out.push_str(&Value::String(key.clone()).to_string()),
@@ -145,11 +149,17 @@ fn duplicate_keys(raw: &str, span: Range<usize>, at: &mut String, found: &mut Ve
     match raw.as_bytes().get(span.start) {
         Some(b'{') => {
             let members = members(raw, span);
+            // First and last member index per key: one pass, so a wide object is linear.
+            let mut first_last: HashMap<&str, (usize, usize)> = HashMap::new();
+            for (i, m) in members.iter().enumerate() {
+                first_last.entry(&m.key).or_insert((i, i)).1 = i;
+            }
             for (i, m) in members.iter().enumerate() {
                 let len = at.len();
                 pointer::push(at, &m.key);
-                let later = members[i + 1..].iter().any(|n| n.key == m.key);
-                if later && !found.contains(at) {
+                let (first, last) = first_last.get(m.key.as_ref()).copied().unwrap_or((i, i));
+                let later = last != i;
+                if later && first == i {
                     found.push(at.clone());
                 }
                 if !later {
