@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use toolmend::{AssistantTurn, CallResult, Session, Status, ToolCall};
 
 use super::sse::{Event, write};
-use super::{Channel, Context, Transform, leftover};
+use super::{Channel, Context, Transform, joined_markup, leftover, run_markup_turn};
 use crate::mend::{Annotations, Fate, append_text, fate, split_flags};
 use crate::routes::anthropic::new_block;
 
@@ -213,16 +213,13 @@ impl AnthropicStream {
         if self.content_markup.is_empty() && self.reasoning_markup.is_empty() {
             return;
         }
-        let mut turn = AssistantTurn::default();
-        turn.tool_calls = std::mem::take(&mut self.natives);
-        turn.content = (!self.content_markup.is_empty()).then(|| self.content_markup.join("\n"));
-        turn.reasoning =
-            (!self.reasoning_markup.is_empty()).then(|| self.reasoning_markup.join("\n"));
-        let mut session = match self.before.take() {
-            Some(session) => session,
-            None => cx.session().clone(),
-        };
-        let result = cx.mender.run_turn(&mut session, &turn);
+        let result = run_markup_turn(
+            cx,
+            std::mem::take(&mut self.natives),
+            joined_markup(&self.content_markup),
+            joined_markup(&self.reasoning_markup),
+            self.before.take(),
+        );
         if let Some(text) = leftover(result.content.clone()) {
             self.text_block(&text, out);
         }

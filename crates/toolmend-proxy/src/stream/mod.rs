@@ -15,7 +15,7 @@ use std::time::Instant;
 use bytes::Bytes;
 use futures_util::{Stream, StreamExt};
 use toolmend::recover::StreamRecoverer;
-use toolmend::{Mender, RecoverMode, Session, ToolCall};
+use toolmend::{AssistantTurn, Mender, RecoverMode, Session, ToolCall, TurnResult};
 
 use crate::app::AppState;
 use crate::error::Api;
@@ -145,6 +145,33 @@ impl Channel {
             .collect();
         Some(parts.join("\n"))
     }
+}
+
+/// Runs the markup held back from a stream as one turn, beside the native calls seen before it.
+///
+/// The session is the one from before the first native call (`before`), so the natives are not
+/// counted twice by the storm window; without natives it is the response's session.
+pub(crate) fn run_markup_turn(
+    cx: &mut Context,
+    natives: Vec<ToolCall>,
+    content: Option<String>,
+    reasoning: Option<String>,
+    before: Option<Session>,
+) -> TurnResult {
+    let mut turn = AssistantTurn::default();
+    turn.tool_calls = natives;
+    turn.content = content;
+    turn.reasoning = reasoning;
+    let mut session = match before {
+        Some(session) => session,
+        None => cx.session().clone(),
+    };
+    cx.mender.run_turn(&mut session, &turn)
+}
+
+/// The markup blocks of one channel as one text, `None` when there were none.
+pub(crate) fn joined_markup(blocks: &[String]) -> Option<String> {
+    (!blocks.is_empty()).then(|| blocks.join("\n"))
 }
 
 /// Text left by the turn over the markup: invalid blocks stay as they were written.

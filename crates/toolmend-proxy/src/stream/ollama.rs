@@ -13,7 +13,7 @@ use serde_json::{Map, Value, json};
 use toolmend::{AssistantTurn, CallResult, Session, ToolCall};
 
 use super::sse::Event;
-use super::{Channel, Context, Transform, leftover};
+use super::{Channel, Context, Transform, leftover, run_markup_turn};
 use crate::mend::{Annotations, Fate, append_text, fate, split_flags};
 use crate::routes::ollama::{new_call, read_calls, set_call};
 
@@ -206,15 +206,15 @@ impl OllamaStream {
         if content.is_none() && reasoning.is_none() {
             return;
         }
-        let mut turn = AssistantTurn::default();
-        turn.tool_calls = std::mem::take(&mut self.natives);
-        turn.content = content;
-        turn.reasoning = reasoning;
-        let mut session = match self.before.take() {
-            Some(session) => session,
-            None => cx.session().clone(),
-        };
-        let result = cx.mender.run_turn(&mut session, &turn);
+        // Recovered calls are numbered after the native ones.
+        let first = self.natives.len();
+        let result = run_markup_turn(
+            cx,
+            std::mem::take(&mut self.natives),
+            content,
+            reasoning,
+            self.before.take(),
+        );
         if let Some(text) = leftover(result.content.clone()) {
             out.push_back(self.text_line("content", text));
         }
@@ -228,7 +228,6 @@ impl OllamaStream {
             .collect();
         let mut calls = Vec::new();
         let mut extra: Option<String> = None;
-        let first = turn.tool_calls.len();
         for call in recovered {
             self.notes.add(&cx.model, call);
             match fate(call, false, cx.config()) {

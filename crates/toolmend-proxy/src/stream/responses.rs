@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 use toolmend::{AssistantTurn, CallResult, Session, ToolCall};
 
 use super::sse::{Event, write};
-use super::{Channel, Context, Transform, leftover};
+use super::{Channel, Context, Transform, joined_markup, leftover, run_markup_turn};
 use crate::mend::{Annotations, Fate, append_text, fate, split_flags};
 use crate::routes::responses::{id_tail, new_call_item, new_text_item, set_call_item};
 
@@ -366,16 +366,13 @@ impl ResponsesStream {
         if self.content_markup.is_empty() && self.reasoning_markup.is_empty() {
             return;
         }
-        let mut turn = AssistantTurn::default();
-        turn.tool_calls = std::mem::take(&mut self.natives);
-        turn.content = (!self.content_markup.is_empty()).then(|| self.content_markup.join("\n"));
-        turn.reasoning =
-            (!self.reasoning_markup.is_empty()).then(|| self.reasoning_markup.join("\n"));
-        let mut session = match self.before.take() {
-            Some(session) => session,
-            None => cx.session().clone(),
-        };
-        let result = cx.mender.run_turn(&mut session, &turn);
+        let result = run_markup_turn(
+            cx,
+            std::mem::take(&mut self.natives),
+            joined_markup(&self.content_markup),
+            joined_markup(&self.reasoning_markup),
+            self.before.take(),
+        );
         if let Some(text) = leftover(result.content.clone()) {
             self.changed = true;
             self.text_item(&text, out);
