@@ -57,18 +57,18 @@ pub(crate) fn fate(call: &CallResult, split: bool, config: &ProxyConfig) -> Fate
     }
 }
 
-/// Whether a result's calls include parts of a split native call, by native index.
-pub(crate) fn split_flags(calls: &[CallResult]) -> Vec<bool> {
+/// The fate of each of `calls`, in order: [`fate`] with whether the call is one part of a
+/// native call that toolmend split into several (more than one result shares its native index).
+pub(crate) fn fates(calls: &[CallResult], config: &ProxyConfig) -> Vec<Fate> {
+    let mut parts: BTreeMap<usize, u32> = BTreeMap::new();
+    for index in calls.iter().filter_map(|c| c.native_index) {
+        *parts.entry(index).or_default() += 1;
+    }
     calls
         .iter()
         .map(|c| {
-            c.native_index.is_some_and(|i| {
-                calls
-                    .iter()
-                    .filter(|o| o.native_index == Some(i))
-                    .nth(1)
-                    .is_some()
-            })
+            let split = c.native_index.is_some_and(|i| parts[&i] > 1);
+            fate(c, split, config)
         })
         .collect()
 }

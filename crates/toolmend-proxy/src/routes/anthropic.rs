@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 use toolmend::{AssistantTurn, CallResult, Mender, Status, ToolCall, TurnResult};
 
 use crate::config::ProxyConfig;
-use crate::mend::{Annotations, Fate, append_text, arguments_text, fate, run_body_turn};
+use crate::mend::{Annotations, Fate, append_text, arguments_text, fates, run_body_turn};
 
 /// Whether a user message is a real user turn (not only `tool_result` blocks).
 fn is_user_turn(message: &Value) -> bool {
@@ -120,13 +120,7 @@ fn apply(
     let Some(Value::Array(blocks)) = object.get("content") else {
         return false;
     };
-    let splits = crate::mend::split_flags(&result.calls);
-    let fates: Vec<Fate> = result
-        .calls
-        .iter()
-        .zip(&splits)
-        .map(|(c, s)| fate(c, *s, config))
-        .collect();
+    let fates = fates(&result.calls, config);
     let content_changed = result.content != turn.content;
     let any = content_changed || fates.iter().any(|f| *f != Fate::AsSent);
     if !any {

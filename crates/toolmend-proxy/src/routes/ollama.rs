@@ -9,9 +9,7 @@ use serde_json::{Map, Value, json};
 use toolmend::{AssistantTurn, CallResult, Mender, ToolCall, TurnResult};
 
 use crate::config::ProxyConfig;
-use crate::mend::{
-    Annotations, Fate, append_text, arguments_text, fate, run_body_turn, split_flags,
-};
+use crate::mend::{Annotations, Fate, append_text, arguments_text, fates, run_body_turn};
 
 /// The calls of a `tool_calls` array (arguments as their JSON text).
 pub(crate) fn read_calls(calls: Option<&Value>) -> Vec<ToolCall> {
@@ -112,8 +110,8 @@ fn apply(
     let mut changed = false;
     let mut content = result.content.clone();
     let mut tool_calls = Vec::with_capacity(result.calls.len());
-    for (call, split) in result.calls.iter().zip(split_flags(&result.calls)) {
-        match fate(call, split, config) {
+    for (call, fate) in result.calls.iter().zip(fates(&result.calls, config)) {
+        match fate {
             Fate::AsSent => {
                 let index = call.native_index.unwrap_or_default();
                 tool_calls.push(native.get(index).cloned().unwrap_or_else(|| json!({})));

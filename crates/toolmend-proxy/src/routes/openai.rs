@@ -4,9 +4,7 @@ use serde_json::{Map, Value, json};
 use toolmend::{AssistantTurn, Mender, Session, Status, ToolCall, TurnResult};
 
 use crate::config::ProxyConfig;
-use crate::mend::{
-    Annotations, Fate, append_text, arguments_text, fate, history_session, split_flags,
-};
+use crate::mend::{Annotations, Fate, append_text, arguments_text, fates, history_session};
 use crate::wire::set_call;
 
 /// The assistant tool calls since the last user message of an OpenAI `messages` array.
@@ -129,8 +127,8 @@ fn apply(
     let mut content = result.content.clone();
     let mut tool_calls = Vec::with_capacity(result.calls.len());
     let mut recovered = false;
-    for (call, split) in result.calls.iter().zip(split_flags(&result.calls)) {
-        match fate(call, split, config) {
+    for (call, fate) in result.calls.iter().zip(fates(&result.calls, config)) {
+        match fate {
             Fate::AsSent => {
                 let index = call.native_index.unwrap_or_default();
                 tool_calls.push(native.get(index).cloned().unwrap_or_else(|| json!({})));

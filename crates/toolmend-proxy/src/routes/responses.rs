@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 use toolmend::{AssistantTurn, CallResult, Mender, ToolCall, TurnResult};
 
 use crate::config::ProxyConfig;
-use crate::mend::{Annotations, Fate, append_text, arguments_text, fate, run_body_turn};
+use crate::mend::{Annotations, Fate, append_text, arguments_text, fates, run_body_turn};
 
 /// The `type` of an item.
 fn item_type(item: &Value) -> Option<&str> {
@@ -183,13 +183,7 @@ fn apply(
     let Some(Value::Array(items)) = object.get("output") else {
         return false;
     };
-    let splits = crate::mend::split_flags(&result.calls);
-    let fates: Vec<Fate> = result
-        .calls
-        .iter()
-        .zip(&splits)
-        .map(|(c, s)| fate(c, *s, config))
-        .collect();
+    let fates = fates(&result.calls, config);
     let content_changed = result.content != turn.content;
     if !content_changed && fates.iter().all(|f| *f == Fate::AsSent) {
         return false;

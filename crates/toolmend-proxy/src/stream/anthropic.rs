@@ -15,7 +15,7 @@ use toolmend::{AssistantTurn, CallResult, Session, Status, ToolCall};
 
 use super::sse::{Event, write};
 use super::{Channel, Context, Transform, joined_markup, leftover, run_markup_turn};
-use crate::mend::{Annotations, Fate, append_text, fate, split_flags};
+use crate::mend::{Annotations, Fate, append_text, fate, fates};
 use crate::routes::anthropic::new_block;
 
 #[derive(Debug)]
@@ -169,10 +169,9 @@ impl AnthropicStream {
             self.before = Some(cx.session().clone());
         }
         let result = mender.run_turn(cx.session(), &turn);
-        let splits = split_flags(&result.calls);
-        for (call, split) in result.calls.iter().zip(splits) {
+        for (call, fate) in result.calls.iter().zip(fates(&result.calls, cx.config())) {
             self.notes.add(&cx.model, call);
-            match fate(call, split, cx.config()) {
+            match fate {
                 Fate::AsSent => {
                     self.native_out += 1;
                     self.natives.push(ToolCall::new(id, name, arguments));

@@ -14,7 +14,7 @@ use toolmend::{AssistantTurn, CallResult, Session, ToolCall};
 
 use super::sse::Event;
 use super::{Channel, Context, Transform, leftover, run_markup_turn};
-use crate::mend::{Annotations, Fate, append_text, fate, split_flags};
+use crate::mend::{Annotations, Fate, append_text, fate, fates};
 use crate::routes::ollama::{new_call, read_calls, set_call};
 
 /// Splits a byte stream into lines (each event's `data` is the line without its line break).
@@ -139,10 +139,10 @@ impl OllamaStream {
         let mut changed = false;
         let mut out = Vec::with_capacity(result.calls.len());
         let mut extra: Option<String> = None;
-        for (call, split) in result.calls.iter().zip(split_flags(&result.calls)) {
+        for (call, fate) in result.calls.iter().zip(fates(&result.calls, cx.config())) {
             self.notes.add(&cx.model, call);
             let index = call.native_index.unwrap_or_default();
-            match fate(call, split, cx.config()) {
+            match fate {
                 Fate::AsSent => {
                     if let Some(sent) = calls.get(index) {
                         self.natives.push(sent.clone());

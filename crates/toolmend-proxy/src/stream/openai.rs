@@ -14,7 +14,7 @@ use toolmend::{AssistantTurn, Status, ToolCall};
 
 use super::sse::{Event, write};
 use super::{Channel, Context, Transform, leftover};
-use crate::mend::{Annotations, Fate, append_text, fate, split_flags};
+use crate::mend::{Annotations, Fate, append_text, fates};
 
 /// One buffered tool call.
 #[derive(Debug, Default)]
@@ -138,8 +138,7 @@ impl OpenAiStream {
         let mut calls = Vec::new();
         let mut extra: Option<String> = None;
         let mut recovered = false;
-        for (call, split) in result.calls.iter().zip(split_flags(&result.calls)) {
-            let decided = fate(call, split, cx.config());
+        for (call, decided) in result.calls.iter().zip(fates(&result.calls, cx.config())) {
             let native = call.native_index.and_then(|i| buffered.get(i));
             let (id, name, arguments) = match (&decided, native) {
                 (Fate::AsSent, Some(n)) => (call.id.clone(), n.name.clone(), n.arguments.clone()),

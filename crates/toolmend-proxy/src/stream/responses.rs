@@ -19,7 +19,7 @@ use toolmend::{AssistantTurn, CallResult, Session, ToolCall};
 
 use super::sse::{Event, write};
 use super::{Channel, Context, Transform, joined_markup, leftover, run_markup_turn};
-use crate::mend::{Annotations, Fate, append_text, fate, split_flags};
+use crate::mend::{Annotations, Fate, append_text, fate, fates};
 use crate::routes::responses::{id_tail, new_call_item, new_text_item, set_call_item};
 
 /// One upstream output item.
@@ -255,9 +255,9 @@ impl ResponsesStream {
         }
         let result = mender.run_turn(cx.session(), &turn);
         let mut part = 0usize;
-        for (call, split) in result.calls.iter().zip(split_flags(&result.calls)) {
+        for (call, fate) in result.calls.iter().zip(fates(&result.calls, cx.config())) {
             self.notes.add(&cx.model, call);
-            match fate(call, split, cx.config()) {
+            match fate {
                 Fate::AsSent if part == 0 && done.is_some() => {
                     part += 1;
                     self.natives
