@@ -11,11 +11,13 @@ use std::collections::{BTreeMap, VecDeque};
 
 use bytes::Bytes;
 use serde_json::{Value, json};
-use toolmend::{AssistantTurn, CallResult, Session, Status, ToolCall};
+use toolmend::{AssistantTurn, Session, Status, ToolCall};
 
 use super::sse::{Event, write};
-use super::{Channel, Context, Transform, joined_markup, leftover, run_markup_turn};
-use crate::mend::{Annotations, Fate, append_text, fate, fates};
+use super::{
+    Channel, Context, Transform, joined_markup, leftover, recovered_calls, run_markup_turn,
+};
+use crate::mend::{Annotations, Fate, fates};
 use crate::routes::anthropic::new_block;
 
 #[derive(Debug)]
@@ -222,23 +224,11 @@ impl AnthropicStream {
         if let Some(text) = leftover(result.content.clone()) {
             self.text_block(&text, out);
         }
-        let recovered: Vec<&CallResult> = result
-            .calls
-            .iter()
-            .filter(|c| c.native_index.is_none())
-            .collect();
-        let mut extra: Option<String> = None;
-        for call in recovered {
-            self.notes.add(&cx.model, call);
-            match fate(call, false, cx.config()) {
-                Fate::Rewrite => {
-                    self.recovered |= call.status == Status::Recovered;
-                    let block = new_block(call);
-                    self.tool_block(block, &call.arguments_text, out);
-                }
-                Fate::DropWithText(text) => extra = Some(append_text(extra, &text)),
-                _ => {}
-            }
+        let (calls, extra) = recovered_calls(cx, &mut self.notes, &result);
+        for call in calls {
+            self.recovered |= call.status == Status::Recovered;
+            let block = new_block(call);
+            self.tool_block(block, &call.arguments_text, out);
         }
         if let Some(text) = extra {
             self.text_block(&text, out);

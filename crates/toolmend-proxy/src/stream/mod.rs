@@ -15,10 +15,11 @@ use std::time::Instant;
 use bytes::Bytes;
 use futures_util::{Stream, StreamExt};
 use toolmend::recover::StreamRecoverer;
-use toolmend::{AssistantTurn, Mender, RecoverMode, Session, ToolCall, TurnResult};
+use toolmend::{AssistantTurn, CallResult, Mender, RecoverMode, Session, ToolCall, TurnResult};
 
 use crate::app::AppState;
 use crate::error::Api;
+use crate::mend::{Annotations, Fate, append_text, fate};
 use sse::{Event, SseParser};
 
 /// The history of a request, read only when a call needs the storm window.
@@ -167,6 +168,26 @@ pub(crate) fn run_markup_turn(
         None => cx.session().clone(),
     };
     cx.mender.run_turn(&mut session, &turn)
+}
+
+/// The calls recovered from held-back markup at the end of a stream, recorded in `notes`: those
+/// the client gets as new calls, in order, and the text that stands in for those refused.
+pub(crate) fn recovered_calls<'r>(
+    cx: &Context,
+    notes: &mut Annotations,
+    result: &'r TurnResult,
+) -> (Vec<&'r CallResult>, Option<String>) {
+    let mut sent = Vec::new();
+    let mut text: Option<String> = None;
+    for call in result.calls.iter().filter(|c| c.native_index.is_none()) {
+        notes.add(&cx.model, call);
+        match fate(call, false, cx.config()) {
+            Fate::Rewrite => sent.push(call),
+            Fate::DropWithText(refusal) => text = Some(append_text(text, &refusal)),
+            Fate::AsSent | Fate::Drop => {}
+        }
+    }
+    (sent, text)
 }
 
 /// The markup blocks of one channel as one text, `None` when there were none.

@@ -10,11 +10,11 @@ use std::collections::VecDeque;
 
 use bytes::{Bytes, BytesMut};
 use serde_json::{Map, Value, json};
-use toolmend::{AssistantTurn, CallResult, Session, ToolCall};
+use toolmend::{AssistantTurn, Session, ToolCall};
 
 use super::sse::Event;
-use super::{Channel, Context, Transform, leftover, run_markup_turn};
-use crate::mend::{Annotations, Fate, append_text, fate, fates};
+use super::{Channel, Context, Transform, leftover, recovered_calls, run_markup_turn};
+use crate::mend::{Annotations, Fate, append_text, fates};
 use crate::routes::ollama::{new_call, read_calls, set_call};
 
 /// Splits a byte stream into lines (each event's `data` is the line without its line break).
@@ -221,21 +221,12 @@ impl OllamaStream {
         if let Some(text) = leftover(result.reasoning.clone()) {
             out.push_back(self.text_line("thinking", text));
         }
-        let recovered: Vec<&CallResult> = result
-            .calls
-            .iter()
-            .filter(|c| c.native_index.is_none())
+        let (sent, extra) = recovered_calls(cx, &mut self.notes, &result);
+        let calls: Vec<Value> = sent
+            .into_iter()
+            .enumerate()
+            .map(|(at, call)| new_call(call, first + at))
             .collect();
-        let mut calls = Vec::new();
-        let mut extra: Option<String> = None;
-        for call in recovered {
-            self.notes.add(&cx.model, call);
-            match fate(call, false, cx.config()) {
-                Fate::Rewrite => calls.push(new_call(call, first + calls.len())),
-                Fate::DropWithText(text) => extra = Some(append_text(extra, &text)),
-                _ => {}
-            }
-        }
         if let Some(text) = extra {
             out.push_back(self.text_line("content", text));
         }

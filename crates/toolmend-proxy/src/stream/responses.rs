@@ -15,11 +15,13 @@ use std::collections::{BTreeMap, VecDeque};
 
 use bytes::Bytes;
 use serde_json::{Value, json};
-use toolmend::{AssistantTurn, CallResult, Session, ToolCall};
+use toolmend::{AssistantTurn, Session, ToolCall};
 
 use super::sse::{Event, write};
-use super::{Channel, Context, Transform, joined_markup, leftover, run_markup_turn};
-use crate::mend::{Annotations, Fate, append_text, fate, fates};
+use super::{
+    Channel, Context, Transform, joined_markup, leftover, recovered_calls, run_markup_turn,
+};
+use crate::mend::{Annotations, Fate, fates};
 use crate::routes::responses::{id_tail, new_call_item, new_text_item, set_call_item};
 
 /// One upstream output item.
@@ -377,32 +379,20 @@ impl ResponsesStream {
             self.changed = true;
             self.text_item(&text, out);
         }
-        let recovered: Vec<&CallResult> = result
-            .calls
-            .iter()
-            .filter(|c| c.native_index.is_none())
-            .collect();
-        let mut extra: Option<String> = None;
-        for call in recovered {
-            self.notes.add(&cx.model, call);
-            match fate(call, false, cx.config()) {
-                Fate::Rewrite => {
-                    self.changed = true;
-                    let item = new_call_item(call, &self.tail, self.fresh);
-                    self.fresh += 1;
-                    let call_id = item["call_id"].as_str().unwrap_or_default().to_owned();
-                    let parts = (
-                        call_id.as_str(),
-                        call.name.as_ref(),
-                        call.arguments_text.as_str(),
-                    );
-                    let mut added = item.clone();
-                    added["status"] = json!("in_progress");
-                    self.call_item(&added, &item, parts, out);
-                }
-                Fate::DropWithText(text) => extra = Some(append_text(extra, &text)),
-                _ => {}
-            }
+        let (calls, extra) = recovered_calls(cx, &mut self.notes, &result);
+        for call in calls {
+            self.changed = true;
+            let item = new_call_item(call, &self.tail, self.fresh);
+            self.fresh += 1;
+            let call_id = item["call_id"].as_str().unwrap_or_default().to_owned();
+            let parts = (
+                call_id.as_str(),
+                call.name.as_ref(),
+                call.arguments_text.as_str(),
+            );
+            let mut added = item.clone();
+            added["status"] = json!("in_progress");
+            self.call_item(&added, &item, parts, out);
         }
         if let Some(text) = extra {
             self.changed = true;
