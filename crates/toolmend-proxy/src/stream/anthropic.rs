@@ -13,7 +13,7 @@ use bytes::Bytes;
 use serde_json::{Value, json};
 use toolmend::{AssistantTurn, Session, Status, ToolCall};
 
-use super::sse::{Event, write};
+use super::sse::{Event, typed_event};
 use super::{
     Channel, Context, Transform, joined_markup, leftover, recovered_calls, run_markup_turn,
 };
@@ -56,24 +56,16 @@ pub(crate) struct AnthropicStream {
     notes: Annotations,
 }
 
-fn event_bytes(value: &Value) -> Bytes {
-    let name = value
-        .get("type")
-        .and_then(Value::as_str)
-        .unwrap_or("message");
-    write(Some(name), &value.to_string())
-}
-
 fn start_event(index: u64, block: Value) -> Bytes {
-    event_bytes(&json!({"type": "content_block_start", "index": index, "content_block": block}))
+    typed_event(&json!({"type": "content_block_start", "index": index, "content_block": block}))
 }
 
 fn delta_event(index: u64, delta: Value) -> Bytes {
-    event_bytes(&json!({"type": "content_block_delta", "index": index, "delta": delta}))
+    typed_event(&json!({"type": "content_block_delta", "index": index, "delta": delta}))
 }
 
 fn stop_event(index: u64) -> Bytes {
-    event_bytes(&json!({"type": "content_block_stop", "index": index}))
+    typed_event(&json!({"type": "content_block_stop", "index": index}))
 }
 
 /// The event with its `index` set to `out` (the raw bytes when it already is).
@@ -82,7 +74,7 @@ fn reindexed(raw: Bytes, mut value: Value, out: u64) -> Bytes {
         return raw;
     }
     value["index"] = json!(out);
-    event_bytes(&value)
+    typed_event(&value)
 }
 
 impl AnthropicStream {
@@ -340,7 +332,7 @@ impl Transform for AnthropicStream {
                                 } else if !released.is_empty() {
                                     value["delta"][key] = json!(released);
                                     value["index"] = json!(at);
-                                    out.push_back(event_bytes(&value));
+                                    out.push_back(typed_event(&value));
                                 }
                             }
                             _ => out.push_back(reindexed(event.raw, value, at)),
@@ -397,7 +389,7 @@ impl Transform for AnthropicStream {
                         if crate::mend::repairing(cx.config()) && value["delta"].is_object() =>
                     {
                         value["delta"]["stop_reason"] = json!(new);
-                        out.push_back(event_bytes(&value));
+                        out.push_back(typed_event(&value));
                     }
                     _ => out.push_back(event.raw),
                 }

@@ -17,7 +17,7 @@ use bytes::Bytes;
 use serde_json::{Value, json};
 use toolmend::{AssistantTurn, Session, ToolCall};
 
-use super::sse::{Event, write};
+use super::sse::{Event, typed_event};
 use super::{
     Channel, Context, Transform, joined_markup, leftover, recovered_calls, run_markup_turn,
 };
@@ -82,14 +82,6 @@ pub(crate) struct ResponsesStream {
     notes: Annotations,
 }
 
-fn event_bytes(value: &Value) -> Bytes {
-    let name = value
-        .get("type")
-        .and_then(Value::as_str)
-        .unwrap_or("message");
-    write(Some(name), &value.to_string())
-}
-
 fn u64_at(value: &Value, key: &str) -> Option<u64> {
     value.get(key).and_then(Value::as_u64)
 }
@@ -135,7 +127,7 @@ impl ResponsesStream {
         }
         match raw {
             Some(raw) if same => out.push_back(raw),
-            _ => out.push_back(event_bytes(&value)),
+            _ => out.push_back(typed_event(&value)),
         }
     }
 

@@ -112,6 +112,16 @@ fn parse(raw: Bytes) -> Event {
     Event { raw, event, data }
 }
 
+/// A JSON event written as SSE named by its `type` member (`message` when it has none), the
+/// framing of Anthropic's and OpenAI Responses' streams.
+pub(crate) fn typed_event(value: &serde_json::Value) -> Bytes {
+    let name = value
+        .get("type")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or("message");
+    write(Some(name), &value.to_string())
+}
+
 /// An event written as SSE (`event:` line when named, one `data:` line).
 pub(crate) fn write(event: Option<&str>, data: &str) -> Bytes {
     let mut out = String::with_capacity(data.len() + 32);
