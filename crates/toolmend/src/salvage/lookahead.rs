@@ -33,11 +33,24 @@ pub(super) enum Verdict {
     ClosesBeforeProse,
     /// The quote is content.
     Content,
+    /// Neither reading holds: taken as content, the string would swallow a value standing where
+    /// a key belongs (`"value3", ["arrayvalue1"] }`); taken as the closer, that value is out of
+    /// place. The parser refuses the text rather than guess.
+    Swallows,
 }
 
 /// Judges the quote whose closing delimiter ends just before `after`, inside a string value of
 /// the innermost container of `closers` (`b'}'` or `b']'` per open container, outermost first).
-pub(super) fn value_quote(bytes: &[u8], after: usize, closers: &[u8], fence: bool) -> Verdict {
+/// `words`: a bare word closed by a quote may be the next array element (`["a" b", "c"]`); only
+/// for the first quote of a string, since after a content quote (`["say "hi" there"]`) the same
+/// shape is quoted prose.
+pub(super) fn value_quote(
+    bytes: &[u8],
+    after: usize,
+    closers: &[u8],
+    fence: bool,
+    words: bool,
+) -> Verdict {
     let mut depth = closers.len();
     let mut p = after;
     let mut strays = 0;
@@ -86,6 +99,13 @@ pub(super) fn value_quote(bytes: &[u8], after: usize, closers: &[u8], fence: boo
             p += 1;
             continue;
         }
+        // A closer of the other kind that matches the container below (`[{"a": "b"], …`,
+        // `["a"}, {…}]`): the innermost closer is missing, and the parser closes both.
+        if (b == b'}' || b == b']') && depth >= 2 && closers[depth - 2] == b {
+            depth -= 2;
+            p += 1;
+            continue;
+        }
         // A closer of the other kind: the parser removes it as stray (`extra_closer_removed`).
         if (b == b'}' || b == b']') && strays < MAX_STRAYS {
             strays += 1;
@@ -93,21 +113,21 @@ pub(super) fn value_quote(bytes: &[u8], after: usize, closers: &[u8], fence: boo
             continue;
         }
         if b == b',' {
-            return if after_comma(bytes, p + 1, top) {
-                Verdict::Closes
-            } else {
-                Verdict::Content
-            };
+            return after_comma(bytes, p + 1, top, words);
         }
         // A missing comma: the next member (objects) or element (arrays) follows at once. The
         // token must end within the text: a quoted word ending the value (`"say "hi""}`) leaves
         // only `"}`, which is not a key.
         let next = match Quote::at(bytes, p) {
             Some(q) if top == b'}' => token_then(bytes, p, q, b":", false),
-            // Another string may follow with its comma missing too (`["a" "b" "c"]`).
-            Some(q) => token_then(bytes, p, q, b",]\"'", false),
+            // Another string may follow with its comma missing too (`["a" "b" "c"]`, `["b" 1`).
+            Some(q) => {
+                token_then(bytes, p, q, b",]\"'", false) || token_then_element(bytes, p, q, words)
+            }
             None if top == b'}' => scan::is_key_start(b) && bare_member(bytes, p),
-            None => bare_element(bytes, p),
+            // A word right after the quote (`["hello, "world"]`) is that string's content, not
+            // an element: only a word after a blank ends the string.
+            None => bare_element(bytes, p) || (words && p > after && word_element(bytes, p)),
         };
         return if next {
             Verdict::Closes
@@ -154,18 +174,23 @@ pub(super) fn member_after_comma(bytes: &[u8], p: usize) -> bool {
         && skip_gap(bytes, comma + 1).is_some_and(|q| continues_root(bytes, q))
 }
 
-/// Whether what follows a comma at `p` in a container closed by `top` starts a member (objects)
-/// or an element (arrays).
-fn after_comma(bytes: &[u8], p: usize, top: u8) -> bool {
+/// What a comma at `p` in a container closed by `top` says about the quote before it: a member
+/// (objects) or an element (arrays) after it closes the string; an array where a key belongs
+/// swallows structure either way ([`Verdict::Swallows`]).
+fn after_comma(bytes: &[u8], p: usize, top: u8, words: bool) -> Verdict {
+    let closes = |yes: bool| if yes { Verdict::Closes } else { Verdict::Content };
     let Some(p) = skip_gap(bytes, p) else {
-        return true;
+        return Verdict::Closes;
     };
-    let Some(&b) = bytes.get(p) else { return true };
+    let Some(&b) = bytes.get(p) else {
+        return Verdict::Closes;
+    };
     if b == top {
-        return true; // a trailing comma
+        return Verdict::Closes; // a trailing comma
     }
     match (top, Quote::at(bytes, p)) {
-        (b'}', Some(q)) => token_then(bytes, p, q, b":", true),
+        (b'}', Some(q)) => closes(token_then(bytes, p, q, b":", true)),
+        (b'}', None) if b == b'[' && array_value(bytes, p) => Verdict::Swallows,
         (b'}', None) if scan::is_key_start(b) => {
             let end = scan::key_end(bytes, p);
             // A key missing its opening quote (`,b":`) is a key too, as the parser reads it.
@@ -174,16 +199,106 @@ fn after_comma(bytes: &[u8], p: usize, top: u8) -> bool {
             } else {
                 end
             };
-            end - p > MAX_TOKEN || followed_by(bytes, end, b":")
+            // A bare word before a quoted key (`, COMMENT "notes": …`): the member is there, and
+            // the parser refuses the word.
+            let word_then_key = || {
+                skip_gap(bytes, end)
+                    .filter(|&k| k > end)
+                    .and_then(|k| Some((k, Quote::at(bytes, k)?)))
+                    .is_some_and(|(k, q)| opens_member(bytes, k, q))
+            };
+            closes(end - p > MAX_TOKEN || followed_by(bytes, end, b":") || word_then_key())
         }
-        (b'}', None) => false,
+        (b'}', None) => Verdict::Content,
         // `}` too: a closer of the wrong kind the parser reads as `]` (`["a", "b"}, "c": 1}`).
-        (_, Some(q)) => token_then(bytes, p, q, b",]}", true),
-        (_, None) => matches!(
-            b,
-            b'{' | b'[' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n' | b'T' | b'F' | b'N'
+        (_, Some(q)) => {
+            closes(token_then(bytes, p, q, b",]}", true) || token_then_element(bytes, p, q, words))
+        }
+        (_, None) => closes(
+            matches!(
+                b,
+                b'{' | b'[' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n' | b'T' | b'F' | b'N'
+            ) || (words && word_element(bytes, p)),
         ),
     }
+}
+
+/// Whether an array value starts at the `[` at `p`: another `[`, or a first element (a quoted
+/// token, a number or a literal) followed by `,`, or by `]` and then `,`, `}`, `]` or the end.
+/// Code in a string (`f("a", ["b"])`) goes on with something else after its `]`.
+fn array_value(bytes: &[u8], p: usize) -> bool {
+    let Some(e) = skip_gap(bytes, p + 1) else {
+        return false;
+    };
+    let Some(&b) = bytes.get(e) else {
+        return false;
+    };
+    if b == b'[' {
+        return true;
+    }
+    let end = match Quote::at(bytes, e) {
+        Some(q) => match token_end(bytes, e, q) {
+            Some(end) => end,
+            None => return false,
+        },
+        None if matches!(b, b'-' | b'0'..=b'9') => scan::number_end(bytes, e),
+        None => return false,
+    };
+    let Some(next) = skip_gap(bytes, end) else {
+        return false;
+    };
+    match bytes.get(next) {
+        Some(b',') => true,
+        Some(b']') => followed_by(bytes, next + 1, b",}]"),
+        _ => false,
+    }
+}
+
+/// Where the quoted token opened by `quote` at `p` ends (after its closing quote), within
+/// [`MAX_TOKEN`] bytes.
+fn token_end(bytes: &[u8], p: usize, quote: Quote) -> Option<usize> {
+    let mut i = p + quote.len();
+    let limit = (i + MAX_TOKEN).min(bytes.len());
+    while i < limit {
+        if bytes[i] == b'\\' {
+            i += 2;
+            continue;
+        }
+        if bytes[i] == quote.scan_byte() && quote.closes_at(bytes, i) {
+            return Some(i + quote.len());
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Whether the quoted token at `p` is followed by a non-string element (`["a" "b" 1`, `["a"
+/// b"]`): an array's elements with their commas missing.
+fn token_then_element(bytes: &[u8], p: usize, quote: Quote, words: bool) -> bool {
+    token_end(bytes, p, quote)
+        .and_then(|end| skip_gap(bytes, end))
+        .is_some_and(|next| {
+            next < bytes.len()
+                && (bare_element(bytes, next) || (words && word_element(bytes, next)))
+        })
+}
+
+/// A bare word at `p` in an array that ends the element: followed by a quote and then `,` or
+/// `]` (`["value1" value2", …]`, an element missing its opening quote, which the parser reads),
+/// or by `]` itself (`["a" comment]`, which the parser refuses). Content that goes on (`"go"
+/// now, then`) does neither.
+fn word_element(bytes: &[u8], p: usize) -> bool {
+    if !scan::is_key_start(bytes[p]) {
+        return false;
+    }
+    let end = scan::key_end(bytes, p);
+    if end - p > MAX_TOKEN || end >= bytes.len() {
+        return false;
+    }
+    if bytes[end] == b'"' {
+        return end + 1 < bytes.len() && followed_by(bytes, end + 1, b",]");
+    }
+    skip_gap(bytes, end).is_some_and(|q| bytes.get(q) == Some(&b']'))
 }
 
 /// Whether the quote at `p` opens a member: a quoted key, its `:` and the start of a value.
@@ -283,7 +398,7 @@ fn bare_element_then(bytes: &[u8], p: usize, next: &[u8]) -> bool {
     } else {
         std::str::from_utf8(token).is_ok_and(|t| t.parse::<f64>().is_ok())
     };
-    whole && end < bytes.len() && followed_by(bytes, end, next)
+    whole && (end == bytes.len() || followed_by(bytes, end, next))
 }
 
 /// Whether the quoted token opened by `quote` at `p` ends and is followed by one of `next`, or
@@ -306,8 +421,13 @@ fn token_then(bytes: &[u8], p: usize, quote: Quote, next: &[u8], at_end: bool) -
     i < bytes.len() || at_end
 }
 
+/// Whether the quoted token at `p` is a whole member value: it ends and `,` or `}` follows.
+pub(super) fn is_member_value(bytes: &[u8], p: usize, quote: Quote) -> bool {
+    token_then(bytes, p, quote, b",}", false)
+}
+
 /// Whether the first byte after whitespace at `p` is one of `next`, or the text ends first.
-fn followed_by(bytes: &[u8], p: usize, next: &[u8]) -> bool {
+pub(super) fn followed_by(bytes: &[u8], p: usize, next: &[u8]) -> bool {
     match skip_gap(bytes, p) {
         None => true,
         Some(p) => bytes.get(p).is_none_or(|b| next.contains(b)),
@@ -341,7 +461,7 @@ mod tests {
     use super::*;
 
     fn verdict(rest: &str, closers: &[u8]) -> Verdict {
-        value_quote(rest.as_bytes(), 0, closers, false)
+        value_quote(rest.as_bytes(), 0, closers, false, true)
     }
 
     #[test]
@@ -400,7 +520,7 @@ mod tests {
     fn prose_after_the_last_closer_is_flagged() {
         assert_eq!(verdict("} thanks", b"}"), Verdict::ClosesBeforeProse);
         assert_eq!(verdict("} {\"b\": 1}", b"}"), Verdict::Closes);
-        assert_eq!(value_quote(b"}\n```", 0, b"}", true), Verdict::Closes);
+        assert_eq!(value_quote(b"}\n```", 0, b"}", true, true), Verdict::Closes);
     }
 
     #[test]
