@@ -178,7 +178,13 @@ pub(super) fn member_after_comma(bytes: &[u8], p: usize) -> bool {
 /// (objects) or an element (arrays) after it closes the string; an array where a key belongs
 /// swallows structure either way ([`Verdict::Swallows`]).
 fn after_comma(bytes: &[u8], p: usize, top: u8, words: bool) -> Verdict {
-    let closes = |yes: bool| if yes { Verdict::Closes } else { Verdict::Content };
+    let closes = |yes: bool| {
+        if yes {
+            Verdict::Closes
+        } else {
+            Verdict::Content
+        }
+    };
     let Some(p) = skip_gap(bytes, p) else {
         return Verdict::Closes;
     };
@@ -223,9 +229,15 @@ fn after_comma(bytes: &[u8], p: usize, top: u8, words: bool) -> Verdict {
     }
 }
 
-/// Whether an array value starts at the `[` at `p`: another `[`, or a first element (a quoted
-/// token, a number or a literal) followed by `,`, or by `]` and then `,`, `}`, `]` or the end.
-/// Code in a string (`f("a", ["b"])`) goes on with something else after its `]`.
+/// Whether an array value starts at the `[` at `p`, after a comma in an object.
+///
+/// - Detects: an array where a key belongs (`"value3", ["arrayvalue1"] }`, or a missing `[`
+///   before `"r3a", "r3b"], [`): `[` and then another `[`, or a first element (a quoted token or
+///   a number) followed by `,`, or by `]` and then `,`, `}`, `]` or the end.
+/// - Does: makes the quote before the comma [`Verdict::Swallows`]: the content reading would
+///   swallow the array, the closing reading leaves it out of place, so the text is refused.
+/// - Never fires when: the `]` goes on with something else, as code does (`f("a", ["b"])`).
+/// - Example: `{"a": "x", ["y"] }` → refused; `{"c": "f("a", ["b"])"}` → one string.
 fn array_value(bytes: &[u8], p: usize) -> bool {
     let Some(e) = skip_gap(bytes, p + 1) else {
         return false;
@@ -272,8 +284,14 @@ fn token_end(bytes: &[u8], p: usize, quote: Quote) -> Option<usize> {
     None
 }
 
-/// Whether the quoted token at `p` is followed by a non-string element (`["a" "b" 1`, `["a"
-/// b"]`): an array's elements with their commas missing.
+/// Whether the quoted token at `p` is followed by a non-string element: an array's elements with
+/// their commas missing.
+///
+/// - Detects: `"b"` then a number, literal or container (`["a" "b" 1`), or (`words`) a bare word
+///   closed by a quote (`["a", "b" c"]`).
+/// - Does: lets the quote before the token close its string, as `"a" "b"` already does.
+/// - Never fires when: prose follows the token (`["say "hi" twice"]`).
+/// - Example: `["a" "b" "c" 1` → `["a", "b", "c", 1]`.
 fn token_then_element(bytes: &[u8], p: usize, quote: Quote, words: bool) -> bool {
     token_end(bytes, p, quote)
         .and_then(|end| skip_gap(bytes, end))
@@ -283,10 +301,15 @@ fn token_then_element(bytes: &[u8], p: usize, quote: Quote, words: bool) -> bool
         })
 }
 
-/// A bare word at `p` in an array that ends the element: followed by a quote and then `,` or
-/// `]` (`["value1" value2", …]`, an element missing its opening quote, which the parser reads),
-/// or by `]` itself (`["a" comment]`, which the parser refuses). Content that goes on (`"go"
-/// now, then`) does neither.
+/// A bare word at `p` in an array that ends the element.
+///
+/// - Detects: a word followed by a quote and then `,` or `]` (`["value1" value2", …]`, an
+///   element missing its opening quote, which the parser reads), or by `]` itself (`["a"
+///   comment]`, which the parser refuses rather than let the string swallow `],"good_one": [`).
+/// - Does: lets the quote before the word close its string.
+/// - Never fires when: the word goes on (`["He said "go" now, then left"]`), or after a quote
+///   already taken as content (the caller's `words`).
+/// - Example: `["value1" value2", "value3"]` → three strings.
 fn word_element(bytes: &[u8], p: usize) -> bool {
     if !scan::is_key_start(bytes[p]) {
         return false;
@@ -521,6 +544,46 @@ mod tests {
         assert_eq!(verdict("} thanks", b"}"), Verdict::ClosesBeforeProse);
         assert_eq!(verdict("} {\"b\": 1}", b"}"), Verdict::Closes);
         assert_eq!(value_quote(b"}\n```", 0, b"}", true, true), Verdict::Closes);
+    }
+
+    #[test]
+    fn an_array_where_a_key_belongs_swallows() {
+        for (rest, closers) in [
+            (", [\"arrayvalue1\"] }", &b"}"[..]),
+            ("], [\"r4a\", \"r4b\"]]}", b"}]"),
+            (", [[4, 5], [6]] }", b"}"),
+        ] {
+            assert_eq!(verdict(rest, closers), Verdict::Swallows, "{rest:?}");
+        }
+        // Code: the `]` goes on with `)`.
+        assert_eq!(verdict(", [\"b\"])\"}", b"}"), Verdict::Content);
+    }
+
+    #[test]
+    fn elements_missing_a_comma_or_an_opening_quote_close() {
+        assert_eq!(verdict(" \"c\" 1", b"]"), Verdict::Closes);
+        assert_eq!(verdict(" 1", b"]"), Verdict::Closes);
+        assert_eq!(verdict(" value2\", \"v\"]", b"]"), Verdict::Closes);
+        assert_eq!(verdict(" comment]", b"]"), Verdict::Closes);
+        assert_eq!(verdict(", value2\", \"v\"]", b"]"), Verdict::Closes);
+        // Only for the first quote of a string.
+        let rest = b" there\"]";
+        assert_eq!(value_quote(rest, 0, b"]", false, false), Verdict::Content);
+        // A word right after the quote is content.
+        assert_eq!(verdict("world\"]", b"]"), Verdict::Content);
+        assert_eq!(verdict(" now, then\"]", b"]"), Verdict::Content);
+    }
+
+    #[test]
+    fn a_closer_matching_the_container_below_closes_both() {
+        assert_eq!(verdict("], \"key2\": 1}", b"}]}"), Verdict::Closes);
+        assert_eq!(verdict("}, {\"p\": 1}]}", b"}]}]"), Verdict::Closes);
+    }
+
+    #[test]
+    fn a_bare_word_before_a_quoted_key_closes() {
+        assert_eq!(verdict(", COMMENT \"notes\": 1}", b"}"), Verdict::Closes);
+        assert_eq!(verdict(", and \"more\" words\"}", b"}"), Verdict::Content);
     }
 
     #[test]

@@ -360,9 +360,13 @@ impl<'a> Parser<'a> {
             let below = self.closers[self.closers.len() - 2];
             below == b
         } {
-            // `[{"a": "b"], "c": 1}`, `["a"}, {…}]`: a closer of the other kind that matches the
-            // container below: the innermost container's closer is missing, and this one closes
-            // both (reported as the closer it replaces).
+            // A closer of the other kind that matches the container below.
+            // - Detects: `[{"a": "b"], "c": 1}`, `["a"}, {…}]` (after the member case above).
+            // - Does: the innermost container's closer is missing, and this one closes both
+            //   (reported as `extra_closer_removed`, the closer it stands for).
+            // - Never fires when: the container below is of the innermost kind (`{"a": [1}`
+            //   then `}` is a stray, as before).
+            // - Example: `{"a": [{"k": 1], "b": 2}` → `{"a": [{"k": 1}], "b": 2}`.
             self.log.note(RepairKind::ExtraCloserRemoved, self.pos);
             self.pos += 1;
             if let Some(root) = self.pop(stack, expect) {

@@ -189,9 +189,15 @@ impl Parser<'_> {
         Some(Str::Closed(std::mem::take(out)))
     }
 
-    /// Whether the first quote of an array element is followed by `:` (`["key": "value"]`): an
-    /// object whose `{` is missing, or two strings whose comma is; which one cannot be told, so
-    /// the element is refused rather than read as one string that swallowed the colon.
+    /// Whether the first quote of an array element is followed by `:`.
+    ///
+    /// - Detects: `["key": "value"]`, `['a': {…}]`: an object whose `{` is missing, or two
+    ///   strings whose comma is; which one cannot be told.
+    /// - Does: the string is refused ([`Str::Broken`]), so the call is invalid rather than one
+    ///   string that swallowed the colon.
+    /// - Never fires when: the string is an object's value, or a quote in it was already taken
+    ///   as content (`["note "x": y"]` is prose).
+    /// - Example: `["key":"value"]` → refused.
     fn key_in_array(&self, after: usize) -> bool {
         self.closers.last() == Some(&b']')
             && self.bytes.get(scan::skip_ws(self.bytes, after)) == Some(&b':')
@@ -225,9 +231,17 @@ impl Parser<'_> {
         None
     }
 
-    /// A bare key and its colon before the content quote at `at` (`"first, b: "second"}`): the
-    /// offset of the comma before the key when the quote opens a whole string followed by `,`
-    /// or `}`, so the string value opened at `open` is missing its closing quote there.
+    /// A bare key and its colon before the content quote at `at`: the offset of the comma
+    /// before the key.
+    ///
+    /// - Detects: `"first, b: "second"}`: `,` a bare key `:` and a whole string followed by `,`
+    ///   or `}`, so the string value opened at `open` is missing its closing quote before the
+    ///   comma.
+    /// - Does: as for `, "key":`, the second reading ends the string at the comma
+    ///   (`quote_inserted`), the first travels along for the schema.
+    /// - Never fires when: the key is longer than [`MAX_BARE_KEY`], or the string after the
+    ///   colon goes on (`"ratio, b: "x" y"`).
+    /// - Example: `{"a": "first, b: "second"}` → `{"a": "first", "b": "second"}`.
     fn bare_key_before(&self, open: usize, colon: usize, at: usize, quote: Quote) -> Option<usize> {
         let body = open + 1;
         let mut p = colon;
