@@ -159,6 +159,10 @@ fn code_in_a_string_keeps_its_brackets_and_quotes() {
     // `, [` in code goes on with something other than a member after its `]`.
     let (value, _) = one(r#"{"code": "print("a", ["b"])"}"#);
     assert_eq!(value, json!({"code": "print(\"a\", [\"b\"])"}));
+    let (value, _) = one(r#"{"code": "f("a", ["b", "c"], 1)"}"#);
+    assert_eq!(value, json!({"code": "f(\"a\", [\"b\", \"c\"], 1)"}));
+    let (value, _) = one(r#"{"code": "x = ["a", ["b"], ["c"]]"}"#);
+    assert_eq!(value, json!({"code": "x = [\"a\", [\"b\"], [\"c\"]]"}));
     let (value, _) = one(r#"{"text": "He said "go" now, then left"}"#);
     assert_eq!(value, json!({"text": "He said \"go\" now, then left"}));
     let (value, _) = one(r#"{"k": ["hello, "world"]}"#);

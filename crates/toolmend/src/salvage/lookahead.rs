@@ -21,6 +21,10 @@ const MAX_TOKEN: usize = 256;
 
 /// Most stray closers (of the wrong kind) skipped in one look-ahead, as the parser would.
 const MAX_STRAYS: usize = 2;
+/// Most arrays in a row read where a key belongs (see [`array_value`]).
+const MAX_ARRAYS: usize = 3;
+/// Most bytes of one such array.
+const MAX_ARRAY: usize = 2 * MAX_TOKEN;
 
 /// The look-ahead's answer for one quote.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -232,37 +236,97 @@ fn after_comma(bytes: &[u8], p: usize, top: u8, words: bool) -> Verdict {
 /// Whether an array value starts at the `[` at `p`, after a comma in an object.
 ///
 /// - Detects: an array where a key belongs (`"value3", ["arrayvalue1"] }`, or a missing `[`
-///   before `"r3a", "r3b"], [`): `[` and then another `[`, or a first element (a quoted token or
-///   a number) followed by `,`, or by `]` and then `,`, `}`, `]` or the end.
+///   before `"r3a", "r3b"], [`): whole arrays of quoted tokens, numbers, literals and arrays
+///   (at most [`MAX_ARRAYS`] in a row, each within [`MAX_ARRAY`] bytes), then the end of the
+///   text, a member, or closers before a comma or the end.
 /// - Does: makes the quote before the comma [`Verdict::Swallows`]: the content reading would
 ///   swallow the array, the closing reading leaves it out of place, so the text is refused.
-/// - Never fires when: the `]` goes on with something else, as code does (`f("a", ["b"])`).
+/// - Never fires when: the arrays go on with something else, as code does (`f("a", ["b"])`,
+///   `f("a", ["b"], 1)`, `x = ["a", ["b"]]"`).
 /// - Example: `{"a": "x", ["y"] }` → refused; `{"c": "f("a", ["b"])"}` → one string.
-fn array_value(bytes: &[u8], p: usize) -> bool {
-    let Some(e) = skip_gap(bytes, p + 1) else {
-        return false;
-    };
-    let Some(&b) = bytes.get(e) else {
-        return false;
-    };
-    if b == b'[' {
-        return true;
+fn array_value(bytes: &[u8], mut p: usize) -> bool {
+    for _ in 0..MAX_ARRAYS {
+        let Some(end) = array_end(bytes, p) else {
+            return false;
+        };
+        let Some(next) = skip_gap(bytes, end) else {
+            return false;
+        };
+        match bytes.get(next) {
+            None => return true,
+            Some(b',') => {
+                let Some(q) = skip_gap(bytes, next + 1) else {
+                    return false;
+                };
+                match (bytes.get(q), Quote::at(bytes, q)) {
+                    (None, _) => return true,
+                    (Some(b'['), _) => p = q,
+                    (_, Some(quote)) => return opens_member(bytes, q, quote),
+                    _ => return false,
+                }
+            }
+            Some(b'}' | b']') => return closers_then_end(bytes, next),
+            Some(_) => return false,
+        }
     }
-    let end = match Quote::at(bytes, e) {
-        Some(q) => match token_end(bytes, e, q) {
-            Some(end) => end,
-            None => return false,
-        },
-        None if matches!(b, b'-' | b'0'..=b'9') => scan::number_end(bytes, e),
-        None => return false,
-    };
-    let Some(next) = skip_gap(bytes, end) else {
-        return false;
-    };
-    match bytes.get(next) {
-        Some(b',') => true,
-        Some(b']') => followed_by(bytes, next + 1, b",}]"),
-        _ => false,
+    true
+}
+
+/// Whether the closers at `p` (with blanks between) reach the end of the text or a comma.
+fn closers_then_end(bytes: &[u8], mut p: usize) -> bool {
+    for _ in 0..MAX_ARRAYS {
+        p += 1;
+        let Some(next) = skip_gap(bytes, p) else {
+            return false;
+        };
+        match bytes.get(next) {
+            None | Some(b',') => return true,
+            Some(b'}' | b']') => p = next,
+            Some(_) => return false,
+        }
+    }
+    false
+}
+
+/// Where the array opened at `p` ends (after its `]`), when it holds only quoted tokens,
+/// numbers, literals and arrays and ends within [`MAX_ARRAY`] bytes.
+fn array_end(bytes: &[u8], p: usize) -> Option<usize> {
+    let limit = p + MAX_ARRAY;
+    let mut depth = 0usize;
+    let mut i = p;
+    loop {
+        i = skip_gap(bytes, i)?;
+        if i >= limit {
+            return None;
+        }
+        let b = *bytes.get(i)?;
+        i = match (b, Quote::at(bytes, i)) {
+            (b'[', _) => {
+                depth += 1;
+                i + 1
+            }
+            (b']', _) => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+                i + 1
+            }
+            (b',', _) => i + 1,
+            (_, Some(quote)) => token_end(bytes, i, quote)?,
+            (b'-' | b'0'..=b'9', _) => scan::number_end(bytes, i),
+            (b'a'..=b'z' | b'A'..=b'Z', _) => {
+                let end = scan::word_end(bytes, i);
+                if !matches!(
+                    &bytes[i..end],
+                    b"true" | b"false" | b"null" | b"True" | b"False" | b"None"
+                ) {
+                    return None;
+                }
+                end
+            }
+            _ => return None,
+        };
     }
 }
 
@@ -555,8 +619,14 @@ mod tests {
         ] {
             assert_eq!(verdict(rest, closers), Verdict::Swallows, "{rest:?}");
         }
-        // Code: the `]` goes on with `)`.
-        assert_eq!(verdict(", [\"b\"])\"}", b"}"), Verdict::Content);
+        // Code: the `]` goes on with `)`, `, 1)` or `]"`.
+        for rest in [
+            ", [\"b\"])\"}",
+            ", [\"b\", \"c\"], 1)\"}",
+            ", [\"b\"], [\"c\"]]\"}",
+        ] {
+            assert_eq!(verdict(rest, b"}"), Verdict::Content, "{rest:?}");
+        }
     }
 
     #[test]
