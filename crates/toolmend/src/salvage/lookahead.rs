@@ -7,6 +7,10 @@
 //! after a missing comma, or the end of the text. Anything else (`x`, `)`, `:`, `;`) means the
 //! quote belongs to the content.
 //!
+//! One shape is neither: a whole array standing where a key belongs after the comma (`"v",
+//! ["x"] }`). Taken as content the string swallows it, taken as the closer it is out of place,
+//! so the look-ahead says [`Verdict::Swallows`] and the parser refuses the text.
+//!
 //! Every step is bounded (whitespace, key length, the open containers), so one check costs a
 //! constant and salvage stays linear however many quotes the content holds.
 
