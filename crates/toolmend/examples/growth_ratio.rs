@@ -291,6 +291,17 @@ fn cases() -> Vec<Case> {
             ));
         })
     }));
+    // Every quote is followed by `, [` and an array the look-ahead reads up to its limit before
+    // it finds no end (issue #11 §1: an array where a key belongs).
+    cases.push(salvage_case("quotes before `, [` arrays", |n| {
+        let text = format!("{{\"k\": \"{}\"}}", "x\", [\"x\", [".repeat(n));
+        Box::new(move || {
+            let _ = black_box(salvage(
+                black_box(&text),
+                &SalvageOptions::default().with_max_bytes(usize::MAX),
+            ));
+        })
+    }));
     cases.push(salvage_case("nested arrays ×100, wide", |n| {
         let text = format!("{}{}", "[".repeat(100), "1,".repeat(n));
         Box::new(move || {

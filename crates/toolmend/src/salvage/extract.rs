@@ -331,11 +331,14 @@ mod tests {
             s.values,
             [json!({"key1": ["value1", "value2"], "key2": ["value3"]})]
         );
-        // Before an element, not a member: a stray closer as before; nothing is dropped, and
-        // the closers it leaves missing make the value a closed truncation.
+        // Before an element, not a member: the `]` is missing, and the `}` closes the array and
+        // the object both (the `{"p": …}` after it is the next element of the outer array).
         let s = read(r#"{"n": [{"p": ["a"}, {"p": ["b"]}]}"#);
-        assert_eq!(s.values, [json!({"n": [{"p": ["a", {"p": ["b"]}]}]})]);
-        assert!(s.truncated);
+        assert_eq!(s.values, [json!({"n": [{"p": ["a"]}, {"p": ["b"]}]})]);
+        assert!(!s.truncated && s.has(RepairKind::ExtraCloserRemoved));
+        // `]` for `}` inside an array: the object's `}` is missing, and the `]` closes both.
+        let s = read(r#"{"array": [{"key": "value"], "key2": 1}"#);
+        assert_eq!(s.values, [json!({"array": [{"key": "value"}], "key2": 1})]);
     }
 
     #[test]

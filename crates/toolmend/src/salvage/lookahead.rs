@@ -7,6 +7,10 @@
 //! after a missing comma, or the end of the text. Anything else (`x`, `)`, `:`, `;`) means the
 //! quote belongs to the content.
 //!
+//! One shape is neither: a whole array standing where a key belongs after the comma (`"v",
+//! ["x"] }`). Taken as content the string swallows it, taken as the closer it is out of place,
+//! so the look-ahead says [`Verdict::Swallows`] and the parser refuses the text.
+//!
 //! Every step is bounded (whitespace, key length, the open containers), so one check costs a
 //! constant and salvage stays linear however many quotes the content holds.
 
@@ -21,6 +25,10 @@ const MAX_TOKEN: usize = 256;
 
 /// Most stray closers (of the wrong kind) skipped in one look-ahead, as the parser would.
 const MAX_STRAYS: usize = 2;
+/// Most arrays in a row read where a key belongs (see [`array_value`]).
+const MAX_ARRAYS: usize = 3;
+/// Most bytes of one such array.
+const MAX_ARRAY: usize = 2 * MAX_TOKEN;
 
 /// The look-ahead's answer for one quote.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,11 +41,24 @@ pub(super) enum Verdict {
     ClosesBeforeProse,
     /// The quote is content.
     Content,
+    /// Neither reading holds: taken as content, the string would swallow a value standing where
+    /// a key belongs (`"value3", ["arrayvalue1"] }`); taken as the closer, that value is out of
+    /// place. The parser refuses the text rather than guess.
+    Swallows,
 }
 
 /// Judges the quote whose closing delimiter ends just before `after`, inside a string value of
 /// the innermost container of `closers` (`b'}'` or `b']'` per open container, outermost first).
-pub(super) fn value_quote(bytes: &[u8], after: usize, closers: &[u8], fence: bool) -> Verdict {
+/// `words`: a bare word closed by a quote may be the next array element (`["a" b", "c"]`); only
+/// for the first quote of a string, since after a content quote (`["say "hi" there"]`) the same
+/// shape is quoted prose.
+pub(super) fn value_quote(
+    bytes: &[u8],
+    after: usize,
+    closers: &[u8],
+    fence: bool,
+    words: bool,
+) -> Verdict {
     let mut depth = closers.len();
     let mut p = after;
     let mut strays = 0;
@@ -86,6 +107,13 @@ pub(super) fn value_quote(bytes: &[u8], after: usize, closers: &[u8], fence: boo
             p += 1;
             continue;
         }
+        // A closer of the other kind that matches the container below (`[{"a": "b"], …`,
+        // `["a"}, {…}]`): the innermost closer is missing, and the parser closes both.
+        if (b == b'}' || b == b']') && depth >= 2 && closers[depth - 2] == b {
+            depth -= 2;
+            p += 1;
+            continue;
+        }
         // A closer of the other kind: the parser removes it as stray (`extra_closer_removed`).
         if (b == b'}' || b == b']') && strays < MAX_STRAYS {
             strays += 1;
@@ -93,21 +121,21 @@ pub(super) fn value_quote(bytes: &[u8], after: usize, closers: &[u8], fence: boo
             continue;
         }
         if b == b',' {
-            return if after_comma(bytes, p + 1, top) {
-                Verdict::Closes
-            } else {
-                Verdict::Content
-            };
+            return after_comma(bytes, p + 1, top, words);
         }
         // A missing comma: the next member (objects) or element (arrays) follows at once. The
         // token must end within the text: a quoted word ending the value (`"say "hi""}`) leaves
         // only `"}`, which is not a key.
         let next = match Quote::at(bytes, p) {
             Some(q) if top == b'}' => token_then(bytes, p, q, b":", false),
-            // Another string may follow with its comma missing too (`["a" "b" "c"]`).
-            Some(q) => token_then(bytes, p, q, b",]\"'", false),
+            // Another string may follow with its comma missing too (`["a" "b" "c"]`, `["b" 1`).
+            Some(q) => {
+                token_then(bytes, p, q, b",]\"'", false) || token_then_element(bytes, p, q, words)
+            }
             None if top == b'}' => scan::is_key_start(b) && bare_member(bytes, p),
-            None => bare_element(bytes, p),
+            // A word right after the quote (`["hello, "world"]`) is that string's content, not
+            // an element: only a word after a blank ends the string.
+            None => bare_element(bytes, p) || (words && p > after && word_element(bytes, p)),
         };
         return if next {
             Verdict::Closes
@@ -154,18 +182,29 @@ pub(super) fn member_after_comma(bytes: &[u8], p: usize) -> bool {
         && skip_gap(bytes, comma + 1).is_some_and(|q| continues_root(bytes, q))
 }
 
-/// Whether what follows a comma at `p` in a container closed by `top` starts a member (objects)
-/// or an element (arrays).
-fn after_comma(bytes: &[u8], p: usize, top: u8) -> bool {
-    let Some(p) = skip_gap(bytes, p) else {
-        return true;
+/// What a comma at `p` in a container closed by `top` says about the quote before it: a member
+/// (objects) or an element (arrays) after it closes the string; an array where a key belongs
+/// swallows structure either way ([`Verdict::Swallows`]).
+fn after_comma(bytes: &[u8], p: usize, top: u8, words: bool) -> Verdict {
+    let closes = |yes: bool| {
+        if yes {
+            Verdict::Closes
+        } else {
+            Verdict::Content
+        }
     };
-    let Some(&b) = bytes.get(p) else { return true };
+    let Some(p) = skip_gap(bytes, p) else {
+        return Verdict::Closes;
+    };
+    let Some(&b) = bytes.get(p) else {
+        return Verdict::Closes;
+    };
     if b == top {
-        return true; // a trailing comma
+        return Verdict::Closes; // a trailing comma
     }
     match (top, Quote::at(bytes, p)) {
-        (b'}', Some(q)) => token_then(bytes, p, q, b":", true),
+        (b'}', Some(q)) => closes(token_then(bytes, p, q, b":", true)),
+        (b'}', None) if b == b'[' && array_value(bytes, p) => Verdict::Swallows,
         (b'}', None) if scan::is_key_start(b) => {
             let end = scan::key_end(bytes, p);
             // A key missing its opening quote (`,b":`) is a key too, as the parser reads it.
@@ -174,16 +213,183 @@ fn after_comma(bytes: &[u8], p: usize, top: u8) -> bool {
             } else {
                 end
             };
-            end - p > MAX_TOKEN || followed_by(bytes, end, b":")
+            // A bare word before a quoted key (`, COMMENT "notes": …`): the member is there, and
+            // the parser refuses the word.
+            let word_then_key = || {
+                skip_gap(bytes, end)
+                    .filter(|&k| k > end)
+                    .and_then(|k| Some((k, Quote::at(bytes, k)?)))
+                    .is_some_and(|(k, q)| opens_member(bytes, k, q))
+            };
+            closes(end - p > MAX_TOKEN || followed_by(bytes, end, b":") || word_then_key())
         }
-        (b'}', None) => false,
+        (b'}', None) => Verdict::Content,
         // `}` too: a closer of the wrong kind the parser reads as `]` (`["a", "b"}, "c": 1}`).
-        (_, Some(q)) => token_then(bytes, p, q, b",]}", true),
-        (_, None) => matches!(
-            b,
-            b'{' | b'[' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n' | b'T' | b'F' | b'N'
+        (_, Some(q)) => {
+            closes(token_then(bytes, p, q, b",]}", true) || token_then_element(bytes, p, q, words))
+        }
+        (_, None) => closes(
+            matches!(
+                b,
+                b'{' | b'[' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n' | b'T' | b'F' | b'N'
+            ) || (words && word_element(bytes, p)),
         ),
     }
+}
+
+/// Whether an array value starts at the `[` at `p`, after a comma in an object.
+///
+/// - Detects: an array where a key belongs (`"value3", ["arrayvalue1"] }`, or a missing `[`
+///   before `"r3a", "r3b"], [`): whole arrays of quoted tokens, numbers, literals and arrays
+///   (at most [`MAX_ARRAYS`] in a row, each within [`MAX_ARRAY`] bytes), then the end of the
+///   text, a member, or closers before a comma or the end.
+/// - Does: makes the quote before the comma [`Verdict::Swallows`]: the content reading would
+///   swallow the array, the closing reading leaves it out of place, so the text is refused.
+/// - Never fires when: the arrays go on with something else, as code does (`f("a", ["b"])`,
+///   `f("a", ["b"], 1)`, `x = ["a", ["b"]]"`).
+/// - Example: `{"a": "x", ["y"] }` → refused; `{"c": "f("a", ["b"])"}` → one string.
+fn array_value(bytes: &[u8], mut p: usize) -> bool {
+    for _ in 0..MAX_ARRAYS {
+        let Some(end) = array_end(bytes, p) else {
+            return false;
+        };
+        let Some(next) = skip_gap(bytes, end) else {
+            return false;
+        };
+        match bytes.get(next) {
+            None => return true,
+            Some(b',') => {
+                let Some(q) = skip_gap(bytes, next + 1) else {
+                    return false;
+                };
+                match (bytes.get(q), Quote::at(bytes, q)) {
+                    (None, _) => return true,
+                    (Some(b'['), _) => p = q,
+                    (_, Some(quote)) => return opens_member(bytes, q, quote),
+                    _ => return false,
+                }
+            }
+            Some(b'}' | b']') => return closers_then_end(bytes, next),
+            Some(_) => return false,
+        }
+    }
+    true
+}
+
+/// Whether the closers at `p` (with blanks between) reach the end of the text or a comma.
+fn closers_then_end(bytes: &[u8], mut p: usize) -> bool {
+    for _ in 0..MAX_ARRAYS {
+        p += 1;
+        let Some(next) = skip_gap(bytes, p) else {
+            return false;
+        };
+        match bytes.get(next) {
+            None | Some(b',') => return true,
+            Some(b'}' | b']') => p = next,
+            Some(_) => return false,
+        }
+    }
+    false
+}
+
+/// Where the array opened at `p` ends (after its `]`), when it holds only quoted tokens,
+/// numbers, literals and arrays and ends within [`MAX_ARRAY`] bytes.
+fn array_end(bytes: &[u8], p: usize) -> Option<usize> {
+    let limit = p + MAX_ARRAY;
+    let mut depth = 0usize;
+    let mut i = p;
+    loop {
+        i = skip_gap(bytes, i)?;
+        if i >= limit {
+            return None;
+        }
+        let b = *bytes.get(i)?;
+        i = match (b, Quote::at(bytes, i)) {
+            (b'[', _) => {
+                depth += 1;
+                i + 1
+            }
+            (b']', _) => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+                i + 1
+            }
+            (b',', _) => i + 1,
+            (_, Some(quote)) => token_end(bytes, i, quote)?,
+            (b'-' | b'0'..=b'9', _) => scan::number_end(bytes, i),
+            (b'a'..=b'z' | b'A'..=b'Z', _) => {
+                let end = scan::word_end(bytes, i);
+                if !matches!(
+                    &bytes[i..end],
+                    b"true" | b"false" | b"null" | b"True" | b"False" | b"None"
+                ) {
+                    return None;
+                }
+                end
+            }
+            _ => return None,
+        };
+    }
+}
+
+/// Where the quoted token opened by `quote` at `p` ends (after its closing quote), within
+/// [`MAX_TOKEN`] bytes.
+fn token_end(bytes: &[u8], p: usize, quote: Quote) -> Option<usize> {
+    let mut i = p + quote.len();
+    let limit = (i + MAX_TOKEN).min(bytes.len());
+    while i < limit {
+        if bytes[i] == b'\\' {
+            i += 2;
+            continue;
+        }
+        if bytes[i] == quote.scan_byte() && quote.closes_at(bytes, i) {
+            return Some(i + quote.len());
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Whether the quoted token at `p` is followed by a non-string element: an array's elements with
+/// their commas missing.
+///
+/// - Detects: `"b"` then a number, literal or container (`["a" "b" 1`), or (`words`) a bare word
+///   closed by a quote (`["a", "b" c"]`).
+/// - Does: lets the quote before the token close its string, as `"a" "b"` already does.
+/// - Never fires when: prose follows the token (`["say "hi" twice"]`).
+/// - Example: `["a" "b" "c" 1` → `["a", "b", "c", 1]`.
+fn token_then_element(bytes: &[u8], p: usize, quote: Quote, words: bool) -> bool {
+    token_end(bytes, p, quote)
+        .and_then(|end| skip_gap(bytes, end))
+        .is_some_and(|next| {
+            next < bytes.len()
+                && (bare_element(bytes, next) || (words && word_element(bytes, next)))
+        })
+}
+
+/// A bare word at `p` in an array that ends the element.
+///
+/// - Detects: a word followed by a quote and then `,` or `]` (`["value1" value2", …]`, an
+///   element missing its opening quote, which the parser reads), or by `]` itself (`["a"
+///   comment]`, which the parser refuses rather than let the string swallow `],"good_one": [`).
+/// - Does: lets the quote before the word close its string.
+/// - Never fires when: the word goes on (`["He said "go" now, then left"]`), or after a quote
+///   already taken as content (the caller's `words`).
+/// - Example: `["value1" value2", "value3"]` → three strings.
+fn word_element(bytes: &[u8], p: usize) -> bool {
+    if !scan::is_key_start(bytes[p]) {
+        return false;
+    }
+    let end = scan::key_end(bytes, p);
+    if end - p > MAX_TOKEN || end >= bytes.len() {
+        return false;
+    }
+    if bytes[end] == b'"' {
+        return end + 1 < bytes.len() && followed_by(bytes, end + 1, b",]");
+    }
+    skip_gap(bytes, end).is_some_and(|q| bytes.get(q) == Some(&b']'))
 }
 
 /// Whether the quote at `p` opens a member: a quoted key, its `:` and the start of a value.
@@ -283,7 +489,7 @@ fn bare_element_then(bytes: &[u8], p: usize, next: &[u8]) -> bool {
     } else {
         std::str::from_utf8(token).is_ok_and(|t| t.parse::<f64>().is_ok())
     };
-    whole && end < bytes.len() && followed_by(bytes, end, next)
+    whole && (end == bytes.len() || followed_by(bytes, end, next))
 }
 
 /// Whether the quoted token opened by `quote` at `p` ends and is followed by one of `next`, or
@@ -306,8 +512,13 @@ fn token_then(bytes: &[u8], p: usize, quote: Quote, next: &[u8], at_end: bool) -
     i < bytes.len() || at_end
 }
 
+/// Whether the quoted token at `p` is a whole member value: it ends and `,` or `}` follows.
+pub(super) fn is_member_value(bytes: &[u8], p: usize, quote: Quote) -> bool {
+    token_then(bytes, p, quote, b",}", false)
+}
+
 /// Whether the first byte after whitespace at `p` is one of `next`, or the text ends first.
-fn followed_by(bytes: &[u8], p: usize, next: &[u8]) -> bool {
+pub(super) fn followed_by(bytes: &[u8], p: usize, next: &[u8]) -> bool {
     match skip_gap(bytes, p) {
         None => true,
         Some(p) => bytes.get(p).is_none_or(|b| next.contains(b)),
@@ -341,7 +552,7 @@ mod tests {
     use super::*;
 
     fn verdict(rest: &str, closers: &[u8]) -> Verdict {
-        value_quote(rest.as_bytes(), 0, closers, false)
+        value_quote(rest.as_bytes(), 0, closers, false, true)
     }
 
     #[test]
@@ -400,7 +611,53 @@ mod tests {
     fn prose_after_the_last_closer_is_flagged() {
         assert_eq!(verdict("} thanks", b"}"), Verdict::ClosesBeforeProse);
         assert_eq!(verdict("} {\"b\": 1}", b"}"), Verdict::Closes);
-        assert_eq!(value_quote(b"}\n```", 0, b"}", true), Verdict::Closes);
+        assert_eq!(value_quote(b"}\n```", 0, b"}", true, true), Verdict::Closes);
+    }
+
+    #[test]
+    fn an_array_where_a_key_belongs_swallows() {
+        for (rest, closers) in [
+            (", [\"arrayvalue1\"] }", &b"}"[..]),
+            ("], [\"r4a\", \"r4b\"]]}", b"}]"),
+            (", [[4, 5], [6]] }", b"}"),
+        ] {
+            assert_eq!(verdict(rest, closers), Verdict::Swallows, "{rest:?}");
+        }
+        // Code: the `]` goes on with `)`, `, 1)` or `]"`.
+        for rest in [
+            ", [\"b\"])\"}",
+            ", [\"b\", \"c\"], 1)\"}",
+            ", [\"b\"], [\"c\"]]\"}",
+        ] {
+            assert_eq!(verdict(rest, b"}"), Verdict::Content, "{rest:?}");
+        }
+    }
+
+    #[test]
+    fn elements_missing_a_comma_or_an_opening_quote_close() {
+        assert_eq!(verdict(" \"c\" 1", b"]"), Verdict::Closes);
+        assert_eq!(verdict(" 1", b"]"), Verdict::Closes);
+        assert_eq!(verdict(" value2\", \"v\"]", b"]"), Verdict::Closes);
+        assert_eq!(verdict(" comment]", b"]"), Verdict::Closes);
+        assert_eq!(verdict(", value2\", \"v\"]", b"]"), Verdict::Closes);
+        // Only for the first quote of a string.
+        let rest = b" there\"]";
+        assert_eq!(value_quote(rest, 0, b"]", false, false), Verdict::Content);
+        // A word right after the quote is content.
+        assert_eq!(verdict("world\"]", b"]"), Verdict::Content);
+        assert_eq!(verdict(" now, then\"]", b"]"), Verdict::Content);
+    }
+
+    #[test]
+    fn a_closer_matching_the_container_below_closes_both() {
+        assert_eq!(verdict("], \"key2\": 1}", b"}]}"), Verdict::Closes);
+        assert_eq!(verdict("}, {\"p\": 1}]}", b"}]}]"), Verdict::Closes);
+    }
+
+    #[test]
+    fn a_bare_word_before_a_quoted_key_closes() {
+        assert_eq!(verdict(", COMMENT \"notes\": 1}", b"}"), Verdict::Closes);
+        assert_eq!(verdict(", and \"more\" words\"}", b"}"), Verdict::Content);
     }
 
     #[test]

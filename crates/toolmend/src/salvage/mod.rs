@@ -18,7 +18,9 @@
 //!   flag stays set. A first value that kept nothing (`{"pa`) is an error instead.
 //! - `alternative` when a string value's end was ambiguous: `"New York, "gender": "male"}`
 //!   reads with the closing quote inserted before `, "gender":` (`quote_inserted`), and the
-//!   reading where the quotes are content travels along; the caller's schema decides.
+//!   reading where the quotes are content travels along; the caller's schema decides. The same
+//!   for a string the text ends inside right before the closers of every open container
+//!   (`{"key": ["value]}` → `["value"]`), which stays `truncated`.
 //! - Typed errors: [`SalvageErrorKind::NoJson`] for prose, [`SalvageErrorKind::Syntax`] for
 //!   broken JSON, [`SalvageErrorKind::NonFinite`] for `NaN`/`Infinity`, and the size and depth
 //!   limits. Garbage never becomes `{}`.

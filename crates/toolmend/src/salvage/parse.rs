@@ -114,6 +114,10 @@ pub(super) struct Parser<'a> {
     /// turns it on when the first met such a place ([`Run::quote_insertable`]).
     pub(super) insert_quotes: bool,
     pub(super) quote_insertable: bool,
+    /// A string value the text ended inside was closed before the closers it ended with
+    /// (`quote_inserted`): the text may as well have been cut inside the string, so the run
+    /// stays flagged as truncated.
+    pub(super) closed_at_end: bool,
     /// The closer of each open container, outermost first, for the look-ahead.
     pub(super) closers: Vec<u8>,
     pub(super) progressed: bool,
@@ -145,6 +149,7 @@ impl<'a> Parser<'a> {
             extended_member: false,
             insert_quotes: false,
             quote_insertable: false,
+            closed_at_end: false,
             closers: Vec::new(),
             progressed: false,
         }
@@ -165,7 +170,7 @@ impl<'a> Parser<'a> {
             self.progressed = false;
             match self.parse_value() {
                 Ok((value, cut)) => {
-                    truncated |= cut;
+                    truncated |= cut || self.closed_at_end;
                     // A cut-off value that kept nothing (`{"pa`) is not evidence of anything.
                     let empty = cut && holds_nothing(&value);
                     if empty && values.is_empty() {
@@ -351,13 +356,32 @@ impl<'a> Parser<'a> {
             self.log.note(RepairKind::ExtraCloserRemoved, self.pos);
             self.pos += 1;
             return Ok(self.pop(stack, expect));
+        } else if (b == b'}' || b == b']') && self.closers.len() >= 2 && {
+            let below = self.closers[self.closers.len() - 2];
+            below == b
+        } {
+            // A closer of the other kind that matches the container below.
+            // - Detects: `[{"a": "b"], "c": 1}`, `["a"}, {…}]` (after the member case above).
+            // - Does: the innermost container's closer is missing, and this one closes both
+            //   (reported as `extra_closer_removed`, the closer it stands for).
+            // - Never fires when: the container below is of the innermost kind (`{"a": [1}`
+            //   then `}` is a stray, as before).
+            // - Example: `{"a": [{"k": 1], "b": 2}` → `{"a": [{"k": 1}], "b": 2}`.
+            self.log.note(RepairKind::ExtraCloserRemoved, self.pos);
+            self.pos += 1;
+            if let Some(root) = self.pop(stack, expect) {
+                return Ok(Some(root));
+            }
+            return Ok(self.pop(stack, expect));
         } else if b == b'}' || b == b']' {
             self.stray_closer();
         } else if in_object && (Quote::at(self.bytes, self.pos).is_some() || scan::is_key_start(b))
         {
             self.log.note(RepairKind::CommaInserted, self.pos);
             *expect = Expect::Key { comma: None };
-        } else if !in_object && starts_value(self.bytes, self.pos) {
+        } else if !in_object
+            && (starts_value(self.bytes, self.pos) || self.quoted_word_end(self.pos).is_some())
+        {
             self.log.note(RepairKind::CommaInserted, self.pos);
             *expect = Expect::Element { comma: None };
         } else {
@@ -483,6 +507,8 @@ impl<'a> Parser<'a> {
                         Str::Cut(s) => return Ok(Step::Cut(Some(Value::String(s)))),
                         Str::Broken(at) => return Err(self.error(SalvageErrorKind::Syntax, at)),
                     }
+                } else if let Some(word) = self.word_missing_open_quote() {
+                    Value::String(word)
                 } else if b.is_ascii_alphabetic() {
                     match self.read_word()? {
                         Some(value) => value,
@@ -552,6 +578,36 @@ impl<'a> Parser<'a> {
             Err(_) if end == self.bytes.len() => Ok(None),
             Err(_) => Err(self.error(SalvageErrorKind::Syntax, start)),
         }
+    }
+
+    /// An array element missing its opening quote: a bare word, its closing quote, then `,` or
+    /// `]`.
+    ///
+    /// - Detects: `["value1", value2", "value3"]` (and `["value1" value2"]`, where the look-ahead
+    ///   ended the first string before the word).
+    /// - Does: reads the word as the string it closes (`quote_inserted`).
+    /// - Never fires when: outside an array, when the word is not followed at once by its quote,
+    ///   or when that quote is followed by something other than `,` or `]`.
+    /// - Example: `["a" b", "c"]` → `["a", "b", "c"]`.
+    fn word_missing_open_quote(&mut self) -> Option<String> {
+        let end = self.quoted_word_end(self.pos)?;
+        self.log.note(RepairKind::QuoteInserted, self.pos);
+        let word = self.text[self.pos..end].to_owned();
+        self.pos = end + 1;
+        Some(word)
+    }
+
+    /// Where the bare word at `pos` ends (at its closing quote) when it is an array element
+    /// missing its opening quote (see [`Self::word_missing_open_quote`]).
+    fn quoted_word_end(&self, pos: usize) -> Option<usize> {
+        if self.closers.last() != Some(&b']') || !scan::is_key_start(self.bytes[pos]) {
+            return None;
+        }
+        let end = scan::key_end(self.bytes, pos);
+        (self.bytes.get(end) == Some(&b'"')
+            && end + 1 < self.bytes.len()
+            && super::lookahead::followed_by(self.bytes, end + 1, b",]"))
+        .then_some(end)
     }
 
     /// A literal: `true`/`false`/`null`, Python's `True`/`False`/`None` (repaired), `NaN` and

@@ -17,6 +17,10 @@ use crate::RepairKind;
 
 /// Most blanks between a comma and the key after it for a missing closing quote to be seen.
 const MAX_BLANKS_BEFORE_KEY: usize = 16;
+/// Most bytes of a bare key read backwards from its colon (`"first, b: "second"`).
+const MAX_BARE_KEY: usize = 64;
+/// Most blanks read backwards at the end of the text around a run of closers.
+const MAX_BLANKS_AT_END: usize = 64;
 
 /// A string read from the text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,10 +29,11 @@ pub(super) enum Str {
     Closed(String),
     /// The text ended inside it; what was read so far (a partial escape is dropped).
     Cut(String),
-    /// The text ended inside it, but an escaped quote in it was followed by what closes the
-    /// string (`"C:\\me\\"}`): the string was probably closed by a raw backslash and a quote,
-    /// so closing it at the end of the text would keep the delimiters as content. Refused at
-    /// the offset of that quote.
+    /// Refused at the offset of a quote. The text ended inside it, but an escaped quote in it
+    /// was followed by what closes the string (`"C:\\me\\"}`): the string was probably closed
+    /// by a raw backslash and a quote, so closing it at the end of the text would keep the
+    /// delimiters as content. Or a quote neither closes it nor is content
+    /// ([`Verdict::Swallows`], an array element `"key":`).
     Broken(usize),
 }
 
@@ -73,11 +78,18 @@ impl Parser<'_> {
         let mut out = String::new();
         let mut hinted = false;
         let mut escapes = Escapes::default();
+        // A quote was kept as content in this string.
+        let mut content_quote = false;
         loop {
             let i = scan::find_string_special(self.bytes, self.pos, quote.scan_byte());
             out.push_str(&self.text[self.pos..i]);
             self.pos = i;
             let Some(&b) = self.bytes.get(i) else {
+                if role == Role::Value && escapes.escaped_closer.is_none() {
+                    if let Some(s) = self.closed_before_end(open + quote.len(), &mut out) {
+                        return s;
+                    }
+                }
                 return cut_string(out, &escapes);
             };
             if !hinted && b != quote.scan_byte() {
@@ -110,7 +122,17 @@ impl Parser<'_> {
                 continue;
             }
             let after = i + quote.len();
-            if role == Role::Key || self.quote_closes(i, after, &out) {
+            if role == Role::Value && !content_quote && self.key_in_array(after) {
+                return Str::Broken(i);
+            }
+            let closes = match role {
+                Role::Key => true,
+                Role::Value => match self.quote_closes(i, after, &out, !content_quote) {
+                    Some(closes) => closes,
+                    None => return Str::Broken(i),
+                },
+            };
+            if closes {
                 if self.content_quotes.iter().any(|&q| open < q && q < i) {
                     let next = scan::skip_ws(self.bytes, after);
                     self.extended_member |= self.bytes.get(next) == Some(&b',');
@@ -133,8 +155,52 @@ impl Parser<'_> {
             }
             self.log.note(RepairKind::QuotesNormalized, i);
             out.push_str(&self.text[i..after]);
+            content_quote = true;
             self.pos = after;
         }
+    }
+
+    /// Closes a string value the text ended inside before the run of closers it ends with, when
+    /// that run closes every open container: the closing quote is missing, the text is whole.
+    ///
+    /// - Detects: the text ends (after blanks and a closing fence) with exactly the closers of
+    ///   the open containers, innermost first (`{"key": ["value]}`, `{"a": "fox. }`).
+    /// - Does: in the second reading ([`Parser::insert_quotes`]), ends the string before that run
+    ///   and its blanks (`quote_inserted`), so the closers close the containers; the first
+    ///   reading (cut off and closed) travels along as the alternative for the schema to judge.
+    ///   Both readings stay flagged as truncated: the text may as well have been cut there.
+    /// - Never fires when: the run is missing a closer or has one too many, or the content
+    ///   before it opens a bracket it does not close (`"function() { return 1; }` is cut code).
+    /// - Example: `{"key": ["value]}` → `{"key": ["value"]}`.
+    fn closed_before_end(&mut self, body: usize, out: &mut String) -> Option<Str> {
+        let run = closer_run_at_end(self.bytes, body, &self.closers)?;
+        let content = out.len().checked_sub(self.bytes.len() - run)?;
+        if opens_a_bracket(&out[..content]) {
+            return None;
+        }
+        if !self.insert_quotes {
+            self.quote_insertable = true;
+            return None;
+        }
+        out.truncate(content);
+        self.closed_at_end = true;
+        self.log.note(RepairKind::QuoteInserted, run);
+        self.pos = run;
+        Some(Str::Closed(std::mem::take(out)))
+    }
+
+    /// Whether the first quote of an array element is followed by `:`.
+    ///
+    /// - Detects: `["key": "value"]`, `['a': {…}]`: an object whose `{` is missing, or two
+    ///   strings whose comma is; which one cannot be told.
+    /// - Does: the string is refused ([`Str::Broken`]), so the call is invalid rather than one
+    ///   string that swallowed the colon.
+    /// - Never fires when: the string is an object's value, or a quote in it was already taken
+    ///   as content (`["note "x": y"]` is prose).
+    /// - Example: `["key":"value"]` → refused.
+    fn key_in_array(&self, after: usize) -> bool {
+        self.closers.last() == Some(&b']')
+            && self.bytes.get(scan::skip_ws(self.bytes, after)) == Some(&b':')
     }
 
     /// Where the closing quote of the string value opened at `open` is missing, if the content
@@ -158,26 +224,65 @@ impl Parser<'_> {
                 b',' => {
                     return lookahead::is_element(self.bytes, at, quote).then_some(comma);
                 }
+                b':' if in_object => return self.bare_key_before(open, comma, at, quote),
                 _ => return None,
             }
         }
         None
     }
 
-    /// Whether the quote at `at` (ending before `after`) closes the current string value.
-    fn quote_closes(&mut self, at: usize, after: usize, read: &str) -> bool {
-        if self.content_quotes.contains(&at) {
-            return false;
+    /// A bare key and its colon before the content quote at `at`: the offset of the comma
+    /// before the key.
+    ///
+    /// - Detects: `"first, b: "second"}`: `,` a bare key `:` and a whole string followed by `,`
+    ///   or `}`, so the string value opened at `open` is missing its closing quote before the
+    ///   comma.
+    /// - Does: as for `, "key":`, the second reading ends the string at the comma
+    ///   (`quote_inserted`), the first travels along for the schema.
+    /// - Never fires when: the key is longer than [`MAX_BARE_KEY`], or the string after the
+    ///   colon goes on (`"ratio, b: "x" y"`).
+    /// - Example: `{"a": "first, b: "second"}` → `{"a": "first", "b": "second"}`.
+    fn bare_key_before(&self, open: usize, colon: usize, at: usize, quote: Quote) -> Option<usize> {
+        let body = open + 1;
+        let mut p = colon;
+        while p > body && colon - p < MAX_BLANKS_BEFORE_KEY && scan::is_ws(self.bytes[p - 1]) {
+            p -= 1;
         }
-        match lookahead::value_quote(self.bytes, after, &self.closers, self.fence) {
-            Verdict::Closes => true,
+        let key_end = p;
+        while p > body && key_end - p < MAX_BARE_KEY && scan::is_key_byte(self.bytes[p - 1]) {
+            p -= 1;
+        }
+        if p == key_end || !scan::is_key_start(self.bytes[p]) {
+            return None;
+        }
+        let mut comma = p;
+        while comma > body && p - comma < MAX_BLANKS_BEFORE_KEY {
+            comma -= 1;
+            match self.bytes[comma] {
+                b' ' | b'\t' | b'\n' | b'\r' => {}
+                b',' => return lookahead::is_member_value(self.bytes, at, quote).then_some(comma),
+                _ => return None,
+            }
+        }
+        None
+    }
+
+    /// Whether the quote at `at` (ending before `after`) closes the current string value;
+    /// `None` when it neither closes it nor is content ([`Verdict::Swallows`]).
+    fn quote_closes(&mut self, at: usize, after: usize, read: &str, first: bool) -> Option<bool> {
+        if self.content_quotes.contains(&at) {
+            return Some(false);
+        }
+        match lookahead::value_quote(self.bytes, after, &self.closers, self.fence, first) {
+            Verdict::Closes => Some(true),
             Verdict::ClosesBeforeProse => {
                 self.top_close_quote = Some(at);
                 // Once per run: the quote ends the run.
                 self.top_close_open_bracket = opens_a_bracket(read);
-                true
+                Some(true)
             }
-            Verdict::Content => false,
+            Verdict::Content => Some(false),
+            Verdict::Swallows => None,
         }
     }
 
@@ -253,7 +358,8 @@ impl Parser<'_> {
         if (escapes.escaped_closer.is_some() && !escapes.raw) || next >= self.bytes.len() {
             return None;
         }
-        if lookahead::value_quote(self.bytes, after, &self.closers, self.fence) != Verdict::Closes {
+        let verdict = lookahead::value_quote(self.bytes, after, &self.closers, self.fence, false);
+        if verdict != Verdict::Closes {
             return None;
         }
         if escapes.raw {
@@ -355,6 +461,34 @@ fn prove_raw(out: &mut String, escapes: &mut Escapes) {
     rebuilt.push_str(&out[from..]);
     *out = rebuilt;
     escapes.decoded = Vec::new();
+}
+
+/// Where a run of closers at the end of the text starts (with the blanks before it), when it
+/// closes every container of `closers` (outermost first), innermost first, and nothing else;
+/// blanks and a closing fence may follow it. `body` is where the string's content starts.
+fn closer_run_at_end(bytes: &[u8], body: usize, closers: &[u8]) -> Option<usize> {
+    if closers.is_empty() {
+        return None;
+    }
+    let blanks = |mut end: usize| {
+        let from = end;
+        while end > body && from - end < MAX_BLANKS_AT_END && scan::is_ws(bytes[end - 1]) {
+            end -= 1;
+        }
+        end
+    };
+    let mut end = blanks(bytes.len());
+    if end >= body + 3 && &bytes[end - 3..end] == b"```" {
+        end = blanks(end - 3);
+    }
+    for &closer in closers {
+        if end > body && bytes[end - 1] == closer {
+            end = blanks(end - 1);
+        } else {
+            return None;
+        }
+    }
+    Some(end)
 }
 
 /// Four hex digits at `at`.
