@@ -98,3 +98,37 @@ fn the_slow_path_starts_from_what_the_fast_path_read() {
     assert_eq!(call.status, Status::Repaired);
     assert_eq!(call.arguments_text, r#"{"limit":7}"#);
 }
+
+/// A salvaged call's text copies the plain strings salvage found already written as serde_json
+/// writes them, and writes the rest: byte for byte `serde_json::to_string` of the value either
+/// way, whatever the escapes (`\/`, `\u`, raw backslashes, raw newlines), repairs, duplicate keys
+/// or rules that changed the value.
+#[test]
+fn salvaged_text_is_what_serde_json_writes() {
+    let any = mender(json!({"type": "object"}));
+    let typed = mender(json!({"type": "object", "properties": {"n": {"type": "integer"}}}));
+    let texts = [
+        r#"{"content": "a\"b\\c\nd\te\bf\fg\rh", "n": 1,}"#,
+        r#"{"content": "slash \/ and \u00e9 and \u0001", "flag": True}"#,
+        r#"{"content": "C:\Users\me", "other": "plain \"q\"", "n": 1,}"#,
+        "{\"content\": \"raw\nnewline\", \"other\": \"x\\ny\",}",
+        r#"{"a": "first", "a": "second", "b": "c",}"#,
+        r#"{"a": "x" + "y", "b": "z", 'c': 'w'}"#,
+        r#"{"a": {"inner": "x\ny"}, "b": ["p", "q"], "c": "r",}"#,
+        r#"Here: {"a": "x", "n": "5"} done"#,
+        "```json\n{\"a\": \"é → 日本\", \"n\": 2}\n```",
+        r#"{"code": "print("x")", "n": 1,}"#,
+    ];
+    for text in texts {
+        for m in [&any, &typed] {
+            let call = m.repair_call("t", text);
+            assert_eq!(call.status, Status::Repaired, "{text}: {:?}", call.error);
+            let value = call.arguments.as_ref().expect("a value");
+            assert_eq!(
+                call.arguments_text,
+                serde_json::to_string(value).unwrap(),
+                "{text}"
+            );
+        }
+    }
+}
