@@ -132,3 +132,39 @@ fn salvaged_text_is_what_serde_json_writes() {
         }
     }
 }
+
+proptest::proptest! {
+    /// The same on generated objects: members whose values are plain, escaped (`\/`, `\u`),
+    /// single-quoted, raw or nested strings, Python literals and numbers, with a trailing comma
+    /// or prose around them.
+    #[test]
+    fn salvaged_text_is_what_serde_json_writes_on_generated_calls(
+        members in proptest::collection::vec(
+            (
+                "[a-z]{1,6}",
+                proptest::prop_oneof![
+                    "\"([a-z \\]\\[{}:,.]|\\\\[\"\\\\/bfnrt]|\\\\u00e9|\\\\u0001){0,24}\"",
+                    "'[a-z \"]{0,12}'",
+                    "\"[a-z]{0,6}\n[a-z]{0,6}\"",
+                    "\"C:\\\\[A-Z][a-z]{0,6}\"",
+                    "\\{\"in\": \"[a-z\\\\]{0,8}\"\\}",
+                    "(True|False|None|-?[0-9]{1,4}(\\.[0-9]{1,3})?)",
+                ],
+            ),
+            1..6,
+        ),
+        trailing in proptest::bool::ANY,
+        prose in proptest::bool::ANY,
+    ) {
+        let body: Vec<String> = members.iter().map(|(k, v)| format!("\"{k}\": {v}")).collect();
+        let mut text = format!("{{{}{}}}", body.join(", "), if trailing { "," } else { "" });
+        if prose {
+            text = format!("Sure: {text} done.");
+        }
+        let call = mender(json!({"type": "object"})).repair_call("t", &text);
+        if call.status == Status::Repaired {
+            let value = call.arguments.as_ref().expect("a value");
+            proptest::prop_assert_eq!(&call.arguments_text, &serde_json::to_string(value).unwrap());
+        }
+    }
+}
