@@ -98,3 +98,73 @@ fn the_slow_path_starts_from_what_the_fast_path_read() {
     assert_eq!(call.status, Status::Repaired);
     assert_eq!(call.arguments_text, r#"{"limit":7}"#);
 }
+
+/// A salvaged call's text copies the plain strings salvage found already written as serde_json
+/// writes them, and writes the rest: byte for byte `serde_json::to_string` of the value either
+/// way, whatever the escapes (`\/`, `\u`, raw backslashes, raw newlines), repairs, duplicate keys
+/// or rules that changed the value.
+#[test]
+fn salvaged_text_is_what_serde_json_writes() {
+    let any = mender(json!({"type": "object"}));
+    let typed = mender(json!({"type": "object", "properties": {"n": {"type": "integer"}}}));
+    let texts = [
+        r#"{"content": "a\"b\\c\nd\te\bf\fg\rh", "n": 1,}"#,
+        r#"{"content": "slash \/ and \u00e9 and \u0001", "flag": True}"#,
+        r#"{"content": "C:\Users\me", "other": "plain \"q\"", "n": 1,}"#,
+        "{\"content\": \"raw\nnewline\", \"other\": \"x\\ny\",}",
+        r#"{"a": "first", "a": "second", "b": "c",}"#,
+        r#"{"a": "x" + "y", "b": "z", 'c': 'w'}"#,
+        r#"{"a": {"inner": "x\ny"}, "b": ["p", "q"], "c": "r",}"#,
+        r#"Here: {"a": "x", "n": "5"} done"#,
+        "```json\n{\"a\": \"é → 日本\", \"n\": 2}\n```",
+        r#"{"code": "print("x")", "n": 1,}"#,
+    ];
+    for text in texts {
+        for m in [&any, &typed] {
+            let call = m.repair_call("t", text);
+            assert_eq!(call.status, Status::Repaired, "{text}: {:?}", call.error);
+            let value = call.arguments.as_ref().expect("a value");
+            assert_eq!(
+                call.arguments_text,
+                serde_json::to_string(value).unwrap(),
+                "{text}"
+            );
+        }
+    }
+}
+
+proptest::proptest! {
+    /// The same on generated objects: members whose values are plain, escaped (`\/`, `\u`),
+    /// single-quoted, raw or nested strings, Python literals and numbers, with a trailing comma
+    /// or prose around them.
+    #[test]
+    fn salvaged_text_is_what_serde_json_writes_on_generated_calls(
+        members in proptest::collection::vec(
+            (
+                "[a-z]{1,6}",
+                proptest::prop_oneof![
+                    "\"([a-z \\]\\[{}:,.]|\\\\[\"\\\\/bfnrt]|\\\\u00e9|\\\\u0001){0,24}\"",
+                    "'[a-z \"]{0,12}'",
+                    "\"[a-z]{0,6}\n[a-z]{0,6}\"",
+                    "\"C:\\\\[A-Z][a-z]{0,6}\"",
+                    "\\{\"in\": \"[a-z\\\\]{0,8}\"\\}",
+                    "(True|False|None|-?[0-9]{1,4}(\\.[0-9]{1,3})?)",
+                ],
+            ),
+            1..6,
+        ),
+        trailing in proptest::bool::ANY,
+        prose in proptest::bool::ANY,
+    ) {
+        let body: Vec<String> = members.iter().map(|(k, v)| format!("\"{k}\": {v}")).collect();
+        let mut text = format!("{{{}{}}}", body.join(", "), if trailing { "," } else { "" });
+        if prose {
+            text = format!("Sure: {text} done.");
+        }
+        let call = mender(json!({"type": "object"})).repair_call("t", &text);
+        if call.status == Status::Repaired {
+            let value = call.arguments.as_ref().expect("a value");
+            proptest::prop_assert_eq!(&call.arguments_text, &serde_json::to_string(value).unwrap());
+        }
+    }
+}

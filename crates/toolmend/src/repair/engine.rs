@@ -8,7 +8,7 @@ use super::failures::Failures;
 use super::pointer;
 use super::rules::{Fix, Place, RULES, Site, md_link_unwrapped, relational_default};
 use super::schema::SchemaView;
-use super::splice::splice;
+use super::splice::{compact_with_spans, splice};
 use crate::salvage::{self, SalvageError, SalvageErrorKind, SalvageOptions};
 use crate::{Limits, Repair, RepairKind, Tool};
 
@@ -199,7 +199,11 @@ pub(crate) fn mend_arguments(
             }
             match values.pop() {
                 Some(value) => match salvaged.alternative {
-                    None => mend_value(tool, value, repairs, limits),
+                    None => {
+                        let mut mended = mend_value(tool, value, repairs, limits);
+                        write_salvaged(&mut mended, raw, &salvaged.spans);
+                        mended
+                    }
                     Some(other) => mend_either(tool, value, other, repairs, limits),
                 },
                 None => Mended::rejected(Rejection::Schema, Vec::new()),
@@ -216,6 +220,23 @@ pub(crate) fn mend_arguments(
                 None => Mended::rejected(Rejection::Syntax(error), Vec::new()),
             }
         }
+    }
+}
+
+/// Writes the text of a call repaired by salvage alone, copying from `raw` what salvage found
+/// already written as serde_json writes it (`spans`): the same bytes as
+/// [`super::compact`] (issue #11 §3). A call a rule changed is left to be written from its
+/// value, since the spans describe the value salvage read.
+fn write_salvaged(mended: &mut Mended, raw: &str, spans: &[Option<std::ops::Range<usize>>]) {
+    if spans.iter().all(Option::is_none)
+        || !matches!(mended.verdict, Verdict::Repaired)
+        || mended.text.is_some()
+        || !mended.repairs.iter().all(|r| r.kind.is_syntax())
+    {
+        return;
+    }
+    if let Some(value) = &mended.value {
+        mended.text = Some(compact_with_spans(value, raw, spans));
     }
 }
 

@@ -315,6 +315,38 @@ pub(crate) fn compact(value: &Value, hint: usize) -> String {
     out
 }
 
+/// [`compact`], copying from `text` each member value of the root object whose canonical text
+/// salvage found there (`spans`, one per member in order; see
+/// [`crate::salvage::Salvaged::spans`]): the large string of a call is then copied once instead
+/// of being written again escape by escape.
+pub(crate) fn compact_with_spans(
+    value: &Value,
+    text: &str,
+    spans: &[Option<std::ops::Range<usize>>],
+) -> String {
+    let Value::Object(map) = value else {
+        return compact(value, text.len());
+    };
+    if spans.len() != map.len() {
+        return compact(value, text.len());
+    }
+    let mut out = String::with_capacity(text.len());
+    out.push('{');
+    for (i, ((key, item), span)) in map.iter().zip(spans).enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write_string(&mut out, key);
+        out.push(':');
+        match span.as_ref().and_then(|span| text.get(span.clone())) {
+            Some(copied) => out.push_str(copied),
+            None => write_compact(&mut out, item),
+        }
+    }
+    out.push('}');
+    out
+}
+
 fn write_compact(out: &mut String, value: &Value) {
     match value {
         Value::Null => out.push_str("null"),

@@ -87,6 +87,7 @@ fn empty(offset: usize) -> Salvaged {
         dropped_keys: Vec::new(),
         truncated: false,
         alternative: None,
+        spans: Vec::new(),
     }
 }
 
@@ -116,6 +117,8 @@ fn double_encoded(
                 dropped_keys,
                 truncated: s.truncated || cut,
                 alternative: s.alternative,
+                // Offsets into the decoded string, not into the text.
+                spans: Vec::new(),
             })
         }
         Ok(_) => Err(no_json()),

@@ -232,6 +232,7 @@ fn finish(run: Run, extra: RepairLog) -> Salvaged {
         dropped_keys,
         truncated: run.truncated,
         alternative: run.alternative,
+        spans: run.spans,
     }
 }
 

@@ -44,6 +44,7 @@
 //! - `entry` ([`salvage`]): size guard, empty arguments, double encoding;
 //! - `extract`: where the JSON is (at the start, in a fence, among prose);
 //! - `parse`: the explicit-stack parser, values back to back;
+//! - `plain`: the fast read of a string value that is plain JSON;
 //! - `strings`: delimiters, escapes and the content policies;
 //! - `lookahead`: whether a quote inside a value closes it;
 //! - `truncation`: closing a value the text ended inside;
@@ -55,6 +56,7 @@ mod extract;
 mod lookahead;
 mod memo;
 mod parse;
+mod plain;
 mod repairs;
 mod scan;
 mod strings;
@@ -146,6 +148,12 @@ pub struct Salvaged {
     /// ([`RepairKind::QuoteInserted`]), this one the reading where the string swallowed what
     /// follows. The schema decides: the caller takes this one only when it alone validates.
     pub alternative: Option<Value>,
+    /// When [`Self::values`] is one object: per member, in order, where in the text its value
+    /// is already written as serde_json writes it (a plain string with no `\/` or `\u` escape,
+    /// read without repair), so that the call's text copies it (issue #11 §3). Empty when it
+    /// does not line up with the object (several values, a root key sent twice, a text other
+    /// than the input).
+    pub(crate) spans: Vec<Option<std::ops::Range<usize>>>,
 }
 
 impl Salvaged {

@@ -6,6 +6,8 @@
 //! of frames, never in recursion, so depth is bounded by [`super::SalvageOptions::max_depth`]
 //! with a typed error instead of a stack overflow.
 
+use std::ops::Range;
+
 use serde_json::{Map, Number, Value};
 
 use super::SalvageErrorKind;
@@ -43,6 +45,9 @@ pub(super) struct Run {
     pub(super) quote_insertable: bool,
     /// The first reading of the value, when this run inserted quotes (see [`super::Salvaged`]).
     pub(super) alternative: Option<Value>,
+    /// Where the text of each member of the one value (an object) is already what serde_json
+    /// writes for it; empty when the run found several values (see [`super::Salvaged::spans`]).
+    pub(super) spans: Vec<Option<Range<usize>>>,
 }
 
 /// Why a run failed.
@@ -121,6 +126,14 @@ pub(super) struct Parser<'a> {
     /// The closer of each open container, outermost first, for the look-ahead.
     pub(super) closers: Vec<u8>,
     pub(super) progressed: bool,
+    /// A string value was not plain: later ones go straight to strings.rs (see [`super::plain`]).
+    pub(super) plain_gave_up: bool,
+    /// The canonical text of the value about to be emitted, if it has one.
+    value_span: Option<Range<usize>>,
+    /// Per member of the root object being read, in order: its value's canonical text.
+    spans: Vec<Option<Range<usize>>>,
+    /// A root member was sent twice, so `spans` no longer lines up with the object.
+    spans_void: bool,
 }
 
 /// Whether the single value read hit the end of the text.
@@ -152,6 +165,10 @@ impl<'a> Parser<'a> {
             closed_at_end: false,
             closers: Vec::new(),
             progressed: false,
+            plain_gave_up: false,
+            value_span: None,
+            spans: Vec::new(),
+            spans_void: false,
         }
     }
 
@@ -162,6 +179,7 @@ impl<'a> Parser<'a> {
         let mut truncated = false;
         let mut prose_after = None;
         let mut after_fence = None;
+        let mut first_spans = Vec::new();
         'values: loop {
             let value_start = self.pos;
             let saved = (values.is_empty())
@@ -179,6 +197,9 @@ impl<'a> Parser<'a> {
                         return Err(e);
                     }
                     if !empty {
+                        if values.is_empty() && !self.spans_void {
+                            first_spans = std::mem::take(&mut self.spans);
+                        }
                         values.push(value);
                     }
                     if cut {
@@ -237,7 +258,6 @@ impl<'a> Parser<'a> {
             }
         }
         Ok(Run {
-            values,
             log: self.log,
             truncated,
             prose_after,
@@ -248,6 +268,12 @@ impl<'a> Parser<'a> {
             extended_member: self.extended_member,
             quote_insertable: self.quote_insertable,
             alternative: None,
+            spans: if values.len() == 1 {
+                first_spans
+            } else {
+                Vec::new()
+            },
+            values,
         })
     }
 
@@ -255,6 +281,8 @@ impl<'a> Parser<'a> {
     pub(super) fn parse_value(&mut self) -> Parsed {
         let mut stack: Vec<Frame> = Vec::new();
         self.closers.clear();
+        self.spans.clear();
+        self.spans_void = false;
         let mut expect = Expect::Value;
         loop {
             self.skip_blank();
@@ -490,7 +518,28 @@ impl<'a> Parser<'a> {
                 None => return Ok(Step::Cut(None)),
             },
             _ => {
-                if let Some(quote) = Quote::at(self.bytes, self.pos) {
+                let quote = Quote::at(self.bytes, self.pos);
+                let open = self.pos;
+                let plain = (quote == Some(Quote::Double))
+                    .then(|| self.read_plain_string())
+                    .flatten();
+                if let Some(plain) = plain {
+                    let (mut s, after) = (plain.text, self.pos);
+                    match self.concatenation(&mut s) {
+                        Joined::Closed => {
+                            // Nothing joined on: the string's text is the quotes and what
+                            // lies between them.
+                            if plain.canonical && self.pos == after {
+                                self.value_span = Some(open..after);
+                            }
+                            Value::String(s)
+                        }
+                        Joined::Cut => return Ok(Step::Cut(Some(Value::String(s)))),
+                        Joined::Broken(at) => {
+                            return Err(self.error(SalvageErrorKind::Syntax, at));
+                        }
+                    }
+                } else if let Some(quote) = quote {
                     match self.read_string(quote, Role::Value) {
                         Str::Closed(mut s) => match self.concatenation(&mut s) {
                             Joined::Closed => Value::String(s),
@@ -656,6 +705,7 @@ impl<'a> Parser<'a> {
         value: Value,
     ) -> Option<Value> {
         *expect = Expect::Next;
+        let span = self.value_span.take();
         let Some((last, outer)) = stack.split_last_mut() else {
             return Some(value);
         };
@@ -665,6 +715,9 @@ impl<'a> Parser<'a> {
                     if map.contains_key(&key) {
                         // The last value wins, as in serde_json; the earlier one is reported.
                         self.log.drop_key(pointer_to(outer, &key), self.pos);
+                        self.spans_void |= outer.is_empty();
+                    } else if outer.is_empty() {
+                        self.spans.push(span);
                     }
                     map.insert(key, value);
                 }

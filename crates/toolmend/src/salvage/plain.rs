@@ -1,0 +1,173 @@
+//! The fast read of a plain string value (issue #11 §3).
+//!
+//! Nearly every string a model sends is plain JSON, even in a call that is not: a `"`-quoted
+//! value with only JSON's escapes, no raw control character, closed by a quote the look-ahead
+//! accepts. [`super::strings`] reads such a string as JSON decodes it; its heuristics only act on
+//! what a plain string never holds (a quote the look-ahead rejects, an escape JSON does not know,
+//! a raw control character, the end of the text), and the bookkeeping they need (decoded
+//! escapes kept for a backslash proved raw, a look-ahead at every `\"`) is most of its cost on a
+//! large `content` field. This reader skips it, and gives up, consuming nothing, at the first
+//! byte that is not plain: the string is then read again by [`super::strings`], from its quote.
+//! After one such give-up a run reads every later string the long way, so at most one string
+//! per run is read twice.
+//!
+//! It also tells whether the string's text is already what serde_json writes for it (no `\/`
+//! and no `\u` escape), so that the call's `arguments_text` copies it instead of writing it
+//! again ([`super::Salvaged::spans`]).
+
+use super::lookahead::{self, Verdict};
+use super::parse::Parser;
+use super::scan;
+
+/// A plain string value, decoded.
+#[derive(Debug)]
+pub(super) struct Plain {
+    /// The content.
+    pub(super) text: String,
+    /// The source text, quotes included, is the string as serde_json writes it.
+    pub(super) canonical: bool,
+}
+
+impl Parser<'_> {
+    /// Reads the `"`-quoted string value at the current position if it is plain JSON; `None`,
+    /// with nothing consumed, when it is not (or a retry is taking quotes as content).
+    pub(super) fn read_plain_string(&mut self) -> Option<Plain> {
+        if self.plain_gave_up || !self.content_quotes.is_empty() {
+            return None;
+        }
+        let read = self.plain_from(self.pos);
+        if read.is_none() {
+            self.plain_gave_up = true;
+        }
+        read
+    }
+
+    fn plain_from(&mut self, open: usize) -> Option<Plain> {
+        let bytes = self.bytes;
+        let mut text = String::new();
+        let mut canonical = true;
+        let mut reserved = false;
+        let mut p = open + 1;
+        loop {
+            let i = scan::find_string_special(bytes, p, b'"');
+            // The text ends inside the string: strings.rs decides what a cut string keeps.
+            let &b = bytes.get(i)?;
+            text.push_str(&self.text[p..i]);
+            if b == b'"' {
+                let after = i + 1;
+                if lookahead::value_quote(bytes, after, &self.closers, self.fence)
+                    != Verdict::Closes
+                {
+                    return None;
+                }
+                self.pos = after;
+                return Some(Plain { text, canonical });
+            }
+            if b != b'\\' {
+                return None; // a raw control character
+            }
+            if !reserved {
+                // More than one chunk: reserve up to the next quote at once (a floor, since it
+                // may be escaped), as strings.rs does.
+                reserved = true;
+                let next = memchr::memchr(b'"', &bytes[i..]).unwrap_or(bytes.len() - i);
+                text.reserve(next + 16);
+            }
+            let ch = match bytes.get(i + 1)? {
+                b'"' => '"',
+                b'\\' => '\\',
+                b'/' => {
+                    canonical = false; // serde_json writes `/`
+                    '/'
+                }
+                b'b' => '\u{8}',
+                b'f' => '\u{c}',
+                b'n' => '\n',
+                b'r' => '\r',
+                b't' => '\t',
+                // `\u`, `\'` and escapes JSON does not know: strings.rs.
+                _ => return None,
+            };
+            text.push(ch);
+            p = i + 2;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::super::memo::Memo;
+    use super::super::strings::{Role, Str};
+    use super::*;
+    use crate::salvage::scan::Quote;
+
+    /// The plain read and strings.rs's read of the string value of `{"k": <string>…`.
+    fn both(text: &str) -> (Option<(String, bool, usize)>, Str, usize) {
+        let memo = Memo::default();
+        let at = text.find(": ").map_or(0, |i| i + 2);
+        let mut fast = Parser::new(text, 128, false, &[], &memo);
+        fast.pos = at;
+        fast.closers.push(b'}');
+        let plain = fast
+            .read_plain_string()
+            .map(|p| (p.text, p.canonical, fast.pos));
+        let mut slow = Parser::new(text, 128, false, &[], &memo);
+        slow.pos = at;
+        slow.closers.push(b'}');
+        let read = slow.read_string(Quote::Double, Role::Value);
+        (plain, read, slow.pos)
+    }
+
+    #[test]
+    fn plain_strings_read_as_strings_rs_reads_them() {
+        for text in [
+            r#"{"k": "a\"b\\c\/d\b\f\n\r\t", "n": 1}"#,
+            r#"{"k": "print(\"x\")", "n": 1}"#,
+            r#"{"k": "ends with a quote\""}"#,
+            r#"{"k": "é → 日本"}"#,
+        ] {
+            let (plain, read, end) = both(text);
+            let (got, _, at) = plain.expect(text);
+            assert_eq!(Str::Closed(got), read, "{text}");
+            assert_eq!(at, end, "{text}");
+        }
+    }
+
+    #[test]
+    fn anything_not_plain_is_left_to_strings_rs() {
+        for text in [
+            "{\"k\": \"raw\nnewline\", \"n\": 1}",
+            r#"{"k": "C:\Users\me", "n": 1}"#,
+            r#"{"k": "\u00e9", "n": 1}"#,
+            r#"{"k": "it\'s", "n": 1}"#,
+            r#"{"k": "say "hi" now", "n": 1}"#,
+            r#"{"k": "cut off"#,
+        ] {
+            assert!(both(text).0.is_none(), "{text}");
+        }
+    }
+
+    #[test]
+    fn the_text_is_canonical_unless_it_escapes_a_slash() {
+        assert_eq!(both(r#"{"k": "a\"\n"}"#).0.map(|p| p.1), Some(true));
+        assert_eq!(both(r#"{"k": "a\/b"}"#).0.map(|p| p.1), Some(false));
+    }
+
+    proptest! {
+        #[test]
+        fn plain_reads_agree_with_strings_rs(content in "([a-z \"{}:,\\]\\[]|\\\\[\"\\\\/bfnrt]){0,40}") {
+            let text = format!("{{\"k\": \"{content}\", \"n\": 1}}");
+            let (plain, read, end) = both(&text);
+            if let Some((got, canonical, at)) = plain {
+                prop_assert_eq!(Str::Closed(got.clone()), read);
+                prop_assert_eq!(at, end);
+                if canonical {
+                    let quoted = serde_json::to_string(&got).unwrap();
+                    prop_assert_eq!(&text[6..at], quoted.as_str());
+                }
+            }
+        }
+    }
+}
