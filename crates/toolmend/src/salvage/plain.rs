@@ -55,7 +55,7 @@ impl Parser<'_> {
             text.push_str(&self.text[p..i]);
             if b == b'"' {
                 let after = i + 1;
-                if lookahead::value_quote(bytes, after, &self.closers, self.fence)
+                if lookahead::value_quote(bytes, after, &self.closers, self.fence, true)
                     != Verdict::Closes
                 {
                     return None;
