@@ -23,6 +23,9 @@ pub struct Tool {
     format: ToolFormat,
     hints: ToolHints,
     has_path_fields: bool,
+    /// The most patterns one key of a call is matched against (see [`super::cost::Widths`]);
+    /// each call is charged its keys times this before validation.
+    key_matches: u64,
     /// Every `pattern` of the schema, compiled once for the `anchor_stripped` rule.
     patterns: HashMap<String, regex::Regex>,
     /// The model was shown this tool's schema flattened (`prepare`), so dotted keys are
@@ -104,6 +107,39 @@ impl Tool {
         self.refused.as_deref()
     }
 
+    /// The key-against-pattern matches validating `value` would cost, when that is over
+    /// `budget` ([`crate::Limits::max_call_key_matches`]): the keys of every object of `value`
+    /// times the most patterns one key of this tool's schema is matched against. `None`
+    /// (within the budget) for a tool whose schema matches keys against no pattern, without
+    /// looking at `value`.
+    pub(crate) fn over_key_budget(&self, value: &Value, budget: u64) -> Option<CallCost> {
+        if self.key_matches == 0 {
+            return None;
+        }
+        // Counting stops once over the budget: the count is only ever compared with it.
+        let most_keys = budget / self.key_matches;
+        let mut keys: u64 = 0;
+        let mut stack = vec![value];
+        while let Some(node) = stack.pop() {
+            match node {
+                Value::Object(map) => {
+                    keys = keys.saturating_add(map.len() as u64);
+                    if keys > most_keys {
+                        break;
+                    }
+                    stack.extend(map.values().filter(|v| is_container(v)));
+                }
+                Value::Array(items) => stack.extend(items.iter().filter(|v| is_container(v))),
+                _ => {}
+            }
+        }
+        (keys > most_keys).then_some(CallCost {
+            keys,
+            patterns: self.key_matches,
+            budget,
+        })
+    }
+
     /// Whether the model was shown this tool's schema flattened (see [`ToolSet::mark_prepared`]).
     #[must_use]
     pub fn is_flattened(&self) -> bool {
@@ -135,6 +171,22 @@ impl Tool {
     pub(crate) fn has_opt_in_rules(&self) -> bool {
         self.has_path_fields || self.flattened || self.hints.has_opt_in_rules()
     }
+}
+
+/// A call refused before validation: its keys times the patterns each is matched against is
+/// over [`crate::Limits::max_call_key_matches`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct CallCost {
+    /// Keys counted in the call (counting stops once the budget is passed: at least this many).
+    pub(crate) keys: u64,
+    /// Patterns one key can be matched against in the tool's schema.
+    pub(crate) patterns: u64,
+    /// The budget it is over ([`crate::Limits::max_call_key_matches`]).
+    pub(crate) budget: u64,
+}
+
+fn is_container(value: &Value) -> bool {
+    matches!(value, Value::Object(_) | Value::Array(_))
 }
 
 /// Up to this many tools, [`ToolSet::get`] scans instead of hashing.
@@ -279,12 +331,13 @@ impl ToolSet {
 impl Tool {
     fn compile(spec: super::spec::ToolSpec<'_>) -> (Self, Option<Error>) {
         let schema = spec.schema.cloned();
-        let (validator, refused, error) = match &schema {
-            None => (None, None, None),
+        let (validator, key_matches, refused, error) = match &schema {
+            None => (None, 0, None, None),
             Some(schema) => match compile_schema(schema) {
-                Ok(validator) => (Some(validator), None, None),
+                Ok((validator, widths)) => (Some(validator), widths.key_matches, None, None),
                 Err(reason) => (
                     None,
+                    0,
                     Some(Arc::from(reason.as_str())),
                     Some(Error::Schema {
                         tool: crate::feedback::escape_name(spec.name).into_owned(),
@@ -306,6 +359,7 @@ impl Tool {
             format: spec.format,
             hints,
             has_path_fields,
+            key_matches,
             patterns,
             flattened: false,
         };
@@ -319,14 +373,14 @@ impl Tool {
 /// (lookaround, backreferences: valid JSON Schema, common in real tools) is compiled again with
 /// the backtracking engine under [`crate::limits::PATTERN_BACKTRACK_LIMIT`], so no match can
 /// run for ever.
-fn compile_schema(schema: &Value) -> Result<Validator, String> {
-    super::cost::check(schema)?;
+fn compile_schema(schema: &Value) -> Result<(Validator, super::cost::Widths), String> {
+    let widths = super::cost::check(schema)?;
     let linear = jsonschema::options()
         .offline()
         .with_pattern_options(PatternOptions::regex().size_limit(REGEX_SIZE_LIMIT))
         .build(schema);
     match linear {
-        Ok(validator) => Ok(validator),
+        Ok(validator) => Ok((validator, widths)),
         Err(_) => jsonschema::options()
             .offline()
             .with_pattern_options(
@@ -335,6 +389,7 @@ fn compile_schema(schema: &Value) -> Result<Validator, String> {
                     .size_limit(REGEX_SIZE_LIMIT),
             )
             .build(schema)
+            .map(|validator| (validator, widths))
             .map_err(|e| e.masked().to_string()),
     }
 }
