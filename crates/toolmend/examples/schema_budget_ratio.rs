@@ -7,8 +7,10 @@
 //! missing a required field on a 40 000-property schema (the retry message walks the schema),
 //! and a lookahead `pattern` fed a catastrophic subject (the backtracking engine's limit).
 //!
-//! Run with `cargo run --release -p toolmend --example schema_budget_ratio [DEPTH...]`; the
-//! default depths are 16, 22 and 26. Every case must report ≤ 10 ms per call.
+//! Run with `cargo run --release -p toolmend --example schema_budget_ratio [DEPTH...] [WORD...]`;
+//! the default depths are 16, 22 and 26, and a word keeps only the cases whose label holds it.
+//! Every case must report ≤ 10 ms per call. Cases that match keys against patterns also run
+//! without the per-call key budget (`Limits::max_call_key_matches`), as they ran before it.
 
 // An example program reports on stdout.
 #![allow(clippy::print_stdout)]
@@ -17,7 +19,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use serde_json::{Map, Value, json};
-use toolmend::{Mender, ToolSet};
+use toolmend::{Limits, Mender, MenderOptions, ToolSet};
 
 /// A `$defs` chain of `depth` levels, each a `combinator` of two branches into the next level.
 /// `negated` makes the second branch `{"not": {"$ref": next}}`, so exactly one branch matches.
@@ -69,7 +71,10 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let depths: Vec<usize> = args.iter().filter_map(|a| a.parse().ok()).collect();
     // A word argument keeps only the cases whose label contains it (the reference always runs).
-    let filters: Vec<&String> = args.iter().filter(|a| a.parse::<usize>().is_err()).collect();
+    let filters: Vec<&String> = args
+        .iter()
+        .filter(|a| a.parse::<usize>().is_err())
+        .collect();
     let depths = if depths.is_empty() {
         vec![16, 22, 26]
     } else {
@@ -240,14 +245,32 @@ fn main() {
         "case", "compile", "per call", "ratio", "status"
     );
     let mut reference = None;
-    for (index, (label, schema, arguments)) in cases.into_iter().enumerate() {
+    // Cases matching keys against patterns run twice: with the key budget
+    // (`Limits::max_call_key_matches`) and without it, which is how they ran before it.
+    let mut runs: Vec<(String, Value, String, bool)> = Vec::new();
+    for (label, schema, arguments) in cases {
+        if label.contains("pattern") && !label.contains("lookahead") {
+            runs.push((
+                format!("{label}, no key budget"),
+                schema.clone(),
+                arguments.clone(),
+                false,
+            ));
+        }
+        runs.push((label, schema, arguments, true));
+    }
+    for (index, (label, schema, arguments, budget)) in runs.into_iter().enumerate() {
         if index > 0 && !filters.is_empty() && !filters.iter().any(|f| label.contains(f.as_str())) {
             continue;
         }
         let start = Instant::now();
         let tools = ToolSet::from_json(&json!([{"name": "t", "parameters": schema}]));
         let compile = start.elapsed().as_secs_f64();
-        let mender = Mender::new(tools);
+        let mut limits = Limits::default();
+        if !budget {
+            limits.max_call_key_matches = u64::MAX;
+        }
+        let mender = Mender::with_options(tools, MenderOptions::default().with_limits(limits));
         let status = mender.repair_call("t", &arguments).status;
         let one = per_call(&mender, &arguments, 1);
         // Repeat cheap cases for a stable median; one run is enough for slow ones.

@@ -339,7 +339,10 @@ fn item1_the_key_budget_counts_every_key_and_pattern() {
     let rows = |n: usize| format!(r#"{{"rows": [{}]}}"#, vec![row.as_str(); n].join(", "));
     // 1 key at the top and 64 a row, each against 4 patterns.
     let most_rows = (budget / 4 - 1) / 64;
-    assert_eq!(nested.repair_call("t", &rows(most_rows)).status, Status::Valid);
+    assert_eq!(
+        nested.repair_call("t", &rows(most_rows)).status,
+        Status::Valid
+    );
     let call = nested.repair_call("t", &rows(most_rows + 1));
     assert_eq!(call.status, Status::Invalid);
     assert!(call.error.unwrap_or_default().contains("4 patterns"));
@@ -353,7 +356,10 @@ fn item1_the_key_budget_counts_every_key_and_pattern() {
         format!("{{{}}}", members.join(", "))
     };
     assert_eq!(names.repair_call("t", &keys(budget)).status, Status::Valid);
-    assert_eq!(names.repair_call("t", &keys(budget + 1)).status, Status::Invalid);
+    assert_eq!(
+        names.repair_call("t", &keys(budget + 1)).status,
+        Status::Invalid
+    );
 
     // No pattern: never charged.
     let plain = Mender::new(one_tool(json!({"type": "object"})));

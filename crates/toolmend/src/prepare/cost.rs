@@ -722,6 +722,33 @@ mod tests {
     }
 
     #[test]
+    fn key_matches_are_the_worst_location_with_multiplicity() {
+        let key_matches = |schema: Value| check(&schema).map(|w| w.key_matches);
+        let patterns = |n: usize| -> Map<String, Value> {
+            (0..n).map(|i| (format!("^p{i}"), json!({}))).collect()
+        };
+        assert_eq!(key_matches(json!({"properties": {"a": {}}})), Ok(0));
+        assert_eq!(
+            key_matches(json!({"patternProperties": patterns(16)})),
+            Ok(16)
+        );
+        // Beside `additionalProperties`, every key is matched again; `propertyNames` adds one.
+        let both = json!({"patternProperties": patterns(16), "additionalProperties": false,
+                          "propertyNames": {"pattern": "^p"}});
+        assert_eq!(key_matches(both), Ok(33));
+        // Two `$ref`s to one patterned schema at one location: counted twice; the deeper
+        // location is the worst one.
+        let shared = json!({"$defs": {"p": {"patternProperties": patterns(3)}},
+            "patternProperties": patterns(1),
+            "properties": {"x": {"allOf": [{"$ref": "#/$defs/p"}, {"$ref": "#/$defs/p"}]}}});
+        assert_eq!(key_matches(shared), Ok(6));
+        // A member reached by a declared name and a pattern gets both.
+        let member = json!({"properties": {"x": {"patternProperties": patterns(2)}},
+            "patternProperties": {"^x": {"patternProperties": patterns(5)}}});
+        assert_eq!(key_matches(member), Ok(7));
+    }
+
+    #[test]
     fn refs_resolve_by_pointer_anchor_and_id() {
         let schema = json!({"$defs": {
             "a~b": {"$anchor": "thing", "type": "string"},

@@ -10,6 +10,7 @@ use serde_json::Value;
 use super::hints::{ToolHints, field_semantic};
 use super::spec::{ToolFormat, read_spec};
 use crate::Error;
+use crate::repair::rules::enum_case_fixed::{self, FoldedEnum};
 
 /// One tool: its name, its schema, the compiled validator and its hints.
 pub struct Tool {
@@ -26,6 +27,9 @@ pub struct Tool {
     /// The most patterns one key of a call is matched against (see [`super::cost::Widths`]);
     /// each call is charged its keys times this before validation.
     key_matches: u64,
+    /// Every wide `enum` of the schema, indexed by folded spelling for `enum_case_fixed`, by
+    /// the address of its members (stable: the schema is never changed once built).
+    folded_enums: HashMap<usize, FoldedEnum>,
     /// Every `pattern` of the schema, compiled once for the `anchor_stripped` rule.
     patterns: HashMap<String, regex::Regex>,
     /// The model was shown this tool's schema flattened (`prepare`), so dotted keys are
@@ -155,6 +159,12 @@ impl Tool {
     /// compiles (at most `MAX_PATTERNS`), compiled once.
     pub(crate) fn patterns(&self) -> &HashMap<String, regex::Regex> {
         &self.patterns
+    }
+
+    /// The index of an `enum` of this tool's schema with at least
+    /// [`enum_case_fixed::INDEXED_ENUM_MEMBERS`] members, by its members.
+    pub(crate) fn folded_enum(&self, members: &[Value]) -> Option<&FoldedEnum> {
+        self.folded_enums.get(&(members.as_ptr() as usize))
     }
 
     /// Whether some field of the schema is tagged as a path (`md_link_unwrapped` applies).
@@ -350,6 +360,7 @@ impl Tool {
         super::mcp::apply_annotations(&mut hints, spec.annotations);
         let has_path_fields = schema.as_ref().is_some_and(has_path_field);
         let patterns = schema.as_ref().map(compile_patterns).unwrap_or_default();
+        let folded_enums = schema.as_ref().map(index_enums).unwrap_or_default();
         let tool = Self {
             name: Arc::from(spec.name),
             description: spec.description.map(str::to_owned),
@@ -360,6 +371,7 @@ impl Tool {
             hints,
             has_path_fields,
             key_matches,
+            folded_enums,
             patterns,
             flattened: false,
         };
@@ -439,6 +451,32 @@ fn compile_patterns(schema: &Value) -> HashMap<String, regex::Regex> {
         }
     }
     patterns
+}
+
+/// Every `enum` of the schema with at least [`enum_case_fixed::INDEXED_ENUM_MEMBERS`]
+/// members, indexed by the address of its members (the schema's heap nodes stay where they are
+/// when the schema value itself moves into its [`Tool`]).
+fn index_enums(schema: &Value) -> HashMap<usize, FoldedEnum> {
+    let mut indexes = HashMap::new();
+    let mut stack = vec![(schema, 0usize)];
+    while let Some((node, depth)) = stack.pop() {
+        if depth > crate::limits::MAX_DEPTH {
+            continue;
+        }
+        match node {
+            Value::Object(map) => {
+                if let Some(Value::Array(members)) = map.get("enum")
+                    && members.len() >= enum_case_fixed::INDEXED_ENUM_MEMBERS
+                {
+                    indexes.insert(members.as_ptr() as usize, enum_case_fixed::index(members));
+                }
+                stack.extend(map.values().map(|v| (v, depth + 1)));
+            }
+            Value::Array(items) => stack.extend(items.iter().map(|v| (v, depth + 1))),
+            _ => {}
+        }
+    }
+    indexes
 }
 
 /// Whether any field anywhere in the schema is tagged path-shaped.
