@@ -167,6 +167,16 @@ fn main() {
         json!({"type": "object", "patternProperties": sixteen_patterns()}),
         format!("{{{}}}", valid_keys.join(", ")),
     ));
+    // The widest call within the key budget (`MAX_CALL_KEY_MATCHES` / 16 keys), every key wrong.
+    let budget_keys = usize::try_from(toolmend::limits::MAX_CALL_KEY_MATCHES / 16).unwrap_or(0);
+    let wrong_keys: Vec<String> = (0..budget_keys)
+        .map(|i| format!(r#""p{}_k{i}": "x""#, i % 16))
+        .collect();
+    cases.push((
+        format!("16 patternProperties, {budget_keys} wrong keys (at the key budget)"),
+        json!({"type": "object", "patternProperties": sixteen_patterns()}),
+        format!("{{{}}}", wrong_keys.join(", ")),
+    ));
     let stray_keys: Vec<String> = (0..2_000).map(|i| format!(r#""zz_k{i}": 1"#)).collect();
     cases.push((
         "16 patternProperties + additionalProperties false, 2000 stray keys".to_owned(),
