@@ -7,8 +7,10 @@
 //! missing a required field on a 40 000-property schema (the retry message walks the schema),
 //! and a lookahead `pattern` fed a catastrophic subject (the backtracking engine's limit).
 //!
-//! Run with `cargo run --release -p toolmend --example schema_budget_ratio [DEPTH...]`; the
-//! default depths are 16, 22 and 26. Every case must report ≤ 10 ms per call.
+//! Run with `cargo run --release -p toolmend --example schema_budget_ratio [DEPTH...] [WORD...]`;
+//! the default depths are 16, 22 and 26, and a word keeps only the cases whose label holds it.
+//! Every case must report ≤ 10 ms per call. Cases that match keys against patterns also run
+//! without the per-call key budget (`Limits::max_call_key_matches`), as they ran before it.
 
 // An example program reports on stdout.
 #![allow(clippy::print_stdout)]
@@ -17,7 +19,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use serde_json::{Map, Value, json};
-use toolmend::{Mender, ToolSet};
+use toolmend::{Limits, Mender, MenderOptions, ToolSet};
 
 /// A `$defs` chain of `depth` levels, each a `combinator` of two branches into the next level.
 /// `negated` makes the second branch `{"not": {"$ref": next}}`, so exactly one branch matches.
@@ -45,6 +47,13 @@ fn wide(width: usize) -> Value {
     json!({"type": "object", "required": ["field_0"], "properties": properties})
 }
 
+/// 16 `patternProperties` (`MAX_SCHEMA_PATTERN_PROPERTIES`), `^p{i}_[a-z0-9]+$`, integers.
+fn sixteen_patterns() -> Map<String, Value> {
+    (0..16)
+        .map(|i| (format!("^p{i}_[a-z0-9]+$"), json!({"type": "integer"})))
+        .collect()
+}
+
 /// Median seconds per call over `runs` runs (at least one).
 fn per_call(mender: &Mender, arguments: &str, runs: usize) -> f64 {
     let mut times: Vec<f64> = (0..runs.max(1))
@@ -59,9 +68,12 @@ fn per_call(mender: &Mender, arguments: &str, runs: usize) -> f64 {
 }
 
 fn main() {
-    let depths: Vec<usize> = std::env::args()
-        .skip(1)
-        .filter_map(|a| a.parse().ok())
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let depths: Vec<usize> = args.iter().filter_map(|a| a.parse().ok()).collect();
+    // A word argument keeps only the cases whose label contains it (the reference always runs).
+    let filters: Vec<&String> = args
+        .iter()
+        .filter(|a| a.parse::<usize>().is_err())
         .collect();
     let depths = if depths.is_empty() {
         vec![16, 22, 26]
@@ -145,6 +157,60 @@ fn main() {
             format!("{{{}}}", keys.join(", ")),
         ));
     }
+    // Width times call size (issue #8, item 1 leftovers): each keyword at its limit, applied
+    // to every item of a 2 000-item array (a 6–40 KB call).
+    let valid_keys: Vec<String> = (0..2_000)
+        .map(|i| format!(r#""p{}_k{i}": 1"#, i % 16))
+        .collect();
+    cases.push((
+        "16 patternProperties, 2000 keys, valid".to_owned(),
+        json!({"type": "object", "patternProperties": sixteen_patterns()}),
+        format!("{{{}}}", valid_keys.join(", ")),
+    ));
+    // The widest call within the key budget (`MAX_CALL_KEY_MATCHES` / 16 keys), every key wrong.
+    let budget_keys = usize::try_from(toolmend::limits::MAX_CALL_KEY_MATCHES / 16).unwrap_or(0);
+    let wrong_keys: Vec<String> = (0..budget_keys)
+        .map(|i| format!(r#""p{}_k{i}": "x""#, i % 16))
+        .collect();
+    cases.push((
+        format!("16 patternProperties, {budget_keys} wrong keys (at the key budget)"),
+        json!({"type": "object", "patternProperties": sixteen_patterns()}),
+        format!("{{{}}}", wrong_keys.join(", ")),
+    ));
+    let stray_keys: Vec<String> = (0..2_000).map(|i| format!(r#""zz_k{i}": 1"#)).collect();
+    cases.push((
+        "16 patternProperties + additionalProperties false, 2000 stray keys".to_owned(),
+        json!({"type": "object", "patternProperties": sixteen_patterns(),
+               "additionalProperties": false}),
+        format!("{{{}}}", stray_keys.join(", ")),
+    ));
+    cases.push((
+        "propertyNames pattern, 2000 wrong keys".to_owned(),
+        json!({"type": "object", "propertyNames": {"pattern": "^[a-z]+$"}}),
+        format!("{{{}}}", stray_keys.join(", ")),
+    ));
+    let members: Vec<Value> = (0..4_096).map(|i| json!(format!("v{i}"))).collect();
+    cases.push((
+        "enum of 4096 x 2000 items, every item a miss".to_owned(),
+        json!({"type": "object", "properties": {"x": {"type": "array", "items": {"enum": members}}}}),
+        format!(r#"{{"x": [{}]}}"#, vec![r#""nope""#; 2_000].join(", ")),
+    ));
+    let required: Vec<String> = (0..1_024).map(|i| format!("field_{i}")).collect();
+    cases.push((
+        "required 1024 x 200 objects, all missing".to_owned(),
+        json!({"type": "object", "properties": {"x": {"type": "array",
+            "items": {"type": "object", "required": required}}}}),
+        format!(r#"{{"x": [{}]}}"#, vec!["{}"; 200].join(", ")),
+    ));
+    let branches: Vec<Value> = (0..250)
+        .map(|i| json!({"type": "object", "required": [format!("k{i}")]}))
+        .collect();
+    cases.push((
+        "anyOf of 250 branches x 200 items, invalid".to_owned(),
+        json!({"type": "object", "properties": {"x": {"type": "array",
+            "items": {"anyOf": branches}}}}),
+        format!(r#"{{"x": [{}]}}"#, vec![r#"{"none": 1}"#; 200].join(", ")),
+    ));
     let all_of: Vec<Value> = (0..200)
         .map(|i| json!({"properties": {format!("a{i}"): {"type": "string"}}}))
         .collect();
@@ -189,11 +255,32 @@ fn main() {
         "case", "compile", "per call", "ratio", "status"
     );
     let mut reference = None;
+    // Cases matching keys against patterns run twice: with the key budget
+    // (`Limits::max_call_key_matches`) and without it, which is how they ran before it.
+    let mut runs: Vec<(String, Value, String, bool)> = Vec::new();
     for (label, schema, arguments) in cases {
+        if label.contains("pattern") && !label.contains("lookahead") {
+            runs.push((
+                format!("{label}, no key budget"),
+                schema.clone(),
+                arguments.clone(),
+                false,
+            ));
+        }
+        runs.push((label, schema, arguments, true));
+    }
+    for (index, (label, schema, arguments, budget)) in runs.into_iter().enumerate() {
+        if index > 0 && !filters.is_empty() && !filters.iter().any(|f| label.contains(f.as_str())) {
+            continue;
+        }
         let start = Instant::now();
         let tools = ToolSet::from_json(&json!([{"name": "t", "parameters": schema}]));
         let compile = start.elapsed().as_secs_f64();
-        let mender = Mender::new(tools);
+        let mut limits = Limits::default();
+        if !budget {
+            limits.max_call_key_matches = u64::MAX;
+        }
+        let mender = Mender::with_options(tools, MenderOptions::default().with_limits(limits));
         let status = mender.repair_call("t", &arguments).status;
         let one = per_call(&mender, &arguments, 1);
         // Repeat cheap cases for a stable median; one run is enough for slow ones.

@@ -19,6 +19,9 @@ pub struct Limits {
     pub max_repair_rounds: usize,
     /// Longest retry message, in bytes.
     pub max_message_bytes: usize,
+    /// Most key-against-pattern matches one call may cost before it is refused unchecked
+    /// (see [`MAX_CALL_KEY_MATCHES`]).
+    pub max_call_key_matches: u64,
 }
 
 /// Default for [`Limits::max_salvage_bytes`]: 256 KiB.
@@ -57,6 +60,17 @@ pub const MAX_SCHEMA_REQUIRED: usize = 1024;
 /// Most `patternProperties` of one schema object: the validator matches every key of the
 /// instance against every pattern (200 patterns × 2,000 keys: 112 ms per call).
 pub const MAX_SCHEMA_PATTERN_PROPERTIES: usize = 16;
+/// Default for [`Limits::max_call_key_matches`]: most key-against-pattern matches one call may
+/// cost: the call's keys (every object, at any
+/// depth) times the most patterns one key can be matched against in the tool's schema
+/// (`patternProperties` entries, again beside `additionalProperties`, one for
+/// `propertyNames`; measured when the tool set is built). The validator and the repair walk
+/// match every key of a call against every pattern in each of their passes, so 2,000 keys
+/// against 16 patterns cost 32,000 matches a pass (75–150 ms a call under load). A call over
+/// the budget is refused before validation: `invalid`, with a retry message that names the
+/// budget and asks for fewer keys; never `valid`. A tool without `patternProperties` or
+/// `propertyNames` is never charged.
+pub const MAX_CALL_KEY_MATCHES: u64 = 8_192;
 /// Backtracking steps one `pattern` match may take with the backtracking engine, which is used
 /// only for patterns the linear-time engine cannot compile (lookaround, backreferences). A
 /// match over it is undecided, and the validator reports the value as failing.
@@ -76,6 +90,7 @@ impl Default for Limits {
             max_recovered_calls: MAX_RECOVERED_CALLS,
             max_repair_rounds: MAX_REPAIR_ROUNDS,
             max_message_bytes: MAX_MESSAGE_BYTES,
+            max_call_key_matches: MAX_CALL_KEY_MATCHES,
         }
     }
 }

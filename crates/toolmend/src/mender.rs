@@ -142,7 +142,7 @@ impl Mender {
     pub fn repair_call(&self, name: &str, arguments: &str) -> CallResult {
         let mut strict = Strict::Unread;
         if let Some(tool) = self.tools.get(name) {
-            match fast_path(tool, arguments) {
+            match fast_path(tool, arguments, &self.options.limits) {
                 Ok(value) => {
                     // Nearly every call ends here: build the result once, count it, done.
                     let mut call =

@@ -248,3 +248,121 @@ fn item8_wide_schemas_get_a_bounded_retry_message() {
     );
     assert!(error.len() <= toolmend::limits::MAX_MESSAGE_BYTES);
 }
+
+/// `count` `patternProperties` (`^p{i}_[a-z0-9]+$`, each an integer) beside `extra`.
+fn patterned(count: usize, extra: Value) -> Value {
+    let patterns: Map<String, Value> = (0..count)
+        .map(|i| (format!("^p{i}_[a-z0-9]+$"), json!({"type": "integer"})))
+        .collect();
+    let mut schema = json!({"type": "object", "patternProperties": patterns});
+    if let (Value::Object(schema), Value::Object(extra)) = (&mut schema, extra) {
+        schema.extend(extra);
+    }
+    schema
+}
+
+/// A call of `keys` keys `p{i % count}_k{i}` with `value`.
+fn patterned_call(keys: usize, count: usize, value: &str) -> String {
+    let members: Vec<String> = (0..keys)
+        .map(|i| format!(r#""p{}_k{i}": {value}"#, i % count))
+        .collect();
+    format!("{{{}}}", members.join(", "))
+}
+
+/// Item 1: 2,000 keys against 16 `patternProperties` (32,000 matches a pass, 75–150 ms a
+/// call) are over the call's key budget: refused before validation, `invalid` (never
+/// `valid`), with a message that names the count and the budget. Before: the valid call was
+/// `valid` and the invalid one listed its type errors, each after every pass had matched
+/// every key against every pattern.
+#[test]
+fn item1_a_wide_call_against_many_patterns_is_refused_by_its_key_budget() {
+    let budget = toolmend::limits::MAX_CALL_KEY_MATCHES;
+    let mender = Mender::new(one_tool(patterned(16, json!({}))));
+    for value in ["1", r#""x""#] {
+        let call = mender.repair_call("t", &patterned_call(2_000, 16, value));
+        assert_eq!(call.status, Status::Invalid, "{value}");
+        assert!(!call.is_dispatchable());
+        let error = call.error.unwrap_or_default();
+        assert!(
+            error.contains("2000 keys")
+                && error.contains("16 patterns")
+                && error.contains("32000 pattern matches")
+                && error.contains(&format!("budget of {budget}"))
+                && error.contains(&format!("at most {} keys", budget / 16)),
+            "{error}"
+        );
+    }
+    // The budget is what refuses it: loosened, the valid call is valid again.
+    let mut limits = Limits::default();
+    limits.max_call_key_matches = u64::MAX;
+    let loose = Mender::with_options(
+        one_tool(patterned(16, json!({}))),
+        MenderOptions::default().with_limits(limits),
+    );
+    let valid = patterned_call(2_000, 16, "1");
+    assert_eq!(loose.repair_call("t", &valid).status, Status::Valid);
+}
+
+/// Item 1: within the key budget nothing changes: a valid call passes byte for byte, an
+/// invalid one gets its usual message. Keys of nested objects count, an
+/// `additionalProperties` beside the patterns counts them twice (the validator matches every
+/// key again), a `propertyNames` schema once, and a tool with no key pattern is never charged.
+#[test]
+fn item1_the_key_budget_counts_every_key_and_pattern() {
+    let budget = usize::try_from(toolmend::limits::MAX_CALL_KEY_MATCHES).unwrap();
+    let mender = Mender::new(one_tool(patterned(16, json!({}))));
+    let within = patterned_call(budget / 16, 16, "1");
+    let call = mender.repair_call("t", &within);
+    assert_eq!(call.status, Status::Valid);
+    assert_eq!(call.arguments_text, within);
+    let wrong = patterned_call(budget / 16, 16, r#""x""#);
+    let error = mender.repair_call("t", &wrong).error.unwrap_or_default();
+    assert!(!error.contains("budget"), "{error}");
+    let over = patterned_call(budget / 16 + 1, 16, "1");
+    assert_eq!(mender.repair_call("t", &over).status, Status::Invalid);
+
+    // Twice with `additionalProperties`: half the keys.
+    let strict = Mender::new(one_tool(patterned(
+        16,
+        json!({"additionalProperties": false}),
+    )));
+    let half = patterned_call(budget / 32, 16, "1");
+    assert_eq!(strict.repair_call("t", &half).status, Status::Valid);
+    let call = strict.repair_call("t", &patterned_call(budget / 32 + 1, 16, "1"));
+    assert_eq!(call.status, Status::Invalid);
+    assert!(call.error.unwrap_or_default().contains("32 patterns"));
+
+    // Keys of objects inside arrays count: 4 patterns, objects of 64 keys.
+    let nested = Mender::new(one_tool(json!({"type": "object", "properties": {"rows": {
+        "type": "array", "items": patterned(4, json!({}))}}})));
+    let row = patterned_call(64, 4, "1");
+    let rows = |n: usize| format!(r#"{{"rows": [{}]}}"#, vec![row.as_str(); n].join(", "));
+    // 1 key at the top and 64 a row, each against 4 patterns.
+    let most_rows = (budget / 4 - 1) / 64;
+    assert_eq!(
+        nested.repair_call("t", &rows(most_rows)).status,
+        Status::Valid
+    );
+    let call = nested.repair_call("t", &rows(most_rows + 1));
+    assert_eq!(call.status, Status::Invalid);
+    assert!(call.error.unwrap_or_default().contains("4 patterns"));
+
+    // `propertyNames`: one match a key.
+    let names = Mender::new(one_tool(
+        json!({"type": "object", "propertyNames": {"pattern": "^k"}}),
+    ));
+    let keys = |n: usize| {
+        let members: Vec<String> = (0..n).map(|i| format!(r#""k{i}": 1"#)).collect();
+        format!("{{{}}}", members.join(", "))
+    };
+    assert_eq!(names.repair_call("t", &keys(budget)).status, Status::Valid);
+    assert_eq!(
+        names.repair_call("t", &keys(budget + 1)).status,
+        Status::Invalid
+    );
+
+    // No pattern: never charged.
+    let plain = Mender::new(one_tool(json!({"type": "object"})));
+    let call = plain.repair_call("t", &keys(4 * budget));
+    assert_eq!(call.status, Status::Valid);
+}

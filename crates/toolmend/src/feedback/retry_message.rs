@@ -97,6 +97,21 @@ pub(crate) fn retry_message(
             (what, "send the arguments as one JSON object, with no text or code fence around it.".to_owned())
         }
         Rejection::Schema => schema_problems(tool, value, options.include_values),
+        Rejection::OverKeyBudget(cost) => (
+            format!(
+                "the arguments hold {} keys or more, and this tool's schema checks every key \
+                 against {} patterns: {} pattern matches, more than the budget of {} toolmend \
+                 checks in one call, so the call was not checked",
+                cost.keys,
+                cost.patterns,
+                cost.keys.saturating_mul(cost.patterns),
+                cost.budget,
+            ),
+            format!(
+                "send at most {} keys in one call; split the work over several calls.",
+                cost.budget / cost.patterns.max(1)
+            ),
+        ),
         Rejection::Concatenated => (
             "the arguments hold several JSON objects back to back".to_owned(),
             "send one tool call per object, each with one JSON object as its arguments.".to_owned(),

@@ -19,6 +19,14 @@
 //!   below `s`. A label map past [`MAX_LABELS`] entries is folded into its wildcard (a larger,
 //!   still sound bound).
 //!
+//! Beside the evaluations, the same walk measures the *key matches* at each location: how many
+//! patterns every key of an object there is matched against (each `patternProperties` entry,
+//! again for an `additionalProperties` / `unevaluatedProperties` beside them, one for a
+//! `propertyNames` schema), summed over the in-place closure with multiplicity. That width is
+//! not refused here (16 patterns are fine on a small call); its worst value over the schema is
+//! returned, and each call is charged its number of keys times it before validation
+//! ([`crate::limits::MAX_CALL_KEY_MATCHES`]).
+//!
 //! Recursion through members (a tree schema) is linear in the instance when each revolution
 //! re-enters the schema at most once per member; a schema whose recursion re-enters itself
 //! twice for the same member (so work doubles at each instance level) is refused, and so is a
@@ -55,16 +63,69 @@ fn add(a: u64, b: u64) -> u64 {
         .min(MAX_SCHEMA_EVALUATIONS.saturating_add(1))
 }
 
+/// What one instance location costs: subschema evaluations, and pattern matches per key.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct Cost {
+    /// Subschema evaluations (saturating just past [`MAX_SCHEMA_EVALUATIONS`]).
+    evals: u64,
+    /// Patterns each key of an object here is matched against (saturating).
+    keys: u64,
+}
+
+impl Cost {
+    /// One evaluation of a schema matching each key against `keys` patterns.
+    const fn one(keys: u64) -> Self {
+        Self { evals: 1, keys }
+    }
+
+    /// Both costs paid at one location.
+    fn plus(self, other: Self) -> Self {
+        Self {
+            evals: add(self.evals, other.evals),
+            keys: self.keys.saturating_add(other.keys),
+        }
+    }
+
+    /// The worse of two locations, each measure on its own (a sound bound for both).
+    fn max(self, other: Self) -> Self {
+        Self {
+            evals: self.evals.max(other.evals),
+            keys: self.keys.max(other.keys),
+        }
+    }
+}
+
+/// The patterns each key of an object is matched against by `node` itself: every
+/// `patternProperties` entry, again when `additionalProperties` or `unevaluatedProperties`
+/// stands beside them (the validator matches a key against them all to know if it is
+/// additional), and one for a `propertyNames` schema.
+fn own_key_matches(node: &Value) -> u64 {
+    let Value::Object(map) = node else {
+        return 0;
+    };
+    let patterns = map
+        .get("patternProperties")
+        .and_then(Value::as_object)
+        .map_or(0, serde_json::Map::len) as u64;
+    let rematched = ["additionalProperties", "unevaluatedProperties"]
+        .iter()
+        .any(|k| map.contains_key(*k));
+    let names = u64::from(map.contains_key("propertyNames"));
+    patterns
+        .saturating_mul(if rematched { 2 } else { 1 })
+        .saturating_add(names)
+}
+
 /// Labelled bounds: what each member of an instance location gets evaluated against.
 #[derive(Debug, Default, Clone)]
 struct Members<'s> {
-    by_label: HashMap<Label<'s>, u64>,
+    by_label: HashMap<Label<'s>, Cost>,
 }
 
 impl<'s> Members<'s> {
-    fn add(&mut self, label: Label<'s>, amount: u64) {
-        let slot = self.by_label.entry(label).or_insert(0);
-        *slot = add(*slot, amount);
+    fn add(&mut self, label: Label<'s>, amount: Cost) {
+        let slot = self.by_label.entry(label).or_default();
+        *slot = slot.plus(amount);
         if self.by_label.len() > MAX_LABELS {
             self.fold();
         }
@@ -79,7 +140,7 @@ impl<'s> Members<'s> {
     /// Folds named keys and indexes into their wildcards: any key then gets at least what
     /// the worst named key got, so the bound stays sound.
     fn fold(&mut self) {
-        let (mut keys, mut indexes) = (0, 0);
+        let (mut keys, mut indexes) = (Cost::default(), Cost::default());
         self.by_label.retain(|label, amount| match label {
             Label::Key(_) => {
                 keys = keys.max(*amount);
@@ -95,19 +156,26 @@ impl<'s> Members<'s> {
         self.add(Label::AnyIndex, indexes);
     }
 
-    /// The most evaluations any one member can get.
-    fn worst(&self) -> u64 {
-        let any_key = self.by_label.get(&Label::AnyKey).copied().unwrap_or(0);
-        let any_index = self.by_label.get(&Label::AnyIndex).copied().unwrap_or(0);
+    /// The most any one member can cost, each measure on its own.
+    fn worst(&self) -> Cost {
+        let any_key = self
+            .by_label
+            .get(&Label::AnyKey)
+            .copied()
+            .unwrap_or_default();
+        let any_index = self
+            .by_label
+            .get(&Label::AnyIndex)
+            .copied()
+            .unwrap_or_default();
         self.by_label
             .iter()
             .map(|(label, &amount)| match label {
-                Label::Key(_) => add(amount, any_key),
-                Label::Index(_) => add(amount, any_index),
+                Label::Key(_) => amount.plus(any_key),
+                Label::Index(_) => amount.plus(any_index),
                 _ => amount,
             })
-            .max()
-            .unwrap_or(0)
+            .fold(Cost::default(), Cost::max)
     }
 }
 
@@ -118,8 +186,8 @@ type Loops<'s> = HashMap<(usize, Option<Label<'s>>), u64>;
 /// What is known about one schema node once measured.
 #[derive(Debug, Default)]
 struct Measure<'s> {
-    /// `P`: evaluations at the node's own location.
-    here: u64,
+    /// `P`: evaluations (and key matches) at the node's own location.
+    here: Cost,
     /// `G`: evaluations per member.
     members: Members<'s>,
     /// Paths back into nodes still on the stack.
@@ -127,8 +195,8 @@ struct Measure<'s> {
 }
 
 impl Measure<'_> {
-    /// `W`: the most evaluations at one location at or below the node.
-    fn worst(&self) -> u64 {
+    /// `W`: the most evaluations (and key matches) at one location at or below the node.
+    fn worst(&self) -> Cost {
         self.here.max(self.members.worst())
     }
 }
@@ -150,10 +218,9 @@ enum State<'s> {
     Done(Measure<'s>),
 }
 
-/// Where every schema object of the document is, and its anchors and ids, for `$ref`.
+/// The anchors and ids of the document, for `$ref`.
 struct Document<'s> {
     root: &'s Value,
-    pointers: HashMap<usize, String>,
     anchors: HashMap<&'s str, &'s Value>,
     ids: Vec<(&'s str, &'s Value)>,
 }
@@ -166,12 +233,13 @@ impl<'s> Document<'s> {
     fn index(root: &'s Value) -> Result<Self, String> {
         let mut document = Self {
             root,
-            pointers: HashMap::new(),
             anchors: HashMap::new(),
             ids: Vec::new(),
         };
-        let mut stack = vec![(root, String::new(), 0usize)];
-        while let Some((node, pointer, depth)) = stack.pop() {
+        // Pointers are built for error messages only, lazily: a pointer string per schema
+        // object was most of this walk's allocations on a 10,000-property schema.
+        let mut stack = vec![(root, 0usize)];
+        while let Some((node, depth)) = stack.pop() {
             if depth > MAX_DEPTH {
                 return Err(format!(
                     "the schema is nested deeper than {MAX_DEPTH} levels"
@@ -179,7 +247,9 @@ impl<'s> Document<'s> {
             }
             match node {
                 Value::Object(map) => {
-                    too_wide(map, &pointer)?;
+                    if let Err(keyword) = too_wide(map) {
+                        return Err(keyword.describe(&document.pointer(node)));
+                    }
                     for key in ["$anchor", "$dynamicAnchor"] {
                         if let Some(Value::String(name)) = map.get(key) {
                             document.anchors.insert(name, node);
@@ -188,19 +258,16 @@ impl<'s> Document<'s> {
                     if let Some(Value::String(id)) = map.get("$id").or_else(|| map.get("id")) {
                         document.ids.push((id, node));
                     }
-                    for (key, child) in map {
+                    for child in map.values() {
                         if child.is_object() || child.is_array() {
-                            let mut at = pointer.clone();
-                            crate::repair::pointer::push(&mut at, key);
-                            stack.push((child, at, depth + 1));
+                            stack.push((child, depth + 1));
                         }
                     }
-                    document.pointers.insert(address(node), pointer);
                 }
                 Value::Array(items) => {
-                    for (index, child) in items.iter().enumerate() {
+                    for child in items {
                         if child.is_object() || child.is_array() {
-                            stack.push((child, format!("{pointer}/{index}"), depth + 1));
+                            stack.push((child, depth + 1));
                         }
                     }
                 }
@@ -210,10 +277,35 @@ impl<'s> Document<'s> {
         Ok(document)
     }
 
+    /// `#` and the JSON Pointer of `node` in the document, found by a search from the root
+    /// (only an error message needs it).
     fn pointer(&self, node: &Value) -> String {
-        self.pointers
-            .get(&address(node))
-            .map_or_else(|| "?".to_owned(), |p| format!("#{p}"))
+        let wanted = address(node);
+        let mut stack = vec![(self.root, String::new(), 0usize)];
+        while let Some((here, pointer, depth)) = stack.pop() {
+            if address(here) == wanted {
+                return format!("#{pointer}");
+            }
+            if depth > MAX_DEPTH {
+                continue;
+            }
+            match here {
+                Value::Object(map) => {
+                    for (key, child) in map {
+                        let mut at = pointer.clone();
+                        crate::repair::pointer::push(&mut at, key);
+                        stack.push((child, at, depth + 1));
+                    }
+                }
+                Value::Array(items) => {
+                    for (index, child) in items.iter().enumerate() {
+                        stack.push((child, format!("{pointer}/{index}"), depth + 1));
+                    }
+                }
+                _ => {}
+            }
+        }
+        "?".to_owned()
     }
 
     /// The schema a reference names: a JSON Pointer or anchor fragment, optionally after the
@@ -323,9 +415,29 @@ fn edges<'s>(
     Ok(out)
 }
 
+/// A keyword over its width limit, described once its schema's pointer is known.
+struct TooWide {
+    keyword: &'static str,
+    width: usize,
+    limit: usize,
+}
+
+impl TooWide {
+    /// The error naming the keyword at `pointer` (`#/…`, the schema object holding it).
+    fn describe(&self, pointer: &str) -> String {
+        let mut at = pointer.to_owned();
+        crate::repair::pointer::push(&mut at, self.keyword);
+        let (keyword, width, limit) = (self.keyword, self.width, self.limit);
+        format!(
+            "the `{keyword}` at `{at}` has {width} entries, more than the {limit} toolmend \
+             allows (each call would be checked against every one)"
+        )
+    }
+}
+
 /// Refuses a keyword whose width multiplies the work of every call: an `enum`, a `required`
 /// list or a `patternProperties` object over its limit.
-fn too_wide(map: &serde_json::Map<String, Value>, pointer: &str) -> Result<(), String> {
+fn too_wide(map: &serde_json::Map<String, Value>) -> Result<(), TooWide> {
     let widths = [
         (
             "enum",
@@ -349,37 +461,47 @@ fn too_wide(map: &serde_json::Map<String, Value>, pointer: &str) -> Result<(), S
         if let Some(width) = width
             && width > limit
         {
-            let mut at = pointer.to_owned();
-            crate::repair::pointer::push(&mut at, keyword);
-            return Err(format!(
-                "the `{keyword}` at `#{at}` has {width} entries, more than the {limit} toolmend \
-                 allows (each call would be checked against every one)"
-            ));
+            return Err(TooWide {
+                keyword,
+                width,
+                limit,
+            });
         }
     }
     Ok(())
 }
 
+/// What [`check`] measured of a schema it accepts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Widths {
+    /// The most patterns one key of the instance can be matched against at any location (see
+    /// the module documentation); 0 when the schema matches keys against no pattern.
+    pub(crate) key_matches: u64,
+}
+
 /// Checks that `schema` causes at most [`MAX_SCHEMA_EVALUATIONS`] subschema evaluations at any
 /// one instance location, and that its recursion stays linear. The error names the construct.
+/// Returns the widths a call is charged for ([`Widths`]).
 ///
 /// # Errors
 ///
 /// A message naming the JSON Pointer of the schema that is over the budget, recursive in a way
 /// that doubles work per level, or that refers outside the document.
-pub(crate) fn check(schema: &Value) -> Result<(), String> {
+pub(crate) fn check(schema: &Value) -> Result<Widths, String> {
     let document = Document::index(schema)?;
     let mut states: HashMap<usize, State<'_>> = HashMap::new();
     let mut stack: Vec<Frame<'_>> = Vec::new();
     if !schema.is_object() {
-        return Ok(());
+        return Ok(Widths::default());
     }
+    let mut widths = Widths::default();
     stack.push(open(&document, &mut states, schema, None)?);
     while let Some(top) = stack.last_mut() {
         let Some(&(label, child)) = top.edges.get(top.next) else {
             let frame = stack.pop().expect("the loop holds a frame");
             let (node, via) = (frame.node, frame.via);
             let measure = finish(&document, frame)?;
+            widths.key_matches = widths.key_matches.max(measure.worst().keys);
             if let Some(parent) = stack.last_mut() {
                 absorb(parent, via, &measure, &states);
             }
@@ -390,8 +512,8 @@ pub(crate) fn check(schema: &Value) -> Result<(), String> {
         if !child.is_object() {
             // `true` / `false`: one evaluation, nothing below.
             match label {
-                None => top.measure.here = add(top.measure.here, 1),
-                Some(label) => top.measure.members.add(label, 1),
+                None => top.measure.here = top.measure.here.plus(Cost::one(0)),
+                Some(label) => top.measure.members.add(label, Cost::one(0)),
             }
             continue;
         }
@@ -413,15 +535,18 @@ pub(crate) fn check(schema: &Value) -> Result<(), String> {
                         .or_insert(0);
                     *slot = add(*slot, 1);
                 }
+                // The node's own key matches: what it adds below is counted where it was
+                // first measured, one revolution up.
+                let again = Cost::one(own_key_matches(child));
                 match label {
-                    None => top.measure.here = add(top.measure.here, 1),
-                    Some(label) => top.measure.members.add(label, 1),
+                    None => top.measure.here = top.measure.here.plus(again),
+                    Some(label) => top.measure.members.add(label, again),
                 }
             }
             Some(State::Done(measure)) => absorb(top, label, measure, &states),
         }
     }
-    Ok(())
+    Ok(widths)
 }
 
 /// Starts measuring `node`.
@@ -438,7 +563,7 @@ fn open<'s>(
         edges: edges(document, node)?,
         next: 0,
         measure: Measure {
-            here: 1,
+            here: Cost::one(own_key_matches(node)),
             ..Measure::default()
         },
         revolutions: HashMap::new(),
@@ -454,7 +579,7 @@ fn absorb<'s>(
 ) {
     match label {
         None => {
-            frame.measure.here = add(frame.measure.here, child.here);
+            frame.measure.here = frame.measure.here.plus(child.here);
             frame.measure.members.merge(&child.members);
         }
         Some(label) => frame.measure.members.add(label, child.worst()),
@@ -506,7 +631,7 @@ fn finish<'s>(document: &Document<'s>, frame: Frame<'s>) -> Result<Measure<'s>, 
             at()
         ));
     }
-    let worst = frame.measure.worst();
+    let worst = frame.measure.worst().evals;
     if worst > MAX_SCHEMA_EVALUATIONS {
         let construct = [
             "anyOf",
@@ -577,7 +702,7 @@ mod tests {
 
     #[test]
     fn shallow_chains_pass_and_deep_ones_are_refused_by_name() {
-        assert_eq!(check(&chain("anyOf", 5)), Ok(()));
+        assert!(check(&chain("anyOf", 5)).is_ok());
         let error = check(&chain("oneOf", 16)).unwrap_err();
         assert!(error.contains("the `oneOf` at `#/$defs/d"), "{error}");
         assert!(
@@ -604,16 +729,16 @@ mod tests {
         let properties: Map<String, Value> = (0..40_000)
             .map(|i| (format!("f{i}"), json!({"type": "string"})))
             .collect();
-        assert_eq!(check(&json!({"properties": properties})), Ok(()));
+        assert!(check(&json!({"properties": properties})).is_ok());
         let tree = json!({"$defs": {"node": {"type": "object", "properties": {
             "left": {"$ref": "#/$defs/node"}, "right": {"$ref": "#/$defs/node"},
             "children": {"type": "array", "items": {"$ref": "#/$defs/node"}}}}},
             "$ref": "#/$defs/node"});
-        assert_eq!(check(&tree), Ok(()));
+        assert!(check(&tree).is_ok());
         let json_value = json!({"anyOf": [{"type": "string"},
             {"type": "array", "items": {"$ref": "#"}},
             {"type": "object", "additionalProperties": {"$ref": "#"}}]});
-        assert_eq!(check(&json_value), Ok(()));
+        assert!(check(&json_value).is_ok());
     }
 
     #[test]
@@ -640,13 +765,40 @@ mod tests {
     }
 
     #[test]
+    fn key_matches_are_the_worst_location_with_multiplicity() {
+        let key_matches = |schema: Value| check(&schema).map(|w| w.key_matches);
+        let patterns = |n: usize| -> Map<String, Value> {
+            (0..n).map(|i| (format!("^p{i}"), json!({}))).collect()
+        };
+        assert_eq!(key_matches(json!({"properties": {"a": {}}})), Ok(0));
+        assert_eq!(
+            key_matches(json!({"patternProperties": patterns(16)})),
+            Ok(16)
+        );
+        // Beside `additionalProperties`, every key is matched again; `propertyNames` adds one.
+        let both = json!({"patternProperties": patterns(16), "additionalProperties": false,
+                          "propertyNames": {"pattern": "^p"}});
+        assert_eq!(key_matches(both), Ok(33));
+        // Two `$ref`s to one patterned schema at one location: counted twice; the deeper
+        // location is the worst one.
+        let shared = json!({"$defs": {"p": {"patternProperties": patterns(3)}},
+            "patternProperties": patterns(1),
+            "properties": {"x": {"allOf": [{"$ref": "#/$defs/p"}, {"$ref": "#/$defs/p"}]}}});
+        assert_eq!(key_matches(shared), Ok(6));
+        // A member reached by a declared name and a pattern gets both.
+        let member = json!({"properties": {"x": {"patternProperties": patterns(2)}},
+            "patternProperties": {"^x": {"patternProperties": patterns(5)}}});
+        assert_eq!(key_matches(member), Ok(7));
+    }
+
+    #[test]
     fn refs_resolve_by_pointer_anchor_and_id() {
         let schema = json!({"$defs": {
             "a~b": {"$anchor": "thing", "type": "string"},
             "c": {"$id": "https://example.com/c.json", "type": "integer"}},
             "properties": {"p": {"$ref": "#/$defs/a~0b"}, "q": {"$ref": "#thing"},
                            "r": {"$ref": "https://example.com/c.json"}}});
-        assert_eq!(check(&schema), Ok(()));
+        assert!(check(&schema).is_ok());
         let outside = json!({"properties": {"p": {"$ref": "#/$defs/missing"}}});
         assert!(
             check(&outside)

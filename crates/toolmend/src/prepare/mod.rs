@@ -27,5 +27,5 @@ pub use spec::ToolFormat;
 pub use toolset::{Tool, ToolSet};
 
 pub(crate) use hints::{field_aliases, field_semantic};
-pub(crate) use toolset::REGEX_SIZE_LIMIT;
+pub(crate) use toolset::{CallCost, REGEX_SIZE_LIMIT};
 pub(crate) use unflatten::unflatten;

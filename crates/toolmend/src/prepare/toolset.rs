@@ -10,6 +10,7 @@ use serde_json::Value;
 use super::hints::{ToolHints, field_semantic};
 use super::spec::{ToolFormat, read_spec};
 use crate::Error;
+use crate::repair::rules::enum_case_fixed::{self, FoldedEnum};
 
 /// One tool: its name, its schema, the compiled validator and its hints.
 pub struct Tool {
@@ -23,6 +24,12 @@ pub struct Tool {
     format: ToolFormat,
     hints: ToolHints,
     has_path_fields: bool,
+    /// The most patterns one key of a call is matched against (see [`super::cost::Widths`]);
+    /// each call is charged its keys times this before validation.
+    key_matches: u64,
+    /// Every wide `enum` of the schema, indexed by folded spelling for `enum_case_fixed`, by
+    /// the address of its members (stable: the schema is never changed once built).
+    folded_enums: HashMap<usize, FoldedEnum>,
     /// Every `pattern` of the schema, compiled once for the `anchor_stripped` rule.
     patterns: HashMap<String, regex::Regex>,
     /// The model was shown this tool's schema flattened (`prepare`), so dotted keys are
@@ -104,6 +111,39 @@ impl Tool {
         self.refused.as_deref()
     }
 
+    /// The key-against-pattern matches validating `value` would cost, when that is over
+    /// `budget` ([`crate::Limits::max_call_key_matches`]): the keys of every object of `value`
+    /// times the most patterns one key of this tool's schema is matched against. `None`
+    /// (within the budget) for a tool whose schema matches keys against no pattern, without
+    /// looking at `value`.
+    pub(crate) fn over_key_budget(&self, value: &Value, budget: u64) -> Option<CallCost> {
+        if self.key_matches == 0 {
+            return None;
+        }
+        // Counting stops once over the budget: the count is only ever compared with it.
+        let most_keys = budget / self.key_matches;
+        let mut keys: u64 = 0;
+        let mut stack = vec![value];
+        while let Some(node) = stack.pop() {
+            match node {
+                Value::Object(map) => {
+                    keys = keys.saturating_add(map.len() as u64);
+                    if keys > most_keys {
+                        break;
+                    }
+                    stack.extend(map.values().filter(|v| is_container(v)));
+                }
+                Value::Array(items) => stack.extend(items.iter().filter(|v| is_container(v))),
+                _ => {}
+            }
+        }
+        (keys > most_keys).then_some(CallCost {
+            keys,
+            patterns: self.key_matches,
+            budget,
+        })
+    }
+
     /// Whether the model was shown this tool's schema flattened (see [`ToolSet::mark_prepared`]).
     #[must_use]
     pub fn is_flattened(&self) -> bool {
@@ -121,6 +161,12 @@ impl Tool {
         &self.patterns
     }
 
+    /// The index of an `enum` of this tool's schema with at least
+    /// [`enum_case_fixed::INDEXED_ENUM_MEMBERS`] members, by its members.
+    pub(crate) fn folded_enum(&self, members: &[Value]) -> Option<&FoldedEnum> {
+        self.folded_enums.get(&(members.as_ptr() as usize))
+    }
+
     /// Whether some field of the schema is tagged as a path (`md_link_unwrapped` applies).
     pub(crate) fn has_path_fields(&self) -> bool {
         self.has_path_fields
@@ -135,6 +181,22 @@ impl Tool {
     pub(crate) fn has_opt_in_rules(&self) -> bool {
         self.has_path_fields || self.flattened || self.hints.has_opt_in_rules()
     }
+}
+
+/// A call refused before validation: its keys times the patterns each is matched against is
+/// over [`crate::Limits::max_call_key_matches`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct CallCost {
+    /// Keys counted in the call (counting stops once the budget is passed: at least this many).
+    pub(crate) keys: u64,
+    /// Patterns one key can be matched against in the tool's schema.
+    pub(crate) patterns: u64,
+    /// The budget it is over ([`crate::Limits::max_call_key_matches`]).
+    pub(crate) budget: u64,
+}
+
+fn is_container(value: &Value) -> bool {
+    matches!(value, Value::Object(_) | Value::Array(_))
 }
 
 /// Up to this many tools, [`ToolSet::get`] scans instead of hashing.
@@ -279,12 +341,13 @@ impl ToolSet {
 impl Tool {
     fn compile(spec: super::spec::ToolSpec<'_>) -> (Self, Option<Error>) {
         let schema = spec.schema.cloned();
-        let (validator, refused, error) = match &schema {
-            None => (None, None, None),
+        let (validator, key_matches, refused, error) = match &schema {
+            None => (None, 0, None, None),
             Some(schema) => match compile_schema(schema) {
-                Ok(validator) => (Some(validator), None, None),
+                Ok((validator, widths)) => (Some(validator), widths.key_matches, None, None),
                 Err(reason) => (
                     None,
+                    0,
                     Some(Arc::from(reason.as_str())),
                     Some(Error::Schema {
                         tool: crate::feedback::escape_name(spec.name).into_owned(),
@@ -297,6 +360,7 @@ impl Tool {
         super::mcp::apply_annotations(&mut hints, spec.annotations);
         let has_path_fields = schema.as_ref().is_some_and(has_path_field);
         let patterns = schema.as_ref().map(compile_patterns).unwrap_or_default();
+        let folded_enums = schema.as_ref().map(index_enums).unwrap_or_default();
         let tool = Self {
             name: Arc::from(spec.name),
             description: spec.description.map(str::to_owned),
@@ -306,6 +370,8 @@ impl Tool {
             format: spec.format,
             hints,
             has_path_fields,
+            key_matches,
+            folded_enums,
             patterns,
             flattened: false,
         };
@@ -319,14 +385,14 @@ impl Tool {
 /// (lookaround, backreferences: valid JSON Schema, common in real tools) is compiled again with
 /// the backtracking engine under [`crate::limits::PATTERN_BACKTRACK_LIMIT`], so no match can
 /// run for ever.
-fn compile_schema(schema: &Value) -> Result<Validator, String> {
-    super::cost::check(schema)?;
+fn compile_schema(schema: &Value) -> Result<(Validator, super::cost::Widths), String> {
+    let widths = super::cost::check(schema)?;
     let linear = jsonschema::options()
         .offline()
         .with_pattern_options(PatternOptions::regex().size_limit(REGEX_SIZE_LIMIT))
         .build(schema);
     match linear {
-        Ok(validator) => Ok(validator),
+        Ok(validator) => Ok((validator, widths)),
         Err(_) => jsonschema::options()
             .offline()
             .with_pattern_options(
@@ -335,6 +401,7 @@ fn compile_schema(schema: &Value) -> Result<Validator, String> {
                     .size_limit(REGEX_SIZE_LIMIT),
             )
             .build(schema)
+            .map(|validator| (validator, widths))
             .map_err(|e| e.masked().to_string()),
     }
 }
@@ -384,6 +451,32 @@ fn compile_patterns(schema: &Value) -> HashMap<String, regex::Regex> {
         }
     }
     patterns
+}
+
+/// Every `enum` of the schema with at least [`enum_case_fixed::INDEXED_ENUM_MEMBERS`]
+/// members, indexed by the address of its members (the schema's heap nodes stay where they are
+/// when the schema value itself moves into its [`Tool`]).
+fn index_enums(schema: &Value) -> HashMap<usize, FoldedEnum> {
+    let mut indexes = HashMap::new();
+    let mut stack = vec![(schema, 0usize)];
+    while let Some((node, depth)) = stack.pop() {
+        if depth > crate::limits::MAX_DEPTH {
+            continue;
+        }
+        match node {
+            Value::Object(map) => {
+                if let Some(Value::Array(members)) = map.get("enum")
+                    && members.len() >= enum_case_fixed::INDEXED_ENUM_MEMBERS
+                {
+                    indexes.insert(members.as_ptr() as usize, enum_case_fixed::index(members));
+                }
+                stack.extend(map.values().map(|v| (v, depth + 1)));
+            }
+            Value::Array(items) => stack.extend(items.iter().map(|v| (v, depth + 1))),
+            _ => {}
+        }
+    }
+    indexes
 }
 
 /// Whether any field anywhere in the schema is tagged path-shaped.

@@ -54,6 +54,9 @@ pub(crate) enum Rejection {
     Concatenated,
     /// The tool's schema was refused, so no call of it can be checked (fail closed).
     Unvalidated,
+    /// The call has so many keys that matching them against the schema's patterns is over
+    /// [`Limits::max_call_key_matches`]: refused before validation (fail closed).
+    OverKeyBudget(crate::prepare::CallCost),
 }
 
 impl Mended {
@@ -94,12 +97,19 @@ pub(crate) enum Strict {
 /// The fast path: the raw text is strict JSON that validates, and no opt-in rule applies. Then
 /// the call passes byte for byte and nothing else runs. Otherwise what the strict parse found,
 /// for [`mend_arguments`].
-pub(crate) fn fast_path(tool: &Tool, raw: &str) -> Result<Value, Strict> {
+pub(crate) fn fast_path(tool: &Tool, raw: &str, limits: &Limits) -> Result<Value, Strict> {
     if tool.has_opt_in_rules() {
         return Err(Strict::Unread);
     }
     match serde_json::from_str::<Value>(raw) {
-        Ok(value) if tool.is_valid(&value) => Ok(value),
+        Ok(value)
+            if tool
+                .over_key_budget(&value, limits.max_call_key_matches)
+                .is_none()
+                && tool.is_valid(&value) =>
+        {
+            Ok(value)
+        }
         Ok(value) => Err(Strict::Invalid(value)),
         Err(_) => Err(Strict::NotJson),
     }
@@ -141,6 +151,9 @@ pub(crate) fn mend_arguments(
         // an object can carry the opt-in hint rules.
         Ok(value)
             if !known_invalid
+                && tool
+                    .over_key_budget(&value, limits.max_call_key_matches)
+                    .is_none()
                 && tool.is_valid(&value)
                 && !(value.is_object() && tool.has_opt_in_rules()) =>
         {
@@ -333,6 +346,13 @@ fn mend_value_sent(
 ) -> (Mended, Option<Value>) {
     if tool.refusal().is_some() {
         return (Mended::rejected(Rejection::Unvalidated, Vec::new()), None);
+    }
+    // Before any validation: a call over the key budget is refused as sent, never checked in
+    // part and never `valid`.
+    if let Some(cost) = tool.over_key_budget(&value, limits.max_call_key_matches) {
+        let mut mended = Mended::invalid_as_sent(value);
+        mended.verdict = Verdict::Invalid(Rejection::OverKeyBudget(cost));
+        return (mended, None);
     }
     let verdict = if repairs.is_empty() {
         Verdict::Valid

@@ -337,6 +337,24 @@ impl<'s> SchemaView<'s> {
         self.object_parts().flat_map(enum_members).collect()
     }
 
+    /// The members of the one `enum` here, when exactly one part constrains the value by
+    /// `enum` and none by `const` (an index built for it then answers for the whole view).
+    pub(crate) fn only_enum(&self) -> Option<&'s [Value]> {
+        let mut found = None;
+        for map in self.object_parts() {
+            if map.contains_key("const") {
+                return None;
+            }
+            if let Some(members) = map.get("enum").and_then(Value::as_array) {
+                if found.is_some() {
+                    return None;
+                }
+                found = Some(members.as_slice());
+            }
+        }
+        found
+    }
+
     /// Every `pattern` of any part.
     pub(crate) fn patterns(&self) -> Vec<&'s str> {
         self.object_parts()

@@ -8,7 +8,7 @@
 mod anchor_stripped;
 mod arguments_unwrapped;
 mod bare_value_to_array;
-mod enum_case_fixed;
+pub(crate) mod enum_case_fixed;
 mod field_renamed;
 mod json_string_to_array;
 mod json_string_to_object;
