@@ -103,17 +103,24 @@ fn salvage_err(py: Python<'_>, e: &toolmend::salvage::SalvageError) -> PyErr {
 
 /// Reads any JSON document leniently (the json_repair-compatible functions build on this).
 ///
-/// `truncation` is `"close"` (keep what was read and close it) or `"refuse"`. Returns
+/// `truncation` is `"close"` (keep what was read and close it) or `"refuse"`; `trim_layout`
+/// and `lenient_scalars` are the document readings of `DocumentOptions`. Returns
 /// `(values, repairs, truncated)`: every value found (several for `{…}{…}`), `repairs` a list
 /// of `(kind, byte offset)`.
 #[pyfunction]
-#[pyo3(signature = (text, *, truncation = "close", max_bytes = None, max_depth = None))]
+#[pyo3(signature = (
+    text, *, truncation = "close", max_bytes = None, max_depth = None, trim_layout = true,
+    lenient_scalars = true
+))]
+#[allow(clippy::fn_params_excessive_bools)] // keyword-only options, named at every call
 fn salvage_values<'py>(
     py: Python<'py>,
     text: &str,
     truncation: &str,
     max_bytes: Option<usize>,
     max_depth: Option<usize>,
+    trim_layout: bool,
+    lenient_scalars: bool,
 ) -> PyResult<Bound<'py, PyTuple>> {
     let policy = match truncation {
         "close" => TruncationPolicy::Close,
@@ -128,7 +135,11 @@ fn salvage_values<'py>(
     let limits = SalvageOptions::default()
         .with_max_bytes(max_bytes.unwrap_or(defaults.salvage.max_bytes))
         .with_max_depth(max_depth.unwrap_or(defaults.salvage.max_depth));
-    let options = defaults.with_truncation(policy).with_salvage(limits);
+    let options = defaults
+        .with_truncation(policy)
+        .with_salvage(limits)
+        .with_trim_layout(trim_layout)
+        .with_lenient_scalars(lenient_scalars);
     let run = || salvage_document(text, &options);
     let doc = if text.len() > DETACH_BYTES {
         py.detach(run)

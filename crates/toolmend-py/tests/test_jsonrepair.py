@@ -98,6 +98,40 @@ def test_numbers_keep_their_value():
     assert toolmend.loads("{'f': 1.5e3, 'n': -2}") == {"f": 1500.0, "n": -2}
 
 
+def test_layout_before_a_closing_quote_is_dropped():
+    # A raw line break (and the blanks around it) right before the closing quote is layout.
+    assert toolmend.loads('{\n"a": "\n```{}```\n",\n"b": "x",\n}') == {"a": "\n```{}```", "b": "x"}
+    assert toolmend.loads('{"a": "line one\nline two\n    ", "b": 1,}') == {"a": "line one\nline two", "b": 1}
+    assert toolmend.loads('{"key_1\n": "value"}') == {"key_1": "value"}
+    # An escaped \n is content, and so are blanks without a line break.
+    assert toolmend.loads('{"a": "x\\n", "b": 1,}') == {"a": "x\n", "b": 1}
+    assert toolmend.loads("{'a': 'x  ',}") == {"a": "x  "}
+    # Valid JSON is never touched, and the reading can be turned off.
+    assert toolmend.loads('{"a": "x\\n"}') == {"a": "x\n"}
+    value, _, _ = toolmend.salvage_json('{"a": "x\n",}', trim_layout=False)
+    assert value == {"a": "x\n"}
+
+
+def test_python_number_spellings_and_digit_led_tokens():
+    assert toolmend.loads('{"a": .25, "b": 1. , "c": 82_461_110, "d": 1_234.5_6}') == {
+        "a": 0.25,
+        "b": 1.0,
+        "c": 82461110,
+        "d": 1234.56,
+    }
+    assert toolmend.loads('{"key": TRUE, "key2": FALSE, "key3": Null}') == {"key": True, "key2": False, "key3": None}
+    assert toolmend.loads('{"here": "now", "key": 1/3, "foo": "bar"}') == {"here": "now", "key": "1/3", "foo": "bar"}
+    assert toolmend.loads('{"key": 10-20}') == {"key": "10-20"}
+    assert toolmend.loads('{"key": 1.1.1}') == {"key": "1.1.1"}
+    assert toolmend.loads("[1, 2notanumber]") == [1, "2notanumber"]
+    assert toolmend.loads('{"id": 57eeeeb1-450b-482c-81b9-4be77e95dee2}') == {"id": "57eeeeb1-450b-482c-81b9-4be77e95dee2"}
+    # What looks cut or would be invented stays refused.
+    for text in ['{"key": 1e }', '{"key": 10- }', '{"key": }', '{"city": New York}']:
+        assert toolmend.loads(text) == "", text
+    with pytest.raises(toolmend.JsonSyntaxError):
+        toolmend.salvage_json('{"a": .25}', lenient_scalars=False)
+
+
 def test_import_as_json_repair():
     import toolmend as json_repair
 

@@ -198,5 +198,7 @@ def salvage_values(
     truncation: Literal["close", "refuse"] = "close",
     max_bytes: Optional[int] = None,
     max_depth: Optional[int] = None,
+    trim_layout: bool = True,
+    lenient_scalars: bool = True,
 ) -> Tuple[List[Any], List[Tuple[str, int]], bool]: ...
 def repair_kinds() -> List[str]: ...

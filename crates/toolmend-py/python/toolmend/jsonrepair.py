@@ -13,8 +13,11 @@ Differences from json_repair, on purpose (toolmend never invents content):
 
 - Where toolmend refuses to guess, the result is ``""``, json_repair's answer for a text it
   cannot repair: prose without JSON, ``...`` placeholders, bare words as values
-  (``{"a": yes please}``), ``NaN``/``Infinity``, a text cut inside a key or literal that
-  keeps nothing.
+  (``{"a": yes please}``), missing values (``{"a": }``), ``NaN``/``Infinity``, a number cut
+  at its exponent (``1e``), a text cut inside a key or literal that keeps nothing.
+- Like json_repair, raw line breaks right before a string's closing quote are layout
+  (dropped), and ``.25``, ``1.``, ``82_461_110`` are numbers; ``1/3``, ``10-20``, a UUID are
+  kept as the strings they spell (``salvage_json``'s ``trim_layout`` and ``lenient_scalars``).
 - ``logging=True`` returns ``(value, log)`` where each log entry is
   ``{"text": <repair kind>, "context": <byte offset>}`` (toolmend's repair names).
 - ``strict=True`` raises ``ValueError`` whenever the text needed any repair.
@@ -67,6 +70,8 @@ def salvage_json(
     truncation: str = "close",
     max_bytes: Optional[int] = None,
     max_depth: Optional[int] = None,
+    trim_layout: bool = True,
+    lenient_scalars: bool = True,
 ) -> Tuple[Any, List[Tuple[str, int]], bool]:
     """Reads any JSON document leniently: ``(value, repairs, truncated)``.
 
@@ -75,9 +80,23 @@ def salvage_json(
     instead). Several values back to back combine as json_repair combines them. Raises a
     ``SalvageError`` subclass (``NoJsonError``, ``JsonSyntaxError``, ``NonFiniteError``,
     ``TooLargeError``, ``TooDeepError``) with ``kind``, ``offset``, ``line``, ``column``.
+
+    Two document readings, on by default (tool calls never use them):
+
+    - ``trim_layout``: raw line breaks and the blanks around them right before a string's
+      closing quote are layout and dropped (``"text⏎"`` reads as ``"text"``); an escaped
+      ``\\n`` is content and stays.
+    - ``lenient_scalars``: Python number spellings (``.25``, ``1.``, ``+1``, ``82_461_110``)
+      are numbers, ``TRUE``/``Null`` literals, and a bare token that starts with a digit and
+      ends at ``,``/``}``/``]`` (``1/3``, ``10-20``, a UUID) is the string it spells.
     """
     values, repairs, truncated = salvage_values(
-        text, truncation=truncation, max_bytes=max_bytes, max_depth=max_depth
+        text,
+        truncation=truncation,
+        max_bytes=max_bytes,
+        max_depth=max_depth,
+        trim_layout=trim_layout,
+        lenient_scalars=lenient_scalars,
     )
     return _combine(values), repairs, truncated
 

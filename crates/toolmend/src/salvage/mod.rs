@@ -75,6 +75,8 @@ pub struct SalvageOptions {
     pub max_bytes: usize,
     /// Nesting deeper than this is refused with [`SalvageErrorKind::TooDeep`].
     pub max_depth: usize,
+    /// The document-only readings ([`DocumentOptions`]); off for calls.
+    readings: document::Readings,
 }
 
 impl Default for SalvageOptions {
@@ -82,6 +84,7 @@ impl Default for SalvageOptions {
         Self {
             max_bytes: crate::limits::MAX_SALVAGE_BYTES,
             max_depth: crate::limits::MAX_DEPTH,
+            readings: document::Readings::CALL,
         }
     }
 }
@@ -93,6 +96,7 @@ impl SalvageOptions {
         Self {
             max_bytes: limits.max_salvage_bytes,
             max_depth: limits.max_depth,
+            readings: document::Readings::CALL,
         }
     }
 

@@ -9,6 +9,7 @@
 use serde_json::{Map, Number, Value};
 
 use super::SalvageErrorKind;
+use super::document::{self, Readings};
 use super::memo::Memo;
 use super::repairs::RepairLog;
 use super::scan::{self, Comment, Quote};
@@ -117,6 +118,8 @@ pub(super) struct Parser<'a> {
     /// The closer of each open container, outermost first, for the look-ahead.
     pub(super) closers: Vec<u8>,
     pub(super) progressed: bool,
+    /// The document-only readings (off for calls): see [`super::DocumentOptions`].
+    pub(super) readings: Readings,
 }
 
 /// Whether the single value read hit the end of the text.
@@ -147,6 +150,22 @@ impl<'a> Parser<'a> {
             quote_insertable: false,
             closers: Vec::new(),
             progressed: false,
+            readings: Readings::CALL,
+        }
+    }
+
+    /// This parser with the document-only `readings`.
+    pub(super) const fn with_readings(mut self, readings: Readings) -> Self {
+        self.readings = readings;
+        self
+    }
+
+    /// Drops the layout before the closing quote of the string `read` just closed, when the
+    /// readings ask for it (documents only; see [`document::layout_tail`]).
+    fn trim_layout(&self, read: &mut String) {
+        if self.readings.trim_layout {
+            let cut = document::layout_tail(self.bytes, self.pos, read);
+            read.truncate(read.len() - cut);
         }
     }
 
@@ -386,7 +405,10 @@ impl<'a> Parser<'a> {
                 self.smart_key_fits()?;
             }
             match self.read_string(quote, Role::Key) {
-                Str::Closed(key) => key,
+                Str::Closed(mut key) => {
+                    self.trim_layout(&mut key);
+                    key
+                }
                 Str::Cut(_) | Str::Broken(_) => {
                     self.memo.note_cut_key(start);
                     return Ok(false);
@@ -461,20 +483,30 @@ impl<'a> Parser<'a> {
                 }
                 return Ok(Step::Go);
             }
-            b'-' | b'+' | b'0'..=b'9' => match self.read_number()? {
-                Some(value) => value,
-                None => return Ok(Step::Cut(None)),
-            },
+            // `.25` only in a document's lenient readings.
+            b'-' | b'+' | b'0'..=b'9' | b'.'
+                if b != b'.'
+                    || (self.readings.lenient_scalars
+                        && self.bytes.get(self.pos + 1).is_some_and(u8::is_ascii_digit)) =>
+            {
+                match self.read_number()? {
+                    Some(value) => value,
+                    None => return Ok(Step::Cut(None)),
+                }
+            }
             _ => {
                 if let Some(quote) = Quote::at(self.bytes, self.pos) {
                     match self.read_string(quote, Role::Value) {
-                        Str::Closed(mut s) => match self.concatenation(&mut s) {
-                            Joined::Closed => Value::String(s),
-                            Joined::Cut => return Ok(Step::Cut(Some(Value::String(s)))),
-                            Joined::Broken(at) => {
-                                return Err(self.error(SalvageErrorKind::Syntax, at));
+                        Str::Closed(mut s) => {
+                            self.trim_layout(&mut s);
+                            match self.concatenation(&mut s) {
+                                Joined::Closed => Value::String(s),
+                                Joined::Cut => return Ok(Step::Cut(Some(Value::String(s)))),
+                                Joined::Broken(at) => {
+                                    return Err(self.error(SalvageErrorKind::Syntax, at));
+                                }
                             }
-                        },
+                        }
                         // The model closed the fence, so the text was not cut: the string
                         // swallowed the closing fence, which is a syntax error, not truncation.
                         Str::Cut(_) if self.fence && ends_with_fence(self.bytes) => {
@@ -546,6 +578,19 @@ impl<'a> Parser<'a> {
         }
         let parsed = small_integer(&self.bytes[start..end])
             .map_or_else(|| self.text[start..end].parse::<Number>(), Ok);
+        if self.readings.lenient_scalars
+            && (parsed.is_err() || self.bytes.get(end).is_some_and(|&b| document::in_token(b)))
+            && let Some((value, token_end)) = document::lenient_number(self.text, start)
+        {
+            let kind = if value.is_string() {
+                RepairKind::QuotesNormalized
+            } else {
+                RepairKind::PythonLiteral
+            };
+            self.log.note(kind, start);
+            self.pos = token_end;
+            return Ok(Some(value));
+        }
         self.pos = end;
         match parsed {
             Ok(n) => Ok(Some(Value::Number(n))),
@@ -576,6 +621,14 @@ impl<'a> Parser<'a> {
             _ if end == self.bytes.len() && super::truncation::is_literal_prefix(word) => {
                 self.pos = end;
                 return Ok(None);
+            }
+            // Inside a container only: a bare word alone is prose.
+            _ if self.readings.lenient_scalars
+                && !self.closers.is_empty()
+                && document::literal(word).is_some() =>
+            {
+                self.log.note(RepairKind::PythonLiteral, start);
+                document::literal(word).unwrap_or(Value::Null)
             }
             _ => {
                 let mut e = self.error(SalvageErrorKind::Syntax, start);
