@@ -5,6 +5,7 @@
 //! inputs over [`DETACH_BYTES`] runs with the GIL released, so other Python threads go on.
 
 mod convert;
+mod strict;
 
 use std::sync::{Arc, Mutex};
 
@@ -158,6 +159,22 @@ fn salvage_values<'py>(
         .map(|v| to_py(py, v))
         .collect::<PyResult<Vec<_>>>()?;
     (values, repairs, doc.truncated).into_pyobject(py)
+}
+
+/// Strict JSON straight into Python objects, the json_repair functions' path for valid input:
+/// the value, or `...` (`Ellipsis`, which no JSON text gives) when the text is not strict JSON
+/// this path reads (see `strict.rs`) or is over 16 KiB (read with the GIL released by
+/// `salvage_values` instead). The caller then goes the general way: the value is the same.
+#[pyfunction]
+fn loads_strict<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
+    if text.len() > DETACH_BYTES {
+        return Ok(py.Ellipsis().into_bound(py));
+    }
+    match strict::loads(py, text) {
+        Ok(value) => Ok(value),
+        Err(strict::Miss::NotFast) => Ok(py.Ellipsis().into_bound(py)),
+        Err(strict::Miss::Py(e)) => Err(e),
+    }
 }
 
 /// The tools of a request, compiled once.
@@ -770,6 +787,7 @@ fn _toolmend(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(recover, m)?)?;
     m.add_function(wrap_pyfunction!(prepare_tools, m)?)?;
     m.add_function(wrap_pyfunction!(salvage_values, m)?)?;
+    m.add_function(wrap_pyfunction!(loads_strict, m)?)?;
     m.add_function(wrap_pyfunction!(repair_kinds, m)?)?;
     m.add("ToolmendError", py.get_type::<ToolmendError>())?;
     m.add("ToolSpecError", py.get_type::<ToolSpecError>())?;

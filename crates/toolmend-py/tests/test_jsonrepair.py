@@ -165,3 +165,36 @@ def test_large_input_is_read_with_the_gil_released():
     big = "[" + ", ".join("{'k%d': 'v'}" % i for i in range(20000))
     value = toolmend.loads(big)
     assert len(value) == 20000 and value[-1] == {"k19999": "v"}
+
+
+VALID = [
+    '{"a": [1, -2, 3.5, -0.0, 1e3, 2E-2, true, false, null], "b": {"c": ""}}',
+    '  [ "x" , { } , [ ] ]  \n',
+    '"esc: \\" \\\\ \\/ \\b \\f \\n \\r \\t \\u00e9 \\ud83d\\ude00"',
+    '{"k": 1, "k": 2, "j": 3}',
+    "12345678901234567890123",
+    "-0",
+    '"caf\u00e9 \u2603"',
+    "[" * 150 + "]" * 150,
+]
+
+
+def test_valid_json_fast_path_gives_json_loads_values():
+    for text in VALID:
+        expected = json.loads(text)
+        assert toolmend.loads(text) == expected, text
+        assert type(toolmend.loads(text)) is type(expected), text
+        assert toolmend.repair_json(text) == json.dumps(expected), text
+    assert list(toolmend.loads('{"k": 1, "j": 0, "k": 2}')) == ["k", "j"]
+    assert str(toolmend.loads("[-0.0]")[0]) == "-0.0"
+
+
+def test_the_fast_path_leaves_what_it_does_not_read_to_the_parser():
+    from toolmend._toolmend import loads_strict
+
+    for text in ['{"a": 1,}', "[1] x", '"\\ud800"', "NaN", "", "[01]", '"tab\there"', "[1e999]"]:
+        assert loads_strict(text) is ..., text
+    assert loads_strict('{"a": [1, "b"]}') == {"a": [1, "b"]}
+    # What it leaves goes the general way: repaired, or json.loads' reading.
+    assert toolmend.loads('{"a": 1,}') == {"a": 1}
+    assert toolmend.loads('"tab\there"') == "tab\there"

@@ -33,7 +33,7 @@ import json
 from pathlib import Path
 from typing import IO, Any, List, Optional, Tuple, Union
 
-from ._toolmend import SalvageError, salvage_values
+from ._toolmend import SalvageError, loads_strict, salvage_values
 
 JSONReturnType = Union[dict, list, str, int, float, bool, None]
 
@@ -150,6 +150,13 @@ def repair_json(
         json_str = json_fd.read()
     if not isinstance(json_str, str):
         raise TypeError(f"json_str must be str, not {type(json_str).__name__}")
+    if not logging:
+        # Strict JSON read straight into Python objects (the same value the parser gives).
+        parsed = loads_strict(json_str)
+        if parsed is not ...:
+            if return_objects:
+                return parsed
+            return "" if parsed == "" else json.dumps(parsed, **json_dumps_args)
     # toolmend's parser tries a strict parse first (as json_repair tries json.loads), so valid
     # JSON costs one parse, not a failed json.loads and then a repair.
     parsed, log = _parse(json_str, skip_json_loads, logging, strict)
@@ -172,6 +179,11 @@ def loads(
     schema_repair_mode: str = "standard",
 ) -> Any:
     """Like ``json.loads``, but repairs broken JSON; ``""`` when it cannot be read."""
+    if not logging and schema is None and schema_repair_mode == "standard" and type(json_str) is str:
+        # Valid JSON, the common case, without the layers below (the same value).
+        parsed = loads_strict(json_str)
+        if parsed is not ...:
+            return parsed
     return repair_json(
         json_str=json_str,
         return_objects=True,
