@@ -27,6 +27,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from importlib.metadata import version
 from pathlib import Path
 
 import fast_json_repair
@@ -55,45 +56,30 @@ def load_corpus(path: Path) -> dict:
     return groups
 
 
-def run_group(fn, cases, reps: int, budget: float) -> dict:
-    """Times `fn` over `cases`; correctness from one call per case. Stops once `budget` is
-    spent (checked after every call)."""
-    spent = 0.0
-    nbytes = calls = exact = judged = done = 0
-    size = 0
-    for case in cases:
-        text = case["input"]
-        size = len(text.encode("utf-8"))
-        value = None
-        for _ in range(reps):
-            start = time.perf_counter()
-            try:
-                value = fn(text)
-            except Exception:  # json.loads on malformed input; counted as no answer
-                value = None
-            spent += time.perf_counter() - start
-            calls += 1
-            nbytes += size
-            if spent > budget:
-                break
-        done += 1
-        if "expect" in case:
-            judged += 1
-            exact += value == case["expect"]
-        if spent > budget:
+def new_stats() -> dict:
+    return {"s": 0.0, "calls": 0, "bytes": 0, "exact": 0, "judged": 0, "partial": False}
+
+
+def time_case(fn, case: dict, reps: int, st: dict, budget: float) -> None:
+    """Calls `fn` on one case `reps` times into `st`; correctness from the last call. Stops
+    once `st` has spent `budget` (checked after every call)."""
+    text = case["input"]
+    size = len(text.encode("utf-8"))
+    value = None
+    for _ in range(reps):
+        start = time.perf_counter()
+        try:
+            value = fn(text)
+        except Exception:  # json.loads on malformed input; counted as no answer
+            value = None
+        st["s"] += time.perf_counter() - start
+        st["calls"] += 1
+        st["bytes"] += size
+        if st["s"] > budget:
             break
-    return {
-        "s": spent,
-        "calls": calls,
-        "bytes": nbytes,
-        "exact": exact,
-        "judged": judged,
-        "partial": done < len(cases),
-    }
-
-
-def skipped() -> dict:
-    return {"s": 0.0, "calls": 0, "bytes": 0, "exact": 0, "judged": 0, "partial": True}
+    if "expect" in case:
+        st["judged"] += 1
+        st["exact"] += value == case["expect"]
 
 
 def merge(parts: list) -> dict:
@@ -135,9 +121,8 @@ def main() -> None:
         subprocess.run([sys.executable, str(maker), str(corpus)], check=True)
     groups = load_corpus(corpus)
 
-    print(f"python {sys.version.split()[0]}; toolmend {toolmend.__version__}, "
-          f"json_repair {getattr(json_repair, '__version__', '?')}, "
-          f"fast_json_repair {getattr(fast_json_repair, '__version__', '?')}; corpus {corpus}")
+    versions = ", ".join(f"{name} {version(name)}" for name in ("json_repair", "fast_json_repair", "orjson"))
+    print(f"python {sys.version.split()[0]}; toolmend {toolmend.__version__}, {versions}; corpus {corpus}")
     print()
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print()
@@ -148,22 +133,31 @@ def main() -> None:
         # The valid variant first: its ratio to json.loads is reported even when a peer's
         # budget runs out on the malformed ones.
         names = sorted((g for g in groups if g.startswith(size + "/")), key=lambda g: (not g.endswith("/valid"), g))
+        # Interleaved: each case goes through every implementation before the next, so a
+        # change in the machine's load hits all of them alike.
+        stats = {impl: {g: new_stats() for g in names} for impl in IMPLS}
+        spent = dict.fromkeys(IMPLS, 0.0)
+        for g in names:
+            for index, case in enumerate(groups[g]):
+                for impl, fn in IMPLS.items():
+                    cases_cap, reps = SLOW.get(impl, {}).get(size, (None, REPS[size]))
+                    st = stats[impl][g]
+                    over = st["s"] > args.budget or spent[impl] > args.peer_budget
+                    if over or (cases_cap is not None and index >= cases_cap):
+                        st["partial"] = True
+                        continue
+                    before = st["s"]
+                    time_case(fn, case, reps, st, args.budget)
+                    spent[impl] += st["s"] - before
         results = {}
-        for impl, fn in IMPLS.items():
-            cases_cap, reps = SLOW.get(impl, {}).get(size, (None, REPS[size]))
-            parts, spent = {}, 0.0
-            for g in names:
-                if spent > args.peer_budget:
-                    parts[g] = skipped()
-                    continue
-                parts[g] = run_group(fn, groups[g][:cases_cap], reps, args.budget)
-                parts[g]["partial"] |= cases_cap is not None and cases_cap < len(groups[g])
-                spent += parts[g]["s"]
+        for impl in IMPLS:
+            parts = stats[impl]
             timed = [g.split("/")[1] for g, p in parts.items() if p["calls"]]
-            if len(timed) < len(names) or cases_cap is not None:
-                cap = f"{cases_cap} case(s) × {reps} call(s) per variant; " if cases_cap is not None else ""
+            cases_cap, reps = SLOW.get(impl, {}).get(size, (None, REPS[size]))
+            if len(timed) < len(names) or any(p["partial"] for p in parts.values()):
+                cap = f"{cases_cap} case(s) x {reps} call(s) per variant; " if cases_cap is not None else ""
                 notes.append(f"{size}, {impl}: {cap}timed on {', '.join(timed) or 'nothing'} "
-                             f"({len(timed)} of {len(names)} variants, {spent:.1f} s)")
+                             f"({len(timed)} of {len(names)} variants, {spent[impl]:.1f} s)")
             results[impl] = (merge(list(parts.values())), parts.get(f"{size}/valid"))
         ref_valid = per_call(results["json"][1]) if results["json"][1] else float("nan")
         for impl, (whole, valid) in results.items():

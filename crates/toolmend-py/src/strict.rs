@@ -3,11 +3,12 @@
 //! `toolmend.loads` on valid JSON must cost about what `json.loads` costs. The general path
 //! parses into a `serde_json::Value` (numbers as text, `arbitrary_precision`) and converts
 //! that; this one builds the Python objects while it reads. It takes on only what it reads
-//! exactly as that path does, and gives up (`Miss::NotFast`) on everything else — text that
-//! is not strict JSON, nesting deeper than [`MAX_DEPTH`], integers over 18 digits, numbers a
-//! float cannot hold, lone surrogates — which then goes the general way. So the value is the
-//! same on both paths: the same `int`/`float` split, the last value of a repeated key at the
-//! place of its first, the same strings.
+//! exactly as that path does and gives up on everything else, which then goes the general way:
+//! text that is not strict JSON (`Miss::Invalid`: serde_json refuses it too, so the lenient
+//! parser can start at once), and strict JSON it leaves to serde_json (`Miss::NotFast`):
+//! nesting deeper than [`MAX_DEPTH`], integers over 18 digits, numbers a float cannot hold,
+//! `\u` surrogates. So the value is the same on both paths: the same `int`/`float` split, the
+//! last value of a repeated key at the place of its first, the same strings.
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyString};
@@ -17,7 +18,9 @@ const MAX_DEPTH: usize = 100;
 
 /// Why the fast path gave up.
 pub(crate) enum Miss {
-    /// Not for this path: the general one reads it.
+    /// Not strict JSON (serde_json refuses it as well).
+    Invalid,
+    /// Maybe strict JSON, but not for this path: the general one reads it.
     NotFast,
     /// Python failed (out of memory).
     Py(PyErr),
@@ -45,7 +48,7 @@ pub(crate) fn loads<'py>(py: Python<'py>, text: &str) -> Read<'py> {
     if r.pos == r.bytes.len() {
         Ok(value)
     } else {
-        Err(Miss::NotFast)
+        Err(Miss::Invalid)
     }
 }
 
@@ -68,7 +71,7 @@ impl<'py> Reader<'_, 'py> {
             self.pos += 1;
             Ok(())
         } else {
-            Err(Miss::NotFast)
+            Err(Miss::Invalid)
         }
     }
 
@@ -90,7 +93,7 @@ impl<'py> Reader<'_, 'py> {
                 Ok(self.py.None().into_bound(self.py))
             }
             Some(b'-' | b'0'..=b'9') => self.number(),
-            _ => Err(Miss::NotFast),
+            _ => Err(Miss::Invalid),
         }
     }
 
@@ -104,7 +107,7 @@ impl<'py> Reader<'_, 'py> {
 
     fn object(&mut self, depth: usize) -> Read<'py> {
         if depth > MAX_DEPTH {
-            return Err(Miss::NotFast);
+            return Err(Miss::Invalid);
         }
         self.pos += 1;
         let dict = PyDict::new(self.py);
@@ -115,7 +118,7 @@ impl<'py> Reader<'_, 'py> {
         }
         loop {
             if self.bytes.get(self.pos) != Some(&b'"') {
-                return Err(Miss::NotFast);
+                return Err(Miss::Invalid);
             }
             let key = self.string()?;
             self.ws();
@@ -133,7 +136,7 @@ impl<'py> Reader<'_, 'py> {
                     self.pos += 1;
                     return Ok(dict.into_any());
                 }
-                _ => return Err(Miss::NotFast),
+                _ => return Err(Miss::Invalid),
             }
         }
     }
@@ -161,7 +164,7 @@ impl<'py> Reader<'_, 'py> {
                     self.pos += 1;
                     return Ok(PyList::new(self.py, items)?.into_any());
                 }
-                _ => return Err(Miss::NotFast),
+                _ => return Err(Miss::Invalid),
             }
         }
     }
@@ -178,7 +181,7 @@ impl<'py> Reader<'_, 'py> {
                     return Ok(PyString::new(self.py, &self.text[start..i]));
                 }
                 b'\\' => break,
-                0..=0x1f => return Err(Miss::NotFast),
+                0..=0x1f => return Err(Miss::Invalid),
                 _ => i += 1,
             }
         }
@@ -191,7 +194,7 @@ impl<'py> Reader<'_, 'py> {
                     return Ok(PyString::new(self.py, &out));
                 }
                 Some(b'\\') => {
-                    let e = self.bytes.get(i + 1).ok_or(Miss::NotFast)?;
+                    let e = self.bytes.get(i + 1).ok_or(Miss::Invalid)?;
                     i += 2;
                     out.push(match e {
                         b'"' => '"',
@@ -207,10 +210,10 @@ impl<'py> Reader<'_, 'py> {
                             i = next;
                             c
                         }
-                        _ => return Err(Miss::NotFast),
+                        _ => return Err(Miss::Invalid),
                     });
                 }
-                Some(0..=0x1f) | None => return Err(Miss::NotFast),
+                Some(0..=0x1f) | None => return Err(Miss::Invalid),
                 Some(_) => {
                     let run = self.bytes[i..]
                         .iter()
@@ -250,14 +253,14 @@ impl<'py> Reader<'_, 'py> {
         match b.get(i) {
             Some(b'0') => i += 1,
             Some(b'1'..=b'9') => i = digits_end(b, i),
-            _ => return Err(Miss::NotFast),
+            _ => return Err(Miss::Invalid),
         }
         let int_digits = i - int_start;
         let mut float = false;
         if b.get(i) == Some(&b'.') {
             let end = digits_end(b, i + 1);
             if end == i + 1 {
-                return Err(Miss::NotFast);
+                return Err(Miss::Invalid);
             }
             (i, float) = (end, true);
         }
@@ -268,7 +271,7 @@ impl<'py> Reader<'_, 'py> {
             }
             let end = digits_end(b, i);
             if end == i {
-                return Err(Miss::NotFast);
+                return Err(Miss::Invalid);
             }
             (i, float) = (end, true);
         }
@@ -298,10 +301,10 @@ fn digits_end(b: &[u8], mut i: usize) -> usize {
 }
 
 fn hex4(b: &[u8], at: usize) -> Result<u32, Miss> {
-    let digits = b.get(at..at + 4).ok_or(Miss::NotFast)?;
+    let digits = b.get(at..at + 4).ok_or(Miss::Invalid)?;
     let mut n = 0;
     for &d in digits {
-        n = n * 16 + char::from(d).to_digit(16).ok_or(Miss::NotFast)?;
+        n = n * 16 + char::from(d).to_digit(16).ok_or(Miss::Invalid)?;
     }
     Ok(n)
 }

@@ -192,8 +192,12 @@ def test_valid_json_fast_path_gives_json_loads_values():
 def test_the_fast_path_leaves_what_it_does_not_read_to_the_parser():
     from toolmend._toolmend import loads_strict
 
-    for text in ['{"a": 1,}', "[1] x", '"\\ud800"', "NaN", "", "[01]", '"tab\there"', "[1e999]"]:
+    # Not strict JSON: `...`; strict JSON it leaves to serde_json: NotImplemented.
+    for text in ['{"a": 1,}', "[1] x", "NaN", "", "[01]", '"tab\there"', "\ufeff[1]"]:
         assert loads_strict(text) is ..., text
+    for text in ['"\\ud800"', "[1e999]", "123456789012345678901", "[" * 101 + "]" * 101]:
+        assert loads_strict(text) is NotImplemented, text
+    assert toolmend.loads("[" * 101 + "]" * 101) == json.loads("[" * 101 + "]" * 101)
     assert loads_strict('{"a": [1, "b"]}') == {"a": [1, "b"]}
     # What it leaves goes the general way: repaired, or json.loads' reading.
     assert toolmend.loads('{"a": 1,}') == {"a": 1}

@@ -101,10 +101,12 @@ def salvage_json(
     return _combine(values), repairs, truncated
 
 
-def _parse(text: str, skip_json_loads: bool, logging: bool, strict: bool) -> Any:
-    """The value and its repair log; ``""`` (and no log) when toolmend refuses the text."""
+def _parse(text: str, skip_json_loads: bool, logging: bool, strict: bool, broken: bool = False) -> Any:
+    """The value and its repair log; ``""`` (and no log) when toolmend refuses the text.
+    ``broken``: ``loads_strict`` found the text not strict JSON (no second strict attempt)."""
     try:
-        value, repairs, _truncated = salvage_json(text)
+        values, repairs, _truncated = salvage_values(text, broken=broken)
+        value = _combine(values)
     except SalvageError as err:
         # What json.loads accepts and toolmend's strict parse does not (NaN, Infinity, nesting
         # deeper than toolmend's limit) is still valid JSON for json_repair.
@@ -150,16 +152,18 @@ def repair_json(
         json_str = json_fd.read()
     if not isinstance(json_str, str):
         raise TypeError(f"json_str must be str, not {type(json_str).__name__}")
+    broken = False
     if not logging:
         # Strict JSON read straight into Python objects (the same value the parser gives).
         parsed = loads_strict(json_str)
-        if parsed is not ...:
+        broken = parsed is ...
+        if parsed is not ... and parsed is not NotImplemented:
             if return_objects:
                 return parsed
             return "" if parsed == "" else json.dumps(parsed, **json_dumps_args)
-    # toolmend's parser tries a strict parse first (as json_repair tries json.loads), so valid
-    # JSON costs one parse, not a failed json.loads and then a repair.
-    parsed, log = _parse(json_str, skip_json_loads, logging, strict)
+    # Strict JSON is tried first (as json_repair tries json.loads), so valid JSON costs one
+    # parse, not a failed json.loads and then a repair.
+    parsed, log = _parse(json_str, skip_json_loads, logging, strict, broken)
     if logging:
         return parsed, log
     if return_objects:
@@ -180,10 +184,14 @@ def loads(
 ) -> Any:
     """Like ``json.loads``, but repairs broken JSON; ``""`` when it cannot be read."""
     if not logging and schema is None and schema_repair_mode == "standard" and type(json_str) is str:
-        # Valid JSON, the common case, without the layers below (the same value).
+        # Valid JSON, the common case, without the layers below (the same value); other text
+        # straight to the parser (not a second strict attempt in repair_json).
         parsed = loads_strict(json_str)
-        if parsed is not ...:
-            return parsed
+        if parsed is ...:
+            return _parse(json_str, skip_json_loads, False, strict, broken=True)[0]
+        if parsed is NotImplemented:
+            return _parse(json_str, skip_json_loads, False, strict)[0]
+        return parsed
     return repair_json(
         json_str=json_str,
         return_objects=True,

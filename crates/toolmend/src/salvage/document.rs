@@ -340,16 +340,7 @@ impl Document {
 /// # Ok::<(), toolmend::salvage::SalvageError>(())
 /// ```
 pub fn salvage_document(text: &str, options: &DocumentOptions) -> Result<Document, SalvageError> {
-    let mut limits = options.salvage;
-    limits.readings = options.readings();
-    let limits = &limits;
-    if text.len() > limits.max_bytes {
-        return Err(SalvageError::at(
-            SalvageErrorKind::TooLarge,
-            text,
-            limits.max_bytes,
-        ));
-    }
+    too_large(text, options)?;
     if let Ok(value) = serde_json::from_str::<Value>(text) {
         return Ok(Document {
             values: vec![value],
@@ -357,6 +348,37 @@ pub fn salvage_document(text: &str, options: &DocumentOptions) -> Result<Documen
             truncated: false,
         });
     }
+    lenient(text, options)
+}
+
+/// [`salvage_document`] for a text its caller already found not to be strict JSON (a strict
+/// parse of its own stopped at a syntax error): the same result without a second strict parse.
+/// Strict JSON given here is still read, by the lenient parser.
+///
+/// # Errors
+///
+/// As [`salvage_document`].
+pub fn salvage_broken_document(
+    text: &str,
+    options: &DocumentOptions,
+) -> Result<Document, SalvageError> {
+    too_large(text, options)?;
+    lenient(text, options)
+}
+
+fn too_large(text: &str, options: &DocumentOptions) -> Result<(), SalvageError> {
+    let max = options.salvage.max_bytes;
+    if text.len() > max {
+        return Err(SalvageError::at(SalvageErrorKind::TooLarge, text, max));
+    }
+    Ok(())
+}
+
+/// The lenient reading of a text that is not strict JSON.
+fn lenient(text: &str, options: &DocumentOptions) -> Result<Document, SalvageError> {
+    let mut limits = options.salvage;
+    limits.readings = options.readings();
+    let limits = &limits;
     let bytes = text.as_bytes();
     let after_bom = scan::skip_bom(bytes, 0);
     let start = scan::skip_ws(bytes, after_bom);
@@ -662,6 +684,21 @@ mod tests {
         assert!(call.is_err());
         let call = super::super::salvage("{\"a\": \"x\n\",}", &SalvageOptions::default()).unwrap();
         assert_eq!(call.values, vec![json!({"a": "x\n"})]);
+    }
+
+    #[test]
+    fn a_broken_document_reads_as_through_the_strict_attempt() {
+        let options = DocumentOptions::default().with_lenient_scalars(true);
+        for text in ["{'a': [1, .5", "[1, 2,]", "'x'", "[", "", "prose"] {
+            assert_eq!(
+                salvage_broken_document(text, &options),
+                salvage_document(text, &options),
+                "{text}"
+            );
+        }
+        let small = options.with_salvage(SalvageOptions::default().with_max_bytes(2));
+        let err = salvage_broken_document("[1,", &small).unwrap_err();
+        assert_eq!(err.kind, SalvageErrorKind::TooLarge);
     }
 
     #[test]

@@ -63,7 +63,8 @@ use serde_json::Value;
 use crate::RepairKind;
 
 pub use document::{
-    Document, DocumentOptions, MAX_DOCUMENT_BYTES, TruncationPolicy, salvage_document,
+    Document, DocumentOptions, MAX_DOCUMENT_BYTES, TruncationPolicy, salvage_broken_document,
+    salvage_document,
 };
 pub use entry::salvage;
 
