@@ -60,11 +60,18 @@ pub struct DocumentOptions {
     pub salvage: SalvageOptions,
     /// What to do when the text ends inside the document.
     pub truncation: TruncationPolicy,
-    /// Drop raw line breaks and the blanks around them right before a string's closing quote
-    /// (layout, not content); off by default. See the [module docs](self).
+    /// Drop raw line breaks, and the blanks around them, right before a string's closing quote:
+    /// layout, not content (`"a": "text⏎"` reads as `"text"`, as json_repair reads it). An
+    /// escaped `\n` is content and stays, and so does the end of a string the text ended
+    /// inside. Off by default and never on for tool calls, where that newline may be the last
+    /// line of a file.
     pub trim_layout: bool,
-    /// Read Python number spellings, case variants of literals and bare tokens that start with
-    /// a digit (kept as strings); off by default. See the [module docs](self).
+    /// Read number and literal spellings that name one value without inventing anything:
+    /// Python's `.25`, `1.`, `+1`, `82_461_110` as numbers and `TRUE`, `Null` inside a
+    /// container as literals (`python_literal`), and a bare token that starts with a digit and
+    /// ends at `,`, `}` or `]` (`1/3`, `10-20`, `1.1.1`, a UUID) as the string it spells
+    /// (`quotes_normalized`). What looks cut stays refused (`1e`, `10-`), and so do bare words
+    /// (`{"city": New York}`) and `...`. Off by default and never on for tool calls.
     pub lenient_scalars: bool,
 }
 
