@@ -202,3 +202,12 @@ def test_the_fast_path_leaves_what_it_does_not_read_to_the_parser():
     # What it leaves goes the general way: repaired, or json.loads' reading.
     assert toolmend.loads('{"a": 1,}') == {"a": 1}
     assert toolmend.loads('"tab\there"') == "tab\there"
+
+
+def test_broken_text_reads_the_same_without_the_strict_attempt():
+    from toolmend._toolmend import salvage_values
+
+    for text in ["{'a': [1, .5", '{"a": "x\\n",}', "[1, 2,]", "'x'", "True", '{"a": 1}']:
+        assert salvage_values(text, broken=True) == salvage_values(text), text
+    with pytest.raises(toolmend.NoJsonError):
+        salvage_values("prose only", broken=True)
