@@ -5,6 +5,7 @@
 //! inputs over [`DETACH_BYTES`] runs with the GIL released, so other Python threads go on.
 
 mod convert;
+mod strict;
 
 use std::sync::{Arc, Mutex};
 
@@ -14,7 +15,8 @@ use pyo3::types::{PyDict, PyTuple};
 use serde_json::Value;
 use toolmend::recover::StreamOutput;
 use toolmend::salvage::{
-    DocumentOptions, SalvageErrorKind, SalvageOptions, TruncationPolicy, salvage_document,
+    DocumentOptions, SalvageErrorKind, SalvageOptions, TruncationPolicy, salvage_broken_document,
+    salvage_document,
 };
 use toolmend::{AssistantTurn, CallResult, Limits, MenderOptions, RecoverMode, ToolCall};
 
@@ -103,17 +105,26 @@ fn salvage_err(py: Python<'_>, e: &toolmend::salvage::SalvageError) -> PyErr {
 
 /// Reads any JSON document leniently (the json_repair-compatible functions build on this).
 ///
-/// `truncation` is `"close"` (keep what was read and close it) or `"refuse"`. Returns
+/// `truncation` is `"close"` (keep what was read and close it) or `"refuse"`; `trim_layout`
+/// and `lenient_scalars` are the document readings of `DocumentOptions`; `broken=True` says
+/// the text is known not to be strict JSON (`salvage_broken_document`). Returns
 /// `(values, repairs, truncated)`: every value found (several for `{…}{…}`), `repairs` a list
 /// of `(kind, byte offset)`.
 #[pyfunction]
-#[pyo3(signature = (text, *, truncation = "close", max_bytes = None, max_depth = None))]
+#[pyo3(signature = (
+    text, *, truncation = "close", max_bytes = None, max_depth = None, trim_layout = true,
+    lenient_scalars = true, broken = false
+))]
+#[allow(clippy::fn_params_excessive_bools, clippy::too_many_arguments)] // keyword-only options, named at every call
 fn salvage_values<'py>(
     py: Python<'py>,
     text: &str,
     truncation: &str,
     max_bytes: Option<usize>,
     max_depth: Option<usize>,
+    trim_layout: bool,
+    lenient_scalars: bool,
+    broken: bool,
 ) -> PyResult<Bound<'py, PyTuple>> {
     let policy = match truncation {
         "close" => TruncationPolicy::Close,
@@ -128,8 +139,18 @@ fn salvage_values<'py>(
     let limits = SalvageOptions::default()
         .with_max_bytes(max_bytes.unwrap_or(defaults.salvage.max_bytes))
         .with_max_depth(max_depth.unwrap_or(defaults.salvage.max_depth));
-    let options = defaults.with_truncation(policy).with_salvage(limits);
-    let run = || salvage_document(text, &options);
+    let options = defaults
+        .with_truncation(policy)
+        .with_salvage(limits)
+        .with_trim_layout(trim_layout)
+        .with_lenient_scalars(lenient_scalars);
+    let run = || {
+        if broken {
+            salvage_broken_document(text, &options)
+        } else {
+            salvage_document(text, &options)
+        }
+    };
     let doc = if text.len() > DETACH_BYTES {
         py.detach(run)
     } else {
@@ -147,6 +168,24 @@ fn salvage_values<'py>(
         .map(|v| to_py(py, v))
         .collect::<PyResult<Vec<_>>>()?;
     (values, repairs, doc.truncated).into_pyobject(py)
+}
+
+/// Strict JSON straight into Python objects, the json_repair functions' path for valid input:
+/// the value; `...` (`Ellipsis`, which no JSON text gives) when the text is not strict JSON
+/// (then `salvage_values(text, broken=True)` skips its own strict attempt); `NotImplemented`
+/// when it may be strict JSON this path leaves to serde_json (see `strict.rs`) or is over
+/// 16 KiB (read with the GIL released by `salvage_values`). Either way the value is the same.
+#[pyfunction]
+fn loads_strict<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
+    if text.len() > DETACH_BYTES {
+        return Ok(py.NotImplemented().into_bound(py));
+    }
+    match strict::loads(py, text) {
+        Ok(value) => Ok(value),
+        Err(strict::Miss::Invalid) => Ok(py.Ellipsis().into_bound(py)),
+        Err(strict::Miss::NotFast) => Ok(py.NotImplemented().into_bound(py)),
+        Err(strict::Miss::Py(e)) => Err(e),
+    }
 }
 
 /// The tools of a request, compiled once.
@@ -759,6 +798,7 @@ fn _toolmend(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(recover, m)?)?;
     m.add_function(wrap_pyfunction!(prepare_tools, m)?)?;
     m.add_function(wrap_pyfunction!(salvage_values, m)?)?;
+    m.add_function(wrap_pyfunction!(loads_strict, m)?)?;
     m.add_function(wrap_pyfunction!(repair_kinds, m)?)?;
     m.add("ToolmendError", py.get_type::<ToolmendError>())?;
     m.add("ToolSpecError", py.get_type::<ToolSpecError>())?;

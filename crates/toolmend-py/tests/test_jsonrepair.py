@@ -98,6 +98,40 @@ def test_numbers_keep_their_value():
     assert toolmend.loads("{'f': 1.5e3, 'n': -2}") == {"f": 1500.0, "n": -2}
 
 
+def test_layout_before_a_closing_quote_is_dropped():
+    # A raw line break (and the blanks around it) right before the closing quote is layout.
+    assert toolmend.loads('{\n"a": "\n```{}```\n",\n"b": "x",\n}') == {"a": "\n```{}```", "b": "x"}
+    assert toolmend.loads('{"a": "line one\nline two\n    ", "b": 1,}') == {"a": "line one\nline two", "b": 1}
+    assert toolmend.loads('{"key_1\n": "value"}') == {"key_1": "value"}
+    # An escaped \n is content, and so are blanks without a line break.
+    assert toolmend.loads('{"a": "x\\n", "b": 1,}') == {"a": "x\n", "b": 1}
+    assert toolmend.loads("{'a': 'x  ',}") == {"a": "x  "}
+    # Valid JSON is never touched, and the reading can be turned off.
+    assert toolmend.loads('{"a": "x\\n"}') == {"a": "x\n"}
+    value, _, _ = toolmend.salvage_json('{"a": "x\n",}', trim_layout=False)
+    assert value == {"a": "x\n"}
+
+
+def test_python_number_spellings_and_digit_led_tokens():
+    assert toolmend.loads('{"a": .25, "b": 1. , "c": 82_461_110, "d": 1_234.5_6}') == {
+        "a": 0.25,
+        "b": 1.0,
+        "c": 82461110,
+        "d": 1234.56,
+    }
+    assert toolmend.loads('{"key": TRUE, "key2": FALSE, "key3": Null}') == {"key": True, "key2": False, "key3": None}
+    assert toolmend.loads('{"here": "now", "key": 1/3, "foo": "bar"}') == {"here": "now", "key": "1/3", "foo": "bar"}
+    assert toolmend.loads('{"key": 10-20}') == {"key": "10-20"}
+    assert toolmend.loads('{"key": 1.1.1}') == {"key": "1.1.1"}
+    assert toolmend.loads("[1, 2notanumber]") == [1, "2notanumber"]
+    assert toolmend.loads('{"id": 57eeeeb1-450b-482c-81b9-4be77e95dee2}') == {"id": "57eeeeb1-450b-482c-81b9-4be77e95dee2"}
+    # What looks cut or would be invented stays refused.
+    for text in ['{"key": 1e }', '{"key": 10- }', '{"key": }', '{"city": New York}']:
+        assert toolmend.loads(text) == "", text
+    with pytest.raises(toolmend.JsonSyntaxError):
+        toolmend.salvage_json('{"a": .25}', lenient_scalars=False)
+
+
 def test_import_as_json_repair():
     import toolmend as json_repair
 
@@ -131,3 +165,49 @@ def test_large_input_is_read_with_the_gil_released():
     big = "[" + ", ".join("{'k%d': 'v'}" % i for i in range(20000))
     value = toolmend.loads(big)
     assert len(value) == 20000 and value[-1] == {"k19999": "v"}
+
+
+VALID = [
+    '{"a": [1, -2, 3.5, -0.0, 1e3, 2E-2, true, false, null], "b": {"c": ""}}',
+    '  [ "x" , { } , [ ] ]  \n',
+    '"esc: \\" \\\\ \\/ \\b \\f \\n \\r \\t \\u00e9 \\ud83d\\ude00"',
+    '{"k": 1, "k": 2, "j": 3}',
+    "12345678901234567890123",
+    "-0",
+    '"caf\u00e9 \u2603"',
+    "[" * 150 + "]" * 150,
+]
+
+
+def test_valid_json_fast_path_gives_json_loads_values():
+    for text in VALID:
+        expected = json.loads(text)
+        assert toolmend.loads(text) == expected, text
+        assert type(toolmend.loads(text)) is type(expected), text
+        assert toolmend.repair_json(text) == json.dumps(expected), text
+    assert list(toolmend.loads('{"k": 1, "j": 0, "k": 2}')) == ["k", "j"]
+    assert str(toolmend.loads("[-0.0]")[0]) == "-0.0"
+
+
+def test_the_fast_path_leaves_what_it_does_not_read_to_the_parser():
+    from toolmend._toolmend import loads_strict
+
+    # Not strict JSON: `...`; strict JSON it leaves to serde_json: NotImplemented.
+    for text in ['{"a": 1,}', "[1] x", "NaN", "", "[01]", '"tab\there"', "\ufeff[1]"]:
+        assert loads_strict(text) is ..., text
+    for text in ['"\\ud800"', "[1e999]", "123456789012345678901", "[" * 101 + "]" * 101]:
+        assert loads_strict(text) is NotImplemented, text
+    assert toolmend.loads("[" * 101 + "]" * 101) == json.loads("[" * 101 + "]" * 101)
+    assert loads_strict('{"a": [1, "b"]}') == {"a": [1, "b"]}
+    # What it leaves goes the general way: repaired, or json.loads' reading.
+    assert toolmend.loads('{"a": 1,}') == {"a": 1}
+    assert toolmend.loads('"tab\there"') == "tab\there"
+
+
+def test_broken_text_reads_the_same_without_the_strict_attempt():
+    from toolmend._toolmend import salvage_values
+
+    for text in ["{'a': [1, .5", '{"a": "x\\n",}', "[1, 2,]", "'x'", "True", '{"a": 1}']:
+        assert salvage_values(text, broken=True) == salvage_values(text), text
+    with pytest.raises(toolmend.NoJsonError):
+        salvage_values("prose only", broken=True)

@@ -198,5 +198,9 @@ def salvage_values(
     truncation: Literal["close", "refuse"] = "close",
     max_bytes: Optional[int] = None,
     max_depth: Optional[int] = None,
+    trim_layout: bool = True,
+    lenient_scalars: bool = True,
+    broken: bool = False,
 ) -> Tuple[List[Any], List[Tuple[str, int]], bool]: ...
+def loads_strict(text: str) -> Any: ...
 def repair_kinds() -> List[str]: ...

@@ -13,8 +13,11 @@ Differences from json_repair, on purpose (toolmend never invents content):
 
 - Where toolmend refuses to guess, the result is ``""``, json_repair's answer for a text it
   cannot repair: prose without JSON, ``...`` placeholders, bare words as values
-  (``{"a": yes please}``), ``NaN``/``Infinity``, a text cut inside a key or literal that
-  keeps nothing.
+  (``{"a": yes please}``), missing values (``{"a": }``), ``NaN``/``Infinity``, a number cut
+  at its exponent (``1e``), a text cut inside a key or literal that keeps nothing.
+- Like json_repair, raw line breaks right before a string's closing quote are layout
+  (dropped), and ``.25``, ``1.``, ``82_461_110`` are numbers; ``1/3``, ``10-20``, a UUID are
+  kept as the strings they spell (``salvage_json``'s ``trim_layout`` and ``lenient_scalars``).
 - ``logging=True`` returns ``(value, log)`` where each log entry is
   ``{"text": <repair kind>, "context": <byte offset>}`` (toolmend's repair names).
 - ``strict=True`` raises ``ValueError`` whenever the text needed any repair.
@@ -30,7 +33,7 @@ import json
 from pathlib import Path
 from typing import IO, Any, List, Optional, Tuple, Union
 
-from ._toolmend import SalvageError, salvage_values
+from ._toolmend import SalvageError, loads_strict, salvage_values
 
 JSONReturnType = Union[dict, list, str, int, float, bool, None]
 
@@ -67,6 +70,8 @@ def salvage_json(
     truncation: str = "close",
     max_bytes: Optional[int] = None,
     max_depth: Optional[int] = None,
+    trim_layout: bool = True,
+    lenient_scalars: bool = True,
 ) -> Tuple[Any, List[Tuple[str, int]], bool]:
     """Reads any JSON document leniently: ``(value, repairs, truncated)``.
 
@@ -75,17 +80,33 @@ def salvage_json(
     instead). Several values back to back combine as json_repair combines them. Raises a
     ``SalvageError`` subclass (``NoJsonError``, ``JsonSyntaxError``, ``NonFiniteError``,
     ``TooLargeError``, ``TooDeepError``) with ``kind``, ``offset``, ``line``, ``column``.
+
+    Two document readings, on by default (tool calls never use them):
+
+    - ``trim_layout``: raw line breaks and the blanks around them right before a string's
+      closing quote are layout and dropped (``"text⏎"`` reads as ``"text"``); an escaped
+      ``\\n`` is content and stays.
+    - ``lenient_scalars``: Python number spellings (``.25``, ``1.``, ``+1``, ``82_461_110``)
+      are numbers, ``TRUE``/``Null`` literals, and a bare token that starts with a digit and
+      ends at ``,``/``}``/``]`` (``1/3``, ``10-20``, a UUID) is the string it spells.
     """
     values, repairs, truncated = salvage_values(
-        text, truncation=truncation, max_bytes=max_bytes, max_depth=max_depth
+        text,
+        truncation=truncation,
+        max_bytes=max_bytes,
+        max_depth=max_depth,
+        trim_layout=trim_layout,
+        lenient_scalars=lenient_scalars,
     )
     return _combine(values), repairs, truncated
 
 
-def _parse(text: str, skip_json_loads: bool, logging: bool, strict: bool) -> Any:
-    """The value and its repair log; ``""`` (and no log) when toolmend refuses the text."""
+def _parse(text: str, skip_json_loads: bool, logging: bool, strict: bool, broken: bool = False) -> Any:
+    """The value and its repair log; ``""`` (and no log) when toolmend refuses the text.
+    ``broken``: ``loads_strict`` found the text not strict JSON (no second strict attempt)."""
     try:
-        value, repairs, _truncated = salvage_json(text)
+        values, repairs, _truncated = salvage_values(text, broken=broken)
+        value = _combine(values)
     except SalvageError as err:
         # What json.loads accepts and toolmend's strict parse does not (NaN, Infinity, nesting
         # deeper than toolmend's limit) is still valid JSON for json_repair.
@@ -131,9 +152,18 @@ def repair_json(
         json_str = json_fd.read()
     if not isinstance(json_str, str):
         raise TypeError(f"json_str must be str, not {type(json_str).__name__}")
-    # toolmend's parser tries a strict parse first (as json_repair tries json.loads), so valid
-    # JSON costs one parse, not a failed json.loads and then a repair.
-    parsed, log = _parse(json_str, skip_json_loads, logging, strict)
+    broken = False
+    if not logging:
+        # Strict JSON read straight into Python objects (the same value the parser gives).
+        parsed = loads_strict(json_str)
+        broken = parsed is ...
+        if parsed is not ... and parsed is not NotImplemented:
+            if return_objects:
+                return parsed
+            return "" if parsed == "" else json.dumps(parsed, **json_dumps_args)
+    # Strict JSON is tried first (as json_repair tries json.loads), so valid JSON costs one
+    # parse, not a failed json.loads and then a repair.
+    parsed, log = _parse(json_str, skip_json_loads, logging, strict, broken)
     if logging:
         return parsed, log
     if return_objects:
@@ -153,6 +183,15 @@ def loads(
     schema_repair_mode: str = "standard",
 ) -> Any:
     """Like ``json.loads``, but repairs broken JSON; ``""`` when it cannot be read."""
+    if not logging and schema is None and schema_repair_mode == "standard" and type(json_str) is str:
+        # Valid JSON, the common case, without the layers below (the same value); other text
+        # straight to the parser (not a second strict attempt in repair_json).
+        parsed = loads_strict(json_str)
+        if parsed is ...:
+            return _parse(json_str, skip_json_loads, False, strict, broken=True)[0]
+        if parsed is NotImplemented:
+            return _parse(json_str, skip_json_loads, False, strict)[0]
+        return parsed
     return repair_json(
         json_str=json_str,
         return_objects=True,

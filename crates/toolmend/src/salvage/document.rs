@@ -14,8 +14,22 @@
 //!   with its refusals kept: prose, `NaN`, `...` and other gaps are errors, never a guess.
 //!
 //! A scalar cut inside a word or number (`tru`, `1.`) keeps nothing and is an error, never `{}`.
+//!
+//! Two readings are for documents only, each an option ([`DocumentOptions`]), off by default
+//! and never used for calls:
+//!
+//! - [`DocumentOptions::trim_layout`]: raw line breaks (and the blanks around them) right before
+//!   a string's closing quote are layout, not content: `"a": "text⏎"` reads as `"text"`. An
+//!   escaped `\n` is content and stays; so does the blank run of a string the text ended inside.
+//!   In a tool call the same newline may be the last line of a file, so calls keep it.
+//! - [`DocumentOptions::lenient_scalars`]: number and literal spellings that name one value
+//!   without inventing anything: Python's `.25`, `1.`, `+1`, `82_461_110` as numbers, `TRUE`,
+//!   `Null` as literals (`python_literal`), and a bare token that starts with a digit and ends
+//!   at a `,`, `}` or `]` (`1/3`, `10-20`, `1.1.1`, a UUID) kept as the string it spells
+//!   (`quotes_normalized`). What looks cut or unknown stays refused: `1e`, `10-`, `1e999` where
+//!   its spelling is a number JSON cannot hold, bare words (`{"city": New York}`), `...`.
 
-use serde_json::Value;
+use serde_json::{Number, Value};
 
 use super::memo::Memo;
 use super::parse::Parser;
@@ -46,6 +60,19 @@ pub struct DocumentOptions {
     pub salvage: SalvageOptions,
     /// What to do when the text ends inside the document.
     pub truncation: TruncationPolicy,
+    /// Drop raw line breaks, and the blanks around them, right before a string's closing quote:
+    /// layout, not content (`"a": "text⏎"` reads as `"text"`, as json_repair reads it). An
+    /// escaped `\n` is content and stays, and so does the end of a string the text ended
+    /// inside. Off by default and never on for tool calls, where that newline may be the last
+    /// line of a file.
+    pub trim_layout: bool,
+    /// Read number and literal spellings that name one value without inventing anything:
+    /// Python's `.25`, `1.`, `+1`, `82_461_110` as numbers and `TRUE`, `Null` inside a
+    /// container as literals (`python_literal`), and a bare token that starts with a digit and
+    /// ends at `,`, `}` or `]` (`1/3`, `10-20`, `1.1.1`, a UUID) as the string it spells
+    /// (`quotes_normalized`). What looks cut stays refused (`1e`, `10-`), and so do bare words
+    /// (`{"city": New York}`) and `...`. Off by default and never on for tool calls.
+    pub lenient_scalars: bool,
 }
 
 impl Default for DocumentOptions {
@@ -53,6 +80,8 @@ impl Default for DocumentOptions {
         Self {
             salvage: SalvageOptions::default().with_max_bytes(MAX_DOCUMENT_BYTES),
             truncation: TruncationPolicy::Close,
+            trim_layout: false,
+            lenient_scalars: false,
         }
     }
 }
@@ -70,6 +99,192 @@ impl DocumentOptions {
     pub const fn with_salvage(mut self, salvage: SalvageOptions) -> Self {
         self.salvage = salvage;
         self
+    }
+
+    /// These options with [`Self::trim_layout`] set.
+    #[must_use]
+    pub const fn with_trim_layout(mut self, trim_layout: bool) -> Self {
+        self.trim_layout = trim_layout;
+        self
+    }
+
+    /// These options with [`Self::lenient_scalars`] set.
+    #[must_use]
+    pub const fn with_lenient_scalars(mut self, lenient_scalars: bool) -> Self {
+        self.lenient_scalars = lenient_scalars;
+        self
+    }
+
+    /// The parser's readings for these options.
+    const fn readings(&self) -> Readings {
+        Readings {
+            trim_layout: self.trim_layout,
+            lenient_scalars: self.lenient_scalars,
+        }
+    }
+}
+
+/// The document-only readings, carried to the parser inside [`SalvageOptions`]; off for calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Readings {
+    /// [`DocumentOptions::trim_layout`].
+    pub(super) trim_layout: bool,
+    /// [`DocumentOptions::lenient_scalars`].
+    pub(super) lenient_scalars: bool,
+}
+
+impl Readings {
+    /// Call salvage: content as written, JSON's own scalars.
+    pub(super) const CALL: Self = Self {
+        trim_layout: false,
+        lenient_scalars: false,
+    };
+}
+
+/// How many bytes of layout end the string `read`, whose closing delimiter ends right before
+/// `after` in `bytes`: the raw blanks before that delimiter when they hold a line break, else 0.
+/// A blank escaped by a backslash is content; so is everything when the delimiter was inserted
+/// (the byte before `after` is no closing quote).
+pub(super) fn layout_tail(bytes: &[u8], after: usize, read: &str) -> usize {
+    let close = if after >= 1 && matches!(bytes[after - 1], b'"' | b'\'') {
+        after - 1
+    } else if after >= 3 && &bytes[after - 3..after] == scan::RIGHT_DOUBLE {
+        after - 3
+    } else {
+        return 0;
+    };
+    let mut start = close;
+    while start > 0 && matches!(bytes[start - 1], b' ' | b'\t' | b'\n' | b'\r') {
+        start -= 1;
+    }
+    let slashes = bytes[..start]
+        .iter()
+        .rev()
+        .take_while(|&&b| b == b'\\')
+        .count();
+    if slashes % 2 == 1 {
+        start += 1;
+    }
+    let run = &bytes[start.min(close)..close];
+    let broken = run.iter().any(|&b| b == b'\n' || b == b'\r');
+    if broken && read.as_bytes().ends_with(run) {
+        run.len()
+    } else {
+        0
+    }
+}
+
+/// Whether `b` may be part of a bare scalar token (`1_000`, `1/3`, a UUID).
+pub(super) const fn in_token(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-' | b'+' | b'/')
+}
+
+/// The value of the bare token starting at `start` (a digit, a sign or a dot) and where it
+/// ends, when it names one value: a Python number spelling as the number, a token that starts
+/// with a digit and is no number as its text. `None` (the caller refuses it) when something
+/// other than `,`, `}`, `]` or the end follows it, it looks cut (`1e`, `10-`), it is a number
+/// JSON cannot hold, or it would be text and the text ends in it (it may be cut).
+pub(super) fn lenient_number(text: &str, start: usize) -> Option<(Value, usize)> {
+    let bytes = text.as_bytes();
+    let mut end = start;
+    while end < bytes.len() && in_token(bytes[end]) {
+        end += 1;
+    }
+    if !matches!(
+        bytes.get(scan::skip_ws(bytes, end)),
+        None | Some(b',' | b'}' | b']')
+    ) {
+        return None;
+    }
+    let token = &text[start..end];
+    if let Some(number) = python_number(token) {
+        // At the end of the text as a JSON number would be: complete as far as it goes.
+        return number.map(|n| (Value::Number(n), end));
+    }
+    if end == bytes.len() {
+        return None;
+    }
+    let unsigned = token.trim_start_matches(['-', '+']);
+    let cut = token.ends_with(|c: char| !c.is_ascii_alphanumeric())
+        || token
+            .strip_suffix(['e', 'E'])
+            .is_some_and(|t| python_number(t).is_some());
+    if cut || !unsigned.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    Some((Value::String(token.to_owned()), end))
+}
+
+/// A Python (or JavaScript) number spelling JSON does not allow — a leading `+` or `.`, a
+/// trailing `.`, `_` between digits — as the number: `Some(None)` when it has that shape but
+/// JSON cannot hold it (`007`), `None` when it is no number.
+fn python_number(token: &str) -> Option<Option<Number>> {
+    let b = token.as_bytes();
+    let mut out = String::with_capacity(b.len() + 2);
+    let mut i = 0;
+    match b.first()? {
+        b'-' => {
+            out.push('-');
+            i = 1;
+        }
+        b'+' => i = 1,
+        _ => {}
+    }
+    let int = digits(b, &mut i, &mut out);
+    if int == 0 {
+        out.push('0');
+    }
+    let mut frac = 0;
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        out.push('.');
+        frac = digits(b, &mut i, &mut out);
+        if frac == 0 {
+            out.push('0');
+        }
+    }
+    if int == 0 && frac == 0 {
+        return None;
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        out.push('e');
+        i += 1;
+        if let Some(&sign @ (b'+' | b'-')) = b.get(i) {
+            out.push(char::from(sign));
+            i += 1;
+        }
+        if digits(b, &mut i, &mut out) == 0 {
+            return None;
+        }
+    }
+    (i == b.len()).then(|| out.parse::<Number>().ok())
+}
+
+/// Copies the digits at `i` into `out`, skipping single `_` between digits; how many.
+fn digits(b: &[u8], i: &mut usize, out: &mut String) -> usize {
+    let mut n = 0;
+    while let Some(&c) = b.get(*i) {
+        if c.is_ascii_digit() {
+            out.push(char::from(c));
+            n += 1;
+        } else if !(c == b'_' && n > 0 && b.get(*i + 1).is_some_and(u8::is_ascii_digit)) {
+            break;
+        }
+        *i += 1;
+    }
+    n
+}
+
+/// `true`, `false` or `null` spelt in another case (`TRUE`, `Null`, `NONE`).
+pub(super) fn literal(word: &str) -> Option<Value> {
+    if word.eq_ignore_ascii_case("true") {
+        Some(Value::Bool(true))
+    } else if word.eq_ignore_ascii_case("false") {
+        Some(Value::Bool(false))
+    } else if word.eq_ignore_ascii_case("null") || word.eq_ignore_ascii_case("none") {
+        Some(Value::Null)
+    } else {
+        None
     }
 }
 
@@ -132,14 +347,7 @@ impl Document {
 /// # Ok::<(), toolmend::salvage::SalvageError>(())
 /// ```
 pub fn salvage_document(text: &str, options: &DocumentOptions) -> Result<Document, SalvageError> {
-    let limits = &options.salvage;
-    if text.len() > limits.max_bytes {
-        return Err(SalvageError::at(
-            SalvageErrorKind::TooLarge,
-            text,
-            limits.max_bytes,
-        ));
-    }
+    too_large(text, options)?;
     if let Ok(value) = serde_json::from_str::<Value>(text) {
         return Ok(Document {
             values: vec![value],
@@ -147,13 +355,44 @@ pub fn salvage_document(text: &str, options: &DocumentOptions) -> Result<Documen
             truncated: false,
         });
     }
+    lenient(text, options)
+}
+
+/// [`salvage_document`] for a text its caller already found not to be strict JSON (a strict
+/// parse of its own stopped at a syntax error): the same result without a second strict parse.
+/// Strict JSON given here is still read, by the lenient parser.
+///
+/// # Errors
+///
+/// As [`salvage_document`].
+pub fn salvage_broken_document(
+    text: &str,
+    options: &DocumentOptions,
+) -> Result<Document, SalvageError> {
+    too_large(text, options)?;
+    lenient(text, options)
+}
+
+fn too_large(text: &str, options: &DocumentOptions) -> Result<(), SalvageError> {
+    let max = options.salvage.max_bytes;
+    if text.len() > max {
+        return Err(SalvageError::at(SalvageErrorKind::TooLarge, text, max));
+    }
+    Ok(())
+}
+
+/// The lenient reading of a text that is not strict JSON.
+fn lenient(text: &str, options: &DocumentOptions) -> Result<Document, SalvageError> {
+    let mut limits = options.salvage;
+    limits.readings = options.readings();
+    let limits = &limits;
     let bytes = text.as_bytes();
     let after_bom = scan::skip_bom(bytes, 0);
     let start = scan::skip_ws(bytes, after_bom);
     if start == bytes.len() {
         return Err(SalvageError::at(SalvageErrorKind::NoJson, text, start));
     }
-    let mut doc = match scalar(text, start, limits.max_depth)? {
+    let mut doc = match scalar(text, start, limits)? {
         Some(doc) => doc,
         None => match bare_opener(text, start) {
             Some(doc) => doc,
@@ -178,15 +417,21 @@ pub fn salvage_document(text: &str, options: &DocumentOptions) -> Result<Documen
 /// A text that starts with a scalar and holds nothing after it; `None` when it does not start
 /// with one or more text follows (prose that begins with a word, `"a" {…}`), which the
 /// container search then reads.
-fn scalar(text: &str, start: usize, max_depth: usize) -> Result<Option<Document>, SalvageError> {
+fn scalar(
+    text: &str,
+    start: usize,
+    limits: &SalvageOptions,
+) -> Result<Option<Document>, SalvageError> {
     let bytes = text.as_bytes();
     let b = bytes[start];
     let quoted = scan::Quote::at(bytes, start).is_some();
-    if !(quoted || b.is_ascii_alphabetic() || matches!(b, b'-' | b'+' | b'0'..=b'9')) {
+    let dot = b == b'.' && limits.readings.lenient_scalars;
+    if !(quoted || dot || b.is_ascii_alphabetic() || matches!(b, b'-' | b'+' | b'0'..=b'9')) {
         return Ok(None);
     }
     let memo = Memo::default();
-    let mut parser = Parser::new(text, max_depth, false, &[], &memo);
+    let mut parser =
+        Parser::new(text, limits.max_depth, false, &[], &memo).with_readings(limits.readings);
     parser.pos = start;
     let (value, cut) = match parser.parse_value() {
         Ok(read) => read,
@@ -332,6 +577,135 @@ mod tests {
         let doc = salvage_document("\u{feff}'x'", &DocumentOptions::default()).unwrap();
         assert!(doc.has(RepairKind::BomRemoved));
         assert_eq!(doc.into_value(), json!("x"));
+    }
+
+    fn lenient(text: &str) -> Result<Value, SalvageErrorKind> {
+        let options = DocumentOptions::default()
+            .with_trim_layout(true)
+            .with_lenient_scalars(true);
+        salvage_document(text, &options)
+            .map(Document::into_value)
+            .map_err(|e| e.kind)
+    }
+
+    #[test]
+    fn layout_before_a_closing_quote_is_trimmed_only_when_asked() {
+        let text = "{\"a\": \"line\n  \n\", \"b\": 1,}";
+        assert_eq!(read(text), Ok(json!({"a": "line\n  \n", "b": 1})));
+        assert_eq!(lenient(text), Ok(json!({"a": "line", "b": 1})));
+        // A raw line break then the indentation of the closing quote.
+        assert_eq!(lenient("{'a': 'x\n    ',}"), Ok(json!({"a": "x"})));
+        // Keys too; a smart-quoted string; a whole string of layout.
+        assert_eq!(lenient("{\"k\n\": 1,}"), Ok(json!({"k": 1})));
+        assert_eq!(lenient("[\u{201c}y\n\u{201d}]"), Ok(json!(["y"])));
+        assert_eq!(lenient("['\n\n']"), Ok(json!([""])));
+    }
+
+    #[test]
+    fn escaped_or_inline_blanks_are_content() {
+        // Escaped line breaks, blanks without a line break, an escaped raw line break.
+        assert_eq!(
+            lenient("{'a': 'x\\n', 'b': 1,}"),
+            Ok(json!({"a": "x\n", "b": 1}))
+        );
+        assert_eq!(lenient("{'a': 'x  ',}"), Ok(json!({"a": "x  "})));
+        assert_eq!(lenient("{'a': 'x\\\n',}"), Ok(json!({"a": "x\\\n"})));
+        // Two backslashes are one escaped backslash: the line break after them is raw.
+        assert_eq!(lenient("{'a': 'x\\\\\n',}"), Ok(json!({"a": "x\\"})));
+        // The text ended inside the string: what was read is kept as it is.
+        assert_eq!(lenient("{\"a\": \"x\n"), Ok(json!({"a": "x\n"})));
+        // Strict JSON is never touched (its newlines are escaped anyway).
+        assert_eq!(lenient("{\"a\": \"x\\n\"}"), Ok(json!({"a": "x\n"})));
+    }
+
+    #[test]
+    fn python_number_spellings_are_numbers_when_asked() {
+        for (text, value) in [
+            ("{\"n\": .25}", json!({"n": 0.25})),
+            ("{\"n\": -.5 }", json!({"n": -0.5})),
+            ("{\"n\": 1. }", json!({"n": 1.0})),
+            ("{\"n\": +7}", json!({"n": 7})),
+            ("{\"n\": 82_461_110}", json!({"n": 82_461_110})),
+            ("[1_234.5_6, 2]", json!([1234.56, 2])),
+            (
+                "[TRUE, False, Null, NONE]",
+                json!([true, false, null, null]),
+            ),
+        ] {
+            assert_eq!(lenient(text), Ok(value), "{text}");
+            assert!(read(text).is_err(), "{text} without the readings");
+        }
+        assert_eq!(lenient(".25"), Ok(json!(0.25)));
+        let doc = salvage_document(
+            "[.5]",
+            &DocumentOptions::default().with_lenient_scalars(true),
+        )
+        .unwrap();
+        assert!(doc.has(RepairKind::PythonLiteral));
+    }
+
+    #[test]
+    fn digit_led_tokens_keep_their_text() {
+        for (text, value) in [
+            ("{\"key\": 1/3, \"b\": 2}", json!({"key": "1/3", "b": 2})),
+            ("{\"key\": 10-20}", json!({"key": "10-20"})),
+            ("{\"key\": 1.1.1 }", json!({"key": "1.1.1"})),
+            ("[1, 2notanumber]", json!([1, "2notanumber"])),
+            (
+                "{\"id\": 57eeeeb1-450b-482c-81b9-4be77e95dee2}",
+                json!({"id": "57eeeeb1-450b-482c-81b9-4be77e95dee2"}),
+            ),
+        ] {
+            assert_eq!(lenient(text), Ok(value), "{text}");
+        }
+        let doc = salvage_document(
+            "[1/3]",
+            &DocumentOptions::default().with_lenient_scalars(true),
+        )
+        .unwrap();
+        assert!(doc.has(RepairKind::QuotesNormalized));
+    }
+
+    #[test]
+    fn cut_or_unknown_scalars_stay_refused() {
+        for text in [
+            "{\"key\": 1e }",
+            "{\"key\": 10- }",
+            "{\"key\": 007}",
+            "{\"key\": 1/3 and more}",
+            "{\"city\": New York}",
+            "{\"a\": yes}",
+            "[1, 2, ...]",
+            "{\"a\": }",
+        ] {
+            assert!(lenient(text).is_err(), "{text}");
+        }
+        // At the end of the text a token may be cut: read as without the readings.
+        assert_eq!(lenient("[1, 1/3"), read("[1, 1/3"));
+        assert_eq!(lenient("[1, 1.5"), Ok(json!([1, 1.5])));
+    }
+
+    #[test]
+    fn call_salvage_keeps_its_readings() {
+        let call = super::super::salvage("{\"a\": \"x\n\", \"n\": .5}", &SalvageOptions::default());
+        assert!(call.is_err());
+        let call = super::super::salvage("{\"a\": \"x\n\",}", &SalvageOptions::default()).unwrap();
+        assert_eq!(call.values, vec![json!({"a": "x\n"})]);
+    }
+
+    #[test]
+    fn a_broken_document_reads_as_through_the_strict_attempt() {
+        let options = DocumentOptions::default().with_lenient_scalars(true);
+        for text in ["{'a': [1, .5", "[1, 2,]", "'x'", "[", "", "prose"] {
+            assert_eq!(
+                salvage_broken_document(text, &options),
+                salvage_document(text, &options),
+                "{text}"
+            );
+        }
+        let small = options.with_salvage(SalvageOptions::default().with_max_bytes(2));
+        let err = salvage_broken_document("[1,", &small).unwrap_err();
+        assert_eq!(err.kind, SalvageErrorKind::TooLarge);
     }
 
     #[test]

@@ -136,7 +136,9 @@ fn attempt(
     options: &SalvageOptions,
     memo: &Memo,
 ) -> Result<Run, RunError> {
-    let first = Parser::new(text, options.max_depth, fence, &[], memo).run(start)?;
+    let first = Parser::new(text, options.max_depth, fence, &[], memo)
+        .with_readings(options.readings)
+        .run(start)?;
     if first.quote_insertable
         && let Some(run) = with_inserted_quotes(text, start, fence, options, memo, &first)
     {
@@ -157,7 +159,10 @@ fn attempt(
         // after the quote can be content (the string opened a bracket) and the prose holds no
         // brace of its own (`{"cmd": "ls"} then {cmd: "pwd"}` is prose, not content).
         let plausible = open_bracket && !text.as_bytes()[p..].contains(&b'{');
-        match Parser::new(text, options.max_depth, fence, &content_quotes, memo).run(start) {
+        match Parser::new(text, options.max_depth, fence, &content_quotes, memo)
+            .with_readings(options.readings)
+            .run(start)
+        {
             Ok(run)
                 if !run.truncated
                     && run.prose_after.is_none()
@@ -188,7 +193,8 @@ fn with_inserted_quotes(
     memo: &Memo,
     first: &Run,
 ) -> Option<Run> {
-    let mut parser = Parser::new(text, options.max_depth, fence, &[], memo);
+    let mut parser =
+        Parser::new(text, options.max_depth, fence, &[], memo).with_readings(options.readings);
     parser.insert_quotes = true;
     let mut run = parser.run(start).ok()?;
     let clean = run.values.len() == first.values.len()

@@ -67,7 +67,8 @@ use serde_json::Value;
 use crate::RepairKind;
 
 pub use document::{
-    Document, DocumentOptions, MAX_DOCUMENT_BYTES, TruncationPolicy, salvage_document,
+    Document, DocumentOptions, MAX_DOCUMENT_BYTES, TruncationPolicy, salvage_broken_document,
+    salvage_document,
 };
 pub use entry::salvage;
 
@@ -79,6 +80,8 @@ pub struct SalvageOptions {
     pub max_bytes: usize,
     /// Nesting deeper than this is refused with [`SalvageErrorKind::TooDeep`].
     pub max_depth: usize,
+    /// The document-only readings ([`DocumentOptions`]); off for calls.
+    readings: document::Readings,
 }
 
 impl Default for SalvageOptions {
@@ -86,6 +89,7 @@ impl Default for SalvageOptions {
         Self {
             max_bytes: crate::limits::MAX_SALVAGE_BYTES,
             max_depth: crate::limits::MAX_DEPTH,
+            readings: document::Readings::CALL,
         }
     }
 }
@@ -97,6 +101,7 @@ impl SalvageOptions {
         Self {
             max_bytes: limits.max_salvage_bytes,
             max_depth: limits.max_depth,
+            readings: document::Readings::CALL,
         }
     }
 

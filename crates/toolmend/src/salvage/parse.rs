@@ -11,6 +11,7 @@ use std::ops::Range;
 use serde_json::{Map, Number, Value};
 
 use super::SalvageErrorKind;
+use super::document::{self, Readings};
 use super::memo::Memo;
 use super::repairs::RepairLog;
 use super::scan::{self, Comment, Quote};
@@ -134,6 +135,8 @@ pub(super) struct Parser<'a> {
     spans: Vec<Option<Range<usize>>>,
     /// A root member was sent twice, so `spans` no longer lines up with the object.
     spans_void: bool,
+    /// The document-only readings (off for calls): see [`super::DocumentOptions`].
+    pub(super) readings: Readings,
 }
 
 /// Whether the single value read hit the end of the text.
@@ -169,6 +172,22 @@ impl<'a> Parser<'a> {
             value_span: None,
             spans: Vec::new(),
             spans_void: false,
+            readings: Readings::CALL,
+        }
+    }
+
+    /// This parser with the document-only `readings`.
+    pub(super) const fn with_readings(mut self, readings: Readings) -> Self {
+        self.readings = readings;
+        self
+    }
+
+    /// Drops the layout before the closing quote of the string `read` just closed, when the
+    /// readings ask for it (documents only; see [`document::layout_tail`]).
+    fn trim_layout(&self, read: &mut String) {
+        if self.readings.trim_layout {
+            let cut = document::layout_tail(self.bytes, self.pos, read);
+            read.truncate(read.len() - cut);
         }
     }
 
@@ -438,7 +457,10 @@ impl<'a> Parser<'a> {
                 self.smart_key_fits()?;
             }
             match self.read_string(quote, Role::Key) {
-                Str::Closed(key) => key,
+                Str::Closed(mut key) => {
+                    self.trim_layout(&mut key);
+                    key
+                }
                 Str::Cut(_) | Str::Broken(_) => {
                     self.memo.note_cut_key(start);
                     return Ok(false);
@@ -513,10 +535,17 @@ impl<'a> Parser<'a> {
                 }
                 return Ok(Step::Go);
             }
-            b'-' | b'+' | b'0'..=b'9' => match self.read_number()? {
-                Some(value) => value,
-                None => return Ok(Step::Cut(None)),
-            },
+            // `.25` only in a document's lenient readings.
+            b'-' | b'+' | b'0'..=b'9' | b'.'
+                if b != b'.'
+                    || (self.readings.lenient_scalars
+                        && self.bytes.get(self.pos + 1).is_some_and(u8::is_ascii_digit)) =>
+            {
+                match self.read_number()? {
+                    Some(value) => value,
+                    None => return Ok(Step::Cut(None)),
+                }
+            }
             _ => {
                 let quote = Quote::at(self.bytes, self.pos);
                 let open = self.pos;
@@ -541,13 +570,16 @@ impl<'a> Parser<'a> {
                     }
                 } else if let Some(quote) = quote {
                     match self.read_string(quote, Role::Value) {
-                        Str::Closed(mut s) => match self.concatenation(&mut s) {
-                            Joined::Closed => Value::String(s),
-                            Joined::Cut => return Ok(Step::Cut(Some(Value::String(s)))),
-                            Joined::Broken(at) => {
-                                return Err(self.error(SalvageErrorKind::Syntax, at));
+                        Str::Closed(mut s) => {
+                            self.trim_layout(&mut s);
+                            match self.concatenation(&mut s) {
+                                Joined::Closed => Value::String(s),
+                                Joined::Cut => return Ok(Step::Cut(Some(Value::String(s)))),
+                                Joined::Broken(at) => {
+                                    return Err(self.error(SalvageErrorKind::Syntax, at));
+                                }
                             }
-                        },
+                        }
                         // The model closed the fence, so the text was not cut: the string
                         // swallowed the closing fence, which is a syntax error, not truncation.
                         Str::Cut(_) if self.fence && ends_with_fence(self.bytes) => {
@@ -621,6 +653,19 @@ impl<'a> Parser<'a> {
         }
         let parsed = small_integer(&self.bytes[start..end])
             .map_or_else(|| self.text[start..end].parse::<Number>(), Ok);
+        if self.readings.lenient_scalars
+            && (parsed.is_err() || self.bytes.get(end).is_some_and(|&b| document::in_token(b)))
+            && let Some((value, token_end)) = document::lenient_number(self.text, start)
+        {
+            let kind = if value.is_string() {
+                RepairKind::QuotesNormalized
+            } else {
+                RepairKind::PythonLiteral
+            };
+            self.log.note(kind, start);
+            self.pos = token_end;
+            return Ok(Some(value));
+        }
         self.pos = end;
         match parsed {
             Ok(n) => Ok(Some(Value::Number(n))),
@@ -681,6 +726,14 @@ impl<'a> Parser<'a> {
             _ if end == self.bytes.len() && super::truncation::is_literal_prefix(word) => {
                 self.pos = end;
                 return Ok(None);
+            }
+            // Inside a container only: a bare word alone is prose.
+            _ if self.readings.lenient_scalars
+                && !self.closers.is_empty()
+                && document::literal(word).is_some() =>
+            {
+                self.log.note(RepairKind::PythonLiteral, start);
+                document::literal(word).unwrap_or(Value::Null)
             }
             _ => {
                 let mut e = self.error(SalvageErrorKind::Syntax, start);
