@@ -54,6 +54,8 @@ struct Dispatch {
     /// The first bytes of `holds`: a suffix starting with any other byte is never held, so
     /// [`holdback`] costs a few byte tests per chunk in plain prose.
     starts: [bool; 256],
+    /// The [`Classes`] bits of every byte.
+    classes: [u8; 256],
 }
 
 fn dispatch() -> &'static Dispatch {
@@ -100,6 +102,7 @@ fn dispatch() -> &'static Dispatch {
             holds,
             leads,
             longest,
+            classes: class_table(&starts),
             starts,
         }
     })
@@ -148,6 +151,19 @@ pub(crate) enum Quiet {
 }
 
 impl Quiet {
+    /// Whether appending `chunk`, whose bytes fall in `classes` (see [`Classes::of`]), leaves
+    /// the decision as it is: a few bit tests, no pass over the chunk (except a run's byte).
+    pub(crate) fn admits(self, chunk: &[u8], classes: Classes) -> bool {
+        let stops = match self {
+            Self::No => return false,
+            Self::Run(ch) => return chunk.iter().all(|&b| b == ch),
+            Self::Prose => Classes::PATTERN,
+            Self::FenceLine => Classes::BREAK,
+            Self::Span => Classes::BREAK | Classes::BACKTICK,
+        };
+        classes.0 & stops == 0
+    }
+
     /// Whether appending `chunk` leaves the decision as it is.
     pub(crate) fn passes(self, chunk: &[u8]) -> bool {
         match self {
@@ -166,6 +182,55 @@ impl Quiet {
     pub(crate) fn flows(self) -> bool {
         matches!(self, Self::Prose | Self::FenceLine)
     }
+}
+
+/// The classes of bytes a short chunk holds, for the streaming recoverer's quiet test: one
+/// table lookup per byte answers every question that test asks (instead of a memchr call per
+/// question, whose fixed cost dominates a chunk of a few bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Classes(u8);
+
+impl Classes {
+    /// A byte that may start a pattern or a held-back suffix ([`Dispatch::starts`]).
+    const PATTERN: u8 = 1;
+    /// A line break.
+    const BREAK: u8 = 2;
+    /// A backtick.
+    const BACKTICK: u8 = 4;
+    /// `>` or `]`: the last byte of every closing reasoning tag.
+    const CLOSE: u8 = 8;
+    /// A byte that is not ASCII whitespace.
+    const VISIBLE: u8 = 16;
+
+    /// The classes of the bytes of `chunk`.
+    pub(crate) fn of(chunk: &[u8]) -> Self {
+        let table = &dispatch().classes;
+        Self(chunk.iter().fold(0, |acc, &b| acc | table[usize::from(b)]))
+    }
+
+    /// Whether a `>` or `]` is among the bytes.
+    pub(crate) fn closes(self) -> bool {
+        self.0 & Self::CLOSE != 0
+    }
+
+    /// Whether every byte is ASCII whitespace.
+    pub(crate) fn blank(self) -> bool {
+        self.0 & Self::VISIBLE == 0
+    }
+}
+
+/// The [`Classes`] bits of every byte.
+fn class_table(starts: &[bool; 256]) -> [u8; 256] {
+    let mut table = [0; 256];
+    for (b, bits) in (0..=255u8).zip(table.iter_mut()) {
+        let set = |yes: bool, bit: u8| if yes { bit } else { 0 };
+        *bits = set(starts[usize::from(b)], Classes::PATTERN)
+            | set(b == b'\n', Classes::BREAK)
+            | set(b == b'`', Classes::BACKTICK)
+            | set(matches!(b, b'>' | b']'), Classes::CLOSE)
+            | set(!b.is_ascii_whitespace(), Classes::VISIBLE);
+    }
+    table
 }
 
 /// An open fenced code block.

@@ -10,9 +10,9 @@
 
 use std::ops::Range;
 
-use super::scan::{Found, Scanner};
+use super::scan::{Classes, Found, Scanner};
 use super::whole::{self, THINK_CLOSES, Whole};
-use super::{RecoverOptions, RecoveredCall, strip};
+use super::{RecoverOptions, RecoveredCall, strip_into};
 use crate::ToolSet;
 
 /// What one [`StreamRecoverer::push`] (or `finish`) released.
@@ -125,6 +125,10 @@ fn closer_in(text: &[u8], from: usize) -> bool {
     })
 }
 
+/// A chunk this short is classified for the quiet test by one table pass over its bytes (a
+/// longer one by memchr passes, faster per byte but with a fixed cost per call).
+const SHORT_CHUNK: usize = 32;
+
 /// An open block this short is parsed again at every line break, so a stray sentinel in prose
 /// is ruled out within its line (bounded work: the block is short).
 const SHORT_BLOCK: usize = 1024;
@@ -160,14 +164,21 @@ impl StreamRecoverer {
 
     /// Feeds the next chunk; returns the text now safe to emit and the calls it completed.
     pub fn push(&mut self, tools: &ToolSet, chunk: &str) -> StreamOutput {
-        if let Some(out) = self.push_quiet(chunk) {
-            return out;
+        let mut out = StreamOutput::default();
+        self.push_into(tools, chunk, &mut out);
+        out
+    }
+
+    /// Like [`Self::push`], but appends what the chunk released to `out` (its text and its
+    /// calls): a caller that forwards `out` and clears it between chunks allocates nothing per
+    /// chunk once its buffers have grown.
+    pub fn push_into(&mut self, tools: &ToolSet, chunk: &str, out: &mut StreamOutput) {
+        if self.push_quiet(chunk, &mut out.text) {
+            return;
         }
         let old_len = self.text.len();
         self.text.push_str(chunk);
-        if let Some(c) = chunk.trim_end().chars().next_back() {
-            self.last_visible = Some(c);
-        }
+        self.note_visible(chunk);
         self.track_think(old_len);
         let ends_block = |b: u8| matches!(b, b'>' | b']' | b'}' | b')');
         let mut found = Vec::new();
@@ -181,68 +192,94 @@ impl StreamRecoverer {
         }
         let safe = self.safe;
         let zero_held = self.zero_hold(tools);
-        let calls = if zero_held.is_some() {
+        if zero_held.is_some() {
             self.deferred.append(&mut found);
-            Vec::new()
         } else {
             let mut all = std::mem::take(&mut self.deferred);
             all.append(&mut found);
-            self.take(all)
-        };
+            let calls = self.take(all);
+            out.calls.extend(calls);
+        }
         let limit = match zero_held.or_else(|| self.think_hold(tools)) {
             Some(hold) => safe.min(hold),
             None => safe,
         };
-        StreamOutput {
-            text: self.release(limit),
-            calls,
-        }
+        self.release(limit, &mut out.text);
     }
 
     /// Appends a chunk that changes no pending decision, without running the scanner or the
-    /// whole-message checks (the next full push reads it once): the scanner's wait allows its
-    /// bytes (`scan::Quiet`), it holds no `>` or `]` (a reasoning closer may end there), and each
-    /// whole-message region stays as it is (ruled out, or blank and the chunk blank). Returns
-    /// `None` when the chunk needs a full push.
+    /// whole-message checks (the next full push reads it once), and releases what it frees:
+    /// the scanner's wait allows its bytes (`scan::Quiet`), it holds no `>` or `]` (a reasoning
+    /// closer may end there), and each whole-message region stays as it is (ruled out, or
+    /// blank and the chunk blank). Returns false, having done nothing, when the chunk needs a
+    /// full push.
     ///
-    /// A stream cut into chunks of a few bytes then costs a few byte tests per chunk, close to
-    /// the whole-text scan (issue #8 item 7).
-    fn push_quiet(&mut self, chunk: &str) -> Option<StreamOutput> {
+    /// A chunk of at most [`SHORT_CHUNK`] bytes is classified by one table lookup per byte
+    /// (`scan::Classes`), so a stream cut into chunks of a few bytes costs, per chunk, a call,
+    /// a few bit tests and the append (issue #8 item 7); a longer chunk by memchr passes, the
+    /// blank test only while a region may still be a payload.
+    fn push_quiet(&mut self, chunk: &str, out: &mut String) -> bool {
+        if self.scanner.in_block() {
+            return false;
+        }
         let bytes = chunk.as_bytes();
         let quiet = self.scanner.quiet();
-        if self.scanner.in_block()
-            || !quiet.passes(bytes)
-            || memchr::memchr2(b'>', b']', bytes).is_some()
-        {
-            return None;
-        }
-        let blank = bytes.iter().all(u8::is_ascii_whitespace);
-        let off = self.any_found || self.options.max_calls == 0;
-        // Each region's hold as a full push would find it: `Some(None)` not held, `Some(Some)`
-        // held at the region's start, `None` when only a full check can tell.
-        let still = |region: usize, check: &RegionCheck| match check.first {
-            _ if off || check.rejected => Some(None),
-            None if blank => Some(Some(region)),
-            _ => None,
+        let short = (bytes.len() <= SHORT_CHUNK).then(|| Classes::of(bytes));
+        let passes = match short {
+            Some(classes) => quiet.admits(bytes, classes) && !classes.closes(),
+            None => quiet.passes(bytes) && memchr::memchr2(b'>', b']', bytes).is_none(),
         };
-        let hold = match still(0, &self.zero)? {
-            Some(at) => Some(at),
-            None if self.region == 0 => None,
-            None => still(self.region, &self.think)?,
+        if !passes {
+            return false;
+        }
+        let blank =
+            || short.map_or_else(|| bytes.iter().all(u8::is_ascii_whitespace), Classes::blank);
+        let Some(hold) = self.quiet_hold(blank) else {
+            return false;
         };
         debug_assert!(hold.is_some() || self.deferred.is_empty());
         self.text.push_str(chunk);
-        if let Some(c) = chunk.trim_end().chars().next_back() {
-            self.last_visible = Some(c);
+        if !short.is_some_and(Classes::blank) {
+            self.note_visible(chunk);
         }
         if quiet.flows() {
             self.safe = self.text.len();
         }
         let limit = hold.map_or(self.safe, |at| self.safe.min(at));
-        Some(StreamOutput {
-            text: self.release(limit),
-            calls: Vec::new(),
-        })
+        self.release(limit, out);
+        true
+    }
+
+    /// Where emission stops after a quiet chunk, as a full push would find it: `Some(None)`
+    /// when nothing is held, `Some(Some(at))` when a region starting at `at` stays held, `None`
+    /// when only a full check can tell (`blank` says whether the chunk is blank).
+    fn quiet_hold(&self, blank: impl Fn() -> bool) -> Option<Option<usize>> {
+        let off = self.any_found || self.options.max_calls == 0;
+        let still = |region: usize, check: &RegionCheck| match check.first {
+            _ if off || check.rejected => Some(None),
+            None if blank() => Some(Some(region)),
+            _ => None,
+        };
+        match still(0, &self.zero)? {
+            Some(at) => Some(Some(at)),
+            None if self.region == 0 => Some(None),
+            None => still(self.region, &self.think),
+        }
+    }
+
+    /// Keeps [`Self::last_visible`] after `chunk` was appended: its last byte when that is
+    /// visible ASCII (no backward walk), else its last non-whitespace character if any.
+    fn note_visible(&mut self, chunk: &str) {
+        match chunk.as_bytes().last() {
+            Some(&b) if b.is_ascii() && !b.is_ascii_whitespace() => {
+                self.last_visible = Some(char::from(b));
+            }
+            _ => {
+                if let Some(c) = chunk.trim_end().chars().next_back() {
+                    self.last_visible = Some(c);
+                }
+            }
+        }
     }
 
     /// Ends the stream: decides every held byte and returns the rest of the text and any calls
@@ -270,10 +307,9 @@ impl StreamRecoverer {
             calls
         };
         let end = self.text.len();
-        StreamOutput {
-            text: self.release(end),
-            calls,
-        }
+        let mut text = String::new();
+        self.release(end, &mut text);
+        StreamOutput { text, calls }
     }
 
     /// Whether an open block should be parsed again after `chunk` arrived (the text was
@@ -315,15 +351,16 @@ impl StreamRecoverer {
         calls
     }
 
-    /// Releases `text[emitted..limit]` minus consumed ranges.
-    fn release(&mut self, limit: usize) -> String {
+    /// Appends `text[emitted..limit]` minus consumed ranges to `out`.
+    fn release(&mut self, limit: usize, out: &mut String) {
         if limit <= self.emitted {
-            return String::new();
+            return;
         }
-        let out = strip(&self.text, self.emitted..limit, self.ranges.iter());
+        strip_into(&self.text, self.emitted..limit, self.ranges.iter(), out);
         self.emitted = limit;
-        self.ranges.retain(|r| r.end > limit);
-        out
+        if !self.ranges.is_empty() {
+            self.ranges.retain(|r| r.end > limit);
+        }
     }
 
     /// Moves the whole-message region past a closing reasoning tag that arrived (possibly
