@@ -56,6 +56,8 @@ struct Dispatch {
     starts: [bool; 256],
     /// The [`Classes`] bits of every byte.
     classes: [u8; 256],
+    /// The bytes set in `starts`, for memchr passes over a long chunk.
+    start_bytes: Vec<u8>,
 }
 
 fn dispatch() -> &'static Dispatch {
@@ -103,6 +105,7 @@ fn dispatch() -> &'static Dispatch {
             leads,
             longest,
             classes: class_table(&starts),
+            start_bytes: (0..=255u8).filter(|&b| starts[usize::from(b)]).collect(),
             starts,
         }
     })
@@ -164,16 +167,19 @@ impl Quiet {
         classes.0 & stops == 0
     }
 
-    /// Whether appending `chunk` leaves the decision as it is.
+    /// Whether appending `chunk` leaves the decision as it is, by memchr passes (for a long
+    /// chunk: faster per byte than [`Classes::of`], with a fixed cost per pass).
     pub(crate) fn passes(self, chunk: &[u8]) -> bool {
         match self {
             Self::No => false,
-            Self::Prose => {
-                let starts = &dispatch().starts;
-                chunk.iter().all(|&b| !starts[usize::from(b)])
-            }
+            Self::Prose => dispatch().start_bytes.chunks(3).all(|set| match *set {
+                [a, b, c] => memchr::memchr3(a, b, c, chunk).is_none(),
+                [a, b] => memchr::memchr2(a, b, chunk).is_none(),
+                _ => set.iter().all(|&a| memchr::memchr(a, chunk).is_none()),
+            }),
             Self::FenceLine => memchr::memchr(b'\n', chunk).is_none(),
-            Self::Run(ch) => chunk.iter().all(|&b| b == ch),
+            // No early exit: the fold compiles to wide compares.
+            Self::Run(ch) => chunk.iter().fold(0, |acc, &b| acc | (b ^ ch)) == 0,
             Self::Span => memchr::memchr2(b'`', b'\n', chunk).is_none(),
         }
     }

@@ -54,9 +54,12 @@ pub struct StreamRecoverer {
     safe: usize,
     /// Whether the text ended with a byte that ends blocks at the last run.
     armed: bool,
-    /// The last non-whitespace character of the text, kept per chunk so that deciding `armed`
-    /// never re-reads a long run of trailing whitespace.
+    /// The last non-whitespace character of `text[..visible_to]`: brought up to date only when
+    /// the scanner runs, reading each byte once, so deciding `armed` never re-reads a long run
+    /// of trailing whitespace and a quiet chunk costs nothing here.
     last_visible: Option<char>,
+    /// How much of the text `last_visible` has seen.
+    visible_to: usize,
     /// Text length at the last scanner run.
     ran_at: usize,
     /// The growth an open block must see before the next re-parse (see [`Self::due`]).
@@ -157,6 +160,7 @@ impl StreamRecoverer {
             safe: 0,
             armed: false,
             last_visible: None,
+            visible_to: 0,
             ran_at: 0,
             gap: None,
         }
@@ -178,7 +182,6 @@ impl StreamRecoverer {
         }
         let old_len = self.text.len();
         self.text.push_str(chunk);
-        self.note_visible(chunk);
         self.track_think(old_len);
         let ends_block = |b: u8| matches!(b, b'>' | b']' | b'}' | b')');
         let mut found = Vec::new();
@@ -187,7 +190,7 @@ impl StreamRecoverer {
             self.ran_at = self.text.len();
             self.gap = None;
             self.armed = self
-                .last_visible
+                .last_visible()
                 .is_some_and(|c| u8::try_from(c).is_ok_and(ends_block));
         }
         let safe = self.safe;
@@ -232,16 +235,18 @@ impl StreamRecoverer {
         if !passes {
             return false;
         }
-        let blank =
-            || short.map_or_else(|| bytes.iter().all(u8::is_ascii_whitespace), Classes::blank);
+        let blank = || match short {
+            Some(classes) => classes.blank(),
+            // No early exit: the fold compiles to wide compares.
+            None => !bytes
+                .iter()
+                .fold(false, |acc, b| acc | !b.is_ascii_whitespace()),
+        };
         let Some(hold) = self.quiet_hold(blank) else {
             return false;
         };
         debug_assert!(hold.is_some() || self.deferred.is_empty());
         self.text.push_str(chunk);
-        if !short.is_some_and(Classes::blank) {
-            self.note_visible(chunk);
-        }
         if quiet.flows() {
             self.safe = self.text.len();
         }
@@ -267,19 +272,26 @@ impl StreamRecoverer {
         }
     }
 
-    /// Keeps [`Self::last_visible`] after `chunk` was appended: its last byte when that is
-    /// visible ASCII (no backward walk), else its last non-whitespace character if any.
-    fn note_visible(&mut self, chunk: &str) {
-        match chunk.as_bytes().last() {
-            Some(&b) if b.is_ascii() && !b.is_ascii_whitespace() => {
-                self.last_visible = Some(char::from(b));
+    /// The last non-whitespace character of the text, reading only the bytes that arrived
+    /// since the last call (backwards, ASCII whitespace by a byte test; a non-ASCII character
+    /// or a vertical tab at the end of the new bytes is judged as `str::trim_end` judges it).
+    fn last_visible(&mut self) -> Option<char> {
+        let new = &self.text[self.visible_to..];
+        let bytes = new.as_bytes();
+        match bytes.iter().rposition(|b| !b.is_ascii_whitespace()) {
+            None => {}
+            Some(i) if bytes[i].is_ascii() && bytes[i] != 0x0b => {
+                self.last_visible = Some(char::from(bytes[i]));
             }
-            _ => {
-                if let Some(c) = chunk.trim_end().chars().next_back() {
+            // Only ASCII whitespace follows `i`, so `i + 1` is a character boundary.
+            Some(i) => {
+                if let Some(c) = new[..=i].trim_end().chars().next_back() {
                     self.last_visible = Some(c);
                 }
             }
         }
+        self.visible_to = self.text.len();
+        self.last_visible
     }
 
     /// Ends the stream: decides every held byte and returns the rest of the text and any calls
