@@ -56,8 +56,8 @@ struct Dispatch {
     starts: [bool; 256],
     /// The [`Classes`] bits of every byte.
     classes: [u8; 256],
-    /// The bytes set in `starts`, for memchr passes over a long chunk.
-    start_bytes: Vec<u8>,
+    /// The bytes set in `starts`, and `>` and `]`: what stops a long quiet chunk in prose.
+    quiet_stops: Vec<u8>,
 }
 
 fn dispatch() -> &'static Dispatch {
@@ -105,7 +105,9 @@ fn dispatch() -> &'static Dispatch {
             leads,
             longest,
             classes: class_table(&starts),
-            start_bytes: (0..=255u8).filter(|&b| starts[usize::from(b)]).collect(),
+            quiet_stops: (0..=255u8)
+                .filter(|&b| starts[usize::from(b)] || matches!(b, b'>' | b']'))
+                .collect(),
             starts,
         }
     })
@@ -167,20 +169,23 @@ impl Quiet {
         classes.0 & stops == 0
     }
 
-    /// Whether appending `chunk` leaves the decision as it is, by memchr passes (for a long
-    /// chunk: faster per byte than [`Classes::of`], with a fixed cost per pass).
+    /// Whether appending `chunk` leaves the decision as it is and the chunk holds no `>` or
+    /// `]` (the streaming recoverer's own condition: a reasoning closer may end there), by
+    /// memchr passes that test both at once (for a long chunk: faster per byte than
+    /// [`Classes::of`], with a fixed cost per pass).
     pub(crate) fn passes(self, chunk: &[u8]) -> bool {
+        let none = |set: &[u8]| match *set {
+            [a, b, c] => memchr::memchr3(a, b, c, chunk).is_none(),
+            [a, b] => memchr::memchr2(a, b, chunk).is_none(),
+            _ => set.iter().all(|&a| memchr::memchr(a, chunk).is_none()),
+        };
         match self {
             Self::No => false,
-            Self::Prose => dispatch().start_bytes.chunks(3).all(|set| match *set {
-                [a, b, c] => memchr::memchr3(a, b, c, chunk).is_none(),
-                [a, b] => memchr::memchr2(a, b, chunk).is_none(),
-                _ => set.iter().all(|&a| memchr::memchr(a, chunk).is_none()),
-            }),
-            Self::FenceLine => memchr::memchr(b'\n', chunk).is_none(),
-            // No early exit: the fold compiles to wide compares.
+            Self::Prose => dispatch().quiet_stops.chunks(3).all(none),
+            Self::FenceLine => none(b"\n>]"),
+            // No early exit: the fold compiles to wide compares (`ch` is never `>` or `]`).
             Self::Run(ch) => chunk.iter().fold(0, |acc, &b| acc | (b ^ ch)) == 0,
-            Self::Span => memchr::memchr2(b'`', b'\n', chunk).is_none(),
+            Self::Span => none(b"`\n>") && none(b"]"),
         }
     }
 

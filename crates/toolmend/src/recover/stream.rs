@@ -230,7 +230,7 @@ impl StreamRecoverer {
         let short = (bytes.len() <= SHORT_CHUNK).then(|| Classes::of(bytes));
         let passes = match short {
             Some(classes) => quiet.admits(bytes, classes) && !classes.closes(),
-            None => quiet.passes(bytes) && memchr::memchr2(b'>', b']', bytes).is_none(),
+            None => quiet.passes(bytes),
         };
         if !passes {
             return false;
