@@ -60,6 +60,7 @@ struct Dispatch {
     quiet_stops: Vec<u8>,
 }
 
+#[inline]
 fn dispatch() -> &'static Dispatch {
     static DISPATCH: OnceLock<Dispatch> = OnceLock::new();
     DISPATCH.get_or_init(|| {
@@ -158,6 +159,7 @@ pub(crate) enum Quiet {
 impl Quiet {
     /// Whether appending `chunk`, whose bytes fall in `classes` (see [`Classes::of`]), leaves
     /// the decision as it is: a few bit tests, no pass over the chunk (except a run's byte).
+    #[inline]
     pub(crate) fn admits(self, chunk: &[u8], classes: Classes) -> bool {
         let stops = match self {
             Self::No => return false,
@@ -190,6 +192,7 @@ impl Quiet {
     }
 
     /// Whether bytes that pass are decided text (else they stay held with what precedes them).
+    #[inline]
     pub(crate) fn flows(self) -> bool {
         matches!(self, Self::Prose | Self::FenceLine)
     }
@@ -214,17 +217,20 @@ impl Classes {
     const VISIBLE: u8 = 16;
 
     /// The classes of the bytes of `chunk`.
+    #[inline]
     pub(crate) fn of(chunk: &[u8]) -> Self {
         let table = &dispatch().classes;
         Self(chunk.iter().fold(0, |acc, &b| acc | table[usize::from(b)]))
     }
 
     /// Whether a `>` or `]` is among the bytes.
+    #[inline]
     pub(crate) fn closes(self) -> bool {
         self.0 & Self::CLOSE != 0
     }
 
     /// Whether every byte is ASCII whitespace.
+    #[inline]
     pub(crate) fn blank(self) -> bool {
         self.0 & Self::VISIBLE == 0
     }
@@ -634,12 +640,14 @@ impl Scanner {
     }
 
     /// What may be appended without changing the last run's decision.
+    #[inline]
     pub(crate) fn quiet(&self) -> Quiet {
         self.quiet
     }
 
     /// Whether the last run stopped at an open sentinel block: only the block's terminator can
     /// complete it, and every block ends with `>`, `]`, `}` or `)`.
+    #[inline]
     pub(crate) fn in_block(&self) -> bool {
         self.in_block
     }

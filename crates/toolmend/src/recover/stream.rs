@@ -176,10 +176,20 @@ impl StreamRecoverer {
     /// Like [`Self::push`], but appends what the chunk released to `out` (its text and its
     /// calls): a caller that forwards `out` and clears it between chunks allocates nothing per
     /// chunk once its buffers have grown.
+    ///
+    /// Inlined into the caller with the quiet path (a chunk that changes no pending decision),
+    /// so a chunk of a few bytes costs no call beyond the append.
+    #[inline]
     pub fn push_into(&mut self, tools: &ToolSet, chunk: &str, out: &mut StreamOutput) {
-        if self.push_quiet(chunk, &mut out.text) {
-            return;
+        if !self.push_quiet(chunk, &mut out.text) {
+            self.push_full(tools, chunk, out);
         }
+    }
+
+    /// [`Self::push_into`] for a chunk that may change a pending decision: the scanner and the
+    /// whole-message checks run.
+    #[inline(never)]
+    fn push_full(&mut self, tools: &ToolSet, chunk: &str, out: &mut StreamOutput) {
         let old_len = self.text.len();
         self.text.push_str(chunk);
         self.track_think(old_len);
@@ -221,6 +231,7 @@ impl StreamRecoverer {
     /// (`scan::Classes`), so a stream cut into chunks of a few bytes costs, per chunk, a call,
     /// a few bit tests and the append (issue #8 item 7); a longer chunk by memchr passes, the
     /// blank test only while a region may still be a payload.
+    #[inline]
     fn push_quiet(&mut self, chunk: &str, out: &mut String) -> bool {
         if self.scanner.in_block() {
             return false;
@@ -258,6 +269,7 @@ impl StreamRecoverer {
     /// Where emission stops after a quiet chunk, as a full push would find it: `Some(None)`
     /// when nothing is held, `Some(Some(at))` when a region starting at `at` stays held, `None`
     /// when only a full check can tell (`blank` says whether the chunk is blank).
+    #[inline]
     fn quiet_hold(&self, blank: impl Fn() -> bool) -> Option<Option<usize>> {
         let off = self.any_found || self.options.max_calls == 0;
         let still = |region: usize, check: &RegionCheck| match check.first {
@@ -364,15 +376,18 @@ impl StreamRecoverer {
     }
 
     /// Appends `text[emitted..limit]` minus consumed ranges to `out`.
+    #[inline]
     fn release(&mut self, limit: usize, out: &mut String) {
         if limit <= self.emitted {
             return;
         }
-        strip_into(&self.text, self.emitted..limit, self.ranges.iter(), out);
-        self.emitted = limit;
-        if !self.ranges.is_empty() {
+        if self.ranges.is_empty() {
+            out.push_str(&self.text[self.emitted..limit]);
+        } else {
+            strip_into(&self.text, self.emitted..limit, self.ranges.iter(), out);
             self.ranges.retain(|r| r.end > limit);
         }
+        self.emitted = limit;
     }
 
     /// Moves the whole-message region past a closing reasoning tag that arrived (possibly
