@@ -7,9 +7,10 @@
 //! most ×3 the whole-text scan plus the floor for 1–7 B and 64 B chunks (a call and an append per
 //! chunk of a few bytes can cost more than a memchr-speed scan of the whole text). `streamed`
 //! uses `push_into` with one reused output; `push` (a new output per chunk) is shown beside it.
-//! Timings are the best of many rounds, each a batch of a few milliseconds of every work
-//! compared (n and 10n; whole, floor and streamed) in turn, so a load change on a shared
-//! machine hits the compared works alike and shows up as noise, not as a trend.
+//! Timings are the best of several rounds of a batch sized to take a few milliseconds, so a load
+//! change on a shared machine shows up as noise, not as a trend; the works of one streamed row
+//! (whole, floor, streamed, push: each well under a scheduler time slice) are timed in turn
+//! within each round, so a load change hits them alike.
 //!
 //! Run with `cargo run --release -p toolmend --example growth_ratio` (`-- --quick` for one
 //! round; `-- WORD` for the rows whose stage or shape contains WORD). Exits 1 when a ratio is
@@ -57,8 +58,8 @@ fn main() -> ExitCode {
         if !(case.stage.contains(&filter) || case.shape.contains(&filter)) {
             continue;
         }
-        let works = [(case.make)(case.n), (case.make)(case.n * 10)];
-        let [small, large] = time_together(&works, rounds * 4).map(Duration::from_secs_f64);
+        let small = time((case.make)(case.n), rounds);
+        let large = time((case.make)(case.n * 10), rounds);
         let ratio = large.as_secs_f64() / small.as_secs_f64();
         let over = ratio > MAX_GROWTH;
         failed |= over;
@@ -154,6 +155,25 @@ fn time_together<const N: usize>(works: &[Box<dyn Fn()>; N], rounds: usize) -> [
         }
     }
     best
+}
+
+/// The best per-run time over `rounds` rounds, each a batch of at least 20 ms.
+fn time(work: Box<dyn Fn()>, rounds: usize) -> Duration {
+    let start = Instant::now();
+    work();
+    let once = start.elapsed().max(Duration::from_nanos(100));
+    let batch = (Duration::from_millis(20).as_nanos() / once.as_nanos()).clamp(1, 100_000);
+    let batch = u32::try_from(batch).unwrap_or(u32::MAX);
+    (0..rounds)
+        .map(|_| {
+            let start = Instant::now();
+            for _ in 0..batch {
+                work();
+            }
+            start.elapsed() / batch
+        })
+        .min()
+        .unwrap_or(once)
 }
 
 fn show_secs(secs: f64) -> String {
