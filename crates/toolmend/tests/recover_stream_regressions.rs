@@ -89,3 +89,100 @@ fn quiet_chunks_stream_like_the_whole_text() {
         }
     }
 }
+
+/// The text of each shape the quiet path appends unread (issue #8 item 7), with a call after
+/// it, so a wrong carried state (an open fence, a run, a span, a blank prefix) shows as a call
+/// recovered or missed, or as text that differs.
+fn quiet_shapes() -> Vec<String> {
+    let call =
+        "<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a\"}}\n</tool_call>";
+    let payload = "{\"name\": \"read_file\", \"arguments\": {\"path\": \"a\"}}";
+    vec![
+        // Spaces and newlines before a call, and before a whole-message payload.
+        format!("{}{call} after", " ".repeat(90)),
+        format!("{}{payload}", " ".repeat(90)),
+        format!("{}{call}", "\n".repeat(90)),
+        format!("{}{payload}", "\n \n".repeat(30)),
+        // Runs of backticks and tildes: inline, then a fence.
+        format!("{}x {call}", "`".repeat(45)),
+        format!(
+            "{}\ncode {call}\n{}\n{call}",
+            "`".repeat(40),
+            "`".repeat(40)
+        ),
+        format!("{}\n{call}\n{}\n{call}", "~".repeat(40), "~".repeat(41)),
+        // A span searched across a paragraph, closed and not.
+        format!("`x\n{} y` {call}", " ".repeat(80)),
+        format!("`x\n{}\n\n{call}", "ab ".repeat(30)),
+        // A fence whose one long line holds markup, then its close and a call.
+        format!("```\n{}\n```\n{call}", " ".repeat(90)),
+        format!(
+            "```\n{}{call}{}\n```\n{call}",
+            " ".repeat(40),
+            " ".repeat(40)
+        ),
+        format!("~~~\n{}] > `x`\n~~~ \n{call}", "x".repeat(60)),
+        // A fence never closed: the call inside stays text.
+        format!("```\n{}{call}{}", " ".repeat(60), " ".repeat(60)),
+        // Visible bytes that the quiet test reads as blank or not: a vertical tab and
+        // Unicode spaces after a call's closer.
+        format!("{call}\u{b}\u{3000} \u{a0}{call}"),
+        format!("a</think>{}{payload}", " ".repeat(60)),
+    ]
+}
+
+/// Each shape cut once at every byte: the first chunk (long or short) and the rest (long or
+/// short) take the quiet path's long and short tests in every order.
+#[test]
+fn quiet_shapes_split_at_every_byte_stream_like_the_whole_text() {
+    for text in &quiet_shapes() {
+        for at in 1..text.len() {
+            assert_same(text, &[at]);
+        }
+    }
+}
+
+/// Each shape fed byte by byte up to every position, then in one chunk: the state carried
+/// across quiet one-byte chunks must let a long chunk continue it.
+#[test]
+fn quiet_shapes_byte_by_byte_then_one_chunk_stream_like_the_whole_text() {
+    for text in &quiet_shapes() {
+        for at in (0..text.len()).step_by(3) {
+            let cuts: Vec<usize> = (1..=at).collect();
+            assert_same(text, &cuts);
+        }
+        for size in [1, 2, 31, 32, 33, 64] {
+            let cuts: Vec<usize> = (size..text.len()).step_by(size).collect();
+            assert_same(text, &cuts);
+        }
+    }
+}
+
+/// `push_into` appends what `push` returns: text and calls of successive chunks accumulate in
+/// one output, in order.
+#[test]
+fn push_into_appends_what_push_returns() {
+    use toolmend::recover::{StreamOutput, StreamRecoverer};
+    let tools = tools();
+    let text = quiet_shapes().concat();
+    let mut pushed = StreamRecoverer::new(16);
+    let mut into = StreamRecoverer::new(16);
+    let (mut text_pushed, mut calls_pushed) = (String::new(), Vec::new());
+    let mut out = StreamOutput::default();
+    for chunk in cut(&text, &(5..text.len()).step_by(5).collect::<Vec<_>>()) {
+        let step = pushed.push(&tools, chunk);
+        text_pushed.push_str(&step.text);
+        calls_pushed.extend(step.calls);
+        into.push_into(&tools, chunk, &mut out);
+    }
+    let whole = recover_text(&text, &tools, 16);
+    assert!(!calls_pushed.is_empty());
+    assert_eq!(out.text, text_pushed);
+    assert_eq!(out.calls, calls_pushed);
+    let (end_pushed, end_into) = (pushed.finish(&tools), into.finish(&tools));
+    assert_eq!(end_into, end_pushed);
+    out.text.push_str(&end_into.text);
+    out.calls.extend(end_into.calls);
+    assert_eq!(out.text, whole.text);
+    assert_eq!(out.calls, whole.calls);
+}

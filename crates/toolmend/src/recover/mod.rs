@@ -197,6 +197,17 @@ fn strip<'a>(
     ranges: impl Iterator<Item = &'a Range<usize>>,
 ) -> String {
     let mut out = String::with_capacity(window.len());
+    strip_into(text, window, ranges, &mut out);
+    out
+}
+
+/// [`strip`], appending to `out`.
+fn strip_into<'a>(
+    text: &str,
+    window: Range<usize>,
+    ranges: impl Iterator<Item = &'a Range<usize>>,
+    out: &mut String,
+) {
     let mut at = window.start;
     for range in ranges {
         if range.start >= window.end {
@@ -209,5 +220,4 @@ fn strip<'a>(
         at = range.end.min(window.end);
     }
     out.push_str(&text[at..window.end]);
-    out
 }

@@ -54,8 +54,13 @@ struct Dispatch {
     /// The first bytes of `holds`: a suffix starting with any other byte is never held, so
     /// [`holdback`] costs a few byte tests per chunk in plain prose.
     starts: [bool; 256],
+    /// The [`Classes`] bits of every byte.
+    classes: [u8; 256],
+    /// The bytes set in `starts`, and `>` and `]`: what stops a long quiet chunk in prose.
+    quiet_stops: Vec<u8>,
 }
 
+#[inline]
 fn dispatch() -> &'static Dispatch {
     static DISPATCH: OnceLock<Dispatch> = OnceLock::new();
     DISPATCH.get_or_init(|| {
@@ -100,6 +105,10 @@ fn dispatch() -> &'static Dispatch {
             holds,
             leads,
             longest,
+            classes: class_table(&starts),
+            quiet_stops: (0..=255u8)
+                .filter(|&b| starts[usize::from(b)] || matches!(b, b'>' | b']'))
+                .collect(),
             starts,
         }
     })
@@ -148,24 +157,97 @@ pub(crate) enum Quiet {
 }
 
 impl Quiet {
-    /// Whether appending `chunk` leaves the decision as it is.
+    /// Whether appending `chunk`, whose bytes fall in `classes` (see [`Classes::of`]), leaves
+    /// the decision as it is: a few bit tests, no pass over the chunk (except a run's byte).
+    #[inline]
+    pub(crate) fn admits(self, chunk: &[u8], classes: Classes) -> bool {
+        let stops = match self {
+            Self::No => return false,
+            Self::Run(ch) => return chunk.iter().all(|&b| b == ch),
+            Self::Prose => Classes::PATTERN,
+            Self::FenceLine => Classes::BREAK,
+            Self::Span => Classes::BREAK | Classes::BACKTICK,
+        };
+        classes.0 & stops == 0
+    }
+
+    /// Whether appending `chunk` leaves the decision as it is and the chunk holds no `>` or
+    /// `]` (the streaming recoverer's own condition: a reasoning closer may end there), by
+    /// memchr passes that test both at once (for a long chunk: faster per byte than
+    /// [`Classes::of`], with a fixed cost per pass).
     pub(crate) fn passes(self, chunk: &[u8]) -> bool {
+        let none = |set: &[u8]| match *set {
+            [a, b, c] => memchr::memchr3(a, b, c, chunk).is_none(),
+            [a, b] => memchr::memchr2(a, b, chunk).is_none(),
+            _ => set.iter().all(|&a| memchr::memchr(a, chunk).is_none()),
+        };
         match self {
             Self::No => false,
-            Self::Prose => {
-                let starts = &dispatch().starts;
-                chunk.iter().all(|&b| !starts[usize::from(b)])
-            }
-            Self::FenceLine => memchr::memchr(b'\n', chunk).is_none(),
-            Self::Run(ch) => chunk.iter().all(|&b| b == ch),
-            Self::Span => memchr::memchr2(b'`', b'\n', chunk).is_none(),
+            Self::Prose => dispatch().quiet_stops.chunks(3).all(none),
+            Self::FenceLine => none(b"\n>]"),
+            // No early exit: the fold compiles to wide compares (`ch` is never `>` or `]`).
+            Self::Run(ch) => chunk.iter().fold(0, |acc, &b| acc | (b ^ ch)) == 0,
+            Self::Span => none(b"`\n>") && none(b"]"),
         }
     }
 
     /// Whether bytes that pass are decided text (else they stay held with what precedes them).
+    #[inline]
     pub(crate) fn flows(self) -> bool {
         matches!(self, Self::Prose | Self::FenceLine)
     }
+}
+
+/// The classes of bytes a short chunk holds, for the streaming recoverer's quiet test: one
+/// table lookup per byte answers every question that test asks (instead of a memchr call per
+/// question, whose fixed cost dominates a chunk of a few bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Classes(u8);
+
+impl Classes {
+    /// A byte that may start a pattern or a held-back suffix ([`Dispatch::starts`]).
+    const PATTERN: u8 = 1;
+    /// A line break.
+    const BREAK: u8 = 2;
+    /// A backtick.
+    const BACKTICK: u8 = 4;
+    /// `>` or `]`: the last byte of every closing reasoning tag.
+    const CLOSE: u8 = 8;
+    /// A byte that is not ASCII whitespace.
+    const VISIBLE: u8 = 16;
+
+    /// The classes of the bytes of `chunk`.
+    #[inline]
+    pub(crate) fn of(chunk: &[u8]) -> Self {
+        let table = &dispatch().classes;
+        Self(chunk.iter().fold(0, |acc, &b| acc | table[usize::from(b)]))
+    }
+
+    /// Whether a `>` or `]` is among the bytes.
+    #[inline]
+    pub(crate) fn closes(self) -> bool {
+        self.0 & Self::CLOSE != 0
+    }
+
+    /// Whether every byte is ASCII whitespace.
+    #[inline]
+    pub(crate) fn blank(self) -> bool {
+        self.0 & Self::VISIBLE == 0
+    }
+}
+
+/// The [`Classes`] bits of every byte.
+fn class_table(starts: &[bool; 256]) -> [u8; 256] {
+    let mut table = [0; 256];
+    for (b, bits) in (0..=255u8).zip(table.iter_mut()) {
+        let set = |yes: bool, bit: u8| if yes { bit } else { 0 };
+        *bits = set(starts[usize::from(b)], Classes::PATTERN)
+            | set(b == b'\n', Classes::BREAK)
+            | set(b == b'`', Classes::BACKTICK)
+            | set(matches!(b, b'>' | b']'), Classes::CLOSE)
+            | set(!b.is_ascii_whitespace(), Classes::VISIBLE);
+    }
+    table
 }
 
 /// An open fenced code block.
@@ -558,12 +640,14 @@ impl Scanner {
     }
 
     /// What may be appended without changing the last run's decision.
+    #[inline]
     pub(crate) fn quiet(&self) -> Quiet {
         self.quiet
     }
 
     /// Whether the last run stopped at an open sentinel block: only the block's terminator can
     /// complete it, and every block ends with `>`, `]`, `}` or `)`.
+    #[inline]
     pub(crate) fn in_block(&self) -> bool {
         self.in_block
     }

@@ -10,9 +10,9 @@
 
 use std::ops::Range;
 
-use super::scan::{Found, Scanner};
+use super::scan::{Classes, Found, Scanner};
 use super::whole::{self, THINK_CLOSES, Whole};
-use super::{RecoverOptions, RecoveredCall, strip};
+use super::{RecoverOptions, RecoveredCall, strip_into};
 use crate::ToolSet;
 
 /// What one [`StreamRecoverer::push`] (or `finish`) released.
@@ -54,9 +54,12 @@ pub struct StreamRecoverer {
     safe: usize,
     /// Whether the text ended with a byte that ends blocks at the last run.
     armed: bool,
-    /// The last non-whitespace character of the text, kept per chunk so that deciding `armed`
-    /// never re-reads a long run of trailing whitespace.
+    /// The last non-whitespace character of `text[..visible_to]`: brought up to date only when
+    /// the scanner runs, reading each byte once, so deciding `armed` never re-reads a long run
+    /// of trailing whitespace and a quiet chunk costs nothing here.
     last_visible: Option<char>,
+    /// How much of the text `last_visible` has seen.
+    visible_to: usize,
     /// Text length at the last scanner run.
     ran_at: usize,
     /// The growth an open block must see before the next re-parse (see [`Self::due`]).
@@ -125,6 +128,10 @@ fn closer_in(text: &[u8], from: usize) -> bool {
     })
 }
 
+/// A chunk this short is classified for the quiet test by one table pass over its bytes (a
+/// longer one by memchr passes, faster per byte but with a fixed cost per call).
+const SHORT_CHUNK: usize = 32;
+
 /// An open block this short is parsed again at every line break, so a stray sentinel in prose
 /// is ruled out within its line (bounded work: the block is short).
 const SHORT_BLOCK: usize = 1024;
@@ -153,6 +160,7 @@ impl StreamRecoverer {
             safe: 0,
             armed: false,
             last_visible: None,
+            visible_to: 0,
             ran_at: 0,
             gap: None,
         }
@@ -160,14 +168,30 @@ impl StreamRecoverer {
 
     /// Feeds the next chunk; returns the text now safe to emit and the calls it completed.
     pub fn push(&mut self, tools: &ToolSet, chunk: &str) -> StreamOutput {
-        if let Some(out) = self.push_quiet(chunk) {
-            return out;
+        let mut out = StreamOutput::default();
+        self.push_into(tools, chunk, &mut out);
+        out
+    }
+
+    /// Like [`Self::push`], but appends what the chunk released to `out` (its text and its
+    /// calls): a caller that forwards `out` and clears it between chunks allocates nothing per
+    /// chunk once its buffers have grown.
+    ///
+    /// Inlined into the caller with the quiet path (a chunk that changes no pending decision),
+    /// so a chunk of a few bytes costs no call beyond the append.
+    #[inline]
+    pub fn push_into(&mut self, tools: &ToolSet, chunk: &str, out: &mut StreamOutput) {
+        if !self.push_quiet(chunk, &mut out.text) {
+            self.push_full(tools, chunk, out);
         }
+    }
+
+    /// [`Self::push_into`] for a chunk that may change a pending decision: the scanner and the
+    /// whole-message checks run.
+    #[inline(never)]
+    fn push_full(&mut self, tools: &ToolSet, chunk: &str, out: &mut StreamOutput) {
         let old_len = self.text.len();
         self.text.push_str(chunk);
-        if let Some(c) = chunk.trim_end().chars().next_back() {
-            self.last_visible = Some(c);
-        }
         self.track_think(old_len);
         let ends_block = |b: u8| matches!(b, b'>' | b']' | b'}' | b')');
         let mut found = Vec::new();
@@ -176,73 +200,110 @@ impl StreamRecoverer {
             self.ran_at = self.text.len();
             self.gap = None;
             self.armed = self
-                .last_visible
+                .last_visible()
                 .is_some_and(|c| u8::try_from(c).is_ok_and(ends_block));
         }
         let safe = self.safe;
         let zero_held = self.zero_hold(tools);
-        let calls = if zero_held.is_some() {
+        if zero_held.is_some() {
             self.deferred.append(&mut found);
-            Vec::new()
         } else {
             let mut all = std::mem::take(&mut self.deferred);
             all.append(&mut found);
-            self.take(all)
-        };
+            let calls = self.take(all);
+            out.calls.extend(calls);
+        }
         let limit = match zero_held.or_else(|| self.think_hold(tools)) {
             Some(hold) => safe.min(hold),
             None => safe,
         };
-        StreamOutput {
-            text: self.release(limit),
-            calls,
-        }
+        self.release(limit, &mut out.text);
     }
 
     /// Appends a chunk that changes no pending decision, without running the scanner or the
-    /// whole-message checks (the next full push reads it once): the scanner's wait allows its
-    /// bytes (`scan::Quiet`), it holds no `>` or `]` (a reasoning closer may end there), and each
-    /// whole-message region stays as it is (ruled out, or blank and the chunk blank). Returns
-    /// `None` when the chunk needs a full push.
+    /// whole-message checks (the next full push reads it once), and releases what it frees:
+    /// the scanner's wait allows its bytes (`scan::Quiet`), it holds no `>` or `]` (a reasoning
+    /// closer may end there), and each whole-message region stays as it is (ruled out, or
+    /// blank and the chunk blank). Returns false, having done nothing, when the chunk needs a
+    /// full push.
     ///
-    /// A stream cut into chunks of a few bytes then costs a few byte tests per chunk, close to
-    /// the whole-text scan (issue #8 item 7).
-    fn push_quiet(&mut self, chunk: &str) -> Option<StreamOutput> {
+    /// A chunk of at most [`SHORT_CHUNK`] bytes is classified by one table lookup per byte
+    /// (`scan::Classes`), so a stream cut into chunks of a few bytes costs, per chunk, a call,
+    /// a few bit tests and the append (issue #8 item 7); a longer chunk by memchr passes, the
+    /// blank test only while a region may still be a payload.
+    #[inline]
+    fn push_quiet(&mut self, chunk: &str, out: &mut String) -> bool {
+        if self.scanner.in_block() {
+            return false;
+        }
         let bytes = chunk.as_bytes();
         let quiet = self.scanner.quiet();
-        if self.scanner.in_block()
-            || !quiet.passes(bytes)
-            || memchr::memchr2(b'>', b']', bytes).is_some()
-        {
-            return None;
-        }
-        let blank = bytes.iter().all(u8::is_ascii_whitespace);
-        let off = self.any_found || self.options.max_calls == 0;
-        // Each region's hold as a full push would find it: `Some(None)` not held, `Some(Some)`
-        // held at the region's start, `None` when only a full check can tell.
-        let still = |region: usize, check: &RegionCheck| match check.first {
-            _ if off || check.rejected => Some(None),
-            None if blank => Some(Some(region)),
-            _ => None,
+        let short = (bytes.len() <= SHORT_CHUNK).then(|| Classes::of(bytes));
+        let passes = match short {
+            Some(classes) => quiet.admits(bytes, classes) && !classes.closes(),
+            None => quiet.passes(bytes),
         };
-        let hold = match still(0, &self.zero)? {
-            Some(at) => Some(at),
-            None if self.region == 0 => None,
-            None => still(self.region, &self.think)?,
+        if !passes {
+            return false;
+        }
+        let blank = || match short {
+            Some(classes) => classes.blank(),
+            // No early exit: the fold compiles to wide compares.
+            None => !bytes
+                .iter()
+                .fold(false, |acc, b| acc | !b.is_ascii_whitespace()),
+        };
+        let Some(hold) = self.quiet_hold(blank) else {
+            return false;
         };
         debug_assert!(hold.is_some() || self.deferred.is_empty());
         self.text.push_str(chunk);
-        if let Some(c) = chunk.trim_end().chars().next_back() {
-            self.last_visible = Some(c);
-        }
         if quiet.flows() {
             self.safe = self.text.len();
         }
         let limit = hold.map_or(self.safe, |at| self.safe.min(at));
-        Some(StreamOutput {
-            text: self.release(limit),
-            calls: Vec::new(),
-        })
+        self.release(limit, out);
+        true
+    }
+
+    /// Where emission stops after a quiet chunk, as a full push would find it: `Some(None)`
+    /// when nothing is held, `Some(Some(at))` when a region starting at `at` stays held, `None`
+    /// when only a full check can tell (`blank` says whether the chunk is blank).
+    #[inline]
+    fn quiet_hold(&self, blank: impl Fn() -> bool) -> Option<Option<usize>> {
+        let off = self.any_found || self.options.max_calls == 0;
+        let still = |region: usize, check: &RegionCheck| match check.first {
+            _ if off || check.rejected => Some(None),
+            None if blank() => Some(Some(region)),
+            _ => None,
+        };
+        match still(0, &self.zero)? {
+            Some(at) => Some(Some(at)),
+            None if self.region == 0 => Some(None),
+            None => still(self.region, &self.think),
+        }
+    }
+
+    /// The last non-whitespace character of the text, reading only the bytes that arrived
+    /// since the last call (backwards, ASCII whitespace by a byte test; a non-ASCII character
+    /// or a vertical tab at the end of the new bytes is judged as `str::trim_end` judges it).
+    fn last_visible(&mut self) -> Option<char> {
+        let new = &self.text[self.visible_to..];
+        let bytes = new.as_bytes();
+        match bytes.iter().rposition(|b| !b.is_ascii_whitespace()) {
+            None => {}
+            Some(i) if bytes[i].is_ascii() && bytes[i] != 0x0b => {
+                self.last_visible = Some(char::from(bytes[i]));
+            }
+            // Only ASCII whitespace follows `i`, so `i + 1` is a character boundary.
+            Some(i) => {
+                if let Some(c) = new[..=i].trim_end().chars().next_back() {
+                    self.last_visible = Some(c);
+                }
+            }
+        }
+        self.visible_to = self.text.len();
+        self.last_visible
     }
 
     /// Ends the stream: decides every held byte and returns the rest of the text and any calls
@@ -270,10 +331,9 @@ impl StreamRecoverer {
             calls
         };
         let end = self.text.len();
-        StreamOutput {
-            text: self.release(end),
-            calls,
-        }
+        let mut text = String::new();
+        self.release(end, &mut text);
+        StreamOutput { text, calls }
     }
 
     /// Whether an open block should be parsed again after `chunk` arrived (the text was
@@ -315,15 +375,19 @@ impl StreamRecoverer {
         calls
     }
 
-    /// Releases `text[emitted..limit]` minus consumed ranges.
-    fn release(&mut self, limit: usize) -> String {
+    /// Appends `text[emitted..limit]` minus consumed ranges to `out`.
+    #[inline]
+    fn release(&mut self, limit: usize, out: &mut String) {
         if limit <= self.emitted {
-            return String::new();
+            return;
         }
-        let out = strip(&self.text, self.emitted..limit, self.ranges.iter());
+        if self.ranges.is_empty() {
+            out.push_str(&self.text[self.emitted..limit]);
+        } else {
+            strip_into(&self.text, self.emitted..limit, self.ranges.iter(), out);
+            self.ranges.retain(|r| r.end > limit);
+        }
         self.emitted = limit;
-        self.ranges.retain(|r| r.end > limit);
-        out
     }
 
     /// Moves the whole-message region past a closing reasoning tag that arrived (possibly
