@@ -558,6 +558,20 @@ fn cases() -> Vec<Case> {
             })
         },
     });
+    // The salvage row "single quotes, trailing commas" builds a 20 000-member map of small
+    // arrays at 10n: serde_json building the same value from strict JSON is its floor.
+    cases.push(Case {
+        stage: "reference",
+        shape: "parse n members of small arrays",
+        n: 2_000,
+        make: |n| {
+            let members: Vec<String> = (0..n).map(|i| format!("\"k{i}\": [\"v\", 1]")).collect();
+            let text = format!("{{{}}}", members.join(","));
+            Box::new(move || {
+                black_box(serde_json::from_str::<Value>(black_box(&text)).ok());
+            })
+        },
+    });
     cases.push(prepare_case("compile: n properties", |n| {
         let mut properties = Map::new();
         for i in 0..n {
