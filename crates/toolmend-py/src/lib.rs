@@ -437,7 +437,7 @@ struct TurnResult {
 ///
 /// Options (keywords): `recover` (`"off"`, `"strip"`, `"content"`, `"all"`), `model`,
 /// `include_values`, and the limits `max_salvage_bytes`, `max_depth`, `max_recovered_calls`,
-/// `max_repair_rounds`, `max_message_bytes`.
+/// `max_repair_rounds`, `max_message_bytes`, `max_call_key_matches`.
 #[pyclass(frozen, module = "toolmend")]
 struct Mender {
     inner: toolmend::Mender,
@@ -471,6 +471,7 @@ impl Mender {
                     "max_recovered_calls" => limits.max_recovered_calls = v.extract()?,
                     "max_repair_rounds" => limits.max_repair_rounds = v.extract()?,
                     "max_message_bytes" => limits.max_message_bytes = v.extract()?,
+                    "max_call_key_matches" => limits.max_call_key_matches = v.extract()?,
                     other => {
                         return Err(PyTypeError::new_err(format!(
                             "Mender() got an unexpected keyword argument {other:?}"

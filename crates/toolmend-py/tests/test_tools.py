@@ -66,6 +66,22 @@ def test_mender_options_are_checked(tools):
     toolmend.Mender(tools, recover="all", model="qwen3", include_values=True, max_depth=16)
 
 
+def test_key_budget_is_a_mender_option():
+    # Two key patterns beside `additionalProperties`: each key is matched against both, twice
+    # (once for its own schema, once to decide whether `additionalProperties` applies).
+    tools = [{"type": "function", "function": {"name": "env", "parameters": {
+        "type": "object",
+        "patternProperties": {"^[A-Z_]+$": {"type": "string"}, "^x-": {"type": "string"}},
+        "additionalProperties": False}}}]
+    call = json.dumps({f"K_{chr(65 + i)}": "v" for i in range(10)})  # 10 keys x 4 = 40 matches
+    assert toolmend.Mender(tools).repair_call("env", call).status == "valid"
+    refused = toolmend.Mender(tools, max_call_key_matches=39).repair_call("env", call)
+    assert refused.status == "invalid" and not refused.dispatchable
+    assert "40 pattern matches" in refused.error and "budget of 39" in refused.error
+    within = toolmend.Mender(tools, max_call_key_matches=40).repair_call("env", call)
+    assert within.status == "valid" and within.arguments_text == call
+
+
 def test_stats_count_calls(tools):
     mender = toolmend.Mender(tools)
     mender.repair_call("read", '{"path": "a"}')

@@ -119,6 +119,7 @@ class Mender:
         max_recovered_calls: int = ...,
         max_repair_rounds: int = ...,
         max_message_bytes: int = ...,
+        max_call_key_matches: int = ...,
     ) -> None: ...
     def repair_call(self, name: str, arguments: str) -> Call: ...
     def run_turn(
