@@ -129,6 +129,9 @@ pub(super) struct Parser<'a> {
     pub(super) progressed: bool,
     /// A string value was not plain: later ones go straight to strings.rs (see [`super::plain`]).
     pub(super) plain_gave_up: bool,
+    /// Where the text's last unescaped `"` is, found once when a plain read first asks
+    /// (`Some(None)`: there is none); a string opened at or after it can only be cut.
+    pub(super) last_quote: Option<Option<usize>>,
     /// The canonical text of the value about to be emitted, if it has one.
     value_span: Option<Range<usize>>,
     /// Per member of the root object being read, in order: its value's canonical text.
@@ -169,6 +172,7 @@ impl<'a> Parser<'a> {
             closers: Vec::new(),
             progressed: false,
             plain_gave_up: false,
+            last_quote: None,
             value_span: None,
             spans: Vec::new(),
             spans_void: false,

@@ -35,6 +35,14 @@ impl Parser<'_> {
         if self.plain_gave_up || !self.content_quotes.is_empty() {
             return None;
         }
+        // A string the text ends inside would be read here to the end and then again by
+        // strings.rs: when no unescaped quote follows its opening one, go there at once.
+        let last = *self
+            .last_quote
+            .get_or_insert_with(|| last_unescaped_quote(self.bytes));
+        if last.is_none_or(|q| q <= self.pos) {
+            return None;
+        }
         let read = self.plain_from(self.pos);
         if read.is_none() {
             self.plain_gave_up = true;
@@ -94,6 +102,19 @@ impl Parser<'_> {
     }
 }
 
+/// The index of the last `"` of `bytes` not escaped by an odd run of backslashes.
+fn last_unescaped_quote(bytes: &[u8]) -> Option<usize> {
+    let mut end = bytes.len();
+    while let Some(q) = memchr::memrchr(b'"', &bytes[..end]) {
+        let slashes = bytes[..q].iter().rev().take_while(|&&b| b == b'\\').count();
+        if slashes % 2 == 0 {
+            return Some(q);
+        }
+        end = q;
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
@@ -102,6 +123,25 @@ mod tests {
     use super::super::strings::{Role, Str};
     use super::*;
     use crate::salvage::scan::Quote;
+
+    #[test]
+    fn the_last_unescaped_quote_skips_escaped_ones() {
+        assert_eq!(last_unescaped_quote(br#"{"a": "b\" c"#), Some(6));
+        assert_eq!(last_unescaped_quote(br#"{"a": "b\\" c"#), Some(10));
+        assert_eq!(last_unescaped_quote(br#"\"x"#), None);
+        assert_eq!(last_unescaped_quote(b"no quotes"), None);
+    }
+
+    #[test]
+    fn a_string_the_text_ends_inside_is_left_to_strings_rs() {
+        let memo = Memo::default();
+        let text = r#"{"k": "cut here, no closing quote"#;
+        let mut parser = Parser::new(text, 128, false, &[], &memo);
+        parser.pos = 6;
+        assert!(parser.read_plain_string().is_none());
+        assert_eq!(parser.pos, 6, "nothing consumed");
+        assert_eq!(parser.last_quote, Some(Some(6)));
+    }
 
     /// The plain read and strings.rs's read of the string value of `{"k": <string>…`.
     fn both(text: &str) -> (Option<(String, bool, usize)>, Str, usize) {
