@@ -415,41 +415,31 @@ pub(crate) const REGEX_SIZE_LIMIT: usize = 1 << 20;
 /// out (the validator reports them).
 fn compile_patterns(schema: &Value) -> HashMap<String, regex::Regex> {
     let mut patterns = HashMap::new();
-    let mut stack = vec![(schema, 0usize)];
-    while let Some((node, depth)) = stack.pop() {
-        if depth > crate::limits::MAX_DEPTH || patterns.len() >= MAX_PATTERNS {
-            continue;
-        }
-        match node {
-            Value::Object(map) => {
-                let keyword = match map.get("pattern") {
-                    Some(Value::String(pattern)) => Some(pattern),
-                    _ => None,
-                };
-                // `patternProperties` keys too: repair rules match keys against them.
-                let keys = map
-                    .get("patternProperties")
-                    .and_then(Value::as_object)
-                    .into_iter()
-                    .flat_map(serde_json::Map::keys);
-                for pattern in keyword.into_iter().chain(keys) {
-                    if patterns.len() >= MAX_PATTERNS {
-                        break;
-                    }
-                    if !patterns.contains_key(pattern)
-                        && let Ok(regex) = regex::RegexBuilder::new(pattern)
-                            .size_limit(REGEX_SIZE_LIMIT)
-                            .build()
-                    {
-                        patterns.insert(pattern.clone(), regex);
-                    }
-                }
-                stack.extend(map.values().map(|v| (v, depth + 1)));
+    visit_objects(schema, |_, map| {
+        let keyword = match map.get("pattern") {
+            Some(Value::String(pattern)) => Some(pattern),
+            _ => None,
+        };
+        // `patternProperties` keys too: repair rules match keys against them.
+        let keys = map
+            .get("patternProperties")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flat_map(serde_json::Map::keys);
+        for pattern in keyword.into_iter().chain(keys) {
+            if patterns.len() >= MAX_PATTERNS {
+                break;
             }
-            Value::Array(items) => stack.extend(items.iter().map(|v| (v, depth + 1))),
-            _ => {}
+            if !patterns.contains_key(pattern)
+                && let Ok(regex) = regex::RegexBuilder::new(pattern)
+                    .size_limit(REGEX_SIZE_LIMIT)
+                    .build()
+            {
+                patterns.insert(pattern.clone(), regex);
+            }
         }
-    }
+        patterns.len() < MAX_PATTERNS
+    });
     patterns
 }
 
@@ -458,29 +448,36 @@ fn compile_patterns(schema: &Value) -> HashMap<String, regex::Regex> {
 /// when the schema value itself moves into its [`Tool`]).
 fn index_enums(schema: &Value) -> HashMap<usize, FoldedEnum> {
     let mut indexes = HashMap::new();
-    let mut stack = vec![(schema, 0usize)];
-    while let Some((node, depth)) = stack.pop() {
-        if depth > crate::limits::MAX_DEPTH {
-            continue;
+    visit_objects(schema, |_, map| {
+        if let Some(Value::Array(members)) = map.get("enum")
+            && members.len() >= enum_case_fixed::INDEXED_ENUM_MEMBERS
+        {
+            indexes.insert(members.as_ptr() as usize, enum_case_fixed::index(members));
         }
-        match node {
-            Value::Object(map) => {
-                if let Some(Value::Array(members)) = map.get("enum")
-                    && members.len() >= enum_case_fixed::INDEXED_ENUM_MEMBERS
-                {
-                    indexes.insert(members.as_ptr() as usize, enum_case_fixed::index(members));
-                }
-                stack.extend(map.values().map(|v| (v, depth + 1)));
-            }
-            Value::Array(items) => stack.extend(items.iter().map(|v| (v, depth + 1))),
-            _ => {}
-        }
-    }
+        true
+    });
     indexes
 }
 
 /// Whether any field anywhere in the schema is tagged path-shaped.
 fn has_path_field(schema: &Value) -> bool {
+    let mut found = false;
+    visit_objects(schema, |node, _| {
+        found = field_semantic(node).is_some_and(|s| s.is_path());
+        !found
+    });
+    found
+}
+
+/// Calls `visit` with every object of `schema` (and its map) down to [`MAX_DEPTH`] levels, until
+/// it returns `false`. Every object, data included: the readers above look for keywords
+/// wherever a schema may hold them, and what they find is checked where it is used.
+///
+/// [`MAX_DEPTH`]: crate::limits::MAX_DEPTH
+fn visit_objects<'a>(
+    schema: &'a Value,
+    mut visit: impl FnMut(&'a Value, &'a serde_json::Map<String, Value>) -> bool,
+) {
     let mut stack = vec![(schema, 0usize)];
     while let Some((node, depth)) = stack.pop() {
         if depth > crate::limits::MAX_DEPTH {
@@ -488,8 +485,8 @@ fn has_path_field(schema: &Value) -> bool {
         }
         match node {
             Value::Object(map) => {
-                if field_semantic(node).is_some_and(|s| s.is_path()) {
-                    return true;
+                if !visit(node, map) {
+                    return;
                 }
                 stack.extend(map.values().map(|v| (v, depth + 1)));
             }
@@ -497,7 +494,6 @@ fn has_path_field(schema: &Value) -> bool {
             _ => {}
         }
     }
-    false
 }
 
 #[cfg(test)]
