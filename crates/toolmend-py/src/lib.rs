@@ -437,7 +437,7 @@ struct TurnResult {
 ///
 /// Options (keywords): `recover` (`"off"`, `"strip"`, `"content"`, `"all"`), `model`,
 /// `include_values`, and the limits `max_salvage_bytes`, `max_depth`, `max_recovered_calls`,
-/// `max_repair_rounds`, `max_message_bytes`, `max_call_key_matches`.
+/// `max_repair_rounds`, `max_message_bytes`, `max_call_key_matches`, `max_call_errors`.
 #[pyclass(frozen, module = "toolmend")]
 struct Mender {
     inner: toolmend::Mender,
@@ -472,6 +472,7 @@ impl Mender {
                     "max_repair_rounds" => limits.max_repair_rounds = v.extract()?,
                     "max_message_bytes" => limits.max_message_bytes = v.extract()?,
                     "max_call_key_matches" => limits.max_call_key_matches = v.extract()?,
+                    "max_call_errors" => limits.max_call_errors = v.extract()?,
                     other => {
                         return Err(PyTypeError::new_err(format!(
                             "Mender() got an unexpected keyword argument {other:?}"

@@ -82,6 +82,20 @@ def test_key_budget_is_a_mender_option():
     assert within.status == "valid" and within.arguments_text == call
 
 
+def test_error_budget_is_a_mender_option():
+    # Three missing names in each of two objects: 6 errors, against max_call_errors plus one
+    # per value of the call (root, list, two objects: 4).
+    tools = [{"type": "function", "function": {"name": "batch", "parameters": {
+        "type": "object", "properties": {"x": {"type": "array", "items": {
+            "type": "object", "required": ["a", "b", "c"]}}}}}}]
+    call = json.dumps({"x": [{}, {}]})
+    refused = toolmend.Mender(tools, max_call_errors=1).repair_call("batch", call)
+    assert refused.status == "invalid" and "budget of 5" in refused.error
+    checked = toolmend.Mender(tools, max_call_errors=2).repair_call("batch", call)
+    assert checked.status == "invalid" and "budget" not in checked.error
+    assert "`/x/1/c` is required" in checked.error
+
+
 def test_stats_count_calls(tools):
     mender = toolmend.Mender(tools)
     mender.repair_call("read", '{"path": "a"}')

@@ -195,21 +195,33 @@ fn main() {
         json!({"type": "object", "properties": {"x": {"type": "array", "items": {"enum": members}}}}),
         format!(r#"{{"x": [{}]}}"#, vec![r#""nope""#; 2_000].join(", ")),
     ));
+    // Width × call size past the error budget (`Limits::max_call_errors` plus one per value),
+    // refused before the validator builds the errors; then the widest calls within it.
     let required: Vec<String> = (0..1_024).map(|i| format!("field_{i}")).collect();
-    cases.push((
-        "required 1024 x 200 objects, all missing".to_owned(),
-        json!({"type": "object", "properties": {"x": {"type": "array",
-            "items": {"type": "object", "required": required}}}}),
-        format!(r#"{{"x": [{}]}}"#, vec!["{}"; 200].join(", ")),
-    ));
+    for (objects, note) in [(200, ""), (2, " (widest within the error budget)")] {
+        cases.push((
+            format!("required 1024 x {objects} objects, all missing{note}"),
+            json!({"type": "object", "properties": {"x": {"type": "array",
+                "items": {"type": "object", "required": required}}}}),
+            format!(r#"{{"x": [{}]}}"#, vec!["{}"; objects].join(", ")),
+        ));
+    }
     let branches: Vec<Value> = (0..250)
         .map(|i| json!({"type": "object", "required": [format!("k{i}")]}))
         .collect();
+    for (items, note) in [(200, ""), (8, " (widest within the error budget)")] {
+        cases.push((
+            format!("anyOf of 250 branches x {items} items, invalid{note}"),
+            json!({"type": "object", "properties": {"x": {"type": "array",
+                "items": {"anyOf": branches}}}}),
+            format!(r#"{{"x": [{}]}}"#, vec![r#"{"none": 1}"#; items].join(", ")),
+        ));
+    }
+    // An ordinary big repair is within the budget: one error per value.
     cases.push((
-        "anyOf of 250 branches x 200 items, invalid".to_owned(),
-        json!({"type": "object", "properties": {"x": {"type": "array",
-            "items": {"anyOf": branches}}}}),
-        format!(r#"{{"x": [{}]}}"#, vec![r#"{"none": 1}"#; 200].join(", ")),
+        "2000 integers sent as strings, repaired".to_owned(),
+        json!({"type": "object", "properties": {"x": {"type": "array", "items": {"type": "integer"}}}}),
+        format!(r#"{{"x": [{}]}}"#, vec![r#""5""#; 2_000].join(", ")),
     ));
     let all_of: Vec<Value> = (0..200)
         .map(|i| json!({"properties": {format!("a{i}"): {"type": "string"}}}))

@@ -523,6 +523,7 @@ impl Mender {
                     MessageOptions {
                         max_bytes: limits.max_message_bytes,
                         include_values: self.options.include_values,
+                        max_call_errors: limits.max_call_errors,
                     },
                 ));
                 result.outcome = Some(outcome);

@@ -366,3 +366,86 @@ fn item1_the_key_budget_counts_every_key_and_pattern() {
     let call = plain.repair_call("t", &keys(4 * budget));
     assert_eq!(call.status, Status::Valid);
 }
+
+/// `required` of 1,024 names over the items of `x`.
+fn wide_required_items() -> Value {
+    let names: Vec<String> = (0..1_024).map(|i| format!("field_{i}")).collect();
+    json!({"type": "object", "properties": {"x": {"type": "array",
+        "items": {"type": "object", "required": names}}}})
+}
+
+/// Item 1: a call whose errors grow with its size as well as the schema's width: 200 empty
+/// objects against a `required` of 1,024 names is 204,800 validator errors (335–419 ms a call,
+/// built twice), an `anyOf` of 250 branches over 200 items 50,200. Both are refused before the
+/// validator builds them: `invalid` with a message that names the bound and the budget. Before:
+/// the same status after every error had been built and described.
+#[test]
+fn item1_a_call_whose_errors_are_over_its_budget_is_refused_unchecked() {
+    let objects = vec!["{}"; 200].join(", ");
+    let mender = Mender::new(one_tool(wide_required_items()));
+    let call = mender.repair_call("t", &format!(r#"{{"x": [{objects}]}}"#));
+    assert_eq!(call.status, Status::Invalid);
+    let error = call.error.unwrap_or_default();
+    let budget = toolmend::limits::MAX_CALL_ERRORS + 202;
+    assert!(
+        error.contains("so far from the tool's schema")
+            && error.contains(&format!("budget of {budget}")),
+        "{error}"
+    );
+
+    let branches: Vec<Value> = (0..250)
+        .map(|i| json!({"type": "object", "required": [format!("k{i}")]}))
+        .collect();
+    let any_of = json!({"type": "object", "properties": {"x": {"type": "array",
+        "items": {"anyOf": branches}}}});
+    let items = vec![r#"{"none": 1}"#; 200].join(", ");
+    let call = Mender::new(one_tool(any_of)).repair_call("t", &format!(r#"{{"x": [{items}]}}"#));
+    assert_eq!(call.status, Status::Invalid);
+    assert!(call.error.unwrap_or_default().contains("so far from"));
+
+    // The budget is what refuses it: loosened, the errors are collected and described.
+    let mut limits = Limits::default();
+    limits.max_call_errors = u64::MAX;
+    let loose = Mender::with_options(
+        one_tool(wide_required_items()),
+        MenderOptions::default().with_limits(limits),
+    );
+    let call = loose.repair_call("t", &format!(r#"{{"x": [{objects}]}}"#));
+    assert_eq!(call.status, Status::Invalid);
+    let error = call.error.unwrap_or_default();
+    assert!(
+        error.contains("field_0") && !error.contains("budget"),
+        "{error}"
+    );
+}
+
+/// Item 1: within the error budget nothing changes. A big repair with one error per value
+/// (2,000 integers sent as strings) is repaired, a valid call of the wide schema passes byte
+/// for byte, and a call just within the budget gets its usual message.
+#[test]
+fn item1_calls_within_the_error_budget_are_repaired_as_before() {
+    let integers = json!({"type": "object", "properties": {"x": {"type": "array",
+        "items": {"type": "integer"}}}});
+    let strings = vec![r#""5""#; 2_000].join(", ");
+    let call =
+        Mender::new(one_tool(integers)).repair_call("t", &format!(r#"{{"x": [{strings}]}}"#));
+    assert_eq!(call.status, Status::Repaired);
+    assert_eq!(call.arguments.unwrap()["x"][1999], json!(5));
+
+    let mender = Mender::new(one_tool(wide_required_items()));
+    let full: Map<String, Value> = (0..1_024)
+        .map(|i| (format!("field_{i}"), json!(i)))
+        .collect();
+    let valid = json!({"x": [full.clone(), full]}).to_string();
+    let call = mender.repair_call("t", &valid);
+    assert_eq!(call.status, Status::Valid);
+    assert_eq!(call.arguments_text, valid);
+    // Two empty objects: 2,048 errors, within 2,048 + one per value (4).
+    let call = mender.repair_call("t", r#"{"x": [{}, {}]}"#);
+    assert_eq!(call.status, Status::Invalid);
+    let error = call.error.unwrap_or_default();
+    assert!(
+        error.contains("field_0") && !error.contains("budget"),
+        "{error}"
+    );
+}

@@ -120,6 +120,7 @@ class Mender:
         max_repair_rounds: int = ...,
         max_message_bytes: int = ...,
         max_call_key_matches: int = ...,
+        max_call_errors: int = ...,
     ) -> None: ...
     def repair_call(self, name: str, arguments: str) -> Call: ...
     def run_turn(

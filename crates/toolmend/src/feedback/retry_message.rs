@@ -47,6 +47,9 @@ pub(crate) struct MessageOptions {
     /// Quote the received value at each failing path (bounded to [`MAX_VALUE_PREVIEW`]); off by
     /// default, because argument values may hold secrets and messages reach logs.
     pub(crate) include_values: bool,
+    /// [`crate::Limits::max_call_errors`]: a value whose errors could be over it is not
+    /// described error by error (the validator would build them all).
+    pub(crate) max_call_errors: u64,
 }
 
 #[cfg(test)]
@@ -56,6 +59,7 @@ impl MessageOptions {
         Self {
             max_bytes,
             include_values: false,
+            max_call_errors: crate::limits::MAX_CALL_ERRORS,
         }
     }
 }
@@ -96,7 +100,8 @@ pub(crate) fn retry_message(
             };
             (what, "send the arguments as one JSON object, with no text or code fence around it.".to_owned())
         }
-        Rejection::Schema => schema_problems(tool, value, options.include_values),
+        Rejection::Schema => schema_problems(tool, value, options),
+        Rejection::OverErrorBudget(cost) => over_error_budget(cost),
         Rejection::OverKeyBudget(cost) => (
             format!(
                 "the arguments hold {} keys or more, and this tool's schema checks every key \
@@ -195,8 +200,27 @@ fn escape_bounded(text: &str, max_chars: usize) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// The problem and hint of a call whose errors could be over its budget.
+fn over_error_budget(cost: &crate::repair::error_bound::ErrorCost) -> (String, String) {
+    (
+        format!(
+            "the arguments are so far from the tool's schema that checking them could report {} \
+             errors or more, more than the budget of {} toolmend checks for a call this size, so \
+             the call was not checked",
+            cost.errors, cost.budget
+        ),
+        "send a call that follows the expected shape below; split large batches over several \
+         calls."
+            .to_owned(),
+    )
+}
+
 /// Every failing location of `value`, and a hint for the first.
-fn schema_problems(tool: &Tool, value: Option<&Value>, include_values: bool) -> (String, String) {
+fn schema_problems(
+    tool: &Tool,
+    value: Option<&Value>,
+    options: MessageOptions,
+) -> (String, String) {
     let (Some(value), Some(validator), Some(schema)) = (value, tool.validator(), tool.schema())
     else {
         return (
@@ -204,6 +228,12 @@ fn schema_problems(tool: &Tool, value: Option<&Value>, include_values: bool) -> 
             "send the arguments as one JSON object.".to_owned(),
         );
     };
+    if let Some(cost) =
+        crate::repair::error_bound::over_budget(tool, value, options.max_call_errors)
+    {
+        return over_error_budget(&cost);
+    }
+    let include_values = options.include_values;
     let root = SchemaView::of_tool(schema, tool.patterns());
     let mut problems: Vec<String> = Vec::new();
     let mut hint: Option<String> = None;
@@ -681,6 +711,7 @@ mod tests {
         let on = MessageOptions {
             max_bytes: 4096,
             include_values: true,
+            max_call_errors: crate::limits::MAX_CALL_ERRORS,
         };
         let message = retry_message(
             tool,

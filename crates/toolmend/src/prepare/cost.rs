@@ -219,7 +219,7 @@ enum State<'s> {
 }
 
 /// The anchors and ids of the document, for `$ref`.
-struct Document<'s> {
+pub(crate) struct Document<'s> {
     root: &'s Value,
     anchors: HashMap<&'s str, &'s Value>,
     ids: Vec<(&'s str, &'s Value)>,
@@ -230,7 +230,7 @@ fn address(node: &Value) -> usize {
 }
 
 impl<'s> Document<'s> {
-    fn index(root: &'s Value) -> Result<Self, String> {
+    pub(crate) fn index(root: &'s Value) -> Result<Self, String> {
         let mut document = Self {
             root,
             anchors: HashMap::new(),
@@ -310,7 +310,7 @@ impl<'s> Document<'s> {
 
     /// The schema a reference names: a JSON Pointer or anchor fragment, optionally after the
     /// `$id` of a schema embedded in the document.
-    fn resolve(&self, reference: &str) -> Option<&'s Value> {
+    pub(crate) fn resolve(&self, reference: &str) -> Option<&'s Value> {
         let (base, fragment) = reference.split_once('#').unwrap_or((reference, ""));
         let scope = if base.is_empty() {
             self.root

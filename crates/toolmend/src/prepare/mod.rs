@@ -26,6 +26,7 @@ pub use hints::{FieldSemantic, RelationalGroup, ToolHints};
 pub use spec::ToolFormat;
 pub use toolset::{Tool, ToolSet};
 
+pub(crate) use cost::Document as SchemaDocument;
 pub(crate) use hints::{field_aliases, field_semantic};
 pub(crate) use toolset::{CallCost, REGEX_SIZE_LIMIT};
 pub(crate) use unflatten::unflatten;

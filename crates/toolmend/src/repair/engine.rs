@@ -57,6 +57,9 @@ pub(crate) enum Rejection {
     /// The call has so many keys that matching them against the schema's patterns is over
     /// [`Limits::max_call_key_matches`]: refused before validation (fail closed).
     OverKeyBudget(crate::prepare::CallCost),
+    /// Validating the call could build more errors than its budget
+    /// ([`Limits::max_call_errors`]): refused before its errors were collected (fail closed).
+    OverErrorBudget(super::error_bound::ErrorCost),
 }
 
 impl Mended {
@@ -398,6 +401,13 @@ fn mend_value_sent(
     let mut notes = apply_hint_rules(tool, &root_view, &mut value, &mut repairs);
     let before_rounds = repairs.len();
     for _ in 0..limits.max_repair_rounds {
+        // The validator builds every error before yielding one: a call whose errors could be
+        // over its budget is refused before they are built.
+        if let Some(cost) = super::error_bound::over_budget(tool, &value, limits.max_call_errors) {
+            let mut mended = Mended::invalid_as_sent(sent);
+            mended.verdict = Verdict::Invalid(Rejection::OverErrorBudget(cost));
+            return (mended, None);
+        }
         let failures = Failures::collect(validator, &value);
         if failures.is_empty() {
             break;

@@ -67,7 +67,7 @@ pub(crate) struct Failures {
 }
 
 /// How many values `value` holds, itself included (an explicit stack: no recursion).
-fn node_count(value: &Value) -> usize {
+pub(crate) fn node_count(value: &Value) -> usize {
     let mut count = 0;
     let mut stack = vec![value];
     while let Some(v) = stack.pop() {

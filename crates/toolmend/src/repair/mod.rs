@@ -7,6 +7,7 @@
 //! validated once more: all or nothing.
 
 mod engine;
+pub(crate) mod error_bound;
 mod failures;
 pub(crate) mod pointer;
 pub(crate) mod rules;
