@@ -228,15 +228,9 @@ impl AnthropicStream {
 
 impl Transform for AnthropicStream {
     fn event(&mut self, cx: &mut Context, event: Event, out: &mut VecDeque<Bytes>) {
-        let Some(Ok(mut value)) = event.data.as_deref().map(serde_json::from_str::<Value>) else {
+        let Some((mut value, kind)) = event.typed_json() else {
             return out.push_back(event.raw);
         };
-        let kind = value
-            .get("type")
-            .and_then(Value::as_str)
-            .or(event.event.as_deref())
-            .unwrap_or("")
-            .to_owned();
         let index = value.get("index").and_then(Value::as_u64);
         match (kind.as_str(), index) {
             ("content_block_start", Some(index)) => {

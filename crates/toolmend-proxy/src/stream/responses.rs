@@ -428,7 +428,7 @@ impl ResponsesStream {
             .channel
             .get_or_insert_with(|| Box::new(Channel::new(cx)));
         let released = channel.push(cx, &delta);
-        part.emitted.push_str(&released);
+        part.emitted.push_str(released);
         if released == delta {
             return self.emit(Some(raw), value, at, out);
         }
@@ -489,18 +489,9 @@ impl ResponsesStream {
 
 impl Transform for ResponsesStream {
     fn event(&mut self, cx: &mut Context, event: Event, out: &mut VecDeque<Bytes>) {
-        let Some(Ok(mut value)) = event.data.as_deref().map(serde_json::from_str::<Value>) else {
+        let Some((mut value, kind)) = event.typed_json().filter(|(v, _)| v.is_object()) else {
             return out.push_back(event.raw);
         };
-        if !value.is_object() {
-            return out.push_back(event.raw);
-        }
-        let kind = value
-            .get("type")
-            .and_then(Value::as_str)
-            .or(event.event.as_deref())
-            .unwrap_or("")
-            .to_owned();
         let index = u64_at(&value, "output_index");
         let raw = event.raw;
         match kind.as_str() {
