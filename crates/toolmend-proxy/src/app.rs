@@ -117,39 +117,19 @@ async fn metrics() -> Response {
 }
 
 async fn chat(State(state): State<Arc<AppState>>, request: Request) -> Response {
-    let span = tracing::info_span!("request", route = "chat", model = tracing::field::Empty);
-    repair_route(state, Api::OpenAi, request)
-        .instrument(span)
-        .await
+    repair_route(state, Api::OpenAi, request).await
 }
 
 async fn messages(State(state): State<Arc<AppState>>, request: Request) -> Response {
-    let span = tracing::info_span!("request", route = "messages", model = tracing::field::Empty);
-    repair_route(state, Api::Anthropic, request)
-        .instrument(span)
-        .await
+    repair_route(state, Api::Anthropic, request).await
 }
 
 async fn responses_route(State(state): State<Arc<AppState>>, request: Request) -> Response {
-    let span = tracing::info_span!(
-        "request",
-        route = "responses",
-        model = tracing::field::Empty
-    );
-    repair_route(state, Api::Responses, request)
-        .instrument(span)
-        .await
+    repair_route(state, Api::Responses, request).await
 }
 
 async fn ollama_chat(State(state): State<Arc<AppState>>, request: Request) -> Response {
-    let span = tracing::info_span!(
-        "request",
-        route = "ollama_chat",
-        model = tracing::field::Empty
-    );
-    repair_route(state, Api::Ollama, request)
-        .instrument(span)
-        .await
+    repair_route(state, Api::Ollama, request).await
 }
 
 /// The fields of a request body the proxy reads; the body itself is forwarded as received.
@@ -190,15 +170,23 @@ fn route_label(api: Api) -> &'static str {
     }
 }
 
+/// Handles one request of a repaired route in its `request` span (`route` is the route's
+/// label, `model` is filled in once the body is read), and records its metrics.
 async fn repair_route(state: Arc<AppState>, api: Api, request: Request) -> Response {
-    let started = Instant::now();
-    let response = repair_route_inner(&state, api, request).await;
-    crate::metrics::record_request(
-        route_label(api),
-        response.status().as_u16(),
-        started.elapsed().as_secs_f64(),
-    );
-    response
+    let route = route_label(api);
+    let span = tracing::info_span!("request", route, model = tracing::field::Empty);
+    async move {
+        let started = Instant::now();
+        let response = repair_route_inner(&state, api, request).await;
+        crate::metrics::record_request(
+            route,
+            response.status().as_u16(),
+            started.elapsed().as_secs_f64(),
+        );
+        response
+    }
+    .instrument(span)
+    .await
 }
 
 async fn repair_route_inner(state: &Arc<AppState>, api: Api, request: Request) -> Response {

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use axum::http::HeaderValue;
-use serde_json::Value;
+use serde_json::{Value, json};
 use toolmend::{
     AssistantTurn, CallResult, Mender, RepairKind, Session, Status, ToolCall, TurnResult,
 };
@@ -149,6 +149,51 @@ pub(crate) fn run_body_turn(
         notes.add(model, call);
     }
     repairing(config).then_some(result)
+}
+
+/// A chat message's `tool_calls` after a turn (OpenAI's and Ollama's shape), its content, and
+/// whether anything changed.
+#[derive(Debug)]
+pub(crate) struct MessageCalls {
+    /// The calls in result order: natives as sent or rewritten, then the recovered ones.
+    pub(crate) calls: Vec<Value>,
+    /// The turn's content with the text of refused calls appended.
+    pub(crate) content: Option<String>,
+    /// A call was rewritten, dropped or refused.
+    pub(crate) changed: bool,
+}
+
+/// Applies each call's [`Fate`] to a message's native call objects: kept as sent, rewritten by
+/// `rewrite` (given a copy of the native object, `None` for a recovered call, and the number
+/// of calls before it), left out, or left out with its text added to the content.
+pub(crate) fn message_calls(
+    native: &[Value],
+    result: &TurnResult,
+    config: &ProxyConfig,
+    mut rewrite: impl FnMut(Option<Value>, &CallResult, usize) -> Value,
+) -> MessageCalls {
+    let sent = |index: usize| native.get(index).cloned().unwrap_or_else(|| json!({}));
+    let mut out = MessageCalls {
+        calls: Vec::with_capacity(result.calls.len()),
+        content: result.content.clone(),
+        changed: false,
+    };
+    for (call, fate) in result.calls.iter().zip(fates(&result.calls, config)) {
+        match fate {
+            Fate::AsSent => out.calls.push(sent(call.native_index.unwrap_or_default())),
+            Fate::Rewrite => {
+                out.changed = true;
+                let rewritten = rewrite(call.native_index.map(sent), call, out.calls.len());
+                out.calls.push(rewritten);
+            }
+            Fate::Drop => out.changed |= call.native_index.is_some(),
+            Fate::DropWithText(text) => {
+                out.changed = true;
+                out.content = Some(append_text(out.content, &text));
+            }
+        }
+    }
+    out
 }
 
 /// Raw argument text of a call object's `arguments`/`input` (string as is, else its JSON).

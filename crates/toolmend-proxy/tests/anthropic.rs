@@ -3,7 +3,7 @@
 mod support;
 
 use serde_json::{Value, json};
-use support::{Script, anthropic_tools, start};
+use support::{Script, anthropic_tools, post_json, repairs, start};
 use toolmend_proxy::REPAIRS_HEADER;
 
 fn message(content: Value, stop: &str) -> String {
@@ -14,15 +14,13 @@ fn message(content: Value, stop: &str) -> String {
 }
 
 async fn post(base: &str, model: &str, stream: bool) -> reqwest::Response {
-    reqwest::Client::new()
-        .post(format!("{base}/v1/messages"))
-        .header("x-api-key", "sk-ant-client")
-        .header("anthropic-version", "2023-06-01")
-        .json(&json!({"model": model, "max_tokens": 100, "stream": stream,
-            "tools": anthropic_tools(), "messages": [{"role": "user", "content": "hi"}]}))
-        .send()
-        .await
-        .unwrap()
+    let body = json!({"model": model, "max_tokens": 100, "stream": stream,
+        "tools": anthropic_tools(), "messages": [{"role": "user", "content": "hi"}]});
+    let headers = [
+        ("x-api-key", "sk-ant-client"),
+        ("anthropic-version", "2023-06-01"),
+    ];
+    post_json(base, "/v1/messages", &headers, &body).await
 }
 
 #[tokio::test]
@@ -33,7 +31,7 @@ async fn valid_message_passes_byte_for_byte() {
             {"type": "tool_use", "id": "toolu_1", "name": "read_file", "input": {"path": "a"}}]),
         "tool_use",
     );
-    mock.script("valid", Script::Body(200, "application/json", body.clone()));
+    mock.script("valid", Script::json(body.clone()));
     let response = post(&base, "valid", false).await;
     assert!(response.headers().get(REPAIRS_HEADER).is_none());
     assert_eq!(response.text().await.unwrap(), body);
@@ -49,14 +47,9 @@ async fn tool_use_input_is_repaired_and_leaks_recovered() {
                 "input": {"file_path": "a", "max_lines": "5"}, "cache_hint": 1}]),
         "tool_use",
     );
-    mock.script("broken", Script::Body(200, "application/json", body));
+    mock.script("broken", Script::json(body));
     let response = post(&base, "broken", false).await;
-    assert!(
-        response.headers()[REPAIRS_HEADER]
-            .to_str()
-            .unwrap()
-            .contains("field_renamed=1")
-    );
+    assert!(repairs(&response).contains("field_renamed=1"));
     let out: Value = response.json().await.unwrap();
     let block = &out["content"][1];
     assert_eq!(block["input"], json!({"path": "a", "max_lines": 5}));
@@ -68,7 +61,7 @@ async fn tool_use_input_is_repaired_and_leaks_recovered() {
             "Reading.\n<tool_call>\n{\"name\": \"list_dir\", \"arguments\": {\"dir\": \"/\"}}\n</tool_call>"}]),
         "end_turn",
     );
-    mock.script("leak", Script::Body(200, "application/json", leak));
+    mock.script("leak", Script::json(leak));
     let out: Value = post(&base, "leak", false).await.json().await.unwrap();
     assert_eq!(out["stop_reason"], "tool_use");
     assert_eq!(
@@ -137,20 +130,10 @@ async fn streamed_tool_use_is_repaired_and_leak_added() {
     }
     body += &event(json!({"type": "content_block_stop", "index": 0}));
     body += &event(json!({"type": "ping"}));
-    body += &event(
-        json!({"type": "content_block_start", "index": 1, "content_block":
-        {"type": "tool_use", "id": "toolu_9", "name": "read_file", "input": {}}}),
+    body += &read_file_and_stop(
+        "toolu_9",
+        &["{\"file_path\"", ": \"x\", \"max_lines\"", ": \"7\"}"],
     );
-    for piece in ["{\"file_path\"", ": \"x\", \"max_lines\"", ": \"7\"}"] {
-        body += &event(json!({"type": "content_block_delta", "index": 1,
-            "delta": {"type": "input_json_delta", "partial_json": piece}}));
-    }
-    body += &event(json!({"type": "content_block_stop", "index": 1}));
-    body += &event(
-        json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"},
-        "usage": {"output_tokens": 9}}),
-    );
-    body += &event(json!({"type": "message_stop"}));
     let pieces = support::cut_at(body.as_bytes(), &[3, 50, 51, 200, 777, 900, 1001, 1500]);
     mock.script("s", Script::Chunks(pieces));
     let response = post(&base, "s", true).await;
@@ -184,11 +167,20 @@ fn tool_stream() -> String {
     body += &event(json!({"type": "content_block_delta", "index": 0, "delta":
         {"type": "signature_delta", "signature": "c2ln"}}));
     body += &event(json!({"type": "content_block_stop", "index": 0}));
-    body += &event(
+    body + &read_file_and_stop(
+        "toolu_7",
+        &["", "{\"path\": \"a\", ", "\"max_lines\": \"9\"}"],
+    )
+}
+
+/// A `read_file` tool_use block at index 1 whose input comes in `pieces`, then the message's
+/// end (`stop_reason: tool_use`).
+fn read_file_and_stop(id: &str, pieces: &[&str]) -> String {
+    let mut body = event(
         json!({"type": "content_block_start", "index": 1, "content_block":
-        {"type": "tool_use", "id": "toolu_7", "name": "read_file", "input": {}}}),
+        {"type": "tool_use", "id": id, "name": "read_file", "input": {}}}),
     );
-    for piece in ["", "{\"path\": \"a\", ", "\"max_lines\": \"9\"}"] {
+    for piece in pieces {
         body += &event(json!({"type": "content_block_delta", "index": 1,
             "delta": {"type": "input_json_delta", "partial_json": piece}}));
     }

@@ -52,17 +52,9 @@ fn fetch(path: &str, tools: Value, body: &str, cuts: &[usize]) -> String {
     world.mock.script(&model, script);
     let request = json!({"model": model, "stream": true, "tools": tools, "max_tokens": 9,
         "messages": [{"role": "user", "content": "go"}]});
-    world.runtime.block_on(async {
-        reqwest::Client::new()
-            .post(format!("{}{path}", world.base))
-            .json(&request)
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap()
-    })
+    world
+        .runtime
+        .block_on(support::post_text(&world.base, path, &request))
 }
 
 /// An Anthropic stream: text with a leak, a broken tool_use in fragments.

@@ -5,16 +5,12 @@ mod support;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use support::{Script, openai_tools, start, start_proxy};
+use support::{Script, openai_tools, post_json, post_text, start, start_proxy};
 use toolmend_proxy::ProxyConfig;
 
 async fn chat(base: &str, model: &str) -> reqwest::Response {
-    reqwest::Client::new()
-        .post(format!("{base}/v1/chat/completions"))
-        .json(&json!({"model": model, "tools": openai_tools(), "messages": []}))
-        .send()
-        .await
-        .unwrap()
+    let body = json!({"model": model, "tools": openai_tools(), "messages": []});
+    post_json(base, "/v1/chat/completions", &[], &body).await
 }
 
 #[tokio::test]
@@ -30,31 +26,17 @@ async fn upstream_down_is_a_502_in_each_api_shape() {
     assert_eq!(response.status(), 502);
     let body: Value = response.json().await.unwrap();
     assert_eq!(body["error"]["code"], "upstream_unreachable");
-    let response = reqwest::Client::new()
-        .post(format!("{base}/v1/messages"))
-        .json(&json!({"model": "m"}))
-        .send()
-        .await
-        .unwrap();
+    let response = post_json(&base, "/v1/messages", &[], &json!({"model": "m"})).await;
     assert_eq!(response.status(), 502);
     let body: Value = response.json().await.unwrap();
     assert_eq!(body["type"], "error");
-    let response = reqwest::Client::new()
-        .post(format!("{base}/v1/responses"))
-        .json(&json!({"model": "m", "input": "hi"}))
-        .send()
-        .await
-        .unwrap();
+    let body = json!({"model": "m", "input": "hi"});
+    let response = post_json(&base, "/v1/responses", &[], &body).await;
     assert_eq!(response.status(), 502);
     let body: Value = response.json().await.unwrap();
     assert_eq!(body["error"]["code"], "upstream_unreachable");
     for path in ["/api/chat", "/api/tags"] {
-        let response = reqwest::Client::new()
-            .post(format!("{base}{path}"))
-            .json(&json!({"model": "m"}))
-            .send()
-            .await
-            .unwrap();
+        let response = post_json(&base, path, &[], &json!({"model": "m"})).await;
         assert_eq!(response.status(), 502);
         // Ollama's shape: the message is the `error` string.
         let body: Value = response.json().await.unwrap();
@@ -84,10 +66,7 @@ async fn upstream_errors_and_garbage_pass_through() {
     assert_eq!(response.status(), 500);
     assert_eq!(response.text().await.unwrap(), error);
 
-    mock.script(
-        "garbage",
-        Script::Body(200, "application/json", "<html>oops".into()),
-    );
+    mock.script("garbage", Script::json("<html>oops"));
     let response = chat(&base, "garbage").await;
     assert_eq!(response.status(), 200);
     assert_eq!(response.text().await.unwrap(), "<html>oops");
@@ -113,12 +92,8 @@ async fn stream_cut_midway_closes_cleanly_with_what_arrived() {
 async fn request_over_the_limit_is_413() {
     let (_mock, base) = start(|c| c.limits.max_request_bytes = 1000).await;
     let big = "x".repeat(2000);
-    let response = reqwest::Client::new()
-        .post(format!("{base}/v1/chat/completions"))
-        .json(&json!({"model": "m", "messages": [{"role": "user", "content": big}]}))
-        .send()
-        .await
-        .unwrap();
+    let body = json!({"model": "m", "messages": [{"role": "user", "content": big}]});
+    let response = post_json(&base, "/v1/chat/completions", &[], &body).await;
     assert_eq!(response.status(), 413);
     let body: Value = response.json().await.unwrap();
     assert_eq!(body["error"]["code"], "request_too_large");
@@ -131,7 +106,7 @@ async fn response_over_the_limit_passes_unrepaired() {
         "tool_calls": [{"id": "c", "type": "function", "function": {"name": "read_file",
         "arguments": "{\"file_path\": \"a\"}"}}]}, "finish_reason": "tool_calls"}]})
     .to_string();
-    mock.script("big", Script::Body(200, "application/json", body.clone()));
+    mock.script("big", Script::json(body.clone()));
     assert_eq!(chat(&base, "big").await.text().await.unwrap(), body);
 }
 
@@ -213,12 +188,7 @@ async fn requests_over_the_concurrency_limit_get_503() {
         async move { chat(&base, "slow").await.status() }
     });
     tokio::time::sleep(Duration::from_millis(200)).await;
-    let response = reqwest::Client::new()
-        .post(format!("{base}/v1/messages"))
-        .json(&json!({"model": "m"}))
-        .send()
-        .await
-        .unwrap();
+    let response = post_json(&base, "/v1/messages", &[], &json!({"model": "m"})).await;
     assert_eq!(response.status(), 503);
     let body: Value = response.json().await.unwrap();
     assert_eq!(body["error"]["type"], "overloaded_error");
@@ -271,32 +241,16 @@ async fn responses_call_over_the_buffer_is_forwarded_as_received() {
     events.push(json!({"type": "response.completed", "response": {"output": [done]}}));
     let body = support::named_sse(&events, true);
     mock.script("big", Script::Chunks(vec![body.clone().into_bytes()]));
-    let text = reqwest::Client::new()
-        .post(format!("{base}/v1/responses"))
-        .json(
-            &json!({"model": "big", "stream": true, "tools": support::responses_tools(),
-            "input": "hi"}),
-        )
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let request = json!({"model": "big", "stream": true, "tools": support::responses_tools(),
+        "input": "hi"});
+    let text = post_text(&base, "/v1/responses", &request).await;
     // Too large to hold: not repaired, nothing lost, the events as received.
     assert_eq!(text, body);
 }
 
 async fn chat_stream(base: &str, model: &str) -> String {
-    reqwest::Client::new()
-        .post(format!("{base}/v1/chat/completions"))
-        .json(&json!({"model": model, "stream": true, "tools": openai_tools(), "messages": []}))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap()
+    let body = json!({"model": model, "stream": true, "tools": openai_tools(), "messages": []});
+    post_text(base, "/v1/chat/completions", &body).await
 }
 
 #[tokio::test]
@@ -318,15 +272,9 @@ async fn odd_stream_shapes_pass_through() {
         event: message_delta\ndata: {\"type\": \"message_delta\", \"delta\": \"x\"}\n\n\
         event: error\ndata: {\"type\": \"error\", \"error\": {\"type\": \"overloaded_error\"}}\n\n";
     mock.script("odd-a", Script::Chunks(vec![odd.as_bytes().to_vec()]));
-    let text = reqwest::Client::new()
-        .post(format!("{base}/v1/messages"))
-        .json(&json!({"model": "odd-a", "stream": true, "tools": support::anthropic_tools(), "messages": []}))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let request = json!({"model": "odd-a", "stream": true, "tools": support::anthropic_tools(),
+        "messages": []});
+    let text = post_text(&base, "/v1/messages", &request).await;
     assert!(text.contains("overloaded_error"), "{text}");
     assert!(text.contains("\"index\": 5"), "{text}");
 }

@@ -4,7 +4,7 @@
 mod support;
 
 use serde_json::{Value, json};
-use support::{Script, ndjson_body, openai_tools, start};
+use support::{Script, ndjson_body, openai_tools, post_json, repairs, start};
 use toolmend_proxy::REPAIRS_HEADER;
 
 fn reply(message: Value) -> String {
@@ -18,15 +18,9 @@ fn call(name: &str, arguments: Value) -> Value {
 }
 
 async fn post(base: &str, model: &str, stream: bool, messages: Value) -> reqwest::Response {
-    reqwest::Client::new()
-        .post(format!("{base}/api/chat"))
-        .json(
-            &json!({"model": model, "stream": stream, "tools": openai_tools(),
-            "messages": messages}),
-        )
-        .send()
-        .await
-        .unwrap()
+    let body = json!({"model": model, "stream": stream, "tools": openai_tools(),
+        "messages": messages});
+    post_json(base, "/api/chat", &[], &body).await
 }
 
 fn hi() -> Value {
@@ -38,7 +32,7 @@ async fn valid_reply_passes_byte_for_byte() {
     let (mock, base) = start(|_| {}).await;
     let body = reply(json!({"role": "assistant", "content": "",
         "tool_calls": [call("read_file", json!({"path": "a.txt", "max_lines": 20}))]}));
-    mock.script("valid", Script::Body(200, "application/json", body.clone()));
+    mock.script("valid", Script::json(body.clone()));
     let response = post(&base, "valid", false, hi()).await;
     assert_eq!(response.status(), 200);
     assert!(response.headers().get(REPAIRS_HEADER).is_none());
@@ -59,12 +53,9 @@ async fn broken_arguments_are_repaired_and_stay_an_object() {
         json!({"role": "assistant", "content": "", "thinking": "hmm",
         "tool_calls": [broken]}),
     );
-    mock.script("broken", Script::Body(200, "application/json", body));
+    mock.script("broken", Script::json(body));
     let response = post(&base, "broken", false, hi()).await;
-    let header = response.headers()[REPAIRS_HEADER]
-        .to_str()
-        .unwrap()
-        .to_owned();
+    let header = repairs(&response);
     assert!(header.contains("field_renamed=1"), "{header}");
     assert!(header.contains("name_repaired=1"), "{header}");
     let out: Value = response.json().await.unwrap();
@@ -87,7 +78,7 @@ async fn leaked_call_in_content_is_recovered() {
     let (mock, base) = start(|_| {}).await;
     let body = reply(json!({"role": "assistant",
         "content": "<tool_call>\n{\"name\": \"list_dir\", \"arguments\": {\"dir\": \"/tmp\"}}\n</tool_call>"}));
-    mock.script("leak", Script::Body(200, "application/json", body));
+    mock.script("leak", Script::json(body));
     let out: Value = post(&base, "leak", false, hi()).await.json().await.unwrap();
     let message = &out["message"];
     assert_eq!(message["content"], "");
@@ -109,12 +100,9 @@ async fn storm_in_history_is_suppressed() {
     let body = reply(json!({"role": "assistant", "content": "",
         "tool_calls": [call("list_dir", json!({"dir": "/"}))]}));
     let (mock, base) = start(|c| c.storm = toolmend_proxy::StormPolicy::Suppress).await;
-    mock.script("storm", Script::Body(200, "application/json", body));
+    mock.script("storm", Script::json(body));
     let response = post(&base, "storm", false, Value::Array(messages)).await;
-    let header = response.headers()[REPAIRS_HEADER]
-        .to_str()
-        .unwrap()
-        .to_owned();
+    let header = repairs(&response);
     assert!(header.contains("storm_suppressed=1"), "{header}");
     let out: Value = response.json().await.unwrap();
     assert!(out["message"].get("tool_calls").is_none(), "{out}");
@@ -244,7 +232,7 @@ async fn observe_mode_never_alters_but_reports() {
     assert_eq!(stream_text(&base, "o").await, body);
     let whole = reply(json!({"role": "assistant", "content": "",
         "tool_calls": [call("read_file", json!({"file_path": "a"}))]}));
-    mock.script("ob", Script::Body(200, "application/json", whole.clone()));
+    mock.script("ob", Script::json(whole.clone()));
     let response = post(&base, "ob", false, hi()).await;
     assert!(response.headers().get(REPAIRS_HEADER).is_some());
     assert_eq!(response.text().await.unwrap(), whole);

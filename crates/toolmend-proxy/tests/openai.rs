@@ -3,7 +3,7 @@
 mod support;
 
 use serde_json::{Value, json};
-use support::{Script, join_openai, openai_tools, sse_body, start};
+use support::{Script, join_openai, openai_tools, post_json, repairs, sse_body, start};
 use toolmend_proxy::{InvalidPolicy, REPAIRS_HEADER};
 
 fn completion(message: Value, finish: &str) -> String {
@@ -19,16 +19,10 @@ fn call(id: &str, name: &str, arguments: &str) -> Value {
 }
 
 async fn post(base: &str, model: &str, stream: bool) -> reqwest::Response {
-    reqwest::Client::new()
-        .post(format!("{base}/v1/chat/completions"))
-        .bearer_auth("sk-client")
-        .json(
-            &json!({"model": model, "stream": stream, "tools": openai_tools(),
-            "messages": [{"role": "user", "content": "hi"}]}),
-        )
-        .send()
-        .await
-        .unwrap()
+    let body = json!({"model": model, "stream": stream, "tools": openai_tools(),
+        "messages": [{"role": "user", "content": "hi"}]});
+    let auth = [("authorization", "Bearer sk-client")];
+    post_json(base, "/v1/chat/completions", &auth, &body).await
 }
 
 #[tokio::test]
@@ -39,7 +33,7 @@ async fn valid_response_passes_byte_for_byte() {
             call("call_1", "read_file", "{ \"path\" : \"a.txt\", \"max_lines\": 1.0e1 }")]}),
         "tool_calls",
     );
-    mock.script("valid", Script::Body(200, "application/json", body.clone()));
+    mock.script("valid", Script::json(body.clone()));
     let response = post(&base, "valid", false).await;
     assert_eq!(response.status(), 200);
     assert!(response.headers().get(REPAIRS_HEADER).is_none());
@@ -60,12 +54,9 @@ async fn broken_arguments_are_repaired_and_reported() {
             call("call_1", "Read_File", "```json\n{\"file_path\": \"a.txt\", \"max_lines\": \"20\",}\n```")]}),
         "tool_calls",
     );
-    mock.script("broken", Script::Body(200, "application/json", body));
+    mock.script("broken", Script::json(body));
     let response = post(&base, "broken", false).await;
-    let header = response.headers()[REPAIRS_HEADER]
-        .to_str()
-        .unwrap()
-        .to_owned();
+    let header = repairs(&response);
     assert!(header.contains("field_renamed=1"), "{header}");
     assert!(header.contains("name_repaired=1"), "{header}");
     let out: Value = response.json().await.unwrap();
@@ -107,14 +98,9 @@ async fn leaked_call_in_content_becomes_a_tool_call() {
             "Let me look.\n<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"b.txt\"}}\n</tool_call>"}),
         "stop",
     );
-    mock.script("leak", Script::Body(200, "application/json", body));
+    mock.script("leak", Script::json(body));
     let response = post(&base, "leak", false).await;
-    assert!(
-        response.headers()[REPAIRS_HEADER]
-            .to_str()
-            .unwrap()
-            .contains("recovered=1")
-    );
+    assert!(repairs(&response).contains("recovered=1"));
     let out: Value = response.json().await.unwrap();
     let choice = &out["choices"][0];
     assert_eq!(choice["finish_reason"], "tool_calls");
@@ -138,7 +124,7 @@ async fn concatenated_calls_are_split() {
             call("call_1", "read_file", "{\"path\": \"a\"}{\"path\": \"b\"}")]}),
         "tool_calls",
     );
-    mock.script("concat", Script::Body(200, "application/json", body));
+    mock.script("concat", Script::json(body));
     let out: Value = post(&base, "concat", false).await.json().await.unwrap();
     let calls = out["choices"][0]["message"]["tool_calls"]
         .as_array()
@@ -156,16 +142,13 @@ async fn invalid_call_passes_unchanged_or_is_rejected() {
         "tool_calls",
     );
     let (mock, base) = start(|_| {}).await;
-    mock.script(
-        "invalid",
-        Script::Body(200, "application/json", body.clone()),
-    );
+    mock.script("invalid", Script::json(body.clone()));
     let response = post(&base, "invalid", false).await;
     assert_eq!(response.headers()[REPAIRS_HEADER], "invalid=1");
     assert_eq!(response.text().await.unwrap(), body);
 
     let (mock, base) = start(|c| c.invalid = InvalidPolicy::Reject).await;
-    mock.script("invalid", Script::Body(200, "application/json", body));
+    mock.script("invalid", Script::json(body));
     let out: Value = post(&base, "invalid", false).await.json().await.unwrap();
     let choice = &out["choices"][0];
     assert!(choice["message"].get("tool_calls").is_none());
@@ -198,19 +181,10 @@ async fn storm_in_history_is_annotated_or_suppressed() {
             }
         })
         .await;
-        mock.script("storm", Script::Body(200, "application/json", body.clone()));
-        let response = reqwest::Client::new()
-            .post(format!("{base}/v1/chat/completions"))
-            .json(&json!({"model": "storm", "tools": openai_tools(), "messages": messages}))
-            .send()
-            .await
-            .unwrap();
-        assert!(
-            response.headers()[REPAIRS_HEADER]
-                .to_str()
-                .unwrap()
-                .contains("storm_suppressed=1")
-        );
+        mock.script("storm", Script::json(body.clone()));
+        let request = json!({"model": "storm", "tools": openai_tools(), "messages": messages});
+        let response = post_json(&base, "/v1/chat/completions", &[], &request).await;
+        assert!(repairs(&response).contains("storm_suppressed=1"));
         let text = response.text().await.unwrap();
         if suppress {
             let out: Value = serde_json::from_str(&text).unwrap();
@@ -406,10 +380,7 @@ async fn observe_mode_never_alters_but_reports() {
             call("call_1", "read_file", "{\"file_path\": \"a\"}")]}),
         "tool_calls",
     );
-    mock.script(
-        "observe",
-        Script::Body(200, "application/json", body.clone()),
-    );
+    mock.script("observe", Script::json(body.clone()));
     let response = post(&base, "observe", false).await;
     assert_eq!(response.headers()[REPAIRS_HEADER], "field_renamed=1");
     assert_eq!(response.text().await.unwrap(), body);

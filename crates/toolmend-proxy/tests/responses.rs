@@ -4,7 +4,7 @@
 mod support;
 
 use serde_json::{Value, json};
-use support::{Script, named_sse, responses_tools, start};
+use support::{Script, named_sse, post_json, repairs, responses_tools, start};
 use toolmend_proxy::REPAIRS_HEADER;
 
 fn response(output: Value) -> String {
@@ -25,16 +25,10 @@ fn text_item(text: &str) -> Value {
 }
 
 async fn post(base: &str, model: &str, stream: bool, input: Value) -> reqwest::Response {
-    reqwest::Client::new()
-        .post(format!("{base}/v1/responses"))
-        .bearer_auth("sk-client")
-        .json(
-            &json!({"model": model, "stream": stream, "tools": responses_tools(),
-            "input": input}),
-        )
-        .send()
-        .await
-        .unwrap()
+    let body = json!({"model": model, "stream": stream, "tools": responses_tools(),
+        "input": input});
+    let auth = [("authorization", "Bearer sk-client")];
+    post_json(base, "/v1/responses", &auth, &body).await
 }
 
 fn hi() -> Value {
@@ -50,7 +44,7 @@ async fn valid_response_passes_byte_for_byte() {
         "read_file",
         "{ \"path\" : \"a.txt\", \"max_lines\": 1.0e1 }"
     )]));
-    mock.script("valid", Script::Body(200, "application/json", body.clone()));
+    mock.script("valid", Script::json(body.clone()));
     let response = post(&base, "valid", false, hi()).await;
     assert_eq!(response.status(), 200);
     assert!(response.headers().get(REPAIRS_HEADER).is_none());
@@ -74,12 +68,9 @@ async fn broken_call_is_repaired_and_unknown_fields_kept() {
         {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "x"},
         broken
     ]));
-    mock.script("broken", Script::Body(200, "application/json", body));
+    mock.script("broken", Script::json(body));
     let response = post(&base, "broken", false, hi()).await;
-    let header = response.headers()[REPAIRS_HEADER]
-        .to_str()
-        .unwrap()
-        .to_owned();
+    let header = repairs(&response);
     assert!(header.contains("field_renamed=1"), "{header}");
     let out: Value = response.json().await.unwrap();
     let items = out["output"].as_array().unwrap();
@@ -102,7 +93,7 @@ async fn leaked_call_in_output_text_becomes_a_function_call() {
     let body = response(json!([text_item(
         "Let me look.\n<tool_call>\n{\"name\": \"list_dir\", \"arguments\": {\"dir\": \"/tmp\"}}\n</tool_call>"
     )]));
-    mock.script("leak", Script::Body(200, "application/json", body));
+    mock.script("leak", Script::json(body));
     let response = post(&base, "leak", false, hi()).await;
     assert!(response.headers().get(REPAIRS_HEADER).is_some());
     let out: Value = response.json().await.unwrap();
@@ -133,12 +124,9 @@ async fn storm_in_the_input_history_is_suppressed() {
     }
     let body = response(json!([call("fc9", "c9", "list_dir", "{\"dir\": \"/\"}")]));
     let (mock, base) = start(|c| c.storm = toolmend_proxy::StormPolicy::Suppress).await;
-    mock.script("storm", Script::Body(200, "application/json", body));
+    mock.script("storm", Script::json(body));
     let response = post(&base, "storm", false, Value::Array(input)).await;
-    let header = response.headers()[REPAIRS_HEADER]
-        .to_str()
-        .unwrap()
-        .to_owned();
+    let header = repairs(&response);
     assert!(header.contains("storm_suppressed=1"), "{header}");
     let out: Value = response.json().await.unwrap();
     let items = out["output"].as_array().unwrap();
@@ -339,7 +327,7 @@ async fn observe_mode_never_alters_but_reports() {
         "read_file",
         "{\"file_path\": \"a\"}"
     )]));
-    mock.script("ob", Script::Body(200, "application/json", whole.clone()));
+    mock.script("ob", Script::json(whole.clone()));
     let response = post(&base, "ob", false, hi()).await;
     assert!(response.headers().get(REPAIRS_HEADER).is_some());
     assert_eq!(response.text().await.unwrap(), whole);

@@ -693,14 +693,20 @@ fn recover(
 struct StreamRecoverer {
     tools: Arc<toolmend::ToolSet>,
     channel: String,
-    state: Mutex<Option<toolmend::recover::StreamRecoverer>>,
+    /// The recoverer (`None` after `finish()`), and the buffer each `feed` writes into.
+    state: Mutex<(Option<toolmend::recover::StreamRecoverer>, StreamOutput)>,
 }
 
 impl StreamRecoverer {
-    fn output(&self, py: Python<'_>, out: StreamOutput) -> PyResult<Recovered> {
+    fn output(
+        &self,
+        py: Python<'_>,
+        calls: &[RecoveredCall_],
+        text: String,
+    ) -> PyResult<Recovered> {
         Ok(Recovered {
-            calls: recovered_calls(py, &out.calls, &self.channel)?,
-            text: out.text,
+            calls: recovered_calls(py, calls, &self.channel)?,
+            text,
         })
     }
 }
@@ -715,29 +721,35 @@ impl StreamRecoverer {
         Ok(Self {
             tools: set,
             channel: channel_name(channel)?,
-            state: Mutex::new(Some(toolmend::recover::StreamRecoverer::new(max))),
+            state: Mutex::new((
+                Some(toolmend::recover::StreamRecoverer::new(max)),
+                StreamOutput::default(),
+            )),
         })
     }
 
     /// Adds a chunk of text; returns what may be released now.
     fn feed(&self, py: Python<'_>, chunk: &str) -> PyResult<Recovered> {
-        let out = {
-            let mut state = lock(&self.state);
-            let r = state
-                .as_mut()
-                .ok_or_else(|| ToolmendError::new_err("feed() after finish()"))?;
-            r.push(&self.tools, chunk)
-        };
-        self.output(py, out)
+        let mut state = lock(&self.state);
+        let (recoverer, released) = &mut *state;
+        let r = recoverer
+            .as_mut()
+            .ok_or_else(|| ToolmendError::new_err("feed() after finish()"))?;
+        // The buffer keeps its capacity: the text is copied out once, at its final size.
+        released.text.clear();
+        released.calls.clear();
+        r.push_into(&self.tools, chunk, released);
+        self.output(py, &released.calls, released.text.clone())
     }
 
     /// Ends the text; returns the rest (text held back, calls completed at the end).
     fn finish(&self, py: Python<'_>) -> PyResult<Recovered> {
         let r = lock(&self.state)
+            .0
             .take()
             .ok_or_else(|| ToolmendError::new_err("finish() called twice"))?;
         let out = r.finish(&self.tools);
-        self.output(py, out)
+        self.output(py, &out.calls, out.text)
     }
 }
 

@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 use toolmend::{AssistantTurn, CallResult, Mender, ToolCall, TurnResult};
 
 use crate::config::ProxyConfig;
-use crate::mend::{Annotations, Fate, append_text, arguments_text, fates, run_body_turn};
+use crate::mend::{Annotations, MessageCalls, arguments_text, message_calls, run_body_turn};
 
 /// The calls of a `tool_calls` array (arguments as their JSON text).
 pub(crate) fn read_calls(calls: Option<&Value>) -> Vec<ToolCall> {
@@ -107,33 +107,18 @@ fn apply(
         Some(Value::Array(calls)) => calls.clone(),
         _ => Vec::new(),
     };
-    let mut changed = false;
-    let mut content = result.content.clone();
-    let mut tool_calls = Vec::with_capacity(result.calls.len());
-    for (call, fate) in result.calls.iter().zip(fates(&result.calls, config)) {
-        match fate {
-            Fate::AsSent => {
-                let index = call.native_index.unwrap_or_default();
-                tool_calls.push(native.get(index).cloned().unwrap_or_else(|| json!({})));
-            }
-            Fate::Rewrite => {
-                changed = true;
-                match call.native_index {
-                    Some(index) => {
-                        let mut sent = native.get(index).cloned().unwrap_or_else(|| json!({}));
-                        set_call(&mut sent, call);
-                        tool_calls.push(sent);
-                    }
-                    None => tool_calls.push(new_call(call, tool_calls.len())),
-                }
-            }
-            Fate::Drop => changed |= call.native_index.is_some(),
-            Fate::DropWithText(text) => {
-                changed = true;
-                content = Some(append_text(content, &text));
-            }
+    let rewrite = |sent: Option<Value>, call: &CallResult, at: usize| match sent {
+        Some(mut sent) => {
+            set_call(&mut sent, call);
+            sent
         }
-    }
+        None => new_call(call, at),
+    };
+    let MessageCalls {
+        calls: tool_calls,
+        content,
+        mut changed,
+    } = message_calls(&native, result, config, rewrite);
     if content != turn.content {
         changed = true;
         // Ollama always sends a string here.

@@ -1,10 +1,10 @@
 //! OpenAI Chat Completions: `choices[].message` ↔ toolmend turns (non-streaming bodies).
 
 use serde_json::{Map, Value, json};
-use toolmend::{AssistantTurn, Mender, Session, Status, ToolCall, TurnResult};
+use toolmend::{AssistantTurn, CallResult, Mender, Session, Status, ToolCall, TurnResult};
 
 use crate::config::ProxyConfig;
-use crate::mend::{Annotations, Fate, append_text, arguments_text, fates, history_session};
+use crate::mend::{Annotations, MessageCalls, arguments_text, history_session, message_calls};
 use crate::wire::set_call;
 
 /// The assistant tool calls since the last user message of an OpenAI `messages` array.
@@ -123,35 +123,20 @@ fn apply(
     result: &TurnResult,
     config: &ProxyConfig,
 ) -> (bool, Option<&'static str>) {
-    let mut changed = false;
-    let mut content = result.content.clone();
-    let mut tool_calls = Vec::with_capacity(result.calls.len());
     let mut recovered = false;
-    for (call, fate) in result.calls.iter().zip(fates(&result.calls, config)) {
-        match fate {
-            Fate::AsSent => {
-                let index = call.native_index.unwrap_or_default();
-                tool_calls.push(native.get(index).cloned().unwrap_or_else(|| json!({})));
-            }
-            Fate::Rewrite => {
-                changed = true;
-                let mut sent = match call.native_index {
-                    Some(index) => native.get(index).cloned().unwrap_or_else(|| json!({})),
-                    None => {
-                        recovered |= call.status == Status::Recovered;
-                        json!({"id": call.id, "type": "function", "function": {}})
-                    }
-                };
-                set_call(&mut sent, &call.id, &call.name, &call.arguments_text);
-                tool_calls.push(sent);
-            }
-            Fate::Drop => changed |= call.native_index.is_some(),
-            Fate::DropWithText(text) => {
-                changed = true;
-                content = Some(append_text(content, &text));
-            }
-        }
-    }
+    let rewrite = |sent: Option<Value>, call: &CallResult, _| {
+        let mut sent = sent.unwrap_or_else(|| {
+            recovered |= call.status == Status::Recovered;
+            json!({"id": call.id, "type": "function", "function": {}})
+        });
+        set_call(&mut sent, &call.id, &call.name, &call.arguments_text);
+        sent
+    };
+    let MessageCalls {
+        calls: tool_calls,
+        content,
+        mut changed,
+    } = message_calls(native, result, config, rewrite);
     if content != turn.content {
         changed = true;
         message.insert("content".into(), json!(content));

@@ -11,12 +11,10 @@ use std::collections::{BTreeMap, VecDeque};
 
 use bytes::Bytes;
 use serde_json::{Value, json};
-use toolmend::{AssistantTurn, Session, Status, ToolCall};
+use toolmend::{Status, ToolCall};
 
 use super::sse::{Event, typed_event};
-use super::{
-    Channel, Context, Transform, joined_markup, leftover, recovered_calls, run_markup_turn,
-};
+use super::{Channel, Context, Natives, Transform, joined_markup, leftover, recovered_calls};
 use crate::mend::{Annotations, Fate, fates};
 use crate::routes::anthropic::new_block;
 
@@ -44,13 +42,11 @@ pub(crate) struct AnthropicStream {
     blocks: BTreeMap<u64, Block>,
     next_out: u64,
     /// Native calls as emitted, for the duplicate check of recovered calls.
-    natives: Vec<ToolCall>,
+    natives: Natives,
     native_in: usize,
     native_out: usize,
     content_markup: Vec<String>,
     reasoning_markup: Vec<String>,
-    /// The session before the first native call.
-    before: Option<Session>,
     ended: bool,
     recovered: bool,
     notes: Annotations,
@@ -156,28 +152,20 @@ impl AnthropicStream {
             .get("name")
             .and_then(Value::as_str)
             .unwrap_or_default();
-        let mut turn = AssistantTurn::default();
-        turn.tool_calls = vec![ToolCall::new(id, name, arguments)];
-        let mender = std::sync::Arc::clone(&cx.mender);
-        if self.before.is_none() {
-            self.before = Some(cx.session().clone());
-        }
-        let result = mender.run_turn(cx.session(), &turn);
+        let result = self
+            .natives
+            .run(cx, vec![ToolCall::new(id, name, arguments)]);
         for (call, fate) in result.calls.iter().zip(fates(&result.calls, cx.config())) {
             self.notes.add(&cx.model, call);
             match fate {
                 Fate::AsSent => {
                     self.native_out += 1;
-                    self.natives.push(ToolCall::new(id, name, arguments));
+                    self.natives.sent(ToolCall::new(id, name, arguments));
                     self.tool_block(start.clone(), arguments, out);
                 }
                 Fate::Rewrite => {
                     self.native_out += 1;
-                    self.natives.push(ToolCall::new(
-                        call.id.clone(),
-                        call.name.to_string(),
-                        call.arguments_text.clone(),
-                    ));
+                    self.natives.rewritten(call);
                     let mut block = start.clone();
                     if !call.id.is_empty() {
                         block["id"] = json!(call.id);
@@ -203,16 +191,11 @@ impl AnthropicStream {
                 out.push_back(stop_event(at));
             }
         }
-        if self.content_markup.is_empty() && self.reasoning_markup.is_empty() {
+        let content = joined_markup(&self.content_markup);
+        let reasoning = joined_markup(&self.reasoning_markup);
+        let Some(result) = self.natives.markup_turn(cx, content, reasoning) else {
             return;
-        }
-        let result = run_markup_turn(
-            cx,
-            std::mem::take(&mut self.natives),
-            joined_markup(&self.content_markup),
-            joined_markup(&self.reasoning_markup),
-            self.before.take(),
-        );
+        };
         if let Some(text) = leftover(result.content.clone()) {
             self.text_block(&text, out);
         }
@@ -245,15 +228,9 @@ impl AnthropicStream {
 
 impl Transform for AnthropicStream {
     fn event(&mut self, cx: &mut Context, event: Event, out: &mut VecDeque<Bytes>) {
-        let Some(Ok(mut value)) = event.data.as_deref().map(serde_json::from_str::<Value>) else {
+        let Some((mut value, kind)) = event.typed_json() else {
             return out.push_back(event.raw);
         };
-        let kind = value
-            .get("type")
-            .and_then(Value::as_str)
-            .or(event.event.as_deref())
-            .unwrap_or("")
-            .to_owned();
         let index = value.get("index").and_then(Value::as_u64);
         match (kind.as_str(), index) {
             ("content_block_start", Some(index)) => {

@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use bytes::Bytes;
 use futures_util::{Stream, StreamExt};
-use toolmend::recover::StreamRecoverer;
+use toolmend::recover::{StreamOutput, StreamRecoverer};
 use toolmend::{AssistantTurn, CallResult, Mender, RecoverMode, Session, ToolCall, TurnResult};
 
 use crate::app::AppState;
@@ -85,6 +85,8 @@ pub(crate) struct Channel {
     text: String,
     /// Markup blocks consumed by the recoverer.
     spans: Vec<Range<usize>>,
+    /// What the last chunk released, reused from chunk to chunk.
+    released: StreamOutput,
     limit: usize,
 }
 
@@ -95,24 +97,30 @@ impl Channel {
             recoverer: Some(StreamRecoverer::new(max)),
             text: String::new(),
             spans: Vec::new(),
+            released: StreamOutput::default(),
             limit: cx.config().limits.max_response_bytes,
         }
     }
 
     /// Feeds a text delta; returns the text safe to emit now.
-    pub(crate) fn push(&mut self, cx: &Context, chunk: &str) -> String {
+    ///
+    /// The text is written into a buffer the channel keeps, so a delta released as it came (the
+    /// usual case, compared and forwarded as received) allocates nothing.
+    pub(crate) fn push<'a>(&'a mut self, cx: &Context, chunk: &'a str) -> &'a str {
         let Some(recoverer) = self.recoverer.as_mut() else {
-            return chunk.to_owned();
+            return chunk;
         };
         self.text.push_str(chunk);
-        let output = recoverer.push(cx.mender.tools(), chunk);
-        self.take_spans(&output.calls);
-        let mut text = output.text;
+        self.released.text.clear();
+        self.released.calls.clear();
+        recoverer.push_into(cx.mender.tools(), chunk, &mut self.released);
+        take_spans(&mut self.spans, &self.released.calls);
         if self.text.len() > self.limit {
             // Too long to keep scanning: release what is held and pass the rest through.
-            text.push_str(&self.end(cx));
+            let rest = self.end(cx);
+            self.released.text.push_str(&rest);
         }
-        text
+        &self.released.text
     }
 
     /// Ends the channel: the rest of the held text.
@@ -121,16 +129,8 @@ impl Channel {
             return String::new();
         };
         let output = recoverer.finish(cx.mender.tools());
-        self.take_spans(&output.calls);
+        take_spans(&mut self.spans, &output.calls);
         output.text
-    }
-
-    fn take_spans(&mut self, calls: &[toolmend::recover::RecoveredCall]) {
-        for call in calls {
-            if !self.spans.contains(&call.span) {
-                self.spans.push(call.span.clone());
-            }
-        }
     }
 
     /// The consumed markup blocks, joined by line breaks (`None` when there were none): the
@@ -148,26 +148,81 @@ impl Channel {
     }
 }
 
-/// Runs the markup held back from a stream as one turn, beside the native calls seen before it.
-///
-/// The session is the one from before the first native call (`before`), so the natives are not
-/// counted twice by the storm window; without natives it is the response's session.
-pub(crate) fn run_markup_turn(
-    cx: &mut Context,
-    natives: Vec<ToolCall>,
-    content: Option<String>,
-    reasoning: Option<String>,
+/// Adds the spans of `calls` not yet in `spans`.
+fn take_spans(spans: &mut Vec<Range<usize>>, calls: &[toolmend::recover::RecoveredCall]) {
+    for call in calls {
+        if !spans.contains(&call.span) {
+            spans.push(call.span.clone());
+        }
+    }
+}
+
+/// The native calls of a streamed response as the client got them, and the session from
+/// before the first of them: at the end of the stream the markup held back is judged beside
+/// them, as one turn.
+#[derive(Debug, Default)]
+pub(crate) struct Natives {
+    calls: Vec<ToolCall>,
+    /// The session before the first native call (so the storm window counts no call twice).
     before: Option<Session>,
-) -> TurnResult {
-    let mut turn = AssistantTurn::default();
-    turn.tool_calls = natives;
-    turn.content = content;
-    turn.reasoning = reasoning;
-    let mut session = match before {
-        Some(session) => session,
-        None => cx.session().clone(),
-    };
-    cx.mender.run_turn(&mut session, &turn)
+}
+
+impl Natives {
+    /// Runs native calls as one turn on the response's session, first keeping that session
+    /// as it was before any native call.
+    pub(crate) fn run(&mut self, cx: &mut Context, calls: Vec<ToolCall>) -> TurnResult {
+        let mut turn = AssistantTurn::default();
+        turn.tool_calls = calls;
+        if self.before.is_none() {
+            self.before = Some(cx.session().clone());
+        }
+        let mender = Arc::clone(&cx.mender);
+        mender.run_turn(cx.session(), &turn)
+    }
+
+    /// Records a native call the client got as the upstream sent it.
+    pub(crate) fn sent(&mut self, call: ToolCall) {
+        self.calls.push(call);
+    }
+
+    /// Records a native call the client got as toolmend rewrote it.
+    pub(crate) fn rewritten(&mut self, call: &CallResult) {
+        self.calls.push(ToolCall::new(
+            call.id.clone(),
+            call.name.to_string(),
+            call.arguments_text.clone(),
+        ));
+    }
+
+    /// How many native calls the client got.
+    pub(crate) fn len(&self) -> usize {
+        self.calls.len()
+    }
+
+    /// Ends the stream: runs the markup held back from its content and reasoning as one turn
+    /// beside the native calls; `None` when no markup was held back.
+    ///
+    /// The session is the one from before the first native call, so the natives are not
+    /// counted twice by the storm window; without natives it is the response's session.
+    pub(crate) fn markup_turn(
+        &mut self,
+        cx: &mut Context,
+        content: Option<String>,
+        reasoning: Option<String>,
+    ) -> Option<TurnResult> {
+        if content.is_none() && reasoning.is_none() {
+            return None;
+        }
+        let mut turn = AssistantTurn::default();
+        turn.tool_calls = std::mem::take(&mut self.calls);
+        turn.content = content;
+        turn.reasoning = reasoning;
+        let mut session = match self.before.take() {
+            Some(session) => session,
+            None => cx.session().clone(),
+        };
+        Some(cx.mender.run_turn(&mut session, &turn))
+    }
 }
 
 /// The calls recovered from held-back markup at the end of a stream, recorded in `notes`: those

@@ -10,10 +10,9 @@ use std::collections::VecDeque;
 
 use bytes::{Bytes, BytesMut};
 use serde_json::{Map, Value, json};
-use toolmend::{AssistantTurn, Session, ToolCall};
 
 use super::sse::Event;
-use super::{Channel, Context, Transform, leftover, recovered_calls, run_markup_turn};
+use super::{Channel, Context, Natives, Transform, leftover, recovered_calls};
 use crate::mend::{Annotations, Fate, append_text, fates};
 use crate::routes::ollama::{new_call, read_calls, set_call};
 
@@ -71,9 +70,7 @@ pub(crate) struct OllamaStream {
     /// `model` and `created_at` of the last line, for lines the proxy writes.
     envelope: Map<String, Value>,
     /// Native calls as emitted, for the duplicate check of recovered calls.
-    natives: Vec<ToolCall>,
-    /// The session before the first native call.
-    before: Option<Session>,
+    natives: Natives,
     ended: bool,
     notes: Annotations,
 }
@@ -129,13 +126,7 @@ impl OllamaStream {
             Some(Value::Array(calls)) => calls.clone(),
             _ => Vec::new(),
         };
-        let mut turn = AssistantTurn::default();
-        turn.tool_calls = calls.clone();
-        if self.before.is_none() {
-            self.before = Some(cx.session().clone());
-        }
-        let mender = std::sync::Arc::clone(&cx.mender);
-        let result = mender.run_turn(cx.session(), &turn);
+        let result = self.natives.run(cx, calls.clone());
         let mut changed = false;
         let mut out = Vec::with_capacity(result.calls.len());
         let mut extra: Option<String> = None;
@@ -145,17 +136,13 @@ impl OllamaStream {
             match fate {
                 Fate::AsSent => {
                     if let Some(sent) = calls.get(index) {
-                        self.natives.push(sent.clone());
+                        self.natives.sent(sent.clone());
                     }
                     out.push(native.get(index).cloned().unwrap_or_else(|| json!({})));
                 }
                 Fate::Rewrite => {
                     changed = true;
-                    self.natives.push(ToolCall::new(
-                        call.id.clone(),
-                        call.name.to_string(),
-                        call.arguments_text.clone(),
-                    ));
+                    self.natives.rewritten(call);
                     let mut sent = native.get(index).cloned().unwrap_or_else(|| json!({}));
                     set_call(&mut sent, call);
                     out.push(sent);
@@ -203,18 +190,11 @@ impl OllamaStream {
             }
         }
         let [reasoning, content] = markup;
-        if content.is_none() && reasoning.is_none() {
-            return;
-        }
         // Recovered calls are numbered after the native ones.
         let first = self.natives.len();
-        let result = run_markup_turn(
-            cx,
-            std::mem::take(&mut self.natives),
-            content,
-            reasoning,
-            self.before.take(),
-        );
+        let Some(result) = self.natives.markup_turn(cx, content, reasoning) else {
+            return;
+        };
         if let Some(text) = leftover(result.content.clone()) {
             out.push_back(self.text_line("content", text));
         }

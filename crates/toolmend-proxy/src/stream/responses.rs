@@ -15,12 +15,10 @@ use std::collections::{BTreeMap, VecDeque};
 
 use bytes::Bytes;
 use serde_json::{Value, json};
-use toolmend::{AssistantTurn, Session, ToolCall};
+use toolmend::ToolCall;
 
 use super::sse::{Event, typed_event};
-use super::{
-    Channel, Context, Transform, joined_markup, leftover, recovered_calls, run_markup_turn,
-};
+use super::{Channel, Context, Natives, Transform, joined_markup, leftover, recovered_calls};
 use crate::mend::{Annotations, Fate, fates};
 use crate::routes::responses::{id_tail, new_call_item, new_text_item, set_call_item};
 
@@ -70,11 +68,9 @@ pub(crate) struct ResponsesStream {
     /// Items forwarded whose `output_item.done` has not come yet (output → upstream index).
     open_items: BTreeMap<u64, u64>,
     /// Native calls as emitted, for the duplicate check of recovered calls.
-    natives: Vec<ToolCall>,
+    natives: Natives,
     content_markup: Vec<String>,
     reasoning_markup: Vec<String>,
-    /// The session before the first native call.
-    before: Option<Session>,
     /// The response id's tail, for the ids of new items.
     tail: String,
     fresh: usize,
@@ -241,13 +237,9 @@ impl ResponsesStream {
             Some(Value::String(s)) if !s.is_empty() || held.arguments.is_empty() => s.clone(),
             _ => held.arguments.clone(),
         };
-        let mut turn = AssistantTurn::default();
-        turn.tool_calls = vec![ToolCall::new(&call_id, &name, &arguments)];
-        let mender = std::sync::Arc::clone(&cx.mender);
-        if self.before.is_none() {
-            self.before = Some(cx.session().clone());
-        }
-        let result = mender.run_turn(cx.session(), &turn);
+        let result = self
+            .natives
+            .run(cx, vec![ToolCall::new(&call_id, &name, &arguments)]);
         let mut part = 0usize;
         for (call, fate) in result.calls.iter().zip(fates(&result.calls, cx.config())) {
             self.notes.add(&cx.model, call);
@@ -255,7 +247,7 @@ impl ResponsesStream {
                 Fate::AsSent if part == 0 && done.is_some() => {
                     part += 1;
                     self.natives
-                        .push(ToolCall::new(&call_id, &name, &arguments));
+                        .sent(ToolCall::new(&call_id, &name, &arguments));
                     let at = self.take_out();
                     let events = held.events.iter().cloned().chain(done.clone());
                     for (raw, value) in events {
@@ -265,11 +257,7 @@ impl ResponsesStream {
                 }
                 Fate::AsSent | Fate::Rewrite => {
                     self.changed = true;
-                    self.natives.push(ToolCall::new(
-                        call.id.clone(),
-                        call.name.to_string(),
-                        call.arguments_text.clone(),
-                    ));
+                    self.natives.rewritten(call);
                     let (mut added, mut last) = (held.added.clone(), done_item.clone());
                     if part > 0 {
                         // The parts of a split call are separate items.
@@ -357,16 +345,11 @@ impl ResponsesStream {
                 self.finish_call(cx, *call, None, out);
             }
         }
-        if self.content_markup.is_empty() && self.reasoning_markup.is_empty() {
+        let content = joined_markup(&self.content_markup);
+        let reasoning = joined_markup(&self.reasoning_markup);
+        let Some(result) = self.natives.markup_turn(cx, content, reasoning) else {
             return;
-        }
-        let result = run_markup_turn(
-            cx,
-            std::mem::take(&mut self.natives),
-            joined_markup(&self.content_markup),
-            joined_markup(&self.reasoning_markup),
-            self.before.take(),
-        );
+        };
         if let Some(text) = leftover(result.content.clone()) {
             self.changed = true;
             self.text_item(&text, out);
@@ -445,7 +428,7 @@ impl ResponsesStream {
             .channel
             .get_or_insert_with(|| Box::new(Channel::new(cx)));
         let released = channel.push(cx, &delta);
-        part.emitted.push_str(&released);
+        part.emitted.push_str(released);
         if released == delta {
             return self.emit(Some(raw), value, at, out);
         }
@@ -506,18 +489,9 @@ impl ResponsesStream {
 
 impl Transform for ResponsesStream {
     fn event(&mut self, cx: &mut Context, event: Event, out: &mut VecDeque<Bytes>) {
-        let Some(Ok(mut value)) = event.data.as_deref().map(serde_json::from_str::<Value>) else {
+        let Some((mut value, kind)) = event.typed_json().filter(|(v, _)| v.is_object()) else {
             return out.push_back(event.raw);
         };
-        if !value.is_object() {
-            return out.push_back(event.raw);
-        }
-        let kind = value
-            .get("type")
-            .and_then(Value::as_str)
-            .or(event.event.as_deref())
-            .unwrap_or("")
-            .to_owned();
         let index = u64_at(&value, "output_index");
         let raw = event.raw;
         match kind.as_str() {

@@ -17,6 +17,21 @@ pub(crate) struct Event {
     pub(crate) data: Option<String>,
 }
 
+impl Event {
+    /// The event's JSON data and its type: the data's `type`, else the `event:` name, else
+    /// empty. `None` when the event has no data or its data is not JSON.
+    pub(crate) fn typed_json(&self) -> Option<(serde_json::Value, String)> {
+        let value: serde_json::Value = serde_json::from_str(self.data.as_deref()?).ok()?;
+        let kind = value
+            .get("type")
+            .and_then(serde_json::Value::as_str)
+            .or(self.event.as_deref())
+            .unwrap_or("")
+            .to_owned();
+        Some((value, kind))
+    }
+}
+
 /// Splits a byte stream into events.
 #[derive(Debug, Default)]
 pub(crate) struct SseParser {

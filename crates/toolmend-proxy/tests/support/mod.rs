@@ -35,6 +35,13 @@ pub enum Script {
     Hang,
 }
 
+impl Script {
+    /// A `200 application/json` body.
+    pub fn json(body: impl Into<String>) -> Self {
+        Self::Body(200, "application/json", body.into())
+    }
+}
+
 /// What the mock received.
 #[derive(Debug, Clone)]
 pub struct Received {
@@ -179,6 +186,35 @@ pub async fn start(edit: impl FnOnce(&mut ProxyConfig)) -> (Arc<Mock>, String) {
     let mut config = ProxyConfig::new(format!("http://{addr}"));
     edit(&mut config);
     (mock, start_proxy(config).await)
+}
+
+/// POSTs `body` as JSON to the proxy at `base` + `path`, with these extra headers.
+pub async fn post_json(
+    base: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &serde_json::Value,
+) -> reqwest::Response {
+    let mut request = reqwest::Client::new()
+        .post(format!("{base}{path}"))
+        .json(body);
+    for &(name, value) in headers {
+        request = request.header(name, value);
+    }
+    request.send().await.unwrap()
+}
+
+/// [`post_json`] without extra headers, read to the end as text.
+pub async fn post_text(base: &str, path: &str, body: &serde_json::Value) -> String {
+    post_json(base, path, &[], body).await.text().await.unwrap()
+}
+
+/// The value of a response's repairs header (the header must be there).
+pub fn repairs(response: &reqwest::Response) -> String {
+    response.headers()[toolmend_proxy::REPAIRS_HEADER]
+        .to_str()
+        .unwrap()
+        .to_owned()
 }
 
 /// The tools every test uses, in OpenAI form.
