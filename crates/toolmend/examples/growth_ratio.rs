@@ -20,7 +20,7 @@
 #![allow(clippy::print_stdout)]
 
 use std::hint::black_box;
-use std::process::ExitCode;
+use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
@@ -30,6 +30,8 @@ use toolmend::{Mender, PrepareOptions, ToolSet, prepare_tools};
 
 /// Largest allowed t(10n) / t(n).
 const MAX_GROWTH: f64 = 12.0;
+/// Largest allowed instructions(10n) / instructions(n) (see the module comment).
+const MAX_COUNT_GROWTH: f64 = 11.0;
 /// Largest allowed streamed / whole-text time at the same size.
 const MAX_STREAM_OVER_WHOLE: f64 = 3.0;
 
@@ -43,35 +45,91 @@ struct Case {
 }
 
 fn main() -> ExitCode {
-    let quick = std::env::args().any(|a| a == "--quick");
-    let filter = std::env::args()
-        .skip(1)
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let [flag, index, size] = args.as_slice()
+        && flag == CHILD_FLAG
+    {
+        return child(index, size);
+    }
+    let quick = args.iter().any(|a| a == "--quick");
+    let counting = args.iter().any(|a| a == "--counts");
+    let filter = args
+        .iter()
         .find(|a| !a.starts_with("--"))
+        .cloned()
         .unwrap_or_default();
     let rounds = if quick { 1 } else { 5 };
     let mut failed = false;
-    println!(
+    let mut time_only_over = 0;
+    print!(
         "{:<10} {:<34} {:>8} {:>12} {:>12} {:>7}",
-        "stage", "shape", "n", "t(n)", "t(10n)", "ratio"
+        "stage", "shape", "n", "t(n)", "t(10n)", "time"
     );
-    for case in cases() {
+    if counting {
+        print!(
+            " {:>12} {:>7} {:>7} {:>13} {:>11}",
+            "instr(10n)", "instr", "allocs", "L1 miss/ki", "L2 miss/ki"
+        );
+    }
+    println!();
+    for (index, case) in cases().iter().enumerate() {
         if !(case.stage.contains(&filter) || case.shape.contains(&filter)) {
             continue;
         }
         let small = time((case.make)(case.n), rounds);
         let large = time((case.make)(case.n * 10), rounds);
         let ratio = large.as_secs_f64() / small.as_secs_f64();
-        let over = ratio > MAX_GROWTH;
-        failed |= over;
-        println!(
-            "{:<10} {:<34} {:>8} {:>12} {:>12} {:>6.1}{}",
+        print!(
+            "{:<10} {:<34} {:>8} {:>12} {:>12} {:>7.1}",
             case.stage,
             case.shape,
             case.n,
             show(small),
             show(large),
             ratio,
-            if over { "  OVER" } else { "" }
+        );
+        // The verdict: the instruction count when it was measured (the same on any load);
+        // the time otherwise.
+        let over = if counting {
+            match (count(index, case.n), count(index, case.n * 10)) {
+                (Ok(small), Ok(large)) => {
+                    let instructions = large.instructions as f64 / small.instructions as f64;
+                    // Misses per thousand instructions at n and at 10n: where they rise, each
+                    // instruction waits longer at 10n, and time grows faster than the count.
+                    let per_k = |c: &Counts, misses: u64| {
+                        misses as f64 * 1000.0 / c.instructions.max(1) as f64
+                    };
+                    print!(
+                        " {:>12} {:>7.2} {:>7.2} {:>5.1} → {:>5.1} {:>4.1} → {:>4.1}",
+                        large.instructions,
+                        instructions,
+                        large.allocations as f64 / small.allocations.max(1) as f64,
+                        per_k(&small, small.l1_misses),
+                        per_k(&large, large.l1_misses),
+                        per_k(&small, small.cache_misses),
+                        per_k(&large, large.cache_misses),
+                    );
+                    if ratio > MAX_GROWTH && instructions <= MAX_COUNT_GROWTH {
+                        time_only_over += 1;
+                        print!("  (time only)");
+                    }
+                    instructions > MAX_COUNT_GROWTH
+                }
+                (Err(why), _) | (_, Err(why)) => {
+                    println!("\n  cannot count: {why}");
+                    return ExitCode::FAILURE;
+                }
+            }
+        } else {
+            ratio > MAX_GROWTH
+        };
+        failed |= over;
+        println!("{}", if over { "  OVER" } else { "" });
+    }
+    if time_only_over > 0 {
+        println!(
+            "\n{time_only_over} row(s) grew over ×{MAX_GROWTH} in time with instructions within ×{MAX_COUNT_GROWTH}: \
+             the same work, slower per instruction at 10n (cache, allocator, load)"
         );
     }
     println!();
@@ -125,12 +183,151 @@ fn main() -> ExitCode {
     }
     if failed {
         println!(
-            "\nsome ratio is over its limit (growth ≤ {MAX_GROWTH}, stream/whole ≤ {MAX_STREAM_OVER_WHOLE})"
+            "\nsome ratio is over its limit (time growth ≤ {MAX_GROWTH}, or with --counts \
+             instruction growth ≤ {MAX_COUNT_GROWTH}; stream/whole ≤ {MAX_STREAM_OVER_WHOLE})"
         );
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// The argument that makes this program run one case once for [`count`].
+const CHILD_FLAG: &str = "--count-child";
+/// The function whose inside callgrind counts (`--toggle-collect`).
+const COUNTED: &str = "growth_ratio_counted_region";
+
+/// What one run of a case costs, counted by callgrind: the same on any load.
+#[derive(Debug, Clone, Copy)]
+struct Counts {
+    /// Instructions executed (callgrind's `Ir`), the allocator's included.
+    instructions: u64,
+    /// Calls to `malloc`, `calloc`, `realloc` and the aligned allocators.
+    allocations: u64,
+    /// Data reads and writes that miss the simulated first-level cache (`D1mr + D1mw`).
+    l1_misses: u64,
+    /// Data reads and writes that miss the simulated last-level cache (`DLmr + DLmw`).
+    cache_misses: u64,
+}
+
+/// Counts one run of case `index` at `size`: runs this program under `valgrind --tool=callgrind`
+/// with [`CHILD_FLAG`], which builds the input, runs the work once to warm it (lazy statics,
+/// per-tool caches, as the timed rounds are), then once inside [`counted_region`], the only
+/// function whose cost callgrind collects.
+fn count(index: usize, size: usize) -> Result<Counts, String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let out = std::env::temp_dir().join(format!(
+        "growth_ratio.{}.{index}.{size}.callgrind",
+        std::process::id()
+    ));
+    let run = Command::new("valgrind")
+        .arg("--tool=callgrind")
+        .arg("--cache-sim=yes")
+        // The last level simulated is this VM's per-core L2 (512 KB, 8-way): the data of most
+        // rows fits in it at n and not at 10n.
+        .arg("--LL=524288,8,64")
+        .arg(format!("--toggle-collect=*{COUNTED}*"))
+        .arg(format!("--callgrind-out-file={}", out.display()))
+        .arg(&exe)
+        .args([CHILD_FLAG, &index.to_string(), &size.to_string()])
+        .output()
+        .map_err(|e| format!("valgrind: {e} (install valgrind, or run without --counts)"))?;
+    let profile = std::fs::read_to_string(&out);
+    let _ = std::fs::remove_file(&out);
+    if !run.status.success() {
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        let tail: Vec<&str> = stderr.lines().rev().take(5).collect();
+        return Err(format!("valgrind failed: {}", tail.join(" / ")));
+    }
+    let profile = profile.map_err(|e| format!("callgrind output: {e}"))?;
+    parse_callgrind(&profile).ok_or_else(|| "callgrind output without totals".to_owned())
+}
+
+/// Reads the totals and the allocation calls out of a callgrind profile.
+fn parse_callgrind(profile: &str) -> Option<Counts> {
+    let mut events: Vec<&str> = Vec::new();
+    let mut totals: Vec<u64> = Vec::new();
+    // Callgrind names a function once as `(id) name`, then by `(id)` alone.
+    let mut names: std::collections::HashMap<&str, &str> = std::collections::HashMap::new();
+    let (mut caller, mut callee) = ("", "");
+    let mut allocations = 0;
+    for line in profile.lines() {
+        if let Some(list) = line.strip_prefix("events:") {
+            events = list.split_whitespace().collect();
+        } else if let Some(list) = line
+            .strip_prefix("totals:")
+            .or(line.strip_prefix("summary:"))
+        {
+            totals = list
+                .split_whitespace()
+                .map(|n| n.parse().unwrap_or(0))
+                .collect();
+        } else if let Some(field) = line.strip_prefix("fn=") {
+            caller = resolve(&mut names, field);
+        } else if let Some(field) = line.strip_prefix("cfn=") {
+            callee = resolve(&mut names, field);
+        } else if let Some(calls) = line.strip_prefix("calls=") {
+            if is_allocator(callee) && !is_allocator(caller) {
+                allocations += calls
+                    .split_whitespace()
+                    .next()
+                    .and_then(|n| n.parse::<u64>().ok())
+                    .unwrap_or(0);
+            }
+        }
+    }
+    let event = |name: &str| {
+        events
+            .iter()
+            .position(|e| *e == name)
+            .and_then(|i| totals.get(i).copied())
+    };
+    Some(Counts {
+        instructions: event("Ir")?,
+        allocations,
+        l1_misses: event("D1mr").unwrap_or(0) + event("D1mw").unwrap_or(0),
+        cache_misses: event("DLmr").unwrap_or(0) + event("DLmw").unwrap_or(0),
+    })
+}
+
+/// The name a callgrind `fn=`/`cfn=` field stands for, remembering `(id) name` definitions.
+fn resolve<'a>(names: &mut std::collections::HashMap<&'a str, &'a str>, field: &'a str) -> &'a str {
+    match field.split_once(' ') {
+        Some((id, name)) if id.starts_with('(') => {
+            names.insert(id, name);
+            name
+        }
+        _ => names.get(field).copied().unwrap_or(field),
+    }
+}
+
+/// Whether a function is one of the C allocator's entry points.
+fn is_allocator(name: &str) -> bool {
+    let name = name.trim_start_matches("__libc_");
+    matches!(
+        name,
+        "malloc" | "calloc" | "realloc" | "posix_memalign" | "aligned_alloc" | "memalign"
+    )
+}
+
+/// Builds case `index` at `size`, runs it once to warm it, then once in [`counted_region`].
+fn child(index: &str, size: &str) -> ExitCode {
+    let (Ok(index), Ok(size)) = (index.parse::<usize>(), size.parse::<usize>()) else {
+        return ExitCode::FAILURE;
+    };
+    let Some(case) = cases().into_iter().nth(index) else {
+        return ExitCode::FAILURE;
+    };
+    let work = (case.make)(size);
+    work();
+    growth_ratio_counted_region(&*work);
+    ExitCode::SUCCESS
+}
+
+/// The one run callgrind counts (named by [`COUNTED`]; never inlined, so it has a symbol).
+#[inline(never)]
+fn growth_ratio_counted_region(work: &dyn Fn()) {
+    work();
 }
 
 /// The best per-run times (seconds) of `works` over `rounds` rounds, each round a short batch
