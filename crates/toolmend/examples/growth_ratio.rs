@@ -12,9 +12,24 @@
 //! (whole, floor, streamed, push: each well under a scheduler time slice) are timed in turn
 //! within each round, so a load change hits them alike.
 //!
+//! Wall time on a shared machine moves with other processes' load, so `--counts` adds what does
+//! not: each growth row is run once at n and once at 10n in a child process under valgrind's
+//! callgrind (`valgrind` must be installed; a few minutes for every row), which counts the
+//! instructions executed inside the run (the allocator's included), the calls to `malloc` and
+//! friends, and the data accesses that miss a simulated 64 KB L1 and a 512 KB last level (this
+//! VM's per-core L2). With `--counts` the verdict is the instruction growth, at most ×11: linear
+//! code does ×10 the work for ×10 the input, plus what rounds sizes up to powers of two (a
+//! vector or hash table of 1 000 entries has 1 024 or 2 048 slots, of 10 000 has 16 384: its
+//! growth copies and rehashes ×8–16, a few per cent of a row), and fixed costs only pull the
+//! ratio under 10. A quadratic step of even 1 % of the work at n would add ×0.9 at 10n (an
+//! n log n one, a sorted map of 1 000 → 10 000 keys, ×1.3 on its share). A row whose time grows
+//! over ×12 while its instructions stay within ×11 is marked "time only": the same work, each
+//! instruction slower at 10n; the misses per thousand instructions (n → 10n) show when that is
+//! the data outgrowing a cache.
+//!
 //! Run with `cargo run --release -p toolmend --example growth_ratio` (`-- --quick` for one
-//! round; `-- WORD` for the rows whose stage or shape contains WORD). Exits 1 when a ratio is
-//! over its limit.
+//! round; `-- --counts` for the counts and their verdict; `-- WORD` for the rows whose stage or
+//! shape contains WORD). Exits 1 when a ratio is over its limit.
 
 // An example program reports on stdout.
 #![allow(clippy::print_stdout)]
@@ -507,12 +522,16 @@ fn append_floor(text: String, chunking: Chunking) -> Box<dyn Fn()> {
 
 /// A tool whose object has `n` properties `key_<i>` of `kind`, the first `required` of them
 /// required.
+///
+/// Every name and number in the inputs has six digits (`key_000042`), so that 10n members are
+/// ×10 bytes: with `key_42` the names grow a digit from n to 10n, and work per byte of a name
+/// (hashing) showed as growth faster than linear (×11.2 instructions for ×10 members).
 fn wide_tool(n: usize, kind: &str, required: usize) -> ToolSet {
     let mut properties = Map::new();
     for i in 0..n {
-        properties.insert(format!("key_{i}"), json!({"type": kind}));
+        properties.insert(format!("key_{i:06}"), json!({"type": kind}));
     }
-    let required: Vec<String> = (0..required).map(|i| format!("key_{i}")).collect();
+    let required: Vec<String> = (0..required).map(|i| format!("key_{i:06}")).collect();
     ToolSet::from_json(&json!([{"name": "wide", "parameters": {
         "type": "object", "properties": properties, "required": required,
         "additionalProperties": false}}]))
@@ -585,7 +604,9 @@ fn cases() -> Vec<Case> {
         make,
     };
     cases.push(salvage_case("unquoted keys, no close", |n| {
-        let text: String = (0..n).map(|i| format!("k{i}: {i}, ")).collect();
+        let text: String = (0..n)
+            .map(|i| format!("k{i:06}: {}, ", i + 100_000))
+            .collect();
         let text = format!("{{{text}");
         Box::new(move || {
             let _ = black_box(salvage(
@@ -604,7 +625,7 @@ fn cases() -> Vec<Case> {
         })
     }));
     cases.push(salvage_case("single quotes, trailing commas", |n| {
-        let text: String = (0..n).map(|i| format!("'k{i}': ['v', 1,],")).collect();
+        let text: String = (0..n).map(|i| format!("'k{i:06}': ['v', 1,],")).collect();
         let text = format!("{{{text}}}");
         Box::new(move || {
             let _ = black_box(salvage(
@@ -642,21 +663,21 @@ fn cases() -> Vec<Case> {
     };
     cases.push(repair_case("field_renamed: n renamed keys", |n| {
         let mender = Mender::new(wide_tool(n, "integer", n));
-        let args = object_text(n, |i| format!("key-{i}"), "1");
+        let args = object_text(n, |i| format!("key-{i:06}"), "1");
         Box::new(move || {
             black_box(mender.repair_call("wide", black_box(&args)));
         })
     }));
     cases.push(repair_case("null_stripped: n null keys", |n| {
         let mender = Mender::new(wide_tool(n, "integer", 0));
-        let args = object_text(n, |i| format!("key_{i}"), "null");
+        let args = object_text(n, |i| format!("key_{i:06}"), "null");
         Box::new(move || {
             black_box(mender.repair_call("wide", black_box(&args)));
         })
     }));
     cases.push(repair_case("string_to_number: n keys", |n| {
         let mender = Mender::new(wide_tool(n, "integer", n));
-        let args = object_text(n, |i| format!("key_{i}"), "\"7\"");
+        let args = object_text(n, |i| format!("key_{i:06}"), "\"7\"");
         Box::new(move || {
             black_box(mender.repair_call("wide", black_box(&args)));
         })
@@ -667,7 +688,7 @@ fn cases() -> Vec<Case> {
         n: 1_000,
         make: |n| {
             let mender = Mender::new(wide_tool(n, "integer", 1));
-            let args = object_text(n, |i| format!("other_{i}"), "1");
+            let args = object_text(n, |i| format!("other_{i:06}"), "1");
             Box::new(move || {
                 black_box(mender.repair_call("wide", black_box(&args)));
             })
@@ -679,7 +700,7 @@ fn cases() -> Vec<Case> {
         n: 1_000,
         make: |n| {
             let mender = Mender::new(wide_tool(n, "integer", 0));
-            let args = object_text(n, |i| format!("key_{i}"), "[]");
+            let args = object_text(n, |i| format!("key_{i:06}"), "[]");
             Box::new(move || {
                 black_box(mender.repair_call("wide", black_box(&args)));
             })
@@ -696,7 +717,7 @@ fn cases() -> Vec<Case> {
         let mut properties = Map::new();
         for i in 0..n {
             properties.insert(
-                format!("key_{i}"),
+                format!("key_{i:06}"),
                 json!({"type": "string", "description": "x"}),
             );
         }
@@ -713,7 +734,7 @@ fn cases() -> Vec<Case> {
     cases.push(prepare_case("n tools", |n| {
         let tools: Vec<Value> = (0..n)
             .map(|i| {
-                json!({"name": format!("t{i}"), "parameters": {"type": "object",
+                json!({"name": format!("t{i:06}"), "parameters": {"type": "object",
                 "properties": {"a": {"type": "object", "properties": {"b": {"type": "integer"}}}}}})
             })
             .collect();
@@ -736,7 +757,7 @@ fn cases() -> Vec<Case> {
         make: |n| {
             let mut properties = Map::new();
             for i in 0..n {
-                properties.insert(format!("key_{i}"), json!({"type": "integer"}));
+                properties.insert(format!("key_{i:06}"), json!({"type": "integer"}));
             }
             let schema = json!({"type": "object", "properties": properties});
             Box::new(move || {
@@ -749,7 +770,7 @@ fn cases() -> Vec<Case> {
         shape: "parse n-key call",
         n: 1_000,
         make: |n| {
-            let args = object_text(n, |i| format!("other_{i}"), "1");
+            let args = object_text(n, |i| format!("other_{i:06}"), "1");
             Box::new(move || {
                 black_box(serde_json::from_str::<Value>(black_box(&args)).ok());
             })
@@ -762,7 +783,7 @@ fn cases() -> Vec<Case> {
         shape: "parse n members of small arrays",
         n: 2_000,
         make: |n| {
-            let members: Vec<String> = (0..n).map(|i| format!("\"k{i}\": [\"v\", 1]")).collect();
+            let members: Vec<String> = (0..n).map(|i| format!("\"k{i:06}\": [\"v\", 1]")).collect();
             let text = format!("{{{}}}", members.join(","));
             Box::new(move || {
                 black_box(serde_json::from_str::<Value>(black_box(&text)).ok());
@@ -772,7 +793,7 @@ fn cases() -> Vec<Case> {
     cases.push(prepare_case("compile: n properties", |n| {
         let mut properties = Map::new();
         for i in 0..n {
-            properties.insert(format!("key_{i}"), json!({"type": "string"}));
+            properties.insert(format!("key_{i:06}"), json!({"type": "string"}));
         }
         let tools =
             json!([{"name": "wide", "parameters": {"type": "object", "properties": properties}}]);

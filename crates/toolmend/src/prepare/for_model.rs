@@ -114,12 +114,15 @@ impl PrepareOptions {
 /// ```
 pub fn prepare_tools(tools: &Value, model: &str, options: &PrepareOptions) -> Result<Value, Error> {
     match tools {
-        Value::Array(items) => items
-            .iter()
-            .enumerate()
-            .map(|(index, tool)| prepare_tool(index, tool, model, options))
-            .collect::<Result<Vec<_>, _>>()
-            .map(Value::Array),
+        Value::Array(items) => {
+            // Sized once: collecting `Result`s gives no size hint, and a vector grown by
+            // doubling copied 16 384 tools' worth for 10 000 (`growth_ratio prepare`).
+            let mut prepared = Vec::with_capacity(items.len());
+            for (index, tool) in items.iter().enumerate() {
+                prepared.push(prepare_tool(index, tool, model, options)?);
+            }
+            Ok(Value::Array(prepared))
+        }
         tool => prepare_tool(0, tool, model, options),
     }
 }
