@@ -16,7 +16,7 @@
 //! not: each growth row is run once at n and once at 10n in a child process under valgrind's
 //! callgrind (`valgrind` must be installed; a few minutes for every row), which counts the
 //! instructions executed inside the run (the allocator's included), the calls to `malloc` and
-//! friends, and the data accesses that miss a simulated 64 KB L1 and a 512 KB last level (this
+//! friends, and the data accesses that miss a simulated 32 KB L1 and a 512 KB last level (this
 //! VM's per-core L2). With `--counts` the verdict is the instruction growth, at most ×11: linear
 //! code does ×10 the work for ×10 the input, plus what rounds sizes up to powers of two (a
 //! vector or hash table of 1 000 entries has 1 024 or 2 048 slots, of 10 000 has 16 384: its

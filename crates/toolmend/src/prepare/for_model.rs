@@ -155,8 +155,7 @@ fn prepare_tool(
     let in_function = spec.format == ToolFormat::OpenAi;
 
     // A new schema replaces the old one in place (same key order): the copy leaves the old one
-    // out, since it is often the bulk of the tool (a copy built and dropped at once cost a third
-    // of `prepare_tools` on a wide schema).
+    // out, since it is often the bulk of the tool and a copy of it was dropped at once.
     let mut out = match schema {
         Some(_) => clone_without_schema(tool, in_function, schema_key),
         None => tool.clone(),
