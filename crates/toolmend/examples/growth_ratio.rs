@@ -12,15 +12,30 @@
 //! (whole, floor, streamed, push: each well under a scheduler time slice) are timed in turn
 //! within each round, so a load change hits them alike.
 //!
+//! Wall time on a shared machine moves with other processes' load, so `--counts` adds what does
+//! not: each growth row is run once at n and once at 10n in a child process under valgrind's
+//! callgrind (`valgrind` must be installed; a few minutes for every row), which counts the
+//! instructions executed inside the run (the allocator's included), the calls to `malloc` and
+//! friends, and the data accesses that miss a simulated 32 KB L1 and a 512 KB last level (this
+//! VM's per-core L2). With `--counts` the verdict is the instruction growth, at most ×11: linear
+//! code does ×10 the work for ×10 the input, plus what rounds sizes up to powers of two (a
+//! vector or hash table of 1 000 entries has 1 024 or 2 048 slots, of 10 000 has 16 384: its
+//! growth copies and rehashes ×8–16, a few per cent of a row), and fixed costs only pull the
+//! ratio under 10. A quadratic step of even 1 % of the work at n would add ×0.9 at 10n (an
+//! n log n one, a sorted map of 1 000 → 10 000 keys, ×1.3 on its share). A row whose time grows
+//! over ×12 while its instructions stay within ×11 is marked "time only": the same work, each
+//! instruction slower at 10n; the misses per thousand instructions (n → 10n) show when that is
+//! the data outgrowing a cache.
+//!
 //! Run with `cargo run --release -p toolmend --example growth_ratio` (`-- --quick` for one
-//! round; `-- WORD` for the rows whose stage or shape contains WORD). Exits 1 when a ratio is
-//! over its limit.
+//! round; `-- --counts` for the counts and their verdict; `-- WORD` for the rows whose stage or
+//! shape contains WORD). Exits 1 when a ratio is over its limit.
 
 // An example program reports on stdout.
 #![allow(clippy::print_stdout)]
 
 use std::hint::black_box;
-use std::process::ExitCode;
+use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
@@ -30,6 +45,8 @@ use toolmend::{Mender, PrepareOptions, ToolSet, prepare_tools};
 
 /// Largest allowed t(10n) / t(n).
 const MAX_GROWTH: f64 = 12.0;
+/// Largest allowed instructions(10n) / instructions(n) (see the module comment).
+const MAX_COUNT_GROWTH: f64 = 11.0;
 /// Largest allowed streamed / whole-text time at the same size.
 const MAX_STREAM_OVER_WHOLE: f64 = 3.0;
 
@@ -43,35 +60,91 @@ struct Case {
 }
 
 fn main() -> ExitCode {
-    let quick = std::env::args().any(|a| a == "--quick");
-    let filter = std::env::args()
-        .skip(1)
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let [flag, index, size] = args.as_slice()
+        && flag == CHILD_FLAG
+    {
+        return child(index, size);
+    }
+    let quick = args.iter().any(|a| a == "--quick");
+    let counting = args.iter().any(|a| a == "--counts");
+    let filter = args
+        .iter()
         .find(|a| !a.starts_with("--"))
+        .cloned()
         .unwrap_or_default();
     let rounds = if quick { 1 } else { 5 };
     let mut failed = false;
-    println!(
+    let mut time_only_over = 0;
+    print!(
         "{:<10} {:<34} {:>8} {:>12} {:>12} {:>7}",
-        "stage", "shape", "n", "t(n)", "t(10n)", "ratio"
+        "stage", "shape", "n", "t(n)", "t(10n)", "time"
     );
-    for case in cases() {
+    if counting {
+        print!(
+            " {:>12} {:>7} {:>7} {:>13} {:>11}",
+            "instr(10n)", "instr", "allocs", "L1 miss/ki", "L2 miss/ki"
+        );
+    }
+    println!();
+    for (index, case) in cases().iter().enumerate() {
         if !(case.stage.contains(&filter) || case.shape.contains(&filter)) {
             continue;
         }
         let small = time((case.make)(case.n), rounds);
         let large = time((case.make)(case.n * 10), rounds);
         let ratio = large.as_secs_f64() / small.as_secs_f64();
-        let over = ratio > MAX_GROWTH;
-        failed |= over;
-        println!(
-            "{:<10} {:<34} {:>8} {:>12} {:>12} {:>6.1}{}",
+        print!(
+            "{:<10} {:<34} {:>8} {:>12} {:>12} {:>7.1}",
             case.stage,
             case.shape,
             case.n,
             show(small),
             show(large),
             ratio,
-            if over { "  OVER" } else { "" }
+        );
+        // The verdict: the instruction count when it was measured (the same on any load);
+        // the time otherwise.
+        let over = if counting {
+            match (count(index, case.n), count(index, case.n * 10)) {
+                (Ok(small), Ok(large)) => {
+                    let instructions = large.instructions as f64 / small.instructions as f64;
+                    // Misses per thousand instructions at n and at 10n: where they rise, each
+                    // instruction waits longer at 10n, and time grows faster than the count.
+                    let per_k = |c: &Counts, misses: u64| {
+                        misses as f64 * 1000.0 / c.instructions.max(1) as f64
+                    };
+                    print!(
+                        " {:>12} {:>7.2} {:>7.2} {:>5.1} → {:>5.1} {:>4.1} → {:>4.1}",
+                        large.instructions,
+                        instructions,
+                        large.allocations as f64 / small.allocations.max(1) as f64,
+                        per_k(&small, small.l1_misses),
+                        per_k(&large, large.l1_misses),
+                        per_k(&small, small.cache_misses),
+                        per_k(&large, large.cache_misses),
+                    );
+                    if ratio > MAX_GROWTH && instructions <= MAX_COUNT_GROWTH {
+                        time_only_over += 1;
+                        print!("  (time only)");
+                    }
+                    instructions > MAX_COUNT_GROWTH
+                }
+                (Err(why), _) | (_, Err(why)) => {
+                    println!("\n  cannot count: {why}");
+                    return ExitCode::FAILURE;
+                }
+            }
+        } else {
+            ratio > MAX_GROWTH
+        };
+        failed |= over;
+        println!("{}", if over { "  OVER" } else { "" });
+    }
+    if time_only_over > 0 {
+        println!(
+            "\n{time_only_over} row(s) grew over ×{MAX_GROWTH} in time with instructions within ×{MAX_COUNT_GROWTH}: \
+             the same work, slower per instruction at 10n (cache, allocator, load)"
         );
     }
     println!();
@@ -125,12 +198,151 @@ fn main() -> ExitCode {
     }
     if failed {
         println!(
-            "\nsome ratio is over its limit (growth ≤ {MAX_GROWTH}, stream/whole ≤ {MAX_STREAM_OVER_WHOLE})"
+            "\nsome ratio is over its limit (time growth ≤ {MAX_GROWTH}, or with --counts \
+             instruction growth ≤ {MAX_COUNT_GROWTH}; stream/whole ≤ {MAX_STREAM_OVER_WHOLE})"
         );
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// The argument that makes this program run one case once for [`count`].
+const CHILD_FLAG: &str = "--count-child";
+/// The function whose inside callgrind counts (`--toggle-collect`).
+const COUNTED: &str = "growth_ratio_counted_region";
+
+/// What one run of a case costs, counted by callgrind: the same on any load.
+#[derive(Debug, Clone, Copy)]
+struct Counts {
+    /// Instructions executed (callgrind's `Ir`), the allocator's included.
+    instructions: u64,
+    /// Calls to `malloc`, `calloc`, `realloc` and the aligned allocators.
+    allocations: u64,
+    /// Data reads and writes that miss the simulated first-level cache (`D1mr + D1mw`).
+    l1_misses: u64,
+    /// Data reads and writes that miss the simulated last-level cache (`DLmr + DLmw`).
+    cache_misses: u64,
+}
+
+/// Counts one run of case `index` at `size`: runs this program under `valgrind --tool=callgrind`
+/// with [`CHILD_FLAG`], which builds the input, runs the work once to warm it (lazy statics,
+/// per-tool caches, as the timed rounds are), then once inside [`counted_region`], the only
+/// function whose cost callgrind collects.
+fn count(index: usize, size: usize) -> Result<Counts, String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let out = std::env::temp_dir().join(format!(
+        "growth_ratio.{}.{index}.{size}.callgrind",
+        std::process::id()
+    ));
+    let run = Command::new("valgrind")
+        .arg("--tool=callgrind")
+        .arg("--cache-sim=yes")
+        // The last level simulated is this VM's per-core L2 (512 KB, 8-way): the data of most
+        // rows fits in it at n and not at 10n.
+        .arg("--LL=524288,8,64")
+        .arg(format!("--toggle-collect=*{COUNTED}*"))
+        .arg(format!("--callgrind-out-file={}", out.display()))
+        .arg(&exe)
+        .args([CHILD_FLAG, &index.to_string(), &size.to_string()])
+        .output()
+        .map_err(|e| format!("valgrind: {e} (install valgrind, or run without --counts)"))?;
+    let profile = std::fs::read_to_string(&out);
+    let _ = std::fs::remove_file(&out);
+    if !run.status.success() {
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        let tail: Vec<&str> = stderr.lines().rev().take(5).collect();
+        return Err(format!("valgrind failed: {}", tail.join(" / ")));
+    }
+    let profile = profile.map_err(|e| format!("callgrind output: {e}"))?;
+    parse_callgrind(&profile).ok_or_else(|| "callgrind output without totals".to_owned())
+}
+
+/// Reads the totals and the allocation calls out of a callgrind profile.
+fn parse_callgrind(profile: &str) -> Option<Counts> {
+    let mut events: Vec<&str> = Vec::new();
+    let mut totals: Vec<u64> = Vec::new();
+    // Callgrind names a function once as `(id) name`, then by `(id)` alone.
+    let mut names: std::collections::HashMap<&str, &str> = std::collections::HashMap::new();
+    let (mut caller, mut callee) = ("", "");
+    let mut allocations = 0;
+    for line in profile.lines() {
+        if let Some(list) = line.strip_prefix("events:") {
+            events = list.split_whitespace().collect();
+        } else if let Some(list) = line
+            .strip_prefix("totals:")
+            .or(line.strip_prefix("summary:"))
+        {
+            totals = list
+                .split_whitespace()
+                .map(|n| n.parse().unwrap_or(0))
+                .collect();
+        } else if let Some(field) = line.strip_prefix("fn=") {
+            caller = resolve(&mut names, field);
+        } else if let Some(field) = line.strip_prefix("cfn=") {
+            callee = resolve(&mut names, field);
+        } else if let Some(calls) = line.strip_prefix("calls=") {
+            if is_allocator(callee) && !is_allocator(caller) {
+                allocations += calls
+                    .split_whitespace()
+                    .next()
+                    .and_then(|n| n.parse::<u64>().ok())
+                    .unwrap_or(0);
+            }
+        }
+    }
+    let event = |name: &str| {
+        events
+            .iter()
+            .position(|e| *e == name)
+            .and_then(|i| totals.get(i).copied())
+    };
+    Some(Counts {
+        instructions: event("Ir")?,
+        allocations,
+        l1_misses: event("D1mr").unwrap_or(0) + event("D1mw").unwrap_or(0),
+        cache_misses: event("DLmr").unwrap_or(0) + event("DLmw").unwrap_or(0),
+    })
+}
+
+/// The name a callgrind `fn=`/`cfn=` field stands for, remembering `(id) name` definitions.
+fn resolve<'a>(names: &mut std::collections::HashMap<&'a str, &'a str>, field: &'a str) -> &'a str {
+    match field.split_once(' ') {
+        Some((id, name)) if id.starts_with('(') => {
+            names.insert(id, name);
+            name
+        }
+        _ => names.get(field).copied().unwrap_or(field),
+    }
+}
+
+/// Whether a function is one of the C allocator's entry points.
+fn is_allocator(name: &str) -> bool {
+    let name = name.trim_start_matches("__libc_");
+    matches!(
+        name,
+        "malloc" | "calloc" | "realloc" | "posix_memalign" | "aligned_alloc" | "memalign"
+    )
+}
+
+/// Builds case `index` at `size`, runs it once to warm it, then once in [`counted_region`].
+fn child(index: &str, size: &str) -> ExitCode {
+    let (Ok(index), Ok(size)) = (index.parse::<usize>(), size.parse::<usize>()) else {
+        return ExitCode::FAILURE;
+    };
+    let Some(case) = cases().into_iter().nth(index) else {
+        return ExitCode::FAILURE;
+    };
+    let work = (case.make)(size);
+    work();
+    growth_ratio_counted_region(&*work);
+    ExitCode::SUCCESS
+}
+
+/// The one run callgrind counts (named by [`COUNTED`]; never inlined, so it has a symbol).
+#[inline(never)]
+fn growth_ratio_counted_region(work: &dyn Fn()) {
+    work();
 }
 
 /// The best per-run times (seconds) of `works` over `rounds` rounds, each round a short batch
@@ -310,12 +522,16 @@ fn append_floor(text: String, chunking: Chunking) -> Box<dyn Fn()> {
 
 /// A tool whose object has `n` properties `key_<i>` of `kind`, the first `required` of them
 /// required.
+///
+/// Every name and number in the inputs has six digits (`key_000042`), so that 10n members are
+/// ×10 bytes: with `key_42` the names grow a digit from n to 10n, and work per byte of a name
+/// (hashing) showed as growth faster than linear (×11.2 instructions for ×10 members).
 fn wide_tool(n: usize, kind: &str, required: usize) -> ToolSet {
     let mut properties = Map::new();
     for i in 0..n {
-        properties.insert(format!("key_{i}"), json!({"type": kind}));
+        properties.insert(format!("key_{i:06}"), json!({"type": kind}));
     }
-    let required: Vec<String> = (0..required).map(|i| format!("key_{i}")).collect();
+    let required: Vec<String> = (0..required).map(|i| format!("key_{i:06}")).collect();
     ToolSet::from_json(&json!([{"name": "wide", "parameters": {
         "type": "object", "properties": properties, "required": required,
         "additionalProperties": false}}]))
@@ -388,7 +604,9 @@ fn cases() -> Vec<Case> {
         make,
     };
     cases.push(salvage_case("unquoted keys, no close", |n| {
-        let text: String = (0..n).map(|i| format!("k{i}: {i}, ")).collect();
+        let text: String = (0..n)
+            .map(|i| format!("k{i:06}: {}, ", i + 100_000))
+            .collect();
         let text = format!("{{{text}");
         Box::new(move || {
             let _ = black_box(salvage(
@@ -407,7 +625,7 @@ fn cases() -> Vec<Case> {
         })
     }));
     cases.push(salvage_case("single quotes, trailing commas", |n| {
-        let text: String = (0..n).map(|i| format!("'k{i}': ['v', 1,],")).collect();
+        let text: String = (0..n).map(|i| format!("'k{i:06}': ['v', 1,],")).collect();
         let text = format!("{{{text}}}");
         Box::new(move || {
             let _ = black_box(salvage(
@@ -445,21 +663,21 @@ fn cases() -> Vec<Case> {
     };
     cases.push(repair_case("field_renamed: n renamed keys", |n| {
         let mender = Mender::new(wide_tool(n, "integer", n));
-        let args = object_text(n, |i| format!("key-{i}"), "1");
+        let args = object_text(n, |i| format!("key-{i:06}"), "1");
         Box::new(move || {
             black_box(mender.repair_call("wide", black_box(&args)));
         })
     }));
     cases.push(repair_case("null_stripped: n null keys", |n| {
         let mender = Mender::new(wide_tool(n, "integer", 0));
-        let args = object_text(n, |i| format!("key_{i}"), "null");
+        let args = object_text(n, |i| format!("key_{i:06}"), "null");
         Box::new(move || {
             black_box(mender.repair_call("wide", black_box(&args)));
         })
     }));
     cases.push(repair_case("string_to_number: n keys", |n| {
         let mender = Mender::new(wide_tool(n, "integer", n));
-        let args = object_text(n, |i| format!("key_{i}"), "\"7\"");
+        let args = object_text(n, |i| format!("key_{i:06}"), "\"7\"");
         Box::new(move || {
             black_box(mender.repair_call("wide", black_box(&args)));
         })
@@ -470,7 +688,7 @@ fn cases() -> Vec<Case> {
         n: 1_000,
         make: |n| {
             let mender = Mender::new(wide_tool(n, "integer", 1));
-            let args = object_text(n, |i| format!("other_{i}"), "1");
+            let args = object_text(n, |i| format!("other_{i:06}"), "1");
             Box::new(move || {
                 black_box(mender.repair_call("wide", black_box(&args)));
             })
@@ -482,7 +700,7 @@ fn cases() -> Vec<Case> {
         n: 1_000,
         make: |n| {
             let mender = Mender::new(wide_tool(n, "integer", 0));
-            let args = object_text(n, |i| format!("key_{i}"), "[]");
+            let args = object_text(n, |i| format!("key_{i:06}"), "[]");
             Box::new(move || {
                 black_box(mender.repair_call("wide", black_box(&args)));
             })
@@ -499,7 +717,7 @@ fn cases() -> Vec<Case> {
         let mut properties = Map::new();
         for i in 0..n {
             properties.insert(
-                format!("key_{i}"),
+                format!("key_{i:06}"),
                 json!({"type": "string", "description": "x"}),
             );
         }
@@ -516,7 +734,7 @@ fn cases() -> Vec<Case> {
     cases.push(prepare_case("n tools", |n| {
         let tools: Vec<Value> = (0..n)
             .map(|i| {
-                json!({"name": format!("t{i}"), "parameters": {"type": "object",
+                json!({"name": format!("t{i:06}"), "parameters": {"type": "object",
                 "properties": {"a": {"type": "object", "properties": {"b": {"type": "integer"}}}}}})
             })
             .collect();
@@ -539,7 +757,7 @@ fn cases() -> Vec<Case> {
         make: |n| {
             let mut properties = Map::new();
             for i in 0..n {
-                properties.insert(format!("key_{i}"), json!({"type": "integer"}));
+                properties.insert(format!("key_{i:06}"), json!({"type": "integer"}));
             }
             let schema = json!({"type": "object", "properties": properties});
             Box::new(move || {
@@ -552,7 +770,7 @@ fn cases() -> Vec<Case> {
         shape: "parse n-key call",
         n: 1_000,
         make: |n| {
-            let args = object_text(n, |i| format!("other_{i}"), "1");
+            let args = object_text(n, |i| format!("other_{i:06}"), "1");
             Box::new(move || {
                 black_box(serde_json::from_str::<Value>(black_box(&args)).ok());
             })
@@ -565,7 +783,7 @@ fn cases() -> Vec<Case> {
         shape: "parse n members of small arrays",
         n: 2_000,
         make: |n| {
-            let members: Vec<String> = (0..n).map(|i| format!("\"k{i}\": [\"v\", 1]")).collect();
+            let members: Vec<String> = (0..n).map(|i| format!("\"k{i:06}\": [\"v\", 1]")).collect();
             let text = format!("{{{}}}", members.join(","));
             Box::new(move || {
                 black_box(serde_json::from_str::<Value>(black_box(&text)).ok());
@@ -575,7 +793,7 @@ fn cases() -> Vec<Case> {
     cases.push(prepare_case("compile: n properties", |n| {
         let mut properties = Map::new();
         for i in 0..n {
-            properties.insert(format!("key_{i}"), json!({"type": "string"}));
+            properties.insert(format!("key_{i:06}"), json!({"type": "string"}));
         }
         let tools =
             json!([{"name": "wide", "parameters": {"type": "object", "properties": properties}}]);

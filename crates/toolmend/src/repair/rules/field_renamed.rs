@@ -61,9 +61,10 @@ impl Rule for FieldRenamed {
         if site.failure.keywords.any(Keywords::ADDITIONAL) {
             missing.extend(site.view.declared_names());
         }
-        missing.retain(|name| !map.contains_key(*name));
-        missing.sort_unstable();
-        missing.dedup();
+        // Deduplicated in one pass (the order of `missing` decides nothing): a sort made a wide
+        // object's repair n log n (`growth_ratio repair`).
+        let mut seen = HashSet::with_capacity(missing.len());
+        missing.retain(|name| !map.contains_key(*name) && seen.insert(*name));
 
         if missing.is_empty() {
             return None;
@@ -71,8 +72,9 @@ impl Rule for FieldRenamed {
 
         // Each undeclared key is folded once and found by its folded form, so a wide object
         // costs linear time, not missing × undeclared folds.
-        let mut undeclared: HashSet<&str> = HashSet::new();
-        let mut by_fold: HashMap<String, Vec<&str>> = HashMap::new();
+        // Sized once, as is `claims`: a table grown by doubling rehashes its keys at each step.
+        let mut undeclared: HashSet<&str> = HashSet::with_capacity(map.len());
+        let mut by_fold: HashMap<String, Vec<&str>> = HashMap::with_capacity(map.len());
         for key in map.keys().filter(|k| !site.view.declares(k)) {
             undeclared.insert(key);
             by_fold.entry(fold(key)).or_default().push(key);
@@ -89,7 +91,7 @@ impl Rule for FieldRenamed {
             }
         }
         let mut renames: Vec<(&str, &str)> = Vec::new();
-        let mut claims: HashMap<&str, usize> = HashMap::new();
+        let mut claims: HashMap<&str, usize> = HashMap::with_capacity(missing.len());
         let mut folded_canonical = String::new();
         for &canonical in &missing {
             let declared_aliases = aliases_of.get(canonical).into_iter().flatten().copied();
