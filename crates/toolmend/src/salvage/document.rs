@@ -288,6 +288,48 @@ pub(super) fn literal(word: &str) -> Option<Value> {
     }
 }
 
+/// Words that are not one plain string in some notation a model may be writing: YAML 1.1's
+/// booleans, JavaScript's `undefined`, other languages' nulls and non-finite numbers.
+const NOT_PLAIN_WORDS: [&str; 13] = [
+    "yes", "no", "y", "n", "on", "off", "undefined", "nil", "nan", "inf", "infinity", "true",
+    "false",
+];
+
+/// Where the unquoted one-word string value starting at `start` ends, when it is one
+/// (`{"name": John}`, `{key: value, key2: value2}`: JavaScript's and YAML's unquoted strings).
+///
+/// The word is letters, digits, `_`, `$`, `.`, `-`, starts with a letter, does not end with `.`
+/// or `-` (a sentence or a cut), is no literal of another notation ([`NOT_PLAIN_WORDS`]), and
+/// is followed by `,`, `}`, `]`, or a quoted key and its `:` (the comma missing). Anything else
+/// — two words (`New York`), prose, the text ending after the word — stays refused.
+pub(super) fn bare_word(bytes: &[u8], start: usize) -> Option<usize> {
+    if !bytes.get(start)?.is_ascii_alphabetic() {
+        return None;
+    }
+    let end = scan::key_end(bytes, start);
+    let word = std::str::from_utf8(&bytes[start..end]).ok()?;
+    if word.ends_with(['.', '-'])
+        || NOT_PLAIN_WORDS
+            .iter()
+            .any(|w| w.eq_ignore_ascii_case(word))
+        || literal(word).is_some()
+    {
+        return None;
+    }
+    let after = scan::skip_ws(bytes, end);
+    match bytes.get(after)? {
+        b',' | b'}' | b']' => Some(end),
+        b'"' => {
+            // A key on the same line and its colon: `{"a": value "b": 1}`.
+            let body = &bytes[after + 1..];
+            let close = memchr::memchr2(b'"', b'\n', body).filter(|&i| body[i] == b'"')?;
+            let colon = scan::skip_ws(bytes, after + 1 + close + 1);
+            (bytes.get(colon) == Some(&b':')).then_some(end)
+        }
+        _ => None,
+    }
+}
+
 /// What [`salvage_document`] made of a text.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -381,8 +423,39 @@ fn too_large(text: &str, options: &DocumentOptions) -> Result<(), SalvageError> 
     Ok(())
 }
 
-/// The lenient reading of a text that is not strict JSON.
+/// The lenient reading of a text that is not strict JSON; with [`DocumentOptions::lenient_scalars`]
+/// a text that cannot be read as written is read once more with its Python tuples and sets
+/// respelt as lists ([`super::pycollections`]).
 fn lenient(text: &str, options: &DocumentOptions) -> Result<Document, SalvageError> {
+    let err = match read_lenient(text, options) {
+        Ok(doc) => return Ok(doc),
+        Err(err) => err,
+    };
+    if !options.lenient_scalars {
+        return Err(err);
+    }
+    let Some((respelt, at)) = super::pycollections::respell(text, options.salvage.max_depth)
+    else {
+        return Err(err);
+    };
+    let Ok(mut doc) = read_lenient(&respelt, options) else {
+        return Err(err);
+    };
+    let repair = SyntaxRepair {
+        kind: RepairKind::PythonLiteral,
+        offset: at,
+    };
+    match doc.repairs.iter().position(|r| r.kind == RepairKind::PythonLiteral) {
+        Some(i) if doc.repairs[i].offset <= at => {}
+        Some(i) => doc.repairs[i] = repair,
+        None => doc.repairs.push(repair),
+    }
+    doc.repairs.sort_by_key(|r| r.offset);
+    Ok(doc)
+}
+
+/// [`lenient`] for the text as written.
+fn read_lenient(text: &str, options: &DocumentOptions) -> Result<Document, SalvageError> {
     let mut limits = options.salvage;
     limits.readings = options.readings();
     let limits = &limits;
@@ -454,12 +527,13 @@ fn scalar(
     }))
 }
 
-/// A document cut right after its opening bracket (`[`, `{`, `{"`): the empty container, closed.
+/// A document cut right after its opening bracket (`[`, `{`, `{"`, `["`): the empty container,
+/// closed (a string cut before its first character kept nothing, as a key cut there).
 /// Call salvage refuses this (a call that kept nothing is no call); a document that kept
 /// nothing is still the container it opened.
 fn bare_opener(text: &str, start: usize) -> Option<Document> {
     let value = match text[start..].trim_end() {
-        "[" => Value::Array(Vec::new()),
+        "[" | "[\"" => Value::Array(Vec::new()),
         "{" | "{\"" => Value::Object(serde_json::Map::new()),
         _ => return None,
     };

@@ -674,6 +674,14 @@ impl<'a> Parser<'a> {
         match parsed {
             Ok(n) => Ok(Some(Value::Number(n))),
             Err(_) if end == self.bytes.len() => Ok(None),
+            // A document whose text ends in blanks after a cut number (`[- `): cut all the same.
+            Err(_)
+                if self.readings.lenient_scalars
+                    && scan::skip_ws(self.bytes, end) == self.bytes.len() =>
+            {
+                self.pos = self.bytes.len();
+                Ok(None)
+            }
             Err(_) => Err(self.error(SalvageErrorKind::Syntax, start)),
         }
     }
@@ -738,6 +746,15 @@ impl<'a> Parser<'a> {
             {
                 self.log.note(RepairKind::PythonLiteral, start);
                 document::literal(word).unwrap_or(Value::Null)
+            }
+            // A document's one-word unquoted string (`{"name": John}`): see `bare_word`.
+            _ if self.readings.lenient_scalars
+                && !self.closers.is_empty()
+                && let Some(word_end) = document::bare_word(self.bytes, start) =>
+            {
+                self.log.note(RepairKind::QuotesNormalized, start);
+                self.pos = word_end;
+                return Ok(Some(Value::String(self.text[start..word_end].to_owned())));
             }
             _ => {
                 let mut e = self.error(SalvageErrorKind::Syntax, start);
