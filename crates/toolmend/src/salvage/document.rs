@@ -291,7 +291,18 @@ pub(super) fn literal(word: &str) -> Option<Value> {
 /// Words that are not one plain string in some notation a model may be writing: YAML 1.1's
 /// booleans, JavaScript's `undefined`, other languages' nulls and non-finite numbers.
 const NOT_PLAIN_WORDS: [&str; 13] = [
-    "yes", "no", "y", "n", "on", "off", "undefined", "nil", "nan", "inf", "infinity", "true",
+    "yes",
+    "no",
+    "y",
+    "n",
+    "on",
+    "off",
+    "undefined",
+    "nil",
+    "nan",
+    "inf",
+    "infinity",
+    "true",
     "false",
 ];
 
@@ -309,9 +320,7 @@ pub(super) fn bare_word(bytes: &[u8], start: usize) -> Option<usize> {
     let end = scan::key_end(bytes, start);
     let word = std::str::from_utf8(&bytes[start..end]).ok()?;
     if word.ends_with(['.', '-'])
-        || NOT_PLAIN_WORDS
-            .iter()
-            .any(|w| w.eq_ignore_ascii_case(word))
+        || NOT_PLAIN_WORDS.iter().any(|w| w.eq_ignore_ascii_case(word))
         || literal(word).is_some()
     {
         return None;
@@ -434,8 +443,7 @@ fn lenient(text: &str, options: &DocumentOptions) -> Result<Document, SalvageErr
     if !options.lenient_scalars {
         return Err(err);
     }
-    let Some((respelt, at)) = super::pycollections::respell(text, options.salvage.max_depth)
-    else {
+    let Some((respelt, at)) = super::pycollections::respell(text, options.salvage.max_depth) else {
         return Err(err);
     };
     let Ok(mut doc) = read_lenient(&respelt, options) else {
@@ -445,7 +453,11 @@ fn lenient(text: &str, options: &DocumentOptions) -> Result<Document, SalvageErr
         kind: RepairKind::PythonLiteral,
         offset: at,
     };
-    match doc.repairs.iter().position(|r| r.kind == RepairKind::PythonLiteral) {
+    match doc
+        .repairs
+        .iter()
+        .position(|r| r.kind == RepairKind::PythonLiteral)
+    {
         Some(i) if doc.repairs[i].offset <= at => {}
         Some(i) => doc.repairs[i] = repair,
         None => doc.repairs.push(repair),
@@ -757,6 +769,77 @@ mod tests {
         // At the end of the text a token may be cut: read as without the readings.
         assert_eq!(lenient("[1, 1/3"), read("[1, 1/3"));
         assert_eq!(lenient("[1, 1.5"), Ok(json!([1, 1.5])));
+    }
+
+    #[test]
+    fn one_word_unquoted_values_are_strings_when_asked() {
+        for (text, value) in [
+            (
+                "{\"name\": John, \"age\": 30}",
+                json!({"name": "John", "age": 30}),
+            ),
+            (
+                "{key:value,key2:value2}",
+                json!({"key": "value", "key2": "value2"}),
+            ),
+            ("{\"a\": value \"b\": 1}", json!({"a": "value", "b": 1})),
+            ("{\"a\": en-US , }", json!({"a": "en-US"})),
+            ("[alpha, beta]", json!(["alpha", "beta"])),
+        ] {
+            assert_eq!(lenient(text), Ok(value), "{text}");
+            assert!(read(text).is_err(), "{text} without the readings");
+        }
+        for text in [
+            // Two words, prose, words of other notations, a sentence's end, a cut word.
+            "{\"city\": New York}",
+            "{\"a\": yes}",
+            "{\"a\": undefined}",
+            "{\"a\": nil}",
+            "{\"a\": done.}",
+            "{\"a\": value",
+            "{\"a\": value \"b\" 1}",
+            "just words",
+        ] {
+            assert!(lenient(text).is_err(), "{text}");
+        }
+    }
+
+    #[test]
+    fn python_tuples_and_sets_are_lists_when_asked() {
+        for (text, value) in [
+            ("(\"a\", \"b\")", json!(["a", "b"])),
+            ("((1, 2), (3, 4))", json!([[1, 2], [3, 4]])),
+            (
+                "{\"c\": (1, 2), \"e\": (), \"ok\": True}",
+                json!({"c": [1, 2], "e": [], "ok": true}),
+            ),
+            ("(1)", json!(1)),
+            ("{\"g\": (\"x\")}", json!({"g": "x"})),
+            ("{'a', 'b'}", json!(["a", "b"])),
+            ("Here:\n```json\n(1, 2)\n```", json!([1, 2])),
+        ] {
+            assert_eq!(lenient(text), Ok(value), "{text}");
+            assert!(read(text).is_err(), "{text} without the readings");
+        }
+        let doc = salvage_document(
+            "{'a': (1,)}",
+            &DocumentOptions::default().with_lenient_scalars(true),
+        )
+        .unwrap();
+        assert!(doc.has(RepairKind::PythonLiteral));
+        assert_eq!(doc.into_value(), json!({"a": [1]}));
+        // Text that reads as written is never respelt: the parenthesis is prose there.
+        assert_eq!(lenient("Note (1, 2): {\"a\": 1}"), Ok(json!({"a": 1})));
+    }
+
+    #[test]
+    fn document_closers_and_escapes_when_asked() {
+        assert_eq!(lenient("{foo: [}"), Ok(json!({"foo": []})));
+        assert!(read("{foo: [}").is_err());
+        assert_eq!(lenient("[\""), Ok(json!([])));
+        let smart = "{\"t\": \"a \\\u{201e} b\", \"y\": 1}";
+        assert_eq!(lenient(smart), Ok(json!({"t": "a \u{201e} b", "y": 1})));
+        assert_eq!(read(smart), Ok(json!({"t": "a \\\u{201e} b", "y": 1})));
     }
 
     #[test]

@@ -347,6 +347,24 @@ impl<'a> Parser<'a> {
                         return Ok((root, false));
                     }
                 }
+                // A document's array left open before the `}` of the object below it
+                // (`{foo: [}`): that `}` closes both, as after a value (documents only: a
+                // call keeps refusing a closer where nothing was read).
+                Expect::Element { .. }
+                    if b == b'}'
+                        && self.readings.lenient_scalars
+                        && self.closers.len() >= 2
+                        && self.closers[self.closers.len() - 2] == b'}' =>
+                {
+                    self.log.note(RepairKind::ExtraCloserRemoved, self.pos);
+                    self.pos += 1;
+                    if let Some(root) = self.pop(&mut stack, &mut expect) {
+                        return Ok((root, false));
+                    }
+                    if let Some(root) = self.pop(&mut stack, &mut expect) {
+                        return Ok((root, false));
+                    }
+                }
                 Expect::Element { .. } if b == b'}' => self.stray_closer_in(&stack)?,
                 Expect::Value | Expect::Element { .. } => {
                     match self.read_value(b, &mut stack, &mut expect)? {
@@ -674,14 +692,6 @@ impl<'a> Parser<'a> {
         match parsed {
             Ok(n) => Ok(Some(Value::Number(n))),
             Err(_) if end == self.bytes.len() => Ok(None),
-            // A document whose text ends in blanks after a cut number (`[- `): cut all the same.
-            Err(_)
-                if self.readings.lenient_scalars
-                    && scan::skip_ws(self.bytes, end) == self.bytes.len() =>
-            {
-                self.pos = self.bytes.len();
-                Ok(None)
-            }
             Err(_) => Err(self.error(SalvageErrorKind::Syntax, start)),
         }
     }
