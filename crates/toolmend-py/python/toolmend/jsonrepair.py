@@ -17,7 +17,9 @@ Differences from json_repair, on purpose (toolmend never invents content):
   at its exponent (``1e``), a text cut inside a key or literal that keeps nothing.
 - Like json_repair, raw line breaks right before a string's closing quote are layout
   (dropped), and ``.25``, ``1.``, ``82_461_110`` are numbers; ``1/3``, ``10-20``, a UUID are
-  kept as the strings they spell (``salvage_json``'s ``trim_layout`` and ``lenient_scalars``).
+  kept as the strings they spell (``salvage_json``'s ``trim_layout`` and ``lenient_scalars``);
+  so are Python tuples and sets (``(1, 2)``, ``{'a', 'b'}`` as lists) and one unquoted word as
+  a value (``{"name": John}``). Two words (``{"city": New York}``) stay refused.
 - ``logging=True`` returns ``(value, log)`` where each log entry is
   ``{"text": <repair kind>, "context": <byte offset>}`` (toolmend's repair names).
 - ``strict=True`` raises ``ValueError`` whenever the text needed any repair.
@@ -88,7 +90,9 @@ def salvage_json(
       ``\\n`` is content and stays.
     - ``lenient_scalars``: Python number spellings (``.25``, ``1.``, ``+1``, ``82_461_110``)
       are numbers, ``TRUE``/``Null`` literals, and a bare token that starts with a digit and
-      ends at ``,``/``}``/``]`` (``1/3``, ``10-20``, a UUID) is the string it spells.
+      ends at ``,``/``}``/``]`` (``1/3``, ``10-20``, a UUID) is the string it spells; Python
+      tuples and sets are lists (``(1, 2)``, ``{'a', 'b'}``), one unquoted word as a value is
+      a string (``{"name": John}``), ``{foo: [}`` is closed and ``\\„`` is ``„``.
     """
     values, repairs, truncated = salvage_values(
         text,

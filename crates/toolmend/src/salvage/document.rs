@@ -27,7 +27,12 @@
 //!   `Null` as literals (`python_literal`), and a bare token that starts with a digit and ends
 //!   at a `,`, `}` or `]` (`1/3`, `10-20`, `1.1.1`, a UUID) kept as the string it spells
 //!   (`quotes_normalized`). What looks cut or unknown stays refused: `1e`, `10-`, `1e999` where
-//!   its spelling is a number JSON cannot hold, bare words (`{"city": New York}`), `...`.
+//!   its spelling is a number JSON cannot hold, two bare words (`{"city": New York}`), `...`.
+//!   The same option reads the conventions of documents written in other notations where they
+//!   name one value: one unquoted word as a string value (`{"name": John}`, `bare_word`),
+//!   Python tuples and sets as lists (`(1, 2)`, `{'a', 'b'}`, `pycollections.rs`, tried
+//!   only when the text does not read without them), an array left open before its object's
+//!   `}` (`{foo: [}`), and an escaped typographic quote (`\„`) as the quote.
 
 use serde_json::{Number, Value};
 
@@ -70,7 +75,9 @@ pub struct DocumentOptions {
     /// Python's `.25`, `1.`, `+1`, `82_461_110` as numbers and `TRUE`, `Null` inside a
     /// container as literals (`python_literal`), and a bare token that starts with a digit and
     /// ends at `,`, `}` or `]` (`1/3`, `10-20`, `1.1.1`, a UUID) as the string it spells
-    /// (`quotes_normalized`). What looks cut stays refused (`1e`, `10-`), and so do bare words
+    /// (`quotes_normalized`). One unquoted word as a string value (`{"name": John}`), Python
+    /// tuples and sets as lists (`(1, 2)`, `{'a', 'b'}`), `{foo: [}` closed, `\„` as `„`.
+    /// What looks cut stays refused (`1e`, `10-`), and so do two bare words
     /// (`{"city": New York}`) and `...`. Off by default and never on for tool calls.
     pub lenient_scalars: bool,
 }
