@@ -174,10 +174,68 @@ pub(super) fn layout_tail(bytes: &[u8], after: usize, read: &str) -> usize {
     }
     let run = &bytes[start.min(close)..close];
     let broken = run.iter().any(|&b| b == b'\n' || b == b'\r');
-    if broken && read.as_bytes().ends_with(run) {
-        run.len()
+    if !(broken && read.as_bytes().ends_with(run)) {
+        return 0;
+    }
+    run.len() + stray_quote_line(bytes, start, &read[..read.len() - run.len()])
+}
+
+/// How many more bytes end the string `read` (already without its layout, which started at
+/// `start` in `bytes`) when its last line is a lone raw `"` after a line break: a closing
+/// quote written twice (`"hello⏎"⏎",`), the first one the string's end, as json_repair reads
+/// it. 0 otherwise (a `"` with text on its line is content: `"say⏎"hi"⏎"`).
+fn stray_quote_line(bytes: &[u8], start: usize, read: &str) -> usize {
+    let Some(quote) = start.checked_sub(1).filter(|&q| bytes[q] == b'"') else {
+        return 0;
+    };
+    let Some(before) = read.strip_suffix('"') else {
+        return 0;
+    };
+    let mut line = quote;
+    while line > 0 && matches!(bytes[line - 1], b' ' | b'\t' | b'\n' | b'\r') {
+        line -= 1;
+    }
+    let run = &bytes[line..quote];
+    let broken = run.iter().any(|&b| b == b'\n' || b == b'\r');
+    let escaped = line > 0 && bytes[line - 1] == b'\\';
+    if broken && !escaped && before.as_bytes().ends_with(run) {
+        1 + run.len()
     } else {
         0
+    }
+}
+
+/// A string value the text ended inside, `read`, that ends with its closing quote or the
+/// closers of its containers and then a closing fence (`{"a": "x"```, `{"a": "x}```): the
+/// string ended there and the fence closed the block. Drops the fence, the closers and the
+/// quote from `read`; leaves it as it is unless a raw `"` or closer stands right before the
+/// fence (a fence after a line break is content: code in a string value).
+pub(super) fn closing_fence(text: &str, closers: &[u8], read: &mut String) {
+    let tail = text.trim_end();
+    let Some(mut body) = tail.strip_suffix("```") else {
+        return;
+    };
+    for &closer in closers.iter().rev() {
+        match body.trim_end().strip_suffix(char::from(closer)) {
+            Some(rest) => body = rest,
+            None => break,
+        }
+    }
+    if let Some(rest) = body.strip_suffix('"')
+        && !rest.ends_with('\\')
+    {
+        body = rest;
+    }
+    let removed = &tail[body.len()..];
+    if removed.len() == 3 {
+        return;
+    }
+    // The string read is the text's own tail there (no escape in what goes).
+    let end = read.trim_end().len();
+    if let Some(keep) = end.checked_sub(removed.len())
+        && read.get(keep..end) == Some(removed)
+    {
+        read.truncate(keep);
     }
 }
 
@@ -692,6 +750,34 @@ mod tests {
         assert_eq!(lenient("{\"k\n\": 1,}"), Ok(json!({"k": 1})));
         assert_eq!(lenient("[\u{201c}y\n\u{201d}]"), Ok(json!(["y"])));
         assert_eq!(lenient("['\n\n']"), Ok(json!([""])));
+        // A closing quote written twice, the second on a line of its own: a stray.
+        assert_eq!(
+            lenient("{\"a\": \"hello\n\"\n\",}"),
+            Ok(json!({"a": "hello"}))
+        );
+        assert_eq!(
+            lenient("{\"a\": \"hello\n\"\n\","),
+            Ok(json!({"a": "hello"}))
+        );
+        assert_eq!(
+            read("{\"a\": \"hello\n\"\n\",}"),
+            Ok(json!({"a": "hello\n\"\n"}))
+        );
+        // A closing fence right after a cut string's quote or its object's closer.
+        assert_eq!(lenient("{\"k\": \"a, b\"```"), Ok(json!({"k": "a, b"})));
+        assert_eq!(lenient("{\"k\": \"value}```"), Ok(json!({"k": "value"})));
+        assert_eq!(lenient("{\"k\": [\"v\"]}```\n"), Ok(json!({"k": ["v"]})));
+        assert_eq!(read("{\"k\": \"value}```"), Ok(json!({"k": "value}```"})));
+        // A fence after a line break is code in the string.
+        assert_eq!(
+            lenient("{\"k\": \"```py\nx\n```"),
+            Ok(json!({"k": "```py\nx\n```"}))
+        );
+        // A quote with text on its line is content.
+        assert_eq!(
+            lenient("{\"a\": \"x\n \"y\"\n\",}"),
+            Ok(json!({"a": "x\n \"y\""}))
+        );
     }
 
     #[test]

@@ -607,7 +607,12 @@ impl<'a> Parser<'a> {
                         Str::Cut(_) if self.fence && ends_with_fence(self.bytes) => {
                             return Err(self.error(SalvageErrorKind::Syntax, self.bytes.len()));
                         }
-                        Str::Cut(s) => return Ok(Step::Cut(Some(Value::String(s)))),
+                        Str::Cut(mut s) => {
+                            if self.readings.lenient_scalars {
+                                document::closing_fence(self.text, &self.closers, &mut s);
+                            }
+                            return Ok(Step::Cut(Some(Value::String(s))));
+                        }
                         Str::Broken(at) => return Err(self.error(SalvageErrorKind::Syntax, at)),
                     }
                 } else if let Some(word) = self.word_missing_open_quote() {
