@@ -32,6 +32,10 @@ def test_any_root_is_accepted():
     assert toolmend.loads('[]{"key": "value"}') == {"key": "value"}
     assert toolmend.loads('[{"k": "v"}][{"k": "w"}]') == [{"k": "w"}]
     assert toolmend.loads("[") == [] and toolmend.loads("{") == {}
+    # A comma between them makes them a list of values, not an update (json_repair's rule).
+    assert toolmend.loads('{"k": "v"}, {"k": "w"}') == [{"k": "v"}, {"k": "w"}]
+    assert toolmend.loads('{"k": "v"}\n{"k": "w"}') == {"k": "w"}
+    assert toolmend.loads('[{"k": "v, }"}], [{"k": "w"}]') == [[{"k": "v, }"}], [{"k": "w"}]]
 
 
 def test_truncated_documents_are_closed():

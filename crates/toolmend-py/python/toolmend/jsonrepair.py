@@ -53,14 +53,52 @@ def _same_shape(a: Any, b: Any) -> bool:
     return True
 
 
-def _combine(values: list) -> Any:
+def _comma_before(text: str, count: int) -> List[bool]:
+    """For each of the ``count`` top-level values after the first: whether a ``,`` separates it
+    from the one before (``{…}, {…}``). All ``False`` when the text's top-level containers
+    cannot be told plainly (quotes that do not pair, braces in prose, another count)."""
+    unknown = [False] * (count - 1)
+    commas: List[bool] = []
+    depth, i, n = 0, 0, len(text)
+    while i < n:
+        c = text[i]
+        if c in "\"'" and depth > 0:
+            j = i + 1
+            while j < n and text[j] != c:
+                j += 2 if text[j] == "\\" else 1
+            if j >= n:
+                return unknown
+            i = j + 1
+            continue
+        if c in "{[":
+            depth += 1
+        elif c in "}]":
+            depth -= 1
+            if depth < 0:
+                return unknown
+            if depth == 0:
+                # Where the next top-level value starts, and what lies between.
+                k = i + 1
+                while k < n and text[k].isspace():
+                    k += 1
+                commas.append(k < n and text[k] == ",")
+        i += 1
+    # One entry per top-level container: the last one's separator is no separator.
+    return commas[: count - 1] if len(commas) == count else unknown
+
+
+def _combine(values: list, text: str = "") -> Any:
     """Several top-level values as json_repair returns them: one value alone; a later value
-    of the same shape replaces the earlier (an update); empty values give way to later ones."""
+    of the same shape replaces the earlier (an update) unless a comma separates them (a list
+    of values, ``{…}, {…}``); empty values give way to later ones."""
+    if len(values) == 1:
+        return values[0]
+    commas = _comma_before(text, len(values)) if text else [False] * (len(values) - 1)
     out = [values[0]]
-    for v in values[1:]:
+    for v, comma in zip(values[1:], commas):
         if not v:
             continue
-        if _same_shape(out[-1], v) or not out[-1]:
+        if (_same_shape(out[-1], v) and not comma) or not out[-1]:
             out.pop()
         out.append(v)
     return out[0] if len(out) == 1 else out
@@ -102,7 +140,7 @@ def salvage_json(
         trim_layout=trim_layout,
         lenient_scalars=lenient_scalars,
     )
-    return _combine(values), repairs, truncated
+    return _combine(values, text), repairs, truncated
 
 
 def _parse(text: str, skip_json_loads: bool, logging: bool, strict: bool, broken: bool = False) -> Any:
@@ -110,7 +148,7 @@ def _parse(text: str, skip_json_loads: bool, logging: bool, strict: bool, broken
     ``broken``: ``loads_strict`` found the text not strict JSON (no second strict attempt)."""
     try:
         values, repairs, _truncated = salvage_values(text, broken=broken)
-        value = _combine(values)
+        value = _combine(values, text)
     except SalvageError as err:
         # What json.loads accepts and toolmend's strict parse does not (NaN, Infinity, nesting
         # deeper than toolmend's limit) is still valid JSON for json_repair.

@@ -177,32 +177,7 @@ pub(super) fn layout_tail(bytes: &[u8], after: usize, read: &str) -> usize {
     if !(broken && read.as_bytes().ends_with(run)) {
         return 0;
     }
-    run.len() + stray_quote_line(bytes, start, &read[..read.len() - run.len()])
-}
-
-/// How many more bytes end the string `read` (already without its layout, which started at
-/// `start` in `bytes`) when its last line is a lone raw `"` after a line break: a closing
-/// quote written twice (`"hello⏎"⏎",`), the first one the string's end, as json_repair reads
-/// it. 0 otherwise (a `"` with text on its line is content: `"say⏎"hi"⏎"`).
-fn stray_quote_line(bytes: &[u8], start: usize, read: &str) -> usize {
-    let Some(quote) = start.checked_sub(1).filter(|&q| bytes[q] == b'"') else {
-        return 0;
-    };
-    let Some(before) = read.strip_suffix('"') else {
-        return 0;
-    };
-    let mut line = quote;
-    while line > 0 && matches!(bytes[line - 1], b' ' | b'\t' | b'\n' | b'\r') {
-        line -= 1;
-    }
-    let run = &bytes[line..quote];
-    let broken = run.iter().any(|&b| b == b'\n' || b == b'\r');
-    let escaped = line > 0 && bytes[line - 1] == b'\\';
-    if broken && !escaped && before.as_bytes().ends_with(run) {
-        1 + run.len()
-    } else {
-        0
-    }
+    run.len()
 }
 
 /// A string value the text ended inside, `read`, that ends with its closing quote or the
@@ -750,18 +725,11 @@ mod tests {
         assert_eq!(lenient("{\"k\n\": 1,}"), Ok(json!({"k": 1})));
         assert_eq!(lenient("[\u{201c}y\n\u{201d}]"), Ok(json!(["y"])));
         assert_eq!(lenient("['\n\n']"), Ok(json!([""])));
-        // A closing quote written twice, the second on a line of its own: a stray.
+        // A quote on a line of its own before the closing one is content (json_repair drops it
+        // after `hello⏎` and keeps it after a fenced snippet: no one reading).
         assert_eq!(
             lenient("{\"a\": \"hello\n\"\n\",}"),
-            Ok(json!({"a": "hello"}))
-        );
-        assert_eq!(
-            lenient("{\"a\": \"hello\n\"\n\","),
-            Ok(json!({"a": "hello"}))
-        );
-        assert_eq!(
-            read("{\"a\": \"hello\n\"\n\",}"),
-            Ok(json!({"a": "hello\n\"\n"}))
+            Ok(json!({"a": "hello\n\""}))
         );
         // A closing fence right after a cut string's quote or its object's closer.
         assert_eq!(lenient("{\"k\": \"a, b\"```"), Ok(json!({"k": "a, b"})));
