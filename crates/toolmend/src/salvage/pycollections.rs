@@ -39,9 +39,8 @@ struct Open {
 /// plain enough to tell strings from structure.
 pub(super) fn respell(text: &str, max_depth: usize) -> Option<(String, usize)> {
     let bytes = text.as_bytes();
-    if memchr::memchr2(b'(', b'{', bytes).is_none() {
-        return None;
-    }
+    // Nothing to respell without a parenthesis or a brace.
+    memchr::memchr2(b'(', b'{', bytes)?;
     let mut out = bytes.to_vec();
     let mut first = None;
     let mut stack: Vec<Open> = Vec::new();
