@@ -158,6 +158,11 @@ def test_python_tuples_sets_and_one_word_values():
     assert toolmend.loads("{foo: [}") == {"foo": []}
     assert toolmend.loads('{"t": "a \\\u201e b", "y": 1}') == {"t": "a \u201e b", "y": 1}
     assert toolmend.loads('["') == []
+    # A closing fence right after a cut string's quote or its object's closer ends the string;
+    # after a line break it is code in the string.
+    assert toolmend.loads('{"key": "value, value2"```') == {"key": "value, value2"}
+    assert toolmend.loads('{"key": "value}```') == {"key": "value"}
+    assert toolmend.loads('{"key": "```py\nx\n```') == {"key": "```py\nx\n```"}
     # Without the document reading (as tool calls read text) they are refused.
     value, repairs, _ = toolmend.salvage_json('{"c": (1, 2)}')
     assert value == {"c": [1, 2]} and ("python_literal", 6) in repairs
