@@ -32,7 +32,9 @@
 //!   name one value: one unquoted word as a string value (`{"name": John}`, `bare_word`),
 //!   Python tuples and sets as lists (`(1, 2)`, `{'a', 'b'}`, `pycollections.rs`, tried
 //!   only when the text does not read without them), an array left open before its object's
-//!   `}` (`{foo: [}`), and an escaped typographic quote (`\„`) as the quote.
+//!   `}` (`{foo: [}`), an escaped typographic quote (`\„`) as the quote, a closing fence
+//!   right after a cut string's quote or closer as the string's end, and every fenced block
+//!   of a text of several among prose (a call reads the first).
 
 use serde_json::{Number, Value};
 
@@ -603,11 +605,59 @@ fn bare_opener(text: &str, start: usize) -> Option<Document> {
 /// readings (empty text as `{}` is ruled out before; a quoted root was read as a scalar).
 fn containers(text: &str, limits: &SalvageOptions) -> Result<Document, SalvageError> {
     let salvaged = super::salvage(text, limits)?;
+    if limits.readings.lenient_scalars
+        && salvaged.values.len() == 1
+        && !matches!(text.trim_start().as_bytes().first(), Some(b'{' | b'['))
+        && let Some(doc) = fenced_blocks(text, limits)
+    {
+        return Ok(doc);
+    }
     Ok(Document {
         values: salvaged.values,
         repairs: salvaged.repairs,
         truncated: salvaged.truncated,
     })
+}
+
+/// A document of several fenced blocks among prose (`a ```json {…}``` b ```json […]``` c`):
+/// every block's values in text order, when there are two or more and each one reads; `None`
+/// otherwise (call salvage reads the first block only: one call, the rest prose).
+fn fenced_blocks(text: &str, limits: &SalvageOptions) -> Option<Document> {
+    let bytes = text.as_bytes();
+    let mut doc = Document {
+        values: Vec::new(),
+        repairs: Vec::new(),
+        truncated: false,
+    };
+    let mut blocks = 0;
+    let mut at = 0;
+    while let Some(open) = memchr::memmem::find(&bytes[at..], b"```").map(|i| at + i) {
+        let body = scan::fence_body(bytes, open);
+        let close = memchr::memmem::find(&bytes[body..], b"```").map(|i| body + i)?;
+        let block = super::salvage(&text[body..close], limits).ok()?;
+        doc.values.extend(block.values);
+        doc.truncated |= block.truncated;
+        for r in block.repairs {
+            if !doc.repairs.iter().any(|d: &SyntaxRepair| d.kind == r.kind) {
+                doc.repairs.push(SyntaxRepair {
+                    kind: r.kind,
+                    offset: body + r.offset,
+                });
+            }
+        }
+        blocks += 1;
+        at = close + 3;
+    }
+    if blocks < 2 {
+        return None;
+    }
+    doc.repairs.push(SyntaxRepair {
+        kind: RepairKind::FenceUnwrapped,
+        offset: text.find("```").unwrap_or(0),
+    });
+    doc.repairs.sort_by_key(|r| r.offset);
+    doc.repairs.dedup_by_key(|r| r.kind);
+    Some(doc)
 }
 
 #[cfg(test)]
@@ -901,6 +951,16 @@ mod tests {
         let smart = "{\"t\": \"a \\\u{201e} b\", \"y\": 1}";
         assert_eq!(lenient(smart), Ok(json!({"t": "a \u{201e} b", "y": 1})));
         assert_eq!(read(smart), Ok(json!({"t": "a \\\u{201e} b", "y": 1})));
+    }
+
+    #[test]
+    fn several_fenced_blocks_among_prose_are_all_read_when_asked() {
+        let text = "lorem ```json {\"k\":\"v\"} ``` ipsum ```json [1,2,True] ``` 42";
+        assert_eq!(lenient(text), Ok(json!([{"k": "v"}, [1, 2, true]])));
+        assert_eq!(read(text), Ok(json!({"k": "v"})));
+        // A block that does not read: the first block alone, as without the reading.
+        let bad = "a ```json {\"k\": 1} ``` b ```json [1, ...] ``` c";
+        assert_eq!(lenient(bad), Ok(json!({"k": 1})));
     }
 
     #[test]
