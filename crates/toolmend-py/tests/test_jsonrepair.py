@@ -32,6 +32,10 @@ def test_any_root_is_accepted():
     assert toolmend.loads('[]{"key": "value"}') == {"key": "value"}
     assert toolmend.loads('[{"k": "v"}][{"k": "w"}]') == [{"k": "w"}]
     assert toolmend.loads("[") == [] and toolmend.loads("{") == {}
+    # A comma between them makes them a list of values, not an update (json_repair's rule).
+    assert toolmend.loads('{"k": "v"}, {"k": "w"}') == [{"k": "v"}, {"k": "w"}]
+    assert toolmend.loads('{"k": "v"}\n{"k": "w"}') == {"k": "w"}
+    assert toolmend.loads('[{"k": "v, }"}], [{"k": "w"}]') == [[{"k": "v, }"}], [{"k": "w"}]]
 
 
 def test_truncated_documents_are_closed():
@@ -130,6 +134,42 @@ def test_python_number_spellings_and_digit_led_tokens():
         assert toolmend.loads(text) == "", text
     with pytest.raises(toolmend.JsonSyntaxError):
         toolmend.salvage_json('{"a": .25}', lenient_scalars=False)
+
+
+def test_python_tuples_sets_and_one_word_values():
+    # Python tuples and sets are the lists they print as; a group around one value is the value.
+    assert toolmend.loads('("a", "b", "c")') == ["a", "b", "c"]
+    assert toolmend.loads('{"coords": (1, 2), "empty": (), "ok": True}') == {"coords": [1, 2], "empty": [], "ok": True}
+    assert toolmend.loads("((1, 2), (3, 4))") == [[1, 2], [3, 4]]
+    assert toolmend.loads('{"g": ("x"), "n": (1)}') == {"g": "x", "n": 1}
+    assert toolmend.loads("{'item1', 'item2'}") == ["item1", "item2"]
+    assert toolmend.loads("Here it is:\n```json\n(1, 2)\n```") == [1, 2]
+    # A parenthesis in prose stays prose when the JSON reads without it.
+    assert toolmend.loads('Decision (final):\n```json\n{"a": 1}\n```') == {"a": 1}
+    # One unquoted word as a value is the string it spells (JavaScript's and YAML's reading).
+    assert toolmend.loads('{"name": John, "age": 30}') == {"name": "John", "age": 30}
+    assert toolmend.loads("{key:value,key2:value2}") == {"key": "value", "key2": "value2"}
+    assert toolmend.loads('{"key": value "key2": "value2"}') == {"key": "value", "key2": "value2"}
+    # Two words, and words that mean something else elsewhere, stay refused.
+    for text in ['{"city": New York}', '{"a": yes}', '{"a": undefined}', '{"a": nil}', "just prose"]:
+        assert toolmend.loads(text) == "", text
+    # Other document readings: an array left open before the object's `}`, an escaped smart
+    # quote, a string cut before its first character.
+    assert toolmend.loads("{foo: [}") == {"foo": []}
+    assert toolmend.loads('{"t": "a \\\u201e b", "y": 1}') == {"t": "a \u201e b", "y": 1}
+    assert toolmend.loads('["') == []
+    # A closing fence right after a cut string's quote or its object's closer ends the string;
+    # after a line break it is code in the string.
+    assert toolmend.loads('{"key": "value, value2"```') == {"key": "value, value2"}
+    assert toolmend.loads('{"key": "value}```') == {"key": "value"}
+    assert toolmend.loads('{"key": "```py\nx\n```') == {"key": "```py\nx\n```"}
+    # Without the document reading (as tool calls read text) they are refused.
+    value, repairs, _ = toolmend.salvage_json('{"c": (1, 2)}')
+    assert value == {"c": [1, 2]} and ("python_literal", 6) in repairs
+    with pytest.raises(toolmend.SalvageError):
+        toolmend.salvage_json('{"c": (1, 2)}', lenient_scalars=False)
+    with pytest.raises(toolmend.SalvageError):
+        toolmend.salvage_json('{"name": John}', lenient_scalars=False)
 
 
 def test_import_as_json_repair():

@@ -17,7 +17,9 @@ Differences from json_repair, on purpose (toolmend never invents content):
   at its exponent (``1e``), a text cut inside a key or literal that keeps nothing.
 - Like json_repair, raw line breaks right before a string's closing quote are layout
   (dropped), and ``.25``, ``1.``, ``82_461_110`` are numbers; ``1/3``, ``10-20``, a UUID are
-  kept as the strings they spell (``salvage_json``'s ``trim_layout`` and ``lenient_scalars``).
+  kept as the strings they spell (``salvage_json``'s ``trim_layout`` and ``lenient_scalars``);
+  so are Python tuples and sets (``(1, 2)``, ``{'a', 'b'}`` as lists) and one unquoted word as
+  a value (``{"name": John}``). Two words (``{"city": New York}``) stay refused.
 - ``logging=True`` returns ``(value, log)`` where each log entry is
   ``{"text": <repair kind>, "context": <byte offset>}`` (toolmend's repair names).
 - ``strict=True`` raises ``ValueError`` whenever the text needed any repair.
@@ -51,14 +53,52 @@ def _same_shape(a: Any, b: Any) -> bool:
     return True
 
 
-def _combine(values: list) -> Any:
+def _comma_before(text: str, count: int) -> List[bool]:
+    """For each of the ``count`` top-level values after the first: whether a ``,`` separates it
+    from the one before (``{…}, {…}``). All ``False`` when the text's top-level containers
+    cannot be told plainly (quotes that do not pair, braces in prose, another count)."""
+    unknown = [False] * (count - 1)
+    commas: List[bool] = []
+    depth, i, n = 0, 0, len(text)
+    while i < n:
+        c = text[i]
+        if c in "\"'" and depth > 0:
+            j = i + 1
+            while j < n and text[j] != c:
+                j += 2 if text[j] == "\\" else 1
+            if j >= n:
+                return unknown
+            i = j + 1
+            continue
+        if c in "{[":
+            depth += 1
+        elif c in "}]":
+            depth -= 1
+            if depth < 0:
+                return unknown
+            if depth == 0:
+                # Where the next top-level value starts, and what lies between.
+                k = i + 1
+                while k < n and text[k].isspace():
+                    k += 1
+                commas.append(k < n and text[k] == ",")
+        i += 1
+    # One entry per top-level container: the last one's separator is no separator.
+    return commas[: count - 1] if len(commas) == count else unknown
+
+
+def _combine(values: list, text: str = "") -> Any:
     """Several top-level values as json_repair returns them: one value alone; a later value
-    of the same shape replaces the earlier (an update); empty values give way to later ones."""
+    of the same shape replaces the earlier (an update) unless a comma separates them (a list
+    of values, ``{…}, {…}``); empty values give way to later ones."""
+    if len(values) == 1:
+        return values[0]
+    commas = _comma_before(text, len(values)) if text else [False] * (len(values) - 1)
     out = [values[0]]
-    for v in values[1:]:
+    for v, comma in zip(values[1:], commas):
         if not v:
             continue
-        if _same_shape(out[-1], v) or not out[-1]:
+        if (_same_shape(out[-1], v) and not comma) or not out[-1]:
             out.pop()
         out.append(v)
     return out[0] if len(out) == 1 else out
@@ -88,7 +128,9 @@ def salvage_json(
       ``\\n`` is content and stays.
     - ``lenient_scalars``: Python number spellings (``.25``, ``1.``, ``+1``, ``82_461_110``)
       are numbers, ``TRUE``/``Null`` literals, and a bare token that starts with a digit and
-      ends at ``,``/``}``/``]`` (``1/3``, ``10-20``, a UUID) is the string it spells.
+      ends at ``,``/``}``/``]`` (``1/3``, ``10-20``, a UUID) is the string it spells; Python
+      tuples and sets are lists (``(1, 2)``, ``{'a', 'b'}``), one unquoted word as a value is
+      a string (``{"name": John}``), ``{foo: [}`` is closed and ``\\„`` is ``„``.
     """
     values, repairs, truncated = salvage_values(
         text,
@@ -98,7 +140,7 @@ def salvage_json(
         trim_layout=trim_layout,
         lenient_scalars=lenient_scalars,
     )
-    return _combine(values), repairs, truncated
+    return _combine(values, text), repairs, truncated
 
 
 def _parse(text: str, skip_json_loads: bool, logging: bool, strict: bool, broken: bool = False) -> Any:
@@ -106,7 +148,7 @@ def _parse(text: str, skip_json_loads: bool, logging: bool, strict: bool, broken
     ``broken``: ``loads_strict`` found the text not strict JSON (no second strict attempt)."""
     try:
         values, repairs, _truncated = salvage_values(text, broken=broken)
-        value = _combine(values)
+        value = _combine(values, text)
     except SalvageError as err:
         # What json.loads accepts and toolmend's strict parse does not (NaN, Infinity, nesting
         # deeper than toolmend's limit) is still valid JSON for json_repair.

@@ -27,7 +27,14 @@
 //!   `Null` as literals (`python_literal`), and a bare token that starts with a digit and ends
 //!   at a `,`, `}` or `]` (`1/3`, `10-20`, `1.1.1`, a UUID) kept as the string it spells
 //!   (`quotes_normalized`). What looks cut or unknown stays refused: `1e`, `10-`, `1e999` where
-//!   its spelling is a number JSON cannot hold, bare words (`{"city": New York}`), `...`.
+//!   its spelling is a number JSON cannot hold, two bare words (`{"city": New York}`), `...`.
+//!   The same option reads the conventions of documents written in other notations where they
+//!   name one value: one unquoted word as a string value (`{"name": John}`, `bare_word`),
+//!   Python tuples and sets as lists (`(1, 2)`, `{'a', 'b'}`, `pycollections.rs`, tried
+//!   only when the text does not read without them), an array left open before its object's
+//!   `}` (`{foo: [}`), an escaped typographic quote (`\„`) as the quote, a closing fence
+//!   right after a cut string's quote or closer as the string's end, and every fenced block
+//!   of a text of several among prose (a call reads the first).
 
 use serde_json::{Number, Value};
 
@@ -70,7 +77,9 @@ pub struct DocumentOptions {
     /// Python's `.25`, `1.`, `+1`, `82_461_110` as numbers and `TRUE`, `Null` inside a
     /// container as literals (`python_literal`), and a bare token that starts with a digit and
     /// ends at `,`, `}` or `]` (`1/3`, `10-20`, `1.1.1`, a UUID) as the string it spells
-    /// (`quotes_normalized`). What looks cut stays refused (`1e`, `10-`), and so do bare words
+    /// (`quotes_normalized`). One unquoted word as a string value (`{"name": John}`), Python
+    /// tuples and sets as lists (`(1, 2)`, `{'a', 'b'}`), `{foo: [}` closed, `\„` as `„`.
+    /// What looks cut stays refused (`1e`, `10-`), and so do two bare words
     /// (`{"city": New York}`) and `...`. Off by default and never on for tool calls.
     pub lenient_scalars: bool,
 }
@@ -167,10 +176,43 @@ pub(super) fn layout_tail(bytes: &[u8], after: usize, read: &str) -> usize {
     }
     let run = &bytes[start.min(close)..close];
     let broken = run.iter().any(|&b| b == b'\n' || b == b'\r');
-    if broken && read.as_bytes().ends_with(run) {
-        run.len()
-    } else {
-        0
+    if !(broken && read.as_bytes().ends_with(run)) {
+        return 0;
+    }
+    run.len()
+}
+
+/// A string value the text ended inside, `read`, that ends with its closing quote or the
+/// closers of its containers and then a closing fence (`{"a": "x"```, `{"a": "x}```): the
+/// string ended there and the fence closed the block. Drops the fence, the closers and the
+/// quote from `read`; leaves it as it is unless a raw `"` or closer stands right before the
+/// fence (a fence after a line break is content: code in a string value).
+pub(super) fn closing_fence(text: &str, closers: &[u8], read: &mut String) {
+    let tail = text.trim_end();
+    let Some(mut body) = tail.strip_suffix("```") else {
+        return;
+    };
+    for &closer in closers.iter().rev() {
+        match body.trim_end().strip_suffix(char::from(closer)) {
+            Some(rest) => body = rest,
+            None => break,
+        }
+    }
+    if let Some(rest) = body.strip_suffix('"')
+        && !rest.ends_with('\\')
+    {
+        body = rest;
+    }
+    let removed = &tail[body.len()..];
+    if removed.len() == 3 {
+        return;
+    }
+    // The string read is the text's own tail there (no escape in what goes).
+    let end = read.trim_end().len();
+    if let Some(keep) = end.checked_sub(removed.len())
+        && read.get(keep..end) == Some(removed)
+    {
+        read.truncate(keep);
     }
 }
 
@@ -288,6 +330,57 @@ pub(super) fn literal(word: &str) -> Option<Value> {
     }
 }
 
+/// Words that are not one plain string in some notation a model may be writing: YAML 1.1's
+/// booleans, JavaScript's `undefined`, other languages' nulls and non-finite numbers.
+const NOT_PLAIN_WORDS: [&str; 13] = [
+    "yes",
+    "no",
+    "y",
+    "n",
+    "on",
+    "off",
+    "undefined",
+    "nil",
+    "nan",
+    "inf",
+    "infinity",
+    "true",
+    "false",
+];
+
+/// Where the unquoted one-word string value starting at `start` ends, when it is one
+/// (`{"name": John}`, `{key: value, key2: value2}`: JavaScript's and YAML's unquoted strings).
+///
+/// The word is letters, digits, `_`, `$`, `.`, `-`, starts with a letter, does not end with `.`
+/// or `-` (a sentence or a cut), is no literal of another notation ([`NOT_PLAIN_WORDS`]), and
+/// is followed by `,`, `}`, `]`, or a quoted key and its `:` (the comma missing). Anything else
+/// — two words (`New York`), prose, the text ending after the word — stays refused.
+pub(super) fn bare_word(bytes: &[u8], start: usize) -> Option<usize> {
+    if !bytes.get(start)?.is_ascii_alphabetic() {
+        return None;
+    }
+    let end = scan::key_end(bytes, start);
+    let word = std::str::from_utf8(&bytes[start..end]).ok()?;
+    if word.ends_with(['.', '-'])
+        || NOT_PLAIN_WORDS.iter().any(|w| w.eq_ignore_ascii_case(word))
+        || literal(word).is_some()
+    {
+        return None;
+    }
+    let after = scan::skip_ws(bytes, end);
+    match bytes.get(after)? {
+        b',' | b'}' | b']' => Some(end),
+        b'"' => {
+            // A key on the same line and its colon: `{"a": value "b": 1}`.
+            let body = &bytes[after + 1..];
+            let close = memchr::memchr2(b'"', b'\n', body).filter(|&i| body[i] == b'"')?;
+            let colon = scan::skip_ws(bytes, after + 1 + close + 1);
+            (bytes.get(colon) == Some(&b':')).then_some(end)
+        }
+        _ => None,
+    }
+}
+
 /// What [`salvage_document`] made of a text.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -381,8 +474,42 @@ fn too_large(text: &str, options: &DocumentOptions) -> Result<(), SalvageError> 
     Ok(())
 }
 
-/// The lenient reading of a text that is not strict JSON.
+/// The lenient reading of a text that is not strict JSON; with [`DocumentOptions::lenient_scalars`]
+/// a text that cannot be read as written is read once more with its Python tuples and sets
+/// respelt as lists ([`super::pycollections`]).
 fn lenient(text: &str, options: &DocumentOptions) -> Result<Document, SalvageError> {
+    let err = match read_lenient(text, options) {
+        Ok(doc) => return Ok(doc),
+        Err(err) => err,
+    };
+    if !options.lenient_scalars {
+        return Err(err);
+    }
+    let Some((respelt, at)) = super::pycollections::respell(text, options.salvage.max_depth) else {
+        return Err(err);
+    };
+    let Ok(mut doc) = read_lenient(&respelt, options) else {
+        return Err(err);
+    };
+    let repair = SyntaxRepair {
+        kind: RepairKind::PythonLiteral,
+        offset: at,
+    };
+    match doc
+        .repairs
+        .iter()
+        .position(|r| r.kind == RepairKind::PythonLiteral)
+    {
+        Some(i) if doc.repairs[i].offset <= at => {}
+        Some(i) => doc.repairs[i] = repair,
+        None => doc.repairs.push(repair),
+    }
+    doc.repairs.sort_by_key(|r| r.offset);
+    Ok(doc)
+}
+
+/// [`lenient`] for the text as written.
+fn read_lenient(text: &str, options: &DocumentOptions) -> Result<Document, SalvageError> {
     let mut limits = options.salvage;
     limits.readings = options.readings();
     let limits = &limits;
@@ -454,12 +581,13 @@ fn scalar(
     }))
 }
 
-/// A document cut right after its opening bracket (`[`, `{`, `{"`): the empty container, closed.
+/// A document cut right after its opening bracket (`[`, `{`, `{"`, `["`): the empty container,
+/// closed (a string cut before its first character kept nothing, as a key cut there).
 /// Call salvage refuses this (a call that kept nothing is no call); a document that kept
 /// nothing is still the container it opened.
 fn bare_opener(text: &str, start: usize) -> Option<Document> {
     let value = match text[start..].trim_end() {
-        "[" => Value::Array(Vec::new()),
+        "[" | "[\"" => Value::Array(Vec::new()),
         "{" | "{\"" => Value::Object(serde_json::Map::new()),
         _ => return None,
     };
@@ -477,11 +605,59 @@ fn bare_opener(text: &str, start: usize) -> Option<Document> {
 /// readings (empty text as `{}` is ruled out before; a quoted root was read as a scalar).
 fn containers(text: &str, limits: &SalvageOptions) -> Result<Document, SalvageError> {
     let salvaged = super::salvage(text, limits)?;
+    if limits.readings.lenient_scalars
+        && salvaged.values.len() == 1
+        && !matches!(text.trim_start().as_bytes().first(), Some(b'{' | b'['))
+        && let Some(doc) = fenced_blocks(text, limits)
+    {
+        return Ok(doc);
+    }
     Ok(Document {
         values: salvaged.values,
         repairs: salvaged.repairs,
         truncated: salvaged.truncated,
     })
+}
+
+/// A document of several fenced blocks among prose (`a ```json {…}``` b ```json […]``` c`):
+/// every block's values in text order, when there are two or more and each one reads; `None`
+/// otherwise (call salvage reads the first block only: one call, the rest prose).
+fn fenced_blocks(text: &str, limits: &SalvageOptions) -> Option<Document> {
+    let bytes = text.as_bytes();
+    let mut doc = Document {
+        values: Vec::new(),
+        repairs: Vec::new(),
+        truncated: false,
+    };
+    let mut blocks = 0;
+    let mut at = 0;
+    while let Some(open) = memchr::memmem::find(&bytes[at..], b"```").map(|i| at + i) {
+        let body = scan::fence_body(bytes, open);
+        let close = memchr::memmem::find(&bytes[body..], b"```").map(|i| body + i)?;
+        let block = super::salvage(&text[body..close], limits).ok()?;
+        doc.values.extend(block.values);
+        doc.truncated |= block.truncated;
+        for r in block.repairs {
+            if !doc.repairs.iter().any(|d: &SyntaxRepair| d.kind == r.kind) {
+                doc.repairs.push(SyntaxRepair {
+                    kind: r.kind,
+                    offset: body + r.offset,
+                });
+            }
+        }
+        blocks += 1;
+        at = close + 3;
+    }
+    if blocks < 2 {
+        return None;
+    }
+    doc.repairs.push(SyntaxRepair {
+        kind: RepairKind::FenceUnwrapped,
+        offset: text.find("```").unwrap_or(0),
+    });
+    doc.repairs.sort_by_key(|r| r.offset);
+    doc.repairs.dedup_by_key(|r| r.kind);
+    Some(doc)
 }
 
 #[cfg(test)]
@@ -599,6 +775,27 @@ mod tests {
         assert_eq!(lenient("{\"k\n\": 1,}"), Ok(json!({"k": 1})));
         assert_eq!(lenient("[\u{201c}y\n\u{201d}]"), Ok(json!(["y"])));
         assert_eq!(lenient("['\n\n']"), Ok(json!([""])));
+        // A quote on a line of its own before the closing one is content (json_repair drops it
+        // after `hello⏎` and keeps it after a fenced snippet: no one reading).
+        assert_eq!(
+            lenient("{\"a\": \"hello\n\"\n\",}"),
+            Ok(json!({"a": "hello\n\""}))
+        );
+        // A closing fence right after a cut string's quote or its object's closer.
+        assert_eq!(lenient("{\"k\": \"a, b\"```"), Ok(json!({"k": "a, b"})));
+        assert_eq!(lenient("{\"k\": \"value}```"), Ok(json!({"k": "value"})));
+        assert_eq!(lenient("{\"k\": [\"v\"]}```\n"), Ok(json!({"k": ["v"]})));
+        assert_eq!(read("{\"k\": \"value}```"), Ok(json!({"k": "value}```"})));
+        // A fence after a line break is code in the string.
+        assert_eq!(
+            lenient("{\"k\": \"```py\nx\n```"),
+            Ok(json!({"k": "```py\nx\n```"}))
+        );
+        // A quote with text on its line is content.
+        assert_eq!(
+            lenient("{\"a\": \"x\n \"y\"\n\",}"),
+            Ok(json!({"a": "x\n \"y\""}))
+        );
     }
 
     #[test]
@@ -683,6 +880,87 @@ mod tests {
         // At the end of the text a token may be cut: read as without the readings.
         assert_eq!(lenient("[1, 1/3"), read("[1, 1/3"));
         assert_eq!(lenient("[1, 1.5"), Ok(json!([1, 1.5])));
+    }
+
+    #[test]
+    fn one_word_unquoted_values_are_strings_when_asked() {
+        for (text, value) in [
+            (
+                "{\"name\": John, \"age\": 30}",
+                json!({"name": "John", "age": 30}),
+            ),
+            (
+                "{key:value,key2:value2}",
+                json!({"key": "value", "key2": "value2"}),
+            ),
+            ("{\"a\": value \"b\": 1}", json!({"a": "value", "b": 1})),
+            ("{\"a\": en-US , }", json!({"a": "en-US"})),
+            ("[alpha, beta]", json!(["alpha", "beta"])),
+        ] {
+            assert_eq!(lenient(text), Ok(value), "{text}");
+            assert!(read(text).is_err(), "{text} without the readings");
+        }
+        for text in [
+            // Two words, prose, words of other notations, a sentence's end, a cut word.
+            "{\"city\": New York}",
+            "{\"a\": yes}",
+            "{\"a\": undefined}",
+            "{\"a\": nil}",
+            "{\"a\": done.}",
+            "{\"a\": value",
+            "{\"a\": value \"b\" 1}",
+            "just words",
+        ] {
+            assert!(lenient(text).is_err(), "{text}");
+        }
+    }
+
+    #[test]
+    fn python_tuples_and_sets_are_lists_when_asked() {
+        for (text, value) in [
+            ("(\"a\", \"b\")", json!(["a", "b"])),
+            ("((1, 2), (3, 4))", json!([[1, 2], [3, 4]])),
+            (
+                "{\"c\": (1, 2), \"e\": (), \"ok\": True}",
+                json!({"c": [1, 2], "e": [], "ok": true}),
+            ),
+            ("(1)", json!(1)),
+            ("{\"g\": (\"x\")}", json!({"g": "x"})),
+            ("{'a', 'b'}", json!(["a", "b"])),
+            ("Here:\n```json\n(1, 2)\n```", json!([1, 2])),
+        ] {
+            assert_eq!(lenient(text), Ok(value), "{text}");
+            assert!(read(text).is_err(), "{text} without the readings");
+        }
+        let doc = salvage_document(
+            "{'a': (1,)}",
+            &DocumentOptions::default().with_lenient_scalars(true),
+        )
+        .unwrap();
+        assert!(doc.has(RepairKind::PythonLiteral));
+        assert_eq!(doc.into_value(), json!({"a": [1]}));
+        // Text that reads as written is never respelt: the parenthesis is prose there.
+        assert_eq!(lenient("Note (1, 2): {\"a\": 1}"), Ok(json!({"a": 1})));
+    }
+
+    #[test]
+    fn document_closers_and_escapes_when_asked() {
+        assert_eq!(lenient("{foo: [}"), Ok(json!({"foo": []})));
+        assert!(read("{foo: [}").is_err());
+        assert_eq!(lenient("[\""), Ok(json!([])));
+        let smart = "{\"t\": \"a \\\u{201e} b\", \"y\": 1}";
+        assert_eq!(lenient(smart), Ok(json!({"t": "a \u{201e} b", "y": 1})));
+        assert_eq!(read(smart), Ok(json!({"t": "a \\\u{201e} b", "y": 1})));
+    }
+
+    #[test]
+    fn several_fenced_blocks_among_prose_are_all_read_when_asked() {
+        let text = "lorem ```json {\"k\":\"v\"} ``` ipsum ```json [1,2,True] ``` 42";
+        assert_eq!(lenient(text), Ok(json!([{"k": "v"}, [1, 2, true]])));
+        assert_eq!(read(text), Ok(json!({"k": "v"})));
+        // A block that does not read: the first block alone, as without the reading.
+        let bad = "a ```json {\"k\": 1} ``` b ```json [1, ...] ``` c";
+        assert_eq!(lenient(bad), Ok(json!({"k": 1})));
     }
 
     #[test]

@@ -57,6 +57,7 @@ mod lookahead;
 mod memo;
 mod parse;
 mod plain;
+mod pycollections;
 mod repairs;
 mod scan;
 mod strings;

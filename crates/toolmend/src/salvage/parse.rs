@@ -347,6 +347,24 @@ impl<'a> Parser<'a> {
                         return Ok((root, false));
                     }
                 }
+                // A document's array left open before the `}` of the object below it
+                // (`{foo: [}`): that `}` closes both, as after a value (documents only: a
+                // call keeps refusing a closer where nothing was read).
+                Expect::Element { .. }
+                    if b == b'}'
+                        && self.readings.lenient_scalars
+                        && self.closers.len() >= 2
+                        && self.closers[self.closers.len() - 2] == b'}' =>
+                {
+                    self.log.note(RepairKind::ExtraCloserRemoved, self.pos);
+                    self.pos += 1;
+                    if let Some(root) = self.pop(&mut stack, &mut expect) {
+                        return Ok((root, false));
+                    }
+                    if let Some(root) = self.pop(&mut stack, &mut expect) {
+                        return Ok((root, false));
+                    }
+                }
                 Expect::Element { .. } if b == b'}' => self.stray_closer_in(&stack)?,
                 Expect::Value | Expect::Element { .. } => {
                     match self.read_value(b, &mut stack, &mut expect)? {
@@ -589,7 +607,12 @@ impl<'a> Parser<'a> {
                         Str::Cut(_) if self.fence && ends_with_fence(self.bytes) => {
                             return Err(self.error(SalvageErrorKind::Syntax, self.bytes.len()));
                         }
-                        Str::Cut(s) => return Ok(Step::Cut(Some(Value::String(s)))),
+                        Str::Cut(mut s) => {
+                            if self.readings.lenient_scalars {
+                                document::closing_fence(self.text, &self.closers, &mut s);
+                            }
+                            return Ok(Step::Cut(Some(Value::String(s))));
+                        }
                         Str::Broken(at) => return Err(self.error(SalvageErrorKind::Syntax, at)),
                     }
                 } else if let Some(word) = self.word_missing_open_quote() {
@@ -738,6 +761,15 @@ impl<'a> Parser<'a> {
             {
                 self.log.note(RepairKind::PythonLiteral, start);
                 document::literal(word).unwrap_or(Value::Null)
+            }
+            // A document's one-word unquoted string (`{"name": John}`): see `bare_word`.
+            _ if self.readings.lenient_scalars
+                && !self.closers.is_empty()
+                && let Some(word_end) = document::bare_word(self.bytes, start) =>
+            {
+                self.log.note(RepairKind::QuotesNormalized, start);
+                self.pos = word_end;
+                return Ok(Some(Value::String(self.text[start..word_end].to_owned())));
             }
             _ => {
                 let mut e = self.error(SalvageErrorKind::Syntax, start);

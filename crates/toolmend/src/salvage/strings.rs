@@ -336,6 +336,19 @@ impl Parser<'_> {
                 '\''
             }
             b'u' => return self.unicode_escape(out, escapes),
+            // A document's typographic quote escaped as if it were `"` (`\„`, `\“`): the quote.
+            0xE2 if self.readings.lenient_scalars
+                && self.bytes.get(i + 2) == Some(&0x80)
+                && matches!(
+                    self.bytes.get(i + 3),
+                    Some(0x98 | 0x99 | 0x9A | 0x9C | 0x9D | 0x9E)
+                ) =>
+            {
+                self.log.note(RepairKind::QuotesNormalized, i);
+                out.push_str(&self.text[i + 1..i + 4]);
+                self.pos = i + 4;
+                return Escape::Read;
+            }
             _ => {
                 prove_raw(out, escapes);
                 return self.keep_backslash(out);
