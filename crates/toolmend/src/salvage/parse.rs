@@ -15,6 +15,7 @@ use super::document::{self, Readings};
 use super::memo::Memo;
 use super::repairs::RepairLog;
 use super::scan::{self, Comment, Quote};
+use super::seed::Seed;
 use super::strings::{Role, Str};
 use crate::RepairKind;
 use crate::repair::pointer;
@@ -140,6 +141,8 @@ pub(super) struct Parser<'a> {
     spans_void: bool,
     /// The document-only readings (off for calls): see [`super::DocumentOptions`].
     pub(super) readings: Readings,
+    /// What `serde_json` read of the object the run starts at, taken by the first value.
+    pub(super) seed: Option<Seed>,
 }
 
 /// Whether the single value read hit the end of the text.
@@ -177,6 +180,7 @@ impl<'a> Parser<'a> {
             spans: Vec::new(),
             spans_void: false,
             readings: Readings::CALL,
+            seed: None,
         }
     }
 
@@ -307,6 +311,19 @@ impl<'a> Parser<'a> {
         self.spans.clear();
         self.spans_void = false;
         let mut expect = Expect::Value;
+        if let Some(seed) = self.seed.take().filter(|s| s.root == self.pos) {
+            // The state reading the members would have left: inside the root object, right
+            // after the comma that follows them, nothing repaired.
+            stack.push(Frame::Object(seed.members, None));
+            self.closers.push(b'}');
+            self.spans = seed.spans;
+            self.plain_gave_up |= seed.plain_gave_up;
+            self.progressed = true;
+            self.pos = seed.comma + 1;
+            expect = Expect::Key {
+                comma: Some(seed.comma),
+            };
+        }
         loop {
             self.skip_blank();
             let Some(&b) = self.bytes.get(self.pos) else {
