@@ -133,6 +133,8 @@ pub(super) struct Parser<'a> {
     /// Where the text's last unescaped `"` is, found once when a plain read first asks
     /// (`Some(None)`: there is none); a string opened at or after it can only be cut.
     pub(super) last_quote: Option<Option<usize>>,
+    /// The same for `'`.
+    pub(super) last_single: Option<Option<usize>>,
     /// The canonical text of the value about to be emitted, if it has one.
     value_span: Option<Range<usize>>,
     /// Per member of the root object being read, in order: its value's canonical text.
@@ -176,6 +178,7 @@ impl<'a> Parser<'a> {
             progressed: false,
             plain_gave_up: false,
             last_quote: None,
+            last_single: None,
             value_span: None,
             spans: Vec::new(),
             spans_void: false,
@@ -570,9 +573,9 @@ impl<'a> Parser<'a> {
             _ => {
                 let quote = Quote::at(self.bytes, self.pos);
                 let open = self.pos;
-                let plain = (quote == Some(Quote::Double))
-                    .then(|| self.read_plain_string())
-                    .flatten();
+                let plain = quote
+                    .filter(|q| matches!(q, Quote::Double | Quote::Single))
+                    .and_then(|q| self.read_plain_string(q));
                 if let Some(plain) = plain {
                     let (mut s, after) = (plain.text, self.pos);
                     match self.concatenation(&mut s) {
