@@ -578,6 +578,8 @@ impl<'a> Parser<'a> {
                     .and_then(|q| self.read_plain_string(q));
                 if let Some(plain) = plain {
                     let (mut s, after) = (plain.text, self.pos);
+                    // Layout before the closing quote is raw, so never in canonical text.
+                    self.trim_layout(&mut s);
                     match self.concatenation(&mut s) {
                         Joined::Closed => {
                             // Nothing joined on: the string's text is the quotes and what

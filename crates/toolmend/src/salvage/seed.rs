@@ -322,3 +322,113 @@ fn escaped(bytes: &[u8], at: usize) -> bool {
         .count();
     run % 2 == 1
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::salvage::salvage;
+
+    /// The prefix `serde_json` left of a text it refuses.
+    fn prefix(text: &str) -> Option<StrictPrefix> {
+        read_strict(text).err().flatten()
+    }
+
+    #[test]
+    fn the_strict_read_gives_serde_jsons_answer() {
+        for text in [
+            r#"{"a": "x\u00e9\/", "b": [1, {"c": null}], "a": 2.50}"#,
+            r#"  {"$serde_json::private::Number": "12"}"#,
+            r#"{"k\"ey": 1e5}"#,
+            "[1, 2]",
+            "\"s\"",
+            "{}",
+        ] {
+            let ours = read_strict(text).ok();
+            let theirs = serde_json::from_str::<Value>(text).ok();
+            assert_eq!(ours, theirs, "{text}");
+            assert!(ours.is_some(), "{text}");
+        }
+        for text in [r#"{"a": 1,}"#, r#"{"a": True}"#, "{'a': 1}", "[1,]", "x"] {
+            assert!(read_strict(text).is_err(), "{text}");
+        }
+    }
+
+    #[test]
+    fn the_members_before_a_late_failure_are_handed_over() {
+        let text = r#"{"path": "a.rs", "content": "x\"y\\n", "n": 1, "ok": True}"#;
+        let members = prefix(text).expect("a prefix");
+        let found = seed(text, members.members, &members.keys).expect("a seed");
+        // Every member before `ok`, whose key and colon follow the comma after `n`.
+        assert_eq!(found.members.len(), 3);
+        assert_eq!(found.comma, text.find(r#", "ok""#).unwrap());
+        assert_eq!(found.spans.len(), 3);
+        let content = found.spans[1].clone().expect("canonical");
+        assert_eq!(&text[content], r#""x\"y\\n""#);
+        assert!(found.spans[2].is_none(), "a number has no span");
+        assert!(!found.plain_gave_up);
+    }
+
+    #[test]
+    fn a_member_not_followed_by_a_key_and_colon_is_read_again() {
+        // The string before the failure is salvage's to judge (`quote_inserted`).
+        let text = r#"{"name": "John", "city": "New York, "gender": "male"}"#;
+        let members = prefix(text).expect("a prefix");
+        let found = seed(text, members.members, &members.keys).expect("a seed");
+        assert_eq!(found.members.len(), 1);
+        assert_eq!(found.comma, text.find(r#", "city""#).unwrap());
+        // A trailing comma: the last member is read again; nothing before it, no seed.
+        let text = r#"{"a": 1,}"#;
+        let members = prefix(text).expect("a prefix");
+        assert!(seed(text, members.members, &members.keys).is_none());
+    }
+
+    #[test]
+    fn containers_escapes_and_duplicates_end_the_prefix_or_lose_the_span() {
+        let text = r#"{"a": "x\/", "b": "\u00e9", "c": "z", "d": [1], "e": None}"#;
+        let members = prefix(text).expect("a prefix");
+        let found = seed(text, members.members, &members.keys).expect("a seed");
+        assert_eq!(found.members.len(), 3, "the array ends the prefix");
+        assert_eq!(found.spans, vec![None, None, None]);
+        assert!(
+            found.plain_gave_up,
+            "a \\u escape sends later strings to strings.rs"
+        );
+        let duplicate = prefix(r#"{"a": 1, "a": 2, "b": True}"#).expect("a prefix");
+        assert!(duplicate.duplicate);
+        // An escaped key has no known offset: nothing is handed over from it on.
+        let text = r#"{"a": 1, "\u0062": 2, "c": True}"#;
+        let members = prefix(text).expect("a prefix");
+        assert_eq!(members.keys, vec![Some(2), None, Some(23)]);
+        assert!(seed(text, members.members, &members.keys).is_none());
+    }
+
+    #[test]
+    fn salvage_after_the_prefix_reads_as_salvage_alone() {
+        let options = SalvageOptions::default();
+        for text in [
+            r#"{"path": "a.rs", "content": "x\"y\\n", "n": 1, "ok": True,}"#,
+            r#"{"name": "John", "age": 30, "city": "New York, "gender": "male"}"#,
+            r#"{"a": "x", "b": "say "hi" now", "c": 1,}"#,
+            r#"{"a": "x\/", "b": "\u00e9", "c": "z", "d": [1], "e": None}"#,
+            r#"{"a": 1, "a": 2, "b": True}"#,
+            r#"{"a": "x", "b": "y" , "c": 'z'} and then {"d": 1}"#,
+            r#"{"a": "x", "b": "cut"#,
+        ] {
+            assert_eq!(
+                salvage_after(text, &options, prefix(text)),
+                salvage(text, &options),
+                "{text}"
+            );
+        }
+        let tight = SalvageOptions::default().with_max_depth(1);
+        let text = r#"{"a": "x", "b": True}"#;
+        assert_eq!(
+            salvage_after(text, &tight, prefix(text)),
+            salvage(text, &tight)
+        );
+        let read = salvage_after(text, &options, prefix(text)).expect("salvaged");
+        assert_eq!(read.values, vec![json!({"a": "x", "b": true})]);
+    }
+}
