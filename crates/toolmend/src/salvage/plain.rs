@@ -52,19 +52,24 @@ impl Parser<'_> {
         if last.is_none_or(|q| q <= self.pos) {
             return None;
         }
-        let read = self.plain_from(self.pos, quote);
+        // One copy of the loop per delimiter: the common `"` keeps its constant.
+        let read = match quote {
+            Quote::Single => self.plain_from::<b'\''>(self.pos),
+            _ => self.plain_from::<b'"'>(self.pos),
+        };
         if read.is_none() {
             self.plain_gave_up = true;
         }
         read
     }
 
-    fn plain_from(&mut self, open: usize, quote: Quote) -> Option<Plain> {
+    fn plain_from<const DELIMITER: u8>(&mut self, open: usize) -> Option<Plain> {
         let bytes = self.bytes;
-        let delimiter = quote.scan_byte();
+        let delimiter = DELIMITER;
+        let single = DELIMITER == b'\'';
         let mut text = String::new();
         // `'…'` is never what serde_json writes; neither is a raw control character.
-        let mut canonical = quote == Quote::Double;
+        let mut canonical = !single;
         let mut control = None;
         let mut reserved = false;
         let mut p = open + 1;
@@ -81,7 +86,7 @@ impl Parser<'_> {
                     return None;
                 }
                 // What strings.rs reports reading the same string.
-                if quote == Quote::Single {
+                if single {
                     self.log.note(RepairKind::QuotesNormalized, open);
                 }
                 if let Some(at) = control {
@@ -118,7 +123,7 @@ impl Parser<'_> {
                 b'r' => '\r',
                 b't' => '\t',
                 // Inside `'…'`, `\'` is the quote, as strings.rs reads it (no repair of its own).
-                b'\'' if quote == Quote::Single => '\'',
+                b'\'' if single => '\'',
                 // `\u`, `\'` in `"…"` and escapes JSON does not know: strings.rs.
                 _ => return None,
             };
