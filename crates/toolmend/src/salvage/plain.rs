@@ -1,19 +1,21 @@
 //! The fast read of a plain string value (issue #11 §3).
 //!
-//! Nearly every string a model sends is plain JSON, even in a call that is not: a `"`-quoted
-//! value with only JSON's escapes, no raw control character, closed by a quote the look-ahead
-//! accepts. [`super::strings`] reads such a string as JSON decodes it; its heuristics only act on
-//! what a plain string never holds (a quote the look-ahead rejects, an escape JSON does not know,
-//! a raw control character, the end of the text), and the bookkeeping they need (decoded
-//! escapes kept for a backslash proved raw, a look-ahead at every `\"`) is most of its cost on a
-//! large `content` field. This reader skips it, and gives up, consuming nothing, at the first
-//! byte that is not plain: the string is then read again by [`super::strings`], from its quote.
-//! After one such give-up a run reads every later string the long way, so at most one string
-//! per run is read twice.
+//! Nearly every string a model sends is plain, even in a call that is not JSON: a `"`- or
+//! `'`-quoted value with only JSON's escapes (and `\'` inside `'…'`), closed by a quote the
+//! look-ahead accepts; raw control characters are kept as the characters they are, as
+//! [`super::strings`] keeps them (`control_char_escaped`). [`super::strings`] reads such a string
+//! the same way; its heuristics only act on what a plain string never holds (a quote the
+//! look-ahead rejects, an escape JSON does not know, `\u`, the end of the text), and the
+//! bookkeeping they need (decoded escapes kept for a backslash proved raw, a look-ahead at every
+//! `\"`) is most of its cost on a large `content` field. This reader skips it, and gives up,
+//! consuming nothing and logging nothing, at the first byte that is not plain: the string is then
+//! read again by [`super::strings`], from its quote. After one such give-up a run reads every
+//! later string the long way, so at most one string per run is read twice. On success it logs
+//! what [`super::strings`] would have (`quotes_normalized` for `'…'`, `control_char_escaped`).
 //!
-//! It also tells whether the string's text is already what serde_json writes for it (no `\/`
-//! and no `\u` escape), so that the call's `arguments_text` copies it instead of writing it
-//! again ([`super::Salvaged::spans`]).
+//! It also tells whether the string's text is already what serde_json writes for it (`"…"`, no
+//! raw control character, no `\/` and no `\u` escape), so that the call's `arguments_text`
+//! copies it instead of writing it again ([`super::Salvaged::spans`]).
 
 use super::lookahead::{self, Verdict};
 use super::parse::Parser;
