@@ -9,6 +9,7 @@ use super::pointer;
 use super::rules::{Fix, Place, RULES, Site, md_link_unwrapped, relational_default};
 use super::schema::SchemaView;
 use super::splice::{compact_with_spans, splice};
+use crate::salvage::seed::{StrictPrefix, read_strict};
 use crate::salvage::{self, SalvageError, SalvageErrorKind, SalvageOptions};
 use crate::{Limits, Repair, RepairKind, Tool};
 
@@ -93,8 +94,9 @@ pub(crate) enum Strict {
     Unread,
     /// Strict JSON that fails the schema (read by the fast path of a tool with no opt-in rule).
     Invalid(Value),
-    /// Not strict JSON.
-    NotJson,
+    /// Not strict JSON; what the strict parse read of a root object before it failed, for
+    /// salvage to start after ([`salvage::seed`]).
+    NotJson(Option<StrictPrefix>),
 }
 
 /// The fast path: the raw text is strict JSON that validates, and no opt-in rule applies. Then
@@ -104,7 +106,7 @@ pub(crate) fn fast_path(tool: &Tool, raw: &str, limits: &Limits) -> Result<Value
     if tool.has_opt_in_rules() {
         return Err(Strict::Unread);
     }
-    match serde_json::from_str::<Value>(raw) {
+    match read_strict(raw) {
         Ok(value)
             if tool
                 .over_key_budget(&value, limits.max_call_key_matches)
@@ -114,7 +116,7 @@ pub(crate) fn fast_path(tool: &Tool, raw: &str, limits: &Limits) -> Result<Value
             Ok(value)
         }
         Ok(value) => Err(Strict::Invalid(value)),
-        Err(_) => Err(Strict::NotJson),
+        Err(prefix) => Err(Strict::NotJson(prefix)),
     }
 }
 
@@ -146,8 +148,12 @@ pub(crate) fn mend_arguments(
     // The fast path read the text with its mark, which serde_json refuses: read the rest.
     let (parsed, known_invalid) = match strict {
         Strict::Invalid(value) if !bom => (Ok(value), true),
-        Strict::NotJson if !bom => (Err(()), false),
-        _ => (serde_json::from_str::<Value>(raw).map_err(drop), false),
+        Strict::NotJson(prefix) if !bom => (Err(prefix), false),
+        _ => (read_strict(raw), false),
+    };
+    let (parsed, prefix) = match parsed {
+        Ok(value) => (Ok(value), None),
+        Err(prefix) => (Err(()), prefix),
     };
     let strict_string = match parsed {
         // Strict JSON that validates is never touched, whatever its type (invariant 1); only
@@ -177,7 +183,8 @@ pub(crate) fn mend_arguments(
         Ok(Value::Null) | Err(_) => None,
         Ok(value) => return mend_strict(tool, raw, value, repairs, limits),
     };
-    match salvage::salvage(raw, &SalvageOptions::from_limits(limits)) {
+    // Salvage goes on after what the strict parse read (the same result, read once).
+    match salvage::seed::salvage_after(raw, &SalvageOptions::from_limits(limits), prefix) {
         Ok(salvaged) => {
             for r in &salvaged.repairs {
                 if r.kind == RepairKind::DuplicateKeyDropped {

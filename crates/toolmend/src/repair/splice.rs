@@ -384,14 +384,37 @@ fn write_compact(out: &mut String, value: &Value) {
 const ONES: u64 = u64::from_le_bytes([0x01; 8]);
 const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
 
-/// Whether any of the eight bytes of `word` is a control character, `"` or `\`: the classic
-/// "has a byte less than n" and "has a zero byte" tests, exact as a yes/no answer.
-fn needs_escape(word: u64) -> bool {
+/// The high bit of each of the eight bytes of `word` that is a control character, `"` or `\`
+/// (the classic "has a byte less than n" and "has a zero byte" tests). Bits above a true one may
+/// be false, so only the lowest set bit is used: it is exact.
+fn escape_mask(word: u64) -> u64 {
     let control = word.wrapping_sub(ONES * 0x20) & !word;
     let quote = word ^ (ONES * u64::from(b'"'));
     let backslash = word ^ (ONES * u64::from(b'\\'));
     let zero = |w: u64| w.wrapping_sub(ONES) & !w;
-    (control | zero(quote) | zero(backslash)) & HIGHS != 0
+    (control | zero(quote) | zero(backslash)) & HIGHS
+}
+
+/// The index of the first byte at or after `from` that JSON escapes in a string, or the length.
+/// Eight bytes at a time, jumping straight to the byte: the content of a code file holds one
+/// every few bytes.
+fn next_escape(bytes: &[u8], mut i: usize) -> usize {
+    while let Some(chunk) = bytes.get(i..i + 8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let mask = escape_mask(u64::from_le_bytes(word));
+        if mask != 0 {
+            return i + (mask.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while let Some(&b) = bytes.get(i) {
+        if b < 0x20 || b == b'"' || b == b'\\' {
+            return i;
+        }
+        i += 1;
+    }
+    bytes.len()
 }
 
 /// `text` as a JSON string literal, escaped as serde_json escapes it.
@@ -399,16 +422,14 @@ fn write_string(out: &mut String, text: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let bytes = text.as_bytes();
     out.push('"');
-    let (mut start, mut i) = (0, 0);
-    while i < bytes.len() {
-        if let Some(chunk) = bytes.get(i..i + 8)
-            && let Ok(word) = <[u8; 8]>::try_from(chunk)
-            && !needs_escape(u64::from_le_bytes(word))
-        {
-            i += 8;
-            continue;
-        }
-        let b = bytes[i];
+    let mut start = 0;
+    loop {
+        let i = next_escape(bytes, start);
+        // Every byte escaped is ASCII, so `i` is a character boundary.
+        out.push_str(&text[start..i]);
+        let Some(&b) = bytes.get(i) else {
+            break;
+        };
         let escape = match b {
             b'"' => "\\\"",
             b'\\' => "\\\\",
@@ -417,14 +438,8 @@ fn write_string(out: &mut String, text: &str) {
             b'\t' => "\\t",
             0x08 => "\\b",
             0x0c => "\\f",
-            0x00..=0x1f => "",
-            _ => {
-                i += 1;
-                continue;
-            }
+            _ => "",
         };
-        // Every byte escaped is ASCII, so `i` is a character boundary.
-        out.push_str(&text[start..i]);
         if escape.is_empty() {
             out.push_str("\\u00");
             out.push(char::from(HEX[usize::from(b >> 4)]));
@@ -432,10 +447,8 @@ fn write_string(out: &mut String, text: &str) {
         } else {
             out.push_str(escape);
         }
-        i += 1;
-        start = i;
+        start = i + 1;
     }
-    out.push_str(&text[start..]);
     out.push('"');
 }
 

@@ -3,6 +3,7 @@
 use serde_json::Value;
 
 use super::repairs::RepairLog;
+use super::seed::Seed;
 use super::{
     SalvageError, SalvageErrorKind, SalvageOptions, Salvaged, SyntaxRepair, extract, scan,
 };
@@ -34,6 +35,15 @@ use crate::RepairKind;
 /// # Ok::<(), toolmend::salvage::SalvageError>(())
 /// ```
 pub fn salvage(text: &str, options: &SalvageOptions) -> Result<Salvaged, SalvageError> {
+    salvage_seeded(text, options, None)
+}
+
+/// [`salvage`], whose first run at the root object starts after `seed` (see [`super::seed`]).
+pub(super) fn salvage_seeded(
+    text: &str,
+    options: &SalvageOptions,
+    seed: Option<Seed>,
+) -> Result<Salvaged, SalvageError> {
     if text.len() > options.max_bytes {
         return Err(SalvageError::at(
             SalvageErrorKind::TooLarge,
@@ -43,7 +53,7 @@ pub fn salvage(text: &str, options: &SalvageOptions) -> Result<Salvaged, Salvage
     }
     let bytes = text.as_bytes();
     let after_bom = scan::skip_bom(bytes, 0);
-    let mut salvaged = read(text, scan::skip_ws(bytes, after_bom), options)?;
+    let mut salvaged = read(text, scan::skip_ws(bytes, after_bom), options, seed)?;
     if after_bom > 0 {
         // Not JSON (RFC 8259 §8.1), and never part of the value: a syntax repair.
         salvaged.repairs.insert(
@@ -58,7 +68,12 @@ pub fn salvage(text: &str, options: &SalvageOptions) -> Result<Salvaged, Salvage
 }
 
 /// Salvages `text` from `start`, its first byte past a byte-order mark and whitespace.
-fn read(text: &str, start: usize, options: &SalvageOptions) -> Result<Salvaged, SalvageError> {
+fn read(
+    text: &str,
+    start: usize,
+    options: &SalvageOptions,
+    seed: Option<Seed>,
+) -> Result<Salvaged, SalvageError> {
     let bytes = text.as_bytes();
     if start == bytes.len() || text[start..].trim_end() == "null" {
         return Ok(empty(start.min(text.len())));
@@ -72,7 +87,7 @@ fn read(text: &str, start: usize, options: &SalvageOptions) -> Result<Salvaged, 
             return double_encoded(text, start, &inner, options, true);
         }
     }
-    extract::locate(text, start, options)
+    extract::locate(text, start, options, seed)
 }
 
 /// `{}` for empty arguments.

@@ -23,6 +23,7 @@ use super::memo::Memo;
 use super::parse::{Parser, Run, RunError};
 use super::repairs::RepairLog;
 use super::scan;
+use super::seed::Seed;
 use super::{SalvageError, SalvageErrorKind, SalvageOptions, Salvaged};
 use crate::RepairKind;
 
@@ -37,6 +38,7 @@ pub(super) fn locate(
     text: &str,
     start: usize,
     options: &SalvageOptions,
+    seed: Option<Seed>,
 ) -> Result<Salvaged, SalvageError> {
     let bytes = text.as_bytes();
     let fail = |e: RunError| SalvageError::at(e.kind, text, e.offset);
@@ -48,7 +50,8 @@ pub(super) fn locate(
     // more often than the call, so an object in the prose is preferred (arguments are objects).
     let mut leading_arrays = None;
     if matches!(bytes[start], b'{' | b'[') {
-        match attempt(text, start, false, options, &memo) {
+        let seed = seed.filter(|s| s.root == start);
+        match attempt(text, start, false, options, &memo, seed) {
             Ok(run) if run.prose_after.is_some() && run.values.iter().all(|v| v.is_array()) => {
                 resume = run.end.max(start + 1);
                 leading_arrays = Some(run);
@@ -68,7 +71,7 @@ pub(super) fn locate(
     if let Some(fence) = find_fence(bytes, start) {
         let body = scan::skip_ws(bytes, fence.body);
         if body > resume && matches!(bytes.get(body), Some(b'{' | b'[')) {
-            match attempt(text, body, true, options, &memo) {
+            match attempt(text, body, true, options, &memo, None) {
                 Ok(run) => {
                     let mut extra = RepairLog::default();
                     extra.note(RepairKind::FenceUnwrapped, fence.at);
@@ -88,7 +91,7 @@ pub(super) fn locate(
     let mut from = resume;
     while let Some(i) = memchr::memchr(b'{', &bytes[from.min(bytes.len())..]) {
         let candidate = from + i;
-        match attempt(text, candidate, false, options, &memo) {
+        match attempt(text, candidate, false, options, &memo, None) {
             Ok(run) => {
                 let strict = run.log.is_empty() && !run.truncated;
                 from = run.end.max(candidate + 1);
@@ -128,17 +131,20 @@ pub(super) fn locate(
 /// quote, retries with that closing quote taken as content (an unescaped quote in code content
 /// followed by `}` can look like the end of the object). A retry is kept only if it reads to the
 /// end without prose and without truncation, and either the object goes on after the longer
-/// string, or the string opened a bracket and the prose holds no `{` of its own.
+/// string, or the string opened a bracket and the prose holds no `{` of its own. The first run
+/// starts after `seed`, what `serde_json` read of the object at `start` (see [`super::seed`]).
 fn attempt(
     text: &str,
     start: usize,
     fence: bool,
     options: &SalvageOptions,
     memo: &Memo,
+    seed: Option<Seed>,
 ) -> Result<Run, RunError> {
-    let first = Parser::new(text, options.max_depth, fence, &[], memo)
-        .with_readings(options.readings)
-        .run(start)?;
+    let mut parser =
+        Parser::new(text, options.max_depth, fence, &[], memo).with_readings(options.readings);
+    parser.seed = seed;
+    let first = parser.run(start)?;
     if first.quote_insertable
         && let Some(run) = with_inserted_quotes(text, start, fence, options, memo, &first)
     {

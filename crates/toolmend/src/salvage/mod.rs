@@ -42,6 +42,8 @@
 //! order a text meets them:
 //!
 //! - `entry` ([`salvage`]): size guard, empty arguments, double encoding;
+//! - `seed`: the members `serde_json` read before it failed, so that the first run starts
+//!   after them;
 //! - `extract`: where the JSON is (at the start, in a fence, among prose);
 //! - `parse`: the explicit-stack parser, values back to back;
 //! - `plain`: the fast read of a string value that is plain JSON;
@@ -60,6 +62,7 @@ mod plain;
 mod pycollections;
 mod repairs;
 mod scan;
+pub(crate) mod seed;
 mod strings;
 mod truncation;
 

@@ -15,6 +15,7 @@ use super::document::{self, Readings};
 use super::memo::Memo;
 use super::repairs::RepairLog;
 use super::scan::{self, Comment, Quote};
+use super::seed::Seed;
 use super::strings::{Role, Str};
 use crate::RepairKind;
 use crate::repair::pointer;
@@ -132,6 +133,8 @@ pub(super) struct Parser<'a> {
     /// Where the text's last unescaped `"` is, found once when a plain read first asks
     /// (`Some(None)`: there is none); a string opened at or after it can only be cut.
     pub(super) last_quote: Option<Option<usize>>,
+    /// The same for `'`.
+    pub(super) last_single: Option<Option<usize>>,
     /// The canonical text of the value about to be emitted, if it has one.
     value_span: Option<Range<usize>>,
     /// Per member of the root object being read, in order: its value's canonical text.
@@ -140,6 +143,8 @@ pub(super) struct Parser<'a> {
     spans_void: bool,
     /// The document-only readings (off for calls): see [`super::DocumentOptions`].
     pub(super) readings: Readings,
+    /// What `serde_json` read of the object the run starts at, taken by the first value.
+    pub(super) seed: Option<Seed>,
 }
 
 /// Whether the single value read hit the end of the text.
@@ -173,10 +178,12 @@ impl<'a> Parser<'a> {
             progressed: false,
             plain_gave_up: false,
             last_quote: None,
+            last_single: None,
             value_span: None,
             spans: Vec::new(),
             spans_void: false,
             readings: Readings::CALL,
+            seed: None,
         }
     }
 
@@ -307,6 +314,19 @@ impl<'a> Parser<'a> {
         self.spans.clear();
         self.spans_void = false;
         let mut expect = Expect::Value;
+        if let Some(seed) = self.seed.take().filter(|s| s.root == self.pos) {
+            // The state reading the members would have left: inside the root object, right
+            // after the comma that follows them, nothing repaired.
+            stack.push(Frame::Object(seed.members, None));
+            self.closers.push(b'}');
+            self.spans = seed.spans;
+            self.plain_gave_up |= seed.plain_gave_up;
+            self.progressed = true;
+            self.pos = seed.comma + 1;
+            expect = Expect::Key {
+                comma: Some(seed.comma),
+            };
+        }
         loop {
             self.skip_blank();
             let Some(&b) = self.bytes.get(self.pos) else {
@@ -571,11 +591,13 @@ impl<'a> Parser<'a> {
             _ => {
                 let quote = Quote::at(self.bytes, self.pos);
                 let open = self.pos;
-                let plain = (quote == Some(Quote::Double))
-                    .then(|| self.read_plain_string())
-                    .flatten();
+                let plain = quote
+                    .filter(|q| matches!(q, Quote::Double | Quote::Single))
+                    .and_then(|q| self.read_plain_string(q));
                 if let Some(plain) = plain {
                     let (mut s, after) = (plain.text, self.pos);
+                    // Layout before the closing quote is raw, so never in canonical text.
+                    self.trim_layout(&mut s);
                     match self.concatenation(&mut s) {
                         Joined::Closed => {
                             // Nothing joined on: the string's text is the quotes and what

@@ -1,0 +1,434 @@
+//! The strict parse that keeps what it read, and salvage resumed after it (issue #11 §3).
+//!
+//! Every call is first read by `serde_json` (the fast path). When that read fails late, as it
+//! does for a trailing comma or a Python literal after a 2 KB `content` string, it has already
+//! decoded nearly the whole object, and salvage used to read it all again. [`read_strict`] keeps
+//! the members of the root object that `serde_json` completed before it failed, and
+//! [`salvage_after`] hands the longest safe prefix of them to salvage's first run, which starts
+//! after them in the state it would have reached reading them itself.
+//!
+//! Which prefix is safe: salvage reads a strict member exactly as `serde_json` does (same value,
+//! no repair) as long as what follows it is strict too, since its only heuristic on strict text
+//! is the look-ahead at a string value's closing quote, and `, "key":` after that quote closes
+//! the string ([`super::lookahead`]). So a member is handed over only when a comma, a quoted key
+//! and its colon follow it; the last member before the failure is read again when they do not
+//! (`"city": "New York, "gender": …` fails after the string that salvage must judge). A member
+//! holding an object or array ends the prefix (its nesting is checked against salvage's own
+//! depth limit, and its strings face the look-ahead inside it), and so does a key sent twice
+//! (reported by salvage as `duplicate_key_dropped`). Anything unexpected: no prefix, salvage
+//! reads the whole text as before.
+
+use std::fmt;
+use std::ops::Range;
+use std::sync::LazyLock;
+
+use memchr::memmem;
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
+use serde_json::{Map, Value};
+
+use super::{SalvageError, SalvageOptions, Salvaged, scan};
+
+/// Most root members whose key offsets are kept (on the stack: the valid path allocates
+/// nothing more than `serde_json` does). Members past it are read again by salvage.
+const MAX_TRACKED_KEYS: usize = 32;
+
+/// The members of the root object `serde_json` completed before it failed, in order.
+#[derive(Debug)]
+pub(crate) struct StrictPrefix {
+    members: Map<String, Value>,
+    /// Members read, duplicates included.
+    read: usize,
+    /// A key was sent twice.
+    duplicate: bool,
+    /// Per key read (the members', then the one whose value failed, if its key was read): the
+    /// offset of its first content byte, when it reached the visitor as a slice of the text.
+    keys: Vec<Option<usize>>,
+}
+
+/// What salvage's first run starts from (see [`salvage_after`]).
+#[derive(Debug)]
+pub(super) struct Seed {
+    /// Where the root object's `{` is.
+    pub(super) root: usize,
+    /// The members read, in order.
+    pub(super) members: Map<String, Value>,
+    /// The comma after the last of them: the run goes on right after it.
+    pub(super) comma: usize,
+    /// Per member: its value's canonical text, as the plain reader reports it.
+    pub(super) spans: Vec<Option<Range<usize>>>,
+    /// A string among them was not plain (a `\u` escape): the run reads later strings the long
+    /// way, as it would have.
+    pub(super) plain_gave_up: bool,
+}
+
+/// `serde_json::from_str::<Value>(text)`, with the same result; on failure, the members of a
+/// root object read before it, when there are any.
+pub(crate) fn read_strict(text: &str) -> Result<Value, Option<StrictPrefix>> {
+    let first = scan::skip_ws(text.as_bytes(), 0);
+    if text.as_bytes().get(first) != Some(&b'{') {
+        return serde_json::from_str(text).map_err(|_| None);
+    }
+    let mut kept = Kept::default();
+    let mut de = serde_json::Deserializer::from_str(text);
+    let root = Root {
+        text,
+        kept: &mut kept,
+    };
+    let read = root
+        .deserialize(&mut de)
+        .and_then(|value| de.end().map(|()| value));
+    match read {
+        Ok(value) => Ok(value),
+        // A key serde_json's own visitor reads as a number or raw value (never sent by a
+        // model, but its answer is the one to match).
+        Err(_) if kept.special => serde_json::from_str(text).map_err(|_| None),
+        Err(_) => Err(kept.prefix),
+    }
+}
+
+/// What the root visitor keeps when the read fails.
+#[derive(Default)]
+struct Kept {
+    prefix: Option<StrictPrefix>,
+    special: bool,
+}
+
+/// The root object's seed and visitor.
+struct Root<'t, 'k> {
+    text: &'t str,
+    kept: &'k mut Kept,
+}
+
+impl<'de> DeserializeSeed<'de> for Root<'_, '_> {
+    type Value = Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+/// The keys `serde_json::Value`'s visitor reads as a number and a raw value when first.
+const SPECIAL_KEYS: [&str; 2] = [
+    "$serde_json::private::Number",
+    "$serde_json::private::RawValue",
+];
+
+impl<'de> Visitor<'de> for Root<'_, '_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Value, A::Error> {
+        let mut members = Map::new();
+        let (mut read, mut duplicate) = (0, false);
+        let mut keys = [None; MAX_TRACKED_KEYS];
+        let Self { text, kept } = self;
+        loop {
+            let key = match access.next_key_seed(Key { text }) {
+                Ok(Some(key)) => key,
+                Ok(None) => return Ok(Value::Object(members)),
+                Err(e) => {
+                    kept.prefix = Some(StrictPrefix::new(members, read, duplicate, &keys));
+                    return Err(e);
+                }
+            };
+            if read == 0 && SPECIAL_KEYS.contains(&key.0.as_str()) {
+                kept.special = true;
+                return Err(de::Error::custom("special key"));
+            }
+            if let Some(slot) = keys.get_mut(read) {
+                *slot = key.1;
+            }
+            match access.next_value::<Value>() {
+                Ok(value) => {
+                    duplicate |= members.insert(key.0, value).is_some();
+                    read += 1;
+                }
+                Err(e) => {
+                    kept.prefix = Some(StrictPrefix::new(members, read, duplicate, &keys));
+                    return Err(e);
+                }
+            }
+        }
+    }
+}
+
+impl StrictPrefix {
+    fn new(
+        members: Map<String, Value>,
+        read: usize,
+        duplicate: bool,
+        keys: &[Option<usize>],
+    ) -> Self {
+        Self {
+            members,
+            read,
+            duplicate,
+            keys: keys[..(read + 1).min(keys.len())].to_vec(),
+        }
+    }
+}
+
+/// A root key, and the offset of its first content byte when it is a slice of the text.
+struct Key<'t> {
+    text: &'t str,
+}
+
+impl<'de> DeserializeSeed<'de> for Key<'_> {
+    type Value = (String, Option<usize>);
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Key<'_> {
+    type Value = (String, Option<usize>);
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a key")
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, key: &'de str) -> Result<Self::Value, E> {
+        // A slice of the text (serde_json borrows a string without escapes): its address says
+        // where it is.
+        let at = (key.as_ptr() as usize)
+            .checked_sub(self.text.as_ptr() as usize)
+            .filter(|&at| at + key.len() <= self.text.len());
+        Ok((key.to_owned(), at))
+    }
+
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<Self::Value, E> {
+        Ok((key.to_owned(), None))
+    }
+}
+
+/// Salvages `text`, which `serde_json` refused after reading `prefix`: salvage's first run
+/// starts after the longest safe part of it (see the module doc). The same result as
+/// [`super::salvage`] on `text`.
+///
+/// # Errors
+///
+/// As [`super::salvage`].
+pub(crate) fn salvage_after(
+    text: &str,
+    options: &SalvageOptions,
+    prefix: Option<StrictPrefix>,
+) -> Result<Salvaged, SalvageError> {
+    // Salvage refuses even the root object when its depth limit is 1.
+    let seed = prefix
+        .filter(|p| !p.duplicate && p.read == p.members.len() && options.max_depth > 1)
+        .and_then(|p| seed(text, p.members, &p.keys));
+    super::entry::salvage_seeded(text, options, seed)
+}
+
+/// The seed for `members`, read by `serde_json` from the root object of `text`, whose keys
+/// (and the next key, if it was read) start at `keys`.
+fn seed(text: &str, members: Map<String, Value>, keys: &[Option<usize>]) -> Option<Seed> {
+    let bytes = text.as_bytes();
+    let root = scan::skip_ws(bytes, 0);
+    let mut spans = Vec::with_capacity(members.len());
+    let mut comma = None;
+    let mut plain_gave_up = false;
+    for (i, (key, value)) in members.iter().enumerate() {
+        // The member counts only when a comma, a quoted key and its colon follow it.
+        let (Some(Some(at)), Some(Some(next))) = (keys.get(i), keys.get(i + 1)) else {
+            break;
+        };
+        let colon = scan::skip_ws(bytes, at + key.len() + 1);
+        let next_colon = next_key_colon(text, members.keys().nth(i + 1), *next);
+        if bytes.get(colon) != Some(&b':') || !next_colon {
+            break;
+        }
+        let start = scan::skip_ws(bytes, colon + 1);
+        // Back from the next key's quote: blanks, the comma, blanks, the value's last byte.
+        let after = back_over_ws(bytes, start, next - 1);
+        let end = back_over_ws(bytes, start, after.checked_sub(1)?);
+        if bytes.get(after - 1) != Some(&b',') || end <= start {
+            break;
+        }
+        let span = match value {
+            Value::String(_) if bytes[start] == b'"' && bytes[end - 1] == b'"' => {
+                let (slash, unicode) = escapes_in(&bytes[start + 1..end - 1]);
+                let canonical = !slash && !unicode && !plain_gave_up;
+                plain_gave_up |= unicode;
+                canonical.then_some(start..end)
+            }
+            Value::Number(_) | Value::Bool(_) | Value::Null => None,
+            _ => break,
+        };
+        spans.push(span);
+        comma = Some(after - 1);
+    }
+    let count = spans.len();
+    let members = if count == members.len() {
+        members
+    } else {
+        members.into_iter().take(count).collect()
+    };
+    Some(Seed {
+        root,
+        members,
+        comma: comma?,
+        spans,
+        plain_gave_up,
+    })
+}
+
+/// Whether the key at `at` (of text `key`, `None` when it was not a member: the key whose
+/// value failed) closes and a colon follows it.
+fn next_key_colon(text: &str, key: Option<&String>, at: usize) -> bool {
+    let bytes = text.as_bytes();
+    let close = match key {
+        Some(key) => at + key.len(),
+        // The key whose value failed: its text is not kept, find its closing quote.
+        None => match memchr::memchr(b'"', &bytes[at..]) {
+            Some(i) => at + i,
+            None => return false,
+        },
+    };
+    bytes.get(close) == Some(&b'"')
+        && at > 0
+        && bytes[at - 1] == b'"'
+        && bytes.get(scan::skip_ws(bytes, close + 1)) == Some(&b':')
+}
+
+/// The position after the last non-blank byte at or before `at` (not before `floor`).
+fn back_over_ws(bytes: &[u8], floor: usize, mut at: usize) -> usize {
+    while at > floor && scan::is_ws(bytes[at - 1]) {
+        at -= 1;
+    }
+    at
+}
+
+/// Whether the content of a strict string holds a `\/` and a `\u` escape.
+fn escapes_in(content: &[u8]) -> (bool, bool) {
+    // Built once: a searcher costs more to build than a short string costs to search.
+    static PAIRS: LazyLock<[memmem::Finder<'static>; 2]> =
+        LazyLock::new(|| [memmem::Finder::new(b"\\/"), memmem::Finder::new(b"\\u")]);
+    let [slash, unicode] = &*PAIRS;
+    let has = |pair: &memmem::Finder<'_>| pair.find_iter(content).any(|i| !escaped(content, i));
+    (has(slash), has(unicode))
+}
+
+/// Whether the byte at `at` follows an odd run of backslashes.
+fn escaped(bytes: &[u8], at: usize) -> bool {
+    let run = bytes[..at]
+        .iter()
+        .rev()
+        .take_while(|&&b| b == b'\\')
+        .count();
+    run % 2 == 1
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::salvage::salvage;
+
+    /// The prefix `serde_json` left of a text it refuses.
+    fn prefix(text: &str) -> Option<StrictPrefix> {
+        read_strict(text).err().flatten()
+    }
+
+    #[test]
+    fn the_strict_read_gives_serde_jsons_answer() {
+        for text in [
+            r#"{"a": "x\u00e9\/", "b": [1, {"c": null}], "a": 2.50}"#,
+            r#"  {"$serde_json::private::Number": "12"}"#,
+            r#"{"k\"ey": 1e5}"#,
+            "[1, 2]",
+            "\"s\"",
+            "{}",
+        ] {
+            let ours = read_strict(text).ok();
+            let theirs = serde_json::from_str::<Value>(text).ok();
+            assert_eq!(ours, theirs, "{text}");
+            assert!(ours.is_some(), "{text}");
+        }
+        for text in [r#"{"a": 1,}"#, r#"{"a": True}"#, "{'a': 1}", "[1,]", "x"] {
+            assert!(read_strict(text).is_err(), "{text}");
+        }
+    }
+
+    #[test]
+    fn the_members_before_a_late_failure_are_handed_over() {
+        let text = r#"{"path": "a.rs", "content": "x\"y\\n", "n": 1, "ok": True}"#;
+        let members = prefix(text).expect("a prefix");
+        let found = seed(text, members.members, &members.keys).expect("a seed");
+        // Every member before `ok`, whose key and colon follow the comma after `n`.
+        assert_eq!(found.members.len(), 3);
+        assert_eq!(found.comma, text.find(r#", "ok""#).unwrap());
+        assert_eq!(found.spans.len(), 3);
+        let content = found.spans[1].clone().expect("canonical");
+        assert_eq!(&text[content], r#""x\"y\\n""#);
+        assert!(found.spans[2].is_none(), "a number has no span");
+        assert!(!found.plain_gave_up);
+    }
+
+    #[test]
+    fn a_member_not_followed_by_a_key_and_colon_is_read_again() {
+        // The string before the failure is salvage's to judge (`quote_inserted`).
+        let text = r#"{"name": "John", "city": "New York, "gender": "male"}"#;
+        let members = prefix(text).expect("a prefix");
+        let found = seed(text, members.members, &members.keys).expect("a seed");
+        assert_eq!(found.members.len(), 1);
+        assert_eq!(found.comma, text.find(r#", "city""#).unwrap());
+        // A trailing comma: the last member is read again; nothing before it, no seed.
+        let text = r#"{"a": 1,}"#;
+        let members = prefix(text).expect("a prefix");
+        assert!(seed(text, members.members, &members.keys).is_none());
+    }
+
+    #[test]
+    fn containers_escapes_and_duplicates_end_the_prefix_or_lose_the_span() {
+        let text = r#"{"a": "x\/", "b": "\u00e9", "c": "z", "d": [1], "e": None}"#;
+        let members = prefix(text).expect("a prefix");
+        let found = seed(text, members.members, &members.keys).expect("a seed");
+        assert_eq!(found.members.len(), 3, "the array ends the prefix");
+        assert_eq!(found.spans, vec![None, None, None]);
+        assert!(
+            found.plain_gave_up,
+            "a \\u escape sends later strings to strings.rs"
+        );
+        let duplicate = prefix(r#"{"a": 1, "a": 2, "b": True}"#).expect("a prefix");
+        assert!(duplicate.duplicate);
+        // An escaped key has no known offset: nothing is handed over from it on.
+        let text = r#"{"a": 1, "\u0062": 2, "c": True}"#;
+        let members = prefix(text).expect("a prefix");
+        assert_eq!(members.keys, vec![Some(2), None, Some(23)]);
+        assert!(seed(text, members.members, &members.keys).is_none());
+    }
+
+    #[test]
+    fn salvage_after_the_prefix_reads_as_salvage_alone() {
+        let options = SalvageOptions::default();
+        for text in [
+            r#"{"path": "a.rs", "content": "x\"y\\n", "n": 1, "ok": True,}"#,
+            r#"{"name": "John", "age": 30, "city": "New York, "gender": "male"}"#,
+            r#"{"a": "x", "b": "say "hi" now", "c": 1,}"#,
+            r#"{"a": "x\/", "b": "\u00e9", "c": "z", "d": [1], "e": None}"#,
+            r#"{"a": 1, "a": 2, "b": True}"#,
+            r#"{"a": "x", "b": "y" , "c": 'z'} and then {"d": 1}"#,
+            r#"{"a": "x", "b": "cut"#,
+        ] {
+            assert_eq!(
+                salvage_after(text, &options, prefix(text)),
+                salvage(text, &options),
+                "{text}"
+            );
+        }
+        let tight = SalvageOptions::default().with_max_depth(1);
+        let text = r#"{"a": "x", "b": True}"#;
+        assert_eq!(
+            salvage_after(text, &tight, prefix(text)),
+            salvage(text, &tight)
+        );
+        let read = salvage_after(text, &options, prefix(text)).expect("salvaged");
+        assert_eq!(read.values, vec![json!({"a": "x", "b": true})]);
+    }
+}
