@@ -126,6 +126,23 @@ impl<'s> ErrorBound<'s> {
         tally.total
     }
 
+    /// The bounds of each (schema, value) pair added up, stopping at `cap`.
+    fn sum<V: std::borrow::Borrow<Value>>(
+        &self,
+        pairs: impl Iterator<Item = (&'s Value, V)>,
+        cap: u64,
+        depth: usize,
+    ) -> u64 {
+        let mut sum = Tally { total: 0, cap };
+        for (schema, value) in pairs {
+            if sum.full() {
+                break;
+            }
+            sum.add(self.at(schema, value.borrow(), sum.left(), depth + 1));
+        }
+        sum.total
+    }
+
     /// Keywords that apply to every type: `type`, `enum`, `const` and the in-place ones.
     fn any_keyword(
         &self,
@@ -154,19 +171,15 @@ impl<'s> ErrorBound<'s> {
                 },
                 _ => 0,
             },
-            "allOf" => {
-                let mut sum = Tally {
-                    total: 0,
-                    cap: tally.left(),
-                };
-                for branch in argument.as_array().into_iter().flatten() {
-                    if sum.full() {
-                        break;
-                    }
-                    sum.add(self.at(branch, value, sum.left(), depth + 1));
-                }
-                sum.total
-            }
+            "allOf" => self.sum(
+                argument
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|b| (b, value)),
+                tally.left(),
+                depth,
+            ),
             "anyOf" | "oneOf" => self.branches(keyword, argument, value, tally, depth),
             "not" => 1,
             "if" => {
@@ -283,55 +296,33 @@ impl<'s> ErrorBound<'s> {
                 }
                 sum.total
             }
-            "dependentSchemas" => {
-                let mut sum = Tally {
-                    total: 0,
-                    cap: tally.left(),
-                };
-                let schemas = argument.as_object()?;
-                for (key, schema) in schemas {
-                    if sum.full() {
-                        break;
-                    }
-                    if object.contains_key(key) {
-                        sum.add(self.at(schema, whole, sum.left(), depth + 1));
-                    }
-                }
-                sum.total
-            }
+            "dependentSchemas" => self.sum(
+                (argument.as_object()?.iter())
+                    .filter(|(key, _)| object.contains_key(*key))
+                    .map(|(_, schema)| (schema, whole)),
+                tally.left(),
+                depth,
+            ),
             "properties" => {
                 let properties = argument.as_object()?;
-                let mut sum = Tally {
-                    total: 0,
-                    cap: tally.left(),
-                };
-                for (key, member) in object {
-                    if sum.full() {
-                        break;
-                    }
-                    if let Some(schema) = properties.get(key) {
-                        sum.add(self.at(schema, member, sum.left(), depth + 1));
-                    }
-                }
-                sum.total
+                self.sum(
+                    (object.iter())
+                        .filter_map(|(key, member)| Some((properties.get(key)?, member))),
+                    tally.left(),
+                    depth,
+                )
             }
             "patternProperties" => {
                 let patterns = argument.as_object()?;
-                let mut sum = Tally {
-                    total: 0,
-                    cap: tally.left(),
-                };
-                'keys: for (key, member) in object {
-                    for (pattern, schema) in patterns {
-                        if sum.full() {
-                            break 'keys;
-                        }
-                        if self.may_match(pattern, key) {
-                            sum.add(self.at(schema, member, sum.left(), depth + 1));
-                        }
-                    }
-                }
-                sum.total
+                self.sum(
+                    object.iter().flat_map(|(key, member)| {
+                        (patterns.iter())
+                            .filter(move |(pattern, _)| self.may_match(pattern, key))
+                            .map(move |(_, schema)| (schema, member))
+                    }),
+                    tally.left(),
+                    depth,
+                )
             }
             "additionalProperties" | "unevaluatedProperties" => {
                 // Keys this schema object neither declares nor matches by pattern: a superset
@@ -349,35 +340,21 @@ impl<'s> ErrorBound<'s> {
                     Value::Bool(false) => u64::from(others.next().is_some()),
                     Value::Bool(true) => 0,
                     schema => {
-                        let mut sum = Tally {
-                            total: 0,
-                            cap: tally.left(),
-                        };
-                        for (_, member) in others {
-                            if sum.full() {
-                                break;
-                            }
-                            sum.add(self.at(schema, member, sum.left(), depth + 1));
-                        }
+                        let failing = self.sum(
+                            others.map(|(_, member)| (schema, member)),
+                            tally.left(),
+                            depth,
+                        );
                         // The failing members' errors, and one that lists them.
-                        sum.total.saturating_add(u64::from(sum.total > 0))
+                        failing.saturating_add(u64::from(failing > 0))
                     }
                 }
             }
-            "propertyNames" => {
-                let mut sum = Tally {
-                    total: 0,
-                    cap: tally.left(),
-                };
-                for key in object.keys() {
-                    if sum.full() {
-                        break;
-                    }
-                    let name = Value::String(key.clone());
-                    sum.add(self.at(argument, &name, sum.left(), depth + 1));
-                }
-                sum.total
-            }
+            "propertyNames" => self.sum(
+                (object.keys()).map(|key| (argument, Value::String(key.clone()))),
+                tally.left(),
+                depth,
+            ),
             _ => return None,
         };
         Some(charge)
@@ -393,18 +370,8 @@ impl<'s> ErrorBound<'s> {
         depth: usize,
     ) -> Option<u64> {
         let count = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
-        let each = |schemas: &mut dyn Iterator<Item = (&'s Value, &Value)>| {
-            let mut sum = Tally {
-                total: 0,
-                cap: tally.left(),
-            };
-            for (schema, item) in schemas {
-                if sum.full() {
-                    break;
-                }
-                sum.add(self.at(schema, item, sum.left(), depth + 1));
-            }
-            sum.total
+        let each = |pairs: &mut dyn Iterator<Item = (&'s Value, &Value)>| {
+            self.sum(pairs, tally.left(), depth)
         };
         let prefix = match map.get("prefixItems") {
             Some(Value::Array(tuple)) => tuple.len(),
