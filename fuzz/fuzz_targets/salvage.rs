@@ -11,6 +11,12 @@ fuzz_target!(|text: &str| {
     let salvaged = salvage(text, &SalvageOptions::default());
     if let Ok(salvaged) = &salvaged {
         assert!(!salvaged.values.is_empty());
+        // serde_json with `arbitrary_precision` (on in toolmend) reads an object whose key is
+        // its private number or raw-value token as that number, so such a (valid) object does
+        // not read back: salvage keeps it as the object it is, the round trip is not checked.
+        if text.contains("$serde_json::private::") {
+            return;
+        }
         for value in &salvaged.values {
             let again: Value = serde_json::from_str(&value.to_string()).unwrap();
             assert_eq!(&again, value);

@@ -516,3 +516,16 @@ fn repairs_carry_the_offset_of_their_first_occurrence() {
         ]
     );
 }
+
+/// serde_json with `arbitrary_precision` reads an object keyed by its private number token as a
+/// number (and fails on `""`); salvage reads it as the object it is (fuzz finding, salvage
+/// target: the harness's own read-back of the value was what failed).
+#[test]
+fn serde_json_private_tokens_are_plain_keys() {
+    let text = "[{ \r\"$serde_json::private::Number\":\"\"";
+    let salvaged = salvage(text, &SalvageOptions::default()).unwrap();
+    assert_eq!(
+        salvaged.values,
+        vec![json!([{"$serde_json::private::Number": ""}])]
+    );
+}
