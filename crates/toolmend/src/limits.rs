@@ -39,6 +39,9 @@ pub const MAX_RECOVERED_CALLS: usize = 16;
 pub const MAX_REPAIR_ROUNDS: usize = 4;
 /// Default for [`Limits::max_message_bytes`]: 4 KiB.
 pub const MAX_MESSAGE_BYTES: usize = 4 * 1024;
+/// Most `Note:` lines a repaired call carries, one per repair; past it one more line counts the
+/// rest (the notes are prepended to the tool result the model reads).
+pub const MAX_NOTES: usize = 8;
 /// Most keys sent twice reported for one call (`duplicate_key_dropped`, one per pointer).
 pub const MAX_REPORTED_DUPLICATE_KEYS: usize = 8;
 

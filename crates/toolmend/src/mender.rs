@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use crate::feedback::{
-    MessageOptions, RetryContext, emit, emit_dropped, note_for, retry_message,
+    MessageOptions, RetryContext, emit, emit_dropped, notes_for, retry_message,
     unknown_tool_message, unvalidated_message,
 };
 use crate::recover::{RecoverMode, recover_text};
@@ -307,8 +307,7 @@ impl Mender {
     ) -> Pending {
         // The text is set below: a repaired call's is written, never copied from `raw` first.
         let mut result = blank(id, tool.shared_name(), origin, "");
-        let mut notes: Vec<String> = mended.repairs.iter().filter_map(note_for).collect();
-        notes.dedup();
+        let mut notes = notes_for(&mended.repairs);
         notes.extend(mended.notes);
         result.repairs = mended.repairs;
         let rejection = match mended.verdict {

@@ -14,7 +14,7 @@ pub use counters::{RepairStats, RepairStatsSnapshot};
 pub use report::{CallResult, Origin, Outcome, Repair, Status, TurnReport};
 
 pub(crate) use events::{emit, emit_dropped};
-pub(crate) use notes::note_for;
+pub(crate) use notes::notes_for;
 pub(crate) use retry_message::{
     MessageOptions, RetryContext, escape_name, retry_message, unknown_tool_message,
     unvalidated_message,

@@ -1,7 +1,32 @@
 //! Value-free notes for repaired calls, to prepend to the tool result.
 
+use crate::limits::MAX_NOTES;
 use crate::repair::pointer;
 use crate::{Repair, RepairKind};
+
+/// The notes for a call's repairs: one per repair the model should hear about (a repeated
+/// note once), at most [`MAX_NOTES`], then one line that counts the rest. A call with 2,000
+/// repaired items would otherwise prepend 2,000 lines to the tool result the model reads.
+pub(crate) fn notes_for(repairs: &[Repair]) -> Vec<String> {
+    let mut notes: Vec<String> = Vec::new();
+    let mut more = 0usize;
+    for note in repairs.iter().filter_map(note_for) {
+        if notes.last() == Some(&note) {
+            continue;
+        }
+        if notes.len() < MAX_NOTES {
+            notes.push(note);
+        } else {
+            more += 1;
+        }
+    }
+    if more > 0 {
+        notes.push(format!(
+            "Note: {more} more fields were repaired; send the arguments in the declared shape."
+        ));
+    }
+    notes
+}
 
 /// The note for one repair, or `None` for repairs the model need not hear about.
 pub(crate) fn note_for(repair: &Repair) -> Option<String> {
@@ -40,6 +65,27 @@ pub(crate) fn note_for(repair: &Repair) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn many_repairs_give_a_bounded_list_of_notes() {
+        let repairs: Vec<Repair> = (0..2_000)
+            .map(|i| Repair::new(RepairKind::ScalarCoerced, format!("/x/{i}")))
+            .collect();
+        let notes = notes_for(&repairs);
+        assert_eq!(notes.len(), MAX_NOTES + 1);
+        assert!(
+            notes[0].starts_with("Note: `x[0]` was sent with the wrong type"),
+            "{}",
+            notes[0]
+        );
+        let last = notes.last().unwrap();
+        assert!(
+            last.starts_with(&format!("Note: {} more fields", 2_000 - MAX_NOTES)),
+            "{last}"
+        );
+        // A few repairs: one note each, nothing counted.
+        assert_eq!(notes_for(&repairs[..3]).len(), 3);
+    }
 
     #[test]
     fn notes_name_the_field_and_never_a_value() {
