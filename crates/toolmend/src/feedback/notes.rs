@@ -10,15 +10,18 @@ use crate::{Repair, RepairKind};
 pub(crate) fn notes_for(repairs: &[Repair]) -> Vec<String> {
     let mut notes: Vec<String> = Vec::new();
     let mut more = 0usize;
+    let mut previous: Option<String> = None;
     for note in repairs.iter().filter_map(note_for) {
-        if notes.last() == Some(&note) {
+        // A note repeated at once is one note, before the cap and after it.
+        if previous.as_ref() == Some(&note) {
             continue;
         }
         if notes.len() < MAX_NOTES {
-            notes.push(note);
+            notes.push(note.clone());
         } else {
             more += 1;
         }
+        previous = Some(note);
     }
     if more > 0 {
         notes.push(format!(
@@ -85,6 +88,14 @@ mod tests {
         );
         // A few repairs: one note each, nothing counted.
         assert_eq!(notes_for(&repairs[..3]).len(), 3);
+        // A repair reported twice in a row past the cap is counted once.
+        let mut twice = repairs[..MAX_NOTES + 1].to_vec();
+        twice.push(twice[MAX_NOTES].clone());
+        let notes = notes_for(&twice);
+        assert_eq!(
+            notes.last().unwrap(),
+            "Note: 1 more fields were repaired; send the arguments in the declared shape."
+        );
     }
 
     #[test]

@@ -66,8 +66,13 @@ pub(crate) enum Rejection {
 impl Mended {
     /// A value that fails the schema, kept as sent, with no repair reported.
     fn invalid_as_sent(value: Value) -> Self {
+        Self::refused_as_sent(value, Rejection::Schema)
+    }
+
+    /// A value refused for `rejection`, kept as sent, with no repair reported.
+    fn refused_as_sent(value: Value, rejection: Rejection) -> Self {
         Self {
-            verdict: Verdict::Invalid(Rejection::Schema),
+            verdict: Verdict::Invalid(rejection),
             repairs: Vec::new(),
             notes: Vec::new(),
             value: Some(value),
@@ -107,17 +112,18 @@ pub(crate) fn fast_path(tool: &Tool, raw: &str, limits: &Limits) -> Result<Value
         return Err(Strict::Unread);
     }
     match read_strict(raw) {
-        Ok(value)
-            if tool
-                .over_key_budget(&value, limits.max_call_key_matches)
-                .is_none()
-                && tool.is_valid(&value) =>
-        {
-            Ok(value)
-        }
+        Ok(value) if validates_within_budget(tool, &value, limits) => Ok(value),
         Ok(value) => Err(Strict::Invalid(value)),
         Err(prefix) => Err(Strict::NotJson(prefix)),
     }
+}
+
+/// Whether `value` validates, checked only within the call's key budget
+/// ([`Limits::max_call_key_matches`]): a call over it is never `valid`.
+fn validates_within_budget(tool: &Tool, value: &Value, limits: &Limits) -> bool {
+    tool.over_key_budget(value, limits.max_call_key_matches)
+        .is_none()
+        && tool.is_valid(value)
 }
 
 /// Mends one call's raw argument text; `strict` is what the fast path found for the same tool
@@ -160,10 +166,7 @@ pub(crate) fn mend_arguments(
         // an object can carry the opt-in hint rules.
         Ok(value)
             if !known_invalid
-                && tool
-                    .over_key_budget(&value, limits.max_call_key_matches)
-                    .is_none()
-                && tool.is_valid(&value)
+                && validates_within_budget(tool, &value, limits)
                 && !(value.is_object() && tool.has_opt_in_rules()) =>
         {
             return Mended {
@@ -360,9 +363,8 @@ fn mend_value_sent(
     // Before any validation: a call over the key budget is refused as sent, never checked in
     // part and never `valid`.
     if let Some(cost) = tool.over_key_budget(&value, limits.max_call_key_matches) {
-        let mut mended = Mended::invalid_as_sent(value);
-        mended.verdict = Verdict::Invalid(Rejection::OverKeyBudget(cost));
-        return (mended, None);
+        let rejection = Rejection::OverKeyBudget(cost);
+        return (Mended::refused_as_sent(value, rejection), None);
     }
     let verdict = if repairs.is_empty() {
         Verdict::Valid
@@ -411,9 +413,8 @@ fn mend_value_sent(
         // The validator builds every error before yielding one: a call whose errors could be
         // over its budget is refused before they are built.
         if let Some(cost) = super::error_bound::over_budget(tool, &value, limits.max_call_errors) {
-            let mut mended = Mended::invalid_as_sent(sent);
-            mended.verdict = Verdict::Invalid(Rejection::OverErrorBudget(cost));
-            return (mended, None);
+            let rejection = Rejection::OverErrorBudget(cost);
+            return (Mended::refused_as_sent(sent, rejection), None);
         }
         let failures = Failures::collect(validator, &value);
         if failures.is_empty() {
