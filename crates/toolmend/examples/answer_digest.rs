@@ -1,0 +1,120 @@
+//! Prints every answer `repair_call` gives over the corpus and mutations of it, one line each,
+//! so that two builds can be compared byte for byte.
+//!
+//! A change meant to be faster, not different (issue #11 §3), must print the same lines:
+//!
+//! ```text
+//! cargo run --release -p toolmend --example answer_digest > before.txt   # on main
+//! cargo run --release -p toolmend --example answer_digest > after.txt    # on the branch
+//! cmp before.txt after.txt
+//! cargo run --release -p toolmend --example answer_digest -- --show N   # line N in full
+//! ```
+//!
+//! The inputs: every case of `bench/out/corpus.jsonl` (written by
+//! `../shared/bench/make_corpus.py`), and for the small and medium cases, each cut at 16
+//! points, and with one of 12 junk snippets (`,}`, ` True`, `"`, `\u00e9`, `'`, `\`, a raw
+//! newline, …) inserted at 16 points, each ended 4 ways. Each input is repaired against the
+//! corpus's `write_file` schema and against an open one. A line holds the status, repairs,
+//! notes, outcome, error, the value and `arguments_text` (the call id, generated, is left out);
+//! by default only its number and a 64-bit hash of it are printed (the full lines are ~2.7 GB).
+
+// An example's job is to print its results.
+#![allow(clippy::print_stdout)]
+
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::io::Write;
+
+use serde_json::{Value, json};
+use toolmend::{Mender, ToolSet};
+
+const JUNK: [&str; 12] = [
+    ",}",
+    " True",
+    "\"",
+    "\\u00e9",
+    "'",
+    "\\",
+    "\n",
+    ", \"k\": ",
+    "}",
+    "]",
+    "None",
+    "```",
+];
+const ENDINGS: [&str; 4] = ["", "}", "\"}", "\n```"];
+const POINTS: usize = 16;
+
+fn main() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let corpus = std::fs::read_to_string(root.join("bench/out/corpus.jsonl")).expect(
+        "bench/out/corpus.jsonl (python3 ../shared/bench/make_corpus.py bench/out/corpus.jsonl)",
+    );
+    let write_file = Mender::new(ToolSet::from_json(
+        &json!([{"name": "write_file", "parameters": {
+        "type": "object", "required": ["path", "content"], "additionalProperties": false,
+        "properties": {
+            "path": {"type": "string"}, "content": {"type": "string"},
+            "create_dirs": {"type": "boolean"}, "mode": {"type": ["string", "null"]},
+            "encoding": {"type": "string"}, "overwrite": {"type": "boolean"},
+            "lines_hint": {"type": "integer"}}}}]),
+    ));
+    let open = Mender::new(ToolSet::from_json(
+        &json!([{"name": "write_file", "parameters": {"type": "object"}}]),
+    ));
+    let show: Option<usize> = match std::env::args().nth(1).as_deref() {
+        Some("--show") => std::env::args().nth(2).and_then(|n| n.parse().ok()),
+        _ => None,
+    };
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut number = 0_usize;
+    let mut answer = |input: &str| {
+        for mender in [&write_file, &open] {
+            number += 1;
+            if show.is_some_and(|n| n != number) {
+                continue;
+            }
+            let call = mender.repair_call("write_file", input);
+            let mut line = serde_json::to_value(&call).expect("a call serializes");
+            if let Value::Object(fields) = &mut line {
+                fields.remove("id");
+                fields.insert("text".into(), Value::String(call.arguments_text.clone()));
+            }
+            let line = line.to_string();
+            if show.is_some() {
+                writeln!(out, "input: {input:?}\n{line}").expect("write to stdout");
+            } else {
+                let mut hash = DefaultHasher::new();
+                line.hash(&mut hash);
+                writeln!(out, "{number} {:016x}", hash.finish()).expect("write to stdout");
+            }
+        }
+    };
+    for case in corpus.lines() {
+        let case: Value = serde_json::from_str(case).expect("corpus line");
+        let input = case["input"].as_str().unwrap_or_default();
+        answer(input);
+        let group = case["group"].as_str().unwrap_or_default();
+        if group.starts_with("large") {
+            continue;
+        }
+        let cuts: Vec<usize> = (1..=POINTS)
+            .map(|i| floor_boundary(input, input.len() * i / (POINTS + 1)))
+            .collect();
+        for &cut in &cuts {
+            answer(&input[..cut]);
+            for junk in JUNK {
+                for ending in ENDINGS {
+                    answer(&format!("{}{junk}{}{ending}", &input[..cut], &input[cut..]));
+                }
+            }
+        }
+    }
+}
+
+/// The largest char boundary of `text` at or below `at`.
+fn floor_boundary(text: &str, mut at: usize) -> usize {
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
