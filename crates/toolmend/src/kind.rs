@@ -34,6 +34,9 @@ pub enum RepairKind {
     KeyQuoted,
     /// A missing comma between two members or elements was inserted.
     CommaInserted,
+    /// A member's missing colon was inserted: a quoted key followed by a whole quoted value
+    /// (`"key" "value",`), so the string before it no longer swallows the member.
+    ColonInserted,
     /// A string value's missing closing quote was inserted before `, "key":`, so the value no
     /// longer swallows the members after it.
     QuoteInserted,
@@ -108,6 +111,7 @@ impl RepairKind {
         Self::PythonLiteral,
         Self::KeyQuoted,
         Self::CommaInserted,
+        Self::ColonInserted,
         Self::QuoteInserted,
         Self::ControlCharEscaped,
         Self::ExtraCloserRemoved,
@@ -151,6 +155,7 @@ impl RepairKind {
             Self::PythonLiteral => "python_literal",
             Self::KeyQuoted => "key_quoted",
             Self::CommaInserted => "comma_inserted",
+            Self::ColonInserted => "colon_inserted",
             Self::QuoteInserted => "quote_inserted",
             Self::ControlCharEscaped => "control_char_escaped",
             Self::ExtraCloserRemoved => "extra_closer_removed",
@@ -202,6 +207,7 @@ impl RepairKind {
                 | Self::PythonLiteral
                 | Self::KeyQuoted
                 | Self::CommaInserted
+                | Self::ColonInserted
                 | Self::QuoteInserted
                 | Self::ControlCharEscaped
                 | Self::ExtraCloserRemoved

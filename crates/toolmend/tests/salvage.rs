@@ -291,6 +291,32 @@ fn comma_inserted() {
 }
 
 #[test]
+fn colon_inserted() {
+    check(
+        "{\"a\": 1, \"b\" \"two\"}",
+        json!({"a": 1, "b": "two"}),
+        &[ColonInserted],
+    );
+    // Without it the string before would swallow the member (a silently wrong value).
+    check(
+        "{\"path\": \"a.txt\", \"content\" \"hello\"}",
+        json!({"path": "a.txt", "content": "hello"}),
+        &[ColonInserted],
+    );
+    // After a stray closer, the member continues the root object.
+    check(
+        "{\"key\": \"value\"}, \"key2\" \"value2\"}",
+        json!({"key": "value", "key2": "value2"}),
+        &[ExtraCloserRemoved, ColonInserted],
+    );
+    // A doubled quote is no missing colon, a bare word is no key, and a value that does not
+    // end a member is no value: all stay refused.
+    check_error("{\"follow\"\": false}", SalvageErrorKind::Syntax);
+    check_error("{\"k\": 1, True \"end_line\"}", SalvageErrorKind::Syntax);
+    check_error("{\"a\" \"b\" \"c\"}", SalvageErrorKind::Syntax);
+}
+
+#[test]
 fn control_char_escaped() {
     check(
         "{\"content\": \"line1\nline2\tx\"}",

@@ -163,7 +163,7 @@ fn after_comma_at_root(bytes: &[u8], p: usize, root: Option<&u8>) -> bool {
 /// its colon) starts at `p`: what lets a root object go on after a stray `}` and a comma.
 pub(super) fn continues_root(bytes: &[u8], p: usize) -> bool {
     match Quote::at(bytes, p) {
-        Some(q) => opens_member(bytes, p, q),
+        Some(q) => opens_member(bytes, p, q) || member_missing_colon(bytes, p, q),
         None => {
             bytes.get(p).is_some_and(|&b| scan::is_key_start(b)) && {
                 let end = scan::key_end(bytes, p);
@@ -203,7 +203,9 @@ fn after_comma(bytes: &[u8], p: usize, top: u8, words: bool) -> Verdict {
         return Verdict::Closes; // a trailing comma
     }
     match (top, Quote::at(bytes, p)) {
-        (b'}', Some(q)) => closes(token_then(bytes, p, q, b":", true)),
+        (b'}', Some(q)) => {
+            closes(token_then(bytes, p, q, b":", true) || member_missing_colon(bytes, p, q))
+        }
         (b'}', None) if b == b'[' && array_value(bytes, p) => Verdict::Swallows,
         (b'}', None) if scan::is_key_start(b) => {
             let end = scan::key_end(bytes, p);
@@ -510,6 +512,30 @@ fn token_then(bytes: &[u8], p: usize, quote: Quote, next: &[u8], at_end: bool) -
         i += 1;
     }
     i < bytes.len() || at_end
+}
+
+/// Whether a member missing its colon starts at `p`: a quoted key (opened by `quote`), then,
+/// after blanks, a quoted value that ends and is followed by `,` or `}` (`"key2" "value2"}`).
+/// The parser reads it as that member (`colon_inserted`); a string before it ends before it.
+pub(super) fn member_missing_colon(bytes: &[u8], p: usize, quote: Quote) -> bool {
+    let mut i = p + quote.len();
+    let limit = (i + MAX_TOKEN).min(bytes.len());
+    while i < limit {
+        let b = bytes[i];
+        if b == b'\\' {
+            i += 2;
+            continue;
+        }
+        if b == quote.scan_byte() && quote.closes_at(bytes, i) {
+            let end = i + quote.len();
+            return skip_gap(bytes, end)
+                .filter(|&v| v > end)
+                .and_then(|v| Some((v, Quote::at(bytes, v)?)))
+                .is_some_and(|(v, value)| is_member_value(bytes, v, value));
+        }
+        i += 1;
+    }
+    false
 }
 
 /// Whether the quoted token at `p` is a whole member value: it ends and `,` or `}` follows.

@@ -351,6 +351,26 @@ impl<'a> Parser<'a> {
                     }
                 },
                 Expect::Colon => {
+                    // A member missing its colon (`"key2" "value2",`): blanks part a quoted
+                    // key from a quoted value that is whole, and a member's end follows it. No
+                    // blank (`"key"": false`) is a doubled quote, and a bare word before a
+                    // string (`True "end_line"`) is no key: both stay refused.
+                    if b != b':'
+                        && self.pos > 0
+                        && scan::is_ws(self.bytes[self.pos - 1])
+                        && matches!(
+                            self.bytes[..self.pos].trim_ascii_end().last(),
+                            Some(b'"' | b'\'')
+                        )
+                        && Quote::at(self.bytes, self.pos).is_some_and(|q| {
+                            super::lookahead::is_member_value(self.bytes, self.pos, q)
+                        })
+                    {
+                        self.log.note(RepairKind::ColonInserted, self.pos);
+                        self.progressed = true;
+                        expect = Expect::Value;
+                        continue;
+                    }
                     if b != b':' {
                         return Err(self.error(SalvageErrorKind::Syntax, self.pos));
                     }
@@ -632,6 +652,9 @@ impl<'a> Parser<'a> {
                         Str::Cut(mut s) => {
                             if self.readings.lenient_scalars {
                                 document::closing_fence(self.text, &self.closers, &mut s);
+                            }
+                            if self.readings.trim_cut_strings {
+                                document::trim_cut_string(self.bytes, &mut s);
                             }
                             return Ok(Step::Cut(Some(Value::String(s))));
                         }
