@@ -105,15 +105,16 @@ fn salvage_err(py: Python<'_>, e: &toolmend::salvage::SalvageError) -> PyErr {
 
 /// Reads any JSON document leniently (the json_repair-compatible functions build on this).
 ///
-/// `truncation` is `"close"` (keep what was read and close it) or `"refuse"`; `trim_layout`
-/// and `lenient_scalars` are the document readings of `DocumentOptions`; `broken=True` says
+/// `truncation` is `"close"` (keep what was read and close it) or `"refuse"`; `trim_layout`,
+/// `lenient_scalars` and `trim_cut_strings` are the document readings of `DocumentOptions`
+/// (`trim_cut_strings` is json_repair's `stream_stable=False`); `broken=True` says
 /// the text is known not to be strict JSON (`salvage_broken_document`). Returns
 /// `(values, repairs, truncated)`: every value found (several for `{…}{…}`), `repairs` a list
 /// of `(kind, byte offset)`.
 #[pyfunction]
 #[pyo3(signature = (
     text, *, truncation = "close", max_bytes = None, max_depth = None, trim_layout = true,
-    lenient_scalars = true, broken = false
+    lenient_scalars = true, trim_cut_strings = false, broken = false
 ))]
 #[allow(clippy::fn_params_excessive_bools, clippy::too_many_arguments)] // keyword-only options, named at every call
 fn salvage_values<'py>(
@@ -124,6 +125,7 @@ fn salvage_values<'py>(
     max_depth: Option<usize>,
     trim_layout: bool,
     lenient_scalars: bool,
+    trim_cut_strings: bool,
     broken: bool,
 ) -> PyResult<Bound<'py, PyTuple>> {
     let policy = match truncation {
@@ -143,7 +145,8 @@ fn salvage_values<'py>(
         .with_truncation(policy)
         .with_salvage(limits)
         .with_trim_layout(trim_layout)
-        .with_lenient_scalars(lenient_scalars);
+        .with_lenient_scalars(lenient_scalars)
+        .with_trim_cut_strings(trim_cut_strings);
     let run = || {
         if broken {
             salvage_broken_document(text, &options)

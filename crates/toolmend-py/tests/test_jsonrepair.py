@@ -26,7 +26,10 @@ def test_any_root_is_accepted():
     assert toolmend.loads("[1, 2, 'three',") == [1, 2, "three"]
     assert toolmend.loads("'single quoted'") == "single quoted"
     assert toolmend.loads('"cut string') == "cut string"
-    assert toolmend.loads("True") is True
+    # A bare Python literal as the whole text is json_repair's "": only a container holds one.
+    assert toolmend.loads("True") == "" and toolmend.repair_json(" False ") == ""
+    assert toolmend.loads("[True, None]") == [True, None]
+    assert toolmend.salvage_json("True")[0] is True
     assert toolmend.loads('{"a": 1}{"b": 2}') == [{"a": 1}, {"b": 2}]
     # json_repair's rules for several values: an empty one gives way, a same-shape one updates.
     assert toolmend.loads('[]{"key": "value"}') == {"key": "value"}
@@ -41,6 +44,25 @@ def test_any_root_is_accepted():
 def test_truncated_documents_are_closed():
     assert toolmend.loads('{"a": [1, 2, {"b": "te') == {"a": [1, 2, {"b": "te"}]}
     assert toolmend.loads('{"a": 1, "b') == {"a": 1}
+
+
+def test_stream_stable_is_json_repairs():
+    # Default (False): a cut string loses its trailing blanks and keeps a dangling backslash.
+    assert toolmend.repair_json('{"key": "val\\') == '{"key": "val\\\\"}'
+    assert toolmend.repair_json('{"key": "val\\n') == '{"key": "val"}'
+    assert toolmend.loads('["a ", "b  ') == ["a ", "b"]
+    # True: exactly what was read, so a stream's growing prefixes read as growing values.
+    assert toolmend.repair_json('{"key": "val\\', stream_stable=True) == '{"key": "val"}'
+    assert toolmend.repair_json('{"key": "val\\n', stream_stable=True) == '{"key": "val\\n"}'
+    assert toolmend.loads('["a ", "b  ', stream_stable=True) == ["a ", "b  "]
+    # Closed strings keep their blanks either way.
+    assert toolmend.loads('{"key": "val "}') == {"key": "val "}
+    assert toolmend.loads('{"key": "val ",}') == {"key": "val "}
+
+
+def test_a_member_missing_its_colon_is_read():
+    assert toolmend.loads('{"key": "value", "key2" "value2"}') == {"key": "value", "key2": "value2"}
+    assert toolmend.loads('{"key": "value"}, "key2" "value2"}') == {"key": "value", "key2": "value2"}
 
 
 def test_refusals_give_an_empty_string():

@@ -202,6 +202,7 @@ def salvage_values(
     max_depth: Optional[int] = None,
     trim_layout: bool = True,
     lenient_scalars: bool = True,
+    trim_cut_strings: bool = False,
     broken: bool = False,
 ) -> Tuple[List[Any], List[Tuple[str, int]], bool]: ...
 def loads_strict(text: str) -> Any: ...

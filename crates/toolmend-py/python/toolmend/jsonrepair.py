@@ -25,8 +25,12 @@ Differences from json_repair, on purpose (toolmend never invents content):
 - ``strict=True`` raises ``ValueError`` whenever the text needed any repair.
 - ``schema`` and ``schema_repair_mode="salvage"`` are not supported (``NotImplementedError``);
   use ``toolmend.Mender``, which validates against a JSON Schema.
-- ``stream_stable`` and ``chunk_length`` are accepted and have no effect: the whole text is
-  always read, and truncated text is closed the same way at every length.
+- ``stream_stable`` is json_repair's: by default (``False``) a string the text ends inside
+  loses its trailing blanks and keeps a backslash it ends on (``"val\\n`` → ``"val"``,
+  ``"val\\`` → ``"val\\\\"``); ``True`` keeps exactly what was read, so a stream's growing
+  prefixes read as growing values. ``chunk_length`` is accepted and has no effect.
+- A bare ``True``, ``False`` or ``None`` as the whole text gives ``""``, as in json_repair
+  (inside a container they are the literals they spell).
 """
 
 from __future__ import annotations
@@ -112,6 +116,7 @@ def salvage_json(
     max_depth: Optional[int] = None,
     trim_layout: bool = True,
     lenient_scalars: bool = True,
+    trim_cut_strings: bool = False,
 ) -> Tuple[Any, List[Tuple[str, int]], bool]:
     """Reads any JSON document leniently: ``(value, repairs, truncated)``.
 
@@ -131,6 +136,10 @@ def salvage_json(
       ends at ``,``/``}``/``]`` (``1/3``, ``10-20``, a UUID) is the string it spells; Python
       tuples and sets are lists (``(1, 2)``, ``{'a', 'b'}``), one unquoted word as a value is
       a string (``{"name": John}``), ``{foo: [}`` is closed and ``\\„`` is ``„``.
+
+    ``trim_cut_strings`` (off by default here, on in ``repair_json``/``loads`` unless
+    ``stream_stable=True``): a string the text ends inside loses its trailing blanks and keeps
+    a backslash it ends on, json_repair's default reading of a cut text.
     """
     values, repairs, truncated = salvage_values(
         text,
@@ -139,15 +148,33 @@ def salvage_json(
         max_depth=max_depth,
         trim_layout=trim_layout,
         lenient_scalars=lenient_scalars,
+        trim_cut_strings=trim_cut_strings,
     )
     return _combine(values, text), repairs, truncated
 
 
-def _parse(text: str, skip_json_loads: bool, logging: bool, strict: bool, broken: bool = False) -> Any:
+# Python's literals as a whole text: json_repair reads them only inside a container.
+_BARE_LITERALS = ("True", "False", "None")
+
+
+def _parse(
+    text: str,
+    skip_json_loads: bool,
+    logging: bool,
+    strict: bool,
+    broken: bool = False,
+    stream_stable: bool = False,
+) -> Any:
     """The value and its repair log; ``""`` (and no log) when toolmend refuses the text.
     ``broken``: ``loads_strict`` found the text not strict JSON (no second strict attempt)."""
+    if text.strip() in _BARE_LITERALS:
+        if strict:
+            raise ValueError(f"a bare {text.strip()} is not JSON")
+        return "", []
     try:
-        values, repairs, _truncated = salvage_values(text, broken=broken)
+        values, repairs, _truncated = salvage_values(
+            text, broken=broken, trim_cut_strings=not stream_stable
+        )
         value = _combine(values, text)
     except SalvageError as err:
         # What json.loads accepts and toolmend's strict parse does not (NaN, Infinity, nesting
@@ -205,7 +232,7 @@ def repair_json(
             return "" if parsed == "" else json.dumps(parsed, **json_dumps_args)
     # Strict JSON is tried first (as json_repair tries json.loads), so valid JSON costs one
     # parse, not a failed json.loads and then a repair.
-    parsed, log = _parse(json_str, skip_json_loads, logging, strict, broken)
+    parsed, log = _parse(json_str, skip_json_loads, logging, strict, broken, stream_stable)
     if logging:
         return parsed, log
     if return_objects:
@@ -230,9 +257,9 @@ def loads(
         # straight to the parser (not a second strict attempt in repair_json).
         parsed = loads_strict(json_str)
         if parsed is ...:
-            return _parse(json_str, skip_json_loads, False, strict, broken=True)[0]
+            return _parse(json_str, skip_json_loads, False, strict, True, stream_stable)[0]
         if parsed is NotImplemented:
-            return _parse(json_str, skip_json_loads, False, strict)[0]
+            return _parse(json_str, skip_json_loads, False, strict, False, stream_stable)[0]
         return parsed
     return repair_json(
         json_str=json_str,

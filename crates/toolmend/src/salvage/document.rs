@@ -82,6 +82,12 @@ pub struct DocumentOptions {
     /// What looks cut stays refused (`1e`, `10-`), and so do two bare words
     /// (`{"city": New York}`) and `...`. Off by default and never on for tool calls.
     pub lenient_scalars: bool,
+    /// A string value the text ends inside loses its trailing blanks (`"val\n` reads as
+    /// `"val"`), and a backslash the text ends on is kept as a backslash (`"val\` reads as
+    /// `"val\\"`): json_repair's default (`stream_stable=False`), where a streamed prefix is
+    /// read as if it were the whole text. Off by default (a cut string keeps exactly what was
+    /// read, as a stream's later prefixes will) and never on for tool calls.
+    pub trim_cut_strings: bool,
 }
 
 impl Default for DocumentOptions {
@@ -91,6 +97,7 @@ impl Default for DocumentOptions {
             truncation: TruncationPolicy::Close,
             trim_layout: false,
             lenient_scalars: false,
+            trim_cut_strings: false,
         }
     }
 }
@@ -124,11 +131,19 @@ impl DocumentOptions {
         self
     }
 
+    /// These options with [`Self::trim_cut_strings`] set.
+    #[must_use]
+    pub const fn with_trim_cut_strings(mut self, trim_cut_strings: bool) -> Self {
+        self.trim_cut_strings = trim_cut_strings;
+        self
+    }
+
     /// The parser's readings for these options.
     const fn readings(&self) -> Readings {
         Readings {
             trim_layout: self.trim_layout,
             lenient_scalars: self.lenient_scalars,
+            trim_cut_strings: self.trim_cut_strings,
         }
     }
 }
@@ -140,6 +155,8 @@ pub(super) struct Readings {
     pub(super) trim_layout: bool,
     /// [`DocumentOptions::lenient_scalars`].
     pub(super) lenient_scalars: bool,
+    /// [`DocumentOptions::trim_cut_strings`].
+    pub(super) trim_cut_strings: bool,
 }
 
 impl Readings {
@@ -147,7 +164,19 @@ impl Readings {
     pub(super) const CALL: Self = Self {
         trim_layout: false,
         lenient_scalars: false,
+        trim_cut_strings: false,
     };
+}
+
+/// The end of a string value the text ended inside, read as json_repair reads it by default
+/// ([`DocumentOptions::trim_cut_strings`]): a backslash the text ends on (an odd run of them) is
+/// kept as a backslash, then trailing blanks are dropped.
+pub(super) fn trim_cut_string(bytes: &[u8], read: &mut String) {
+    let slashes = bytes.iter().rev().take_while(|&&b| b == b'\\').count();
+    if slashes % 2 == 1 {
+        read.push('\\');
+    }
+    read.truncate(read.trim_end().len());
 }
 
 /// How many bytes of layout end the string `read`, whose closing delimiter ends right before
@@ -1001,5 +1030,37 @@ mod tests {
             salvage_document("[[[[[1,]]]]]", &deep).unwrap_err().kind,
             SalvageErrorKind::TooDeep
         );
+    }
+
+    #[test]
+    fn cut_strings_are_trimmed_only_when_asked() {
+        let trim = DocumentOptions::default().with_trim_cut_strings(true);
+        let read_trimmed = |text: &str| salvage_document(text, &trim).map(Document::into_value);
+        // Trailing blanks of the cut string go; a dangling backslash stays as a backslash.
+        assert_eq!(
+            read_trimmed(r#"{"key": "val\n"#).unwrap(),
+            json!({"key": "val"})
+        );
+        assert_eq!(
+            read_trimmed("{\"key\": \"val  \n\t").unwrap(),
+            json!({"key": "val"})
+        );
+        assert_eq!(
+            read_trimmed(r#"{"key": "val\"#).unwrap(),
+            json!({"key": "val\\"})
+        );
+        // An escaped backslash is no dangling one.
+        assert_eq!(
+            read_trimmed(r#"{"key": "val\\"#).unwrap(),
+            json!({"key": "val\\"})
+        );
+        assert_eq!(read_trimmed(r#"["a ", "b \n"#).unwrap(), json!(["a ", "b"]));
+        // Closed strings keep their blanks, and by default a cut string keeps what was read.
+        assert_eq!(
+            read_trimmed(r#"{"key": "val\n"}"#).unwrap(),
+            json!({"key": "val\n"})
+        );
+        assert_eq!(read(r#"{"key": "val\n"#), Ok(json!({"key": "val\n"})));
+        assert_eq!(read(r#"{"key": "val\"#), Ok(json!({"key": "val"})));
     }
 }
