@@ -1,0 +1,60 @@
+//! Runs `repair_call` (or salvage alone) over one group of `bench/out/corpus.jsonl` in a loop,
+//! for a profiler: the per-group instruction counts of issue #11 §3 come from it.
+//!
+//! ```text
+//! cargo build --release -p toolmend --example profile_group
+//! valgrind --tool=callgrind --collect-atstart=no \
+//!     --toggle-collect='toolmend::mender::Mender::repair_call' \
+//!     target/release/examples/profile_group medium/trailing_comma 30 [salvage]
+//! ```
+//!
+//! Arguments: the group, the rounds over it (default 200), and `salvage` to run
+//! `toolmend::salvage::salvage` alone instead of `repair_call` against the corpus's `write_file`
+//! schema (toggle on `toolmend::salvage::entry::salvage` then).
+
+// An example's job is to print its results.
+#![allow(clippy::print_stdout)]
+
+use serde_json::{Value, json};
+use toolmend::{Mender, ToolSet};
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let group = args.next().expect("group");
+    let reps: usize = args.next().and_then(|n| n.parse().ok()).unwrap_or(200);
+    let salvage_only = args.next().as_deref() == Some("salvage");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let corpus = std::fs::read_to_string(root.join("bench/out/corpus.jsonl")).unwrap();
+    let inputs: Vec<String> = corpus
+        .lines()
+        .filter_map(|l| {
+            let c: Value = serde_json::from_str(l).unwrap();
+            (c["group"] == group.as_str()).then(|| c["input"].as_str().unwrap().to_owned())
+        })
+        .collect();
+    let mender = Mender::new(ToolSet::from_json(
+        &json!([{"name": "write_file", "parameters": {
+        "type": "object", "required": ["path", "content"], "additionalProperties": false,
+        "properties": {
+            "path": {"type": "string"}, "content": {"type": "string"},
+            "create_dirs": {"type": "boolean"}, "mode": {"type": ["string", "null"]},
+            "encoding": {"type": "string"}, "overwrite": {"type": "boolean"},
+            "lines_hint": {"type": "integer"}}}}]),
+    ));
+    let options = toolmend::salvage::SalvageOptions::default();
+    let mut n = 0;
+    for _ in 0..reps {
+        for input in &inputs {
+            if salvage_only {
+                n += toolmend::salvage::salvage(std::hint::black_box(input), &options)
+                    .map(|s| s.values.len())
+                    .unwrap_or(0);
+            } else {
+                n += mender
+                    .repair_call("write_file", std::hint::black_box(input))
+                    .arguments_text
+                    .len();
+            }
+        }
+    }
+    println!("{} inputs, {n}", inputs.len());
+}
