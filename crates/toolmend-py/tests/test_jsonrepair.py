@@ -60,6 +60,11 @@ def test_stream_stable_is_json_repairs():
     assert toolmend.loads('{"key": "val ",}') == {"key": "val "}
 
 
+def test_a_bare_member_ends_an_unclosed_string():
+    assert toolmend.loads('{"a": "first, b: 1}') == {"a": "first", "b": 1}
+    assert toolmend.loads('{"a": "Hello, world: it is}') == {"a": "Hello, world: it is"}
+
+
 def test_a_member_missing_its_colon_is_read():
     assert toolmend.loads('{"key": "value", "key2" "value2"}') == {"key": "value", "key2": "value2"}
     assert toolmend.loads('{"key": "value"}, "key2" "value2"}') == {"key": "value", "key2": "value2"}

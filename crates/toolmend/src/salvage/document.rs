@@ -1063,4 +1063,27 @@ mod tests {
         assert_eq!(read(r#"{"key": "val\n"#), Ok(json!({"key": "val\n"})));
         assert_eq!(read(r#"{"key": "val\"#), Ok(json!({"key": "val"})));
     }
+
+    #[test]
+    fn a_bare_member_ends_a_string_cut_before_the_closers_when_asked() {
+        // json_repair's reading: `b: 1` is a member, not the end of the string.
+        assert_eq!(
+            lenient(r#"{"a": "first, b: 1}"#),
+            Ok(json!({"a": "first", "b": 1}))
+        );
+        assert_eq!(
+            lenient(r#"{"a": "first, b: [1]}"#),
+            Ok(json!({"a": "first", "b": [1]}))
+        );
+        // Prose after the colon, or no colon, is content; calls never split.
+        assert_eq!(
+            lenient(r#"{"a": "Hi, all: it is}"#),
+            Ok(json!({"a": "Hi, all: it is"}))
+        );
+        assert_eq!(lenient(r#"{"a": "x, y}"#), Ok(json!({"a": "x, y"})));
+        assert_eq!(
+            read(r#"{"a": "first, b: 1}"#),
+            Ok(json!({"a": "first, b: 1"}))
+        );
+    }
 }

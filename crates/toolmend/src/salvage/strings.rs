@@ -182,10 +182,18 @@ impl Parser<'_> {
             self.quote_insertable = true;
             return None;
         }
+        // A document (json_repair's reading): a bare member inside what is left ends the
+        // string before its comma (`{"a": "first, b: 1}`), and the parser reads the member.
+        let end = if self.readings.lenient_scalars {
+            bare_member_in(self.bytes, body, run).unwrap_or(run)
+        } else {
+            run
+        };
+        let content = out.len().checked_sub(self.bytes.len() - end)?;
         out.truncate(content);
         self.closed_at_end = true;
-        self.log.note(RepairKind::QuoteInserted, run);
-        self.pos = run;
+        self.log.note(RepairKind::QuoteInserted, end);
+        self.pos = end;
         Some(Str::Closed(std::mem::take(out)))
     }
 
@@ -526,6 +534,42 @@ fn hex4(bytes: &[u8], at: usize) -> Hex {
         unit = unit * 16 + d;
     }
     Hex::Unit(unit)
+}
+
+/// The comma of the first bare member (`, key: value`, the value one token: `1`, `true`, `[1]`,
+/// a word) in `bytes[body..end]`, when the text from it to `end` holds no quote, backslash or
+/// control character (so it was copied into the string byte for byte and can be cut off as it
+/// is). Prose after a colon (`, world: it is`) is no member.
+fn bare_member_in(bytes: &[u8], body: usize, end: usize) -> Option<usize> {
+    let rest = bytes.get(body..end)?;
+    let comma = body + memchr::memchr(b',', rest)?;
+    if bytes[comma..end].iter().any(|&b| {
+        (b < 0x20 && !matches!(b, b'\n' | b'\t' | b'\r')) || matches!(b, b'"' | b'\'' | b'\\')
+    }) {
+        return None;
+    }
+    let mut at = comma;
+    while let Some(c) = memchr::memchr(b',', &bytes[at..end]).map(|c| at + c) {
+        let key = scan::skip_ws(bytes, c + 1);
+        let key_end = scan::key_end(bytes, key);
+        let colon = scan::skip_ws(bytes, key_end);
+        if key < end
+            && scan::is_key_start(bytes[key])
+            && key_end < end
+            && bytes[colon] == b':'
+            && one_token(&bytes[colon + 1..end])
+        {
+            return Some(c);
+        }
+        at = c + 1;
+    }
+    None
+}
+
+/// Whether `bytes`, blanks around it aside, is one token (no blank inside).
+fn one_token(bytes: &[u8]) -> bool {
+    let token = bytes.trim_ascii();
+    !token.is_empty() && !token.iter().any(u8::is_ascii_whitespace)
 }
 
 /// Whether `read` opens more `{`/`[` than it closes: then a `}` or `]` right after it may be
