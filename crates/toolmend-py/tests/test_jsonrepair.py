@@ -65,6 +65,11 @@ def test_a_bare_member_ends_an_unclosed_string():
     assert toolmend.loads('{"a": "Hello, world: it is}') == {"a": "Hello, world: it is"}
 
 
+def test_a_stray_quote_line_goes_unless_the_string_holds_a_fence():
+    assert toolmend.loads('{"a": "hello\n"\n",}') == {"a": "hello"}
+    assert toolmend.loads('{"a": "\n```{}```\n"\n",\n"b": "x"}') == {"a": '\n```{}```\n"', "b": "x"}
+
+
 def test_a_member_missing_its_colon_is_read():
     assert toolmend.loads('{"key": "value", "key2" "value2"}') == {"key": "value", "key2": "value2"}
     assert toolmend.loads('{"key": "value"}, "key2" "value2"}') == {"key": "value", "key2": "value2"}

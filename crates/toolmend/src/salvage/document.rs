@@ -804,11 +804,24 @@ mod tests {
         assert_eq!(lenient("{\"k\n\": 1,}"), Ok(json!({"k": 1})));
         assert_eq!(lenient("[\u{201c}y\n\u{201d}]"), Ok(json!(["y"])));
         assert_eq!(lenient("['\n\n']"), Ok(json!([""])));
-        // A quote on a line of its own before the closing one is content (json_repair drops it
-        // after `hello⏎` and keeps it after a fenced snippet: no one reading).
+        // A stray quote on a line of its own before the member's end goes (json_repair's
+        // reading), unless the string holds a code fence, where json_repair keeps it; calls
+        // keep it always.
         assert_eq!(
             lenient("{\"a\": \"hello\n\"\n\",}"),
-            Ok(json!({"a": "hello\n\""}))
+            Ok(json!({"a": "hello"}))
+        );
+        assert_eq!(
+            lenient("{\"a\": \"hello\n\"\n\","),
+            Ok(json!({"a": "hello"}))
+        );
+        assert_eq!(
+            lenient("{\"a\": \"\n```{}```\n\"\n\",\n\"b\": \"x\"}"),
+            Ok(json!({"a": "\n```{}```\n\"", "b": "x"}))
+        );
+        assert_eq!(
+            read("{\"a\": \"hello\n\"\n\",}"),
+            Ok(json!({"a": "hello\n\"\n"}))
         );
         // A closing fence right after a cut string's quote or its object's closer.
         assert_eq!(lenient("{\"k\": \"a, b\"```"), Ok(json!({"k": "a, b"})));

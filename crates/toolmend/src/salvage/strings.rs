@@ -125,6 +125,20 @@ impl Parser<'_> {
             if role == Role::Value && !content_quote && self.key_in_array(after) {
                 return Str::Broken(i);
             }
+            // A document's stray quote on its own line before a member's end (`"hello⏎"⏎",`):
+            // the first quote closes and the stray one goes, json_repair's reading. Not in a
+            // string holding a code fence, where json_repair keeps the quote as content, nor
+            // after a quote already taken as content (`"x⏎ "y"⏎",`).
+            if role == Role::Value
+                && self.readings.lenient_scalars
+                && !content_quote
+                && let Some(end) = stray_quote_line(self.bytes, after)
+                && !out.contains("```")
+            {
+                self.log.note(RepairKind::QuotesNormalized, end - 1);
+                self.pos = end;
+                return Str::Closed(out);
+            }
             let closes = match role {
                 Role::Key => true,
                 Role::Value => match self.quote_closes(i, after, &out, !content_quote) {
@@ -564,6 +578,24 @@ fn bare_member_in(bytes: &[u8], body: usize, end: usize) -> Option<usize> {
         at = c + 1;
     }
     None
+}
+
+/// After a closing quote at `after - 1`: blanks with a line break, a lone `"`, then blanks and
+/// `,`, `}`, `]` or the end of the text (`"hello⏎"⏎",`). Where that stray quote ends.
+fn stray_quote_line(bytes: &[u8], after: usize) -> Option<usize> {
+    let mut p = after;
+    while matches!(bytes.get(p), Some(b' ' | b'\t' | b'\r')) {
+        p += 1;
+    }
+    if bytes.get(p) != Some(&b'\n') {
+        return None;
+    }
+    let quote = scan::skip_ws(bytes, p);
+    if bytes.get(quote) != Some(&b'"') {
+        return None;
+    }
+    let next = scan::skip_ws(bytes, quote + 1);
+    matches!(bytes.get(next), None | Some(b',' | b'}' | b']')).then_some(quote + 1)
 }
 
 /// Whether `bytes`, blanks around it aside, is one token (no blank inside).
