@@ -317,6 +317,15 @@ fn colon_inserted() {
 }
 
 #[test]
+fn a_quote_run_where_a_key_belongs_is_refused_not_swallowed() {
+    // Before, `sic` swallowed `"}, """` into the string: a wrong object.
+    check_error(
+        "[{\"lorem\": {\"ipsum\": \"sic\"}, \"\"\"\" \"lorem\": {\"ipsum\": \"sic\"}]",
+        SalvageErrorKind::Syntax,
+    );
+}
+
+#[test]
 fn control_char_escaped() {
     check(
         "{\"content\": \"line1\nline2\tx\"}",

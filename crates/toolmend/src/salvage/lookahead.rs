@@ -203,6 +203,10 @@ fn after_comma(bytes: &[u8], p: usize, top: u8, words: bool) -> Verdict {
         return Verdict::Closes; // a trailing comma
     }
     match (top, Quote::at(bytes, p)) {
+        // A run of three or more quotes where a key belongs (`"sic"}, """" "lorem": …`): taken
+        // as content the string swallows `}, """`, taken as the closer junk stands where a key
+        // belongs. Neither holds: refused, not guessed.
+        (b'}', Some(Quote::Double)) if bytes[p..].starts_with(b"\"\"\"") => Verdict::Swallows,
         (b'}', Some(q)) => {
             closes(token_then(bytes, p, q, b":", true) || member_missing_colon(bytes, p, q))
         }
@@ -638,6 +642,17 @@ mod tests {
         assert_eq!(verdict("} thanks", b"}"), Verdict::ClosesBeforeProse);
         assert_eq!(verdict("} {\"b\": 1}", b"}"), Verdict::Closes);
         assert_eq!(value_quote(b"}\n```", 0, b"}", true, true), Verdict::Closes);
+    }
+
+    #[test]
+    fn a_quote_run_where_a_key_belongs_swallows() {
+        assert_eq!(
+            verdict("}, \"\"\"\" \"lorem\": 1}]", b"]}}"),
+            Verdict::Swallows
+        );
+        assert_eq!(verdict(", \"\"\" \"b\": 1}", b"}"), Verdict::Swallows);
+        // An empty key is a key.
+        assert_eq!(verdict(", \"\": 1}", b"}"), Verdict::Closes);
     }
 
     #[test]
