@@ -26,6 +26,9 @@ use std::io::Write;
 
 use serde_json::{Value, json};
 use toolmend::{Mender, ToolSet};
+#[path = "../benches/support/write_file.rs"]
+mod write_file;
+use write_file::write_file_tool;
 
 const JUNK: [&str; 12] = [
     ",}",
@@ -49,15 +52,7 @@ fn main() {
     let corpus = std::fs::read_to_string(root.join("bench/out/corpus.jsonl")).expect(
         "bench/out/corpus.jsonl (python3 ../shared/bench/make_corpus.py bench/out/corpus.jsonl)",
     );
-    let write_file = Mender::new(ToolSet::from_json(
-        &json!([{"name": "write_file", "parameters": {
-        "type": "object", "required": ["path", "content"], "additionalProperties": false,
-        "properties": {
-            "path": {"type": "string"}, "content": {"type": "string"},
-            "create_dirs": {"type": "boolean"}, "mode": {"type": ["string", "null"]},
-            "encoding": {"type": "string"}, "overwrite": {"type": "boolean"},
-            "lines_hint": {"type": "integer"}}}}]),
-    ));
+    let write_file = Mender::new(ToolSet::from_json(&write_file_tool()));
     let open = Mender::new(ToolSet::from_json(
         &json!([{"name": "write_file", "parameters": {"type": "object"}}]),
     ));

@@ -28,6 +28,9 @@ use toolmend::{Mender, Status, ToolSet};
 #[path = "../benches/support/edit_call.rs"]
 mod edit_call;
 use edit_call::{edit_tool, valid_call};
+#[path = "../benches/support/write_file.rs"]
+mod write_file;
+use write_file::write_file_tool;
 
 const ROUNDS: usize = 201;
 
@@ -92,17 +95,6 @@ fn main() {
 fn median(values: &mut [f64]) -> f64 {
     values.sort_by(f64::total_cmp);
     values[values.len() / 2]
-}
-
-/// The `write_file` tool of the corpus's medium and large calls.
-fn write_file_tool() -> Value {
-    serde_json::json!([{"name": "write_file", "parameters": {
-        "type": "object", "required": ["path", "content"], "additionalProperties": false,
-        "properties": {
-            "path": {"type": "string"}, "content": {"type": "string"},
-            "create_dirs": {"type": "boolean"}, "mode": {"type": ["string", "null"]},
-            "encoding": {"type": "string"}, "overwrite": {"type": "boolean"},
-            "lines_hint": {"type": "integer"}}}}])
 }
 
 /// `bench/out/corpus.jsonl` as (group, input, expected value), generated when missing.

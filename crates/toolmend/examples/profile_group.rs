@@ -15,8 +15,11 @@
 // An example's job is to print its results.
 #![allow(clippy::print_stdout)]
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use toolmend::{Mender, ToolSet};
+#[path = "../benches/support/write_file.rs"]
+mod write_file;
+use write_file::write_file_tool;
 fn main() {
     let mut args = std::env::args().skip(1);
     let group = args.next().expect("group");
@@ -31,15 +34,7 @@ fn main() {
             (c["group"] == group.as_str()).then(|| c["input"].as_str().unwrap().to_owned())
         })
         .collect();
-    let mender = Mender::new(ToolSet::from_json(
-        &json!([{"name": "write_file", "parameters": {
-        "type": "object", "required": ["path", "content"], "additionalProperties": false,
-        "properties": {
-            "path": {"type": "string"}, "content": {"type": "string"},
-            "create_dirs": {"type": "boolean"}, "mode": {"type": ["string", "null"]},
-            "encoding": {"type": "string"}, "overwrite": {"type": "boolean"},
-            "lines_hint": {"type": "integer"}}}}]),
-    ));
+    let mender = Mender::new(ToolSet::from_json(&write_file_tool()));
     let options = toolmend::salvage::SalvageOptions::default();
     let mut n = 0;
     for _ in 0..reps {

@@ -323,7 +323,7 @@ fn array_end(bytes: &[u8], p: usize) -> Option<usize> {
                 i + 1
             }
             (b',', _) => i + 1,
-            (_, Some(quote)) => token_end(bytes, i, quote)?,
+            (_, Some(quote)) => token_end(bytes, i, quote).ok()?,
             (b'-' | b'0'..=b'9', _) => scan::number_end(bytes, i),
             (b'a'..=b'z' | b'A'..=b'Z', _) => {
                 let end = scan::word_end(bytes, i);
@@ -340,24 +340,6 @@ fn array_end(bytes: &[u8], p: usize) -> Option<usize> {
     }
 }
 
-/// Where the quoted token opened by `quote` at `p` ends (after its closing quote), within
-/// [`MAX_TOKEN`] bytes.
-fn token_end(bytes: &[u8], p: usize, quote: Quote) -> Option<usize> {
-    let mut i = p + quote.len();
-    let limit = (i + MAX_TOKEN).min(bytes.len());
-    while i < limit {
-        if bytes[i] == b'\\' {
-            i += 2;
-            continue;
-        }
-        if bytes[i] == quote.scan_byte() && quote.closes_at(bytes, i) {
-            return Some(i + quote.len());
-        }
-        i += 1;
-    }
-    None
-}
-
 /// Whether the quoted token at `p` is followed by a non-string element: an array's elements with
 /// their commas missing.
 ///
@@ -368,6 +350,7 @@ fn token_end(bytes: &[u8], p: usize, quote: Quote) -> Option<usize> {
 /// - Example: `["a" "b" "c" 1` → `["a", "b", "c", 1]`.
 fn token_then_element(bytes: &[u8], p: usize, quote: Quote, words: bool) -> bool {
     token_end(bytes, p, quote)
+        .ok()
         .and_then(|end| skip_gap(bytes, end))
         .is_some_and(|next| {
             next < bytes.len()
@@ -401,22 +384,10 @@ fn word_element(bytes: &[u8], p: usize) -> bool {
 /// Whether the quote at `p` opens a member: a quoted key, its `:` and the start of a value.
 /// Used to see a string value's missing closing quote before `, "key": …`.
 pub(super) fn opens_member(bytes: &[u8], p: usize, quote: Quote) -> bool {
-    let mut i = p + quote.len();
-    let limit = (i + MAX_TOKEN).min(bytes.len());
-    loop {
-        if i >= limit {
-            return false;
-        }
-        if bytes[i] == b'\\' {
-            i += 2;
-            continue;
-        }
-        if bytes[i] == quote.scan_byte() && quote.closes_at(bytes, i) {
-            break;
-        }
-        i += 1;
-    }
-    let Some(colon) = skip_gap(bytes, i + quote.len()) else {
+    let Ok(end) = token_end(bytes, p, quote) else {
+        return false;
+    };
+    let Some(colon) = skip_gap(bytes, end) else {
         return false;
     };
     if bytes.get(colon) != Some(&b':') {
@@ -502,6 +473,23 @@ fn bare_element_then(bytes: &[u8], p: usize, next: &[u8]) -> bool {
 /// the token is too long to judge; when the text ends inside it, `at_end` (a cut key after a
 /// comma is plausible, a cut key after a missing comma is not).
 fn token_then(bytes: &[u8], p: usize, quote: Quote, next: &[u8], at_end: bool) -> bool {
+    match token_end(bytes, p, quote) {
+        Ok(end) => followed_by(bytes, end, next),
+        Err(TokenEnd::TooLong) => true,
+        Err(TokenEnd::Cut) => at_end,
+    }
+}
+
+/// Why a quoted token has no end within reach.
+enum TokenEnd {
+    /// It runs past [`MAX_TOKEN`] bytes.
+    TooLong,
+    /// The text ends inside it.
+    Cut,
+}
+
+/// Where the quoted token opened by `quote` at `p` ends: right after its closing quote.
+fn token_end(bytes: &[u8], p: usize, quote: Quote) -> Result<usize, TokenEnd> {
     let mut i = p + quote.len();
     let limit = (i + MAX_TOKEN).min(bytes.len());
     while i < limit {
@@ -511,35 +499,28 @@ fn token_then(bytes: &[u8], p: usize, quote: Quote, next: &[u8], at_end: bool) -
             continue;
         }
         if b == quote.scan_byte() && quote.closes_at(bytes, i) {
-            return followed_by(bytes, i + quote.len(), next);
+            return Ok(i + quote.len());
         }
         i += 1;
     }
-    i < bytes.len() || at_end
+    Err(if i < bytes.len() {
+        TokenEnd::TooLong
+    } else {
+        TokenEnd::Cut
+    })
 }
 
 /// Whether a member missing its colon starts at `p`: a quoted key (opened by `quote`), then,
 /// after blanks, a quoted value that ends and is followed by `,` or `}` (`"key2" "value2"}`).
 /// The parser reads it as that member (`colon_inserted`); a string before it ends before it.
 pub(super) fn member_missing_colon(bytes: &[u8], p: usize, quote: Quote) -> bool {
-    let mut i = p + quote.len();
-    let limit = (i + MAX_TOKEN).min(bytes.len());
-    while i < limit {
-        let b = bytes[i];
-        if b == b'\\' {
-            i += 2;
-            continue;
-        }
-        if b == quote.scan_byte() && quote.closes_at(bytes, i) {
-            let end = i + quote.len();
-            return skip_gap(bytes, end)
-                .filter(|&v| v > end)
-                .and_then(|v| Some((v, Quote::at(bytes, v)?)))
-                .is_some_and(|(v, value)| is_member_value(bytes, v, value));
-        }
-        i += 1;
-    }
-    false
+    let Ok(end) = token_end(bytes, p, quote) else {
+        return false;
+    };
+    skip_gap(bytes, end)
+        .filter(|&v| v > end)
+        .and_then(|v| Some((v, Quote::at(bytes, v)?)))
+        .is_some_and(|(v, value)| is_member_value(bytes, v, value))
 }
 
 /// Whether the quoted token at `p` is a whole member value: it ends and `,` or `}` follows.
