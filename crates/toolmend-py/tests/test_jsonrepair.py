@@ -75,9 +75,25 @@ def test_a_member_missing_its_colon_is_read():
     assert toolmend.loads('{"key": "value"}, "key2" "value2"}') == {"key": "value", "key2": "value2"}
 
 
+def test_misplaced_quotes_and_a_missing_brace_are_read():
+    assert toolmend.loads('["key":"value"]') == [{"key": "value"}]
+    assert toolmend.loads('["key":"value"}]') == [{"key": "value"}]
+    assert toolmend.loads('{"key:"value"}') == {"key": "value"}
+    assert toolmend.loads('{"key:value}') == {"key": "value"}
+    assert toolmend.loads('{"k"e"y": "value"}') == {'k"e"y': "value"}
+    assert toolmend.loads('{"words": abcdef", "n": 12345", "w": ghijkl" }') == {"words": "abcdef", "n": 12345, "w": "ghijkl"}
+    assert toolmend.loads('{"lorem": ipsum, sic, datum.",}') == {"lorem": "ipsum, sic, datum."}
+    # A key with a colon, followed by its own colon, is that key; doubled quotes stay refused.
+    assert toolmend.loads('{"a:b": 1}') == {"a:b": 1}
+    assert toolmend.loads('{"" key":"val"') == ""
+    # Tool calls never read these.
+    with pytest.raises(toolmend.SalvageError):
+        toolmend.salvage_json('["key":"value"]', lenient_scalars=False)
+
+
 def test_refusals_give_an_empty_string():
     # json_repair's answer for text it cannot repair; toolmend also refuses to guess these.
-    for text in ["", "just prose", '{"a": 1, "b": ...}', "[1, 2, ...]", '{"a": yes please}']:
+    for text in ["", "just prose", '{"a": 1, "b": ...}', "[1, 2, ...]", '{"a": sure, go ahead}']:
         assert toolmend.loads(text) == "", text
         assert toolmend.repair_json(text) == "", text
 
@@ -161,8 +177,11 @@ def test_python_number_spellings_and_digit_led_tokens():
     assert toolmend.loads('{"key": 1.1.1}') == {"key": "1.1.1"}
     assert toolmend.loads("[1, 2notanumber]") == [1, "2notanumber"]
     assert toolmend.loads('{"id": 57eeeeb1-450b-482c-81b9-4be77e95dee2}') == {"id": "57eeeeb1-450b-482c-81b9-4be77e95dee2"}
+    # An exponent with no digits is its mantissa; a sign the text ends on is cut.
+    assert toolmend.loads('{"key": 1e }') == {"key": 1}
+    assert toolmend.loads("[- ") == []
     # What looks cut or would be invented stays refused.
-    for text in ['{"key": 1e }', '{"key": 10- }', '{"key": }', '{"city": New York}']:
+    for text in ['{"key": 10- }', '{"key": }', '{"a": ipsum, sic, datum}']:
         assert toolmend.loads(text) == "", text
     with pytest.raises(toolmend.JsonSyntaxError):
         toolmend.salvage_json('{"a": .25}', lenient_scalars=False)
@@ -178,12 +197,14 @@ def test_python_tuples_sets_and_one_word_values():
     assert toolmend.loads("Here it is:\n```json\n(1, 2)\n```") == [1, 2]
     # A parenthesis in prose stays prose when the JSON reads without it.
     assert toolmend.loads('Decision (final):\n```json\n{"a": 1}\n```') == {"a": 1}
-    # One unquoted word as a value is the string it spells (JavaScript's and YAML's reading).
+    # Unquoted words as a value are the string they spell (JavaScript's and YAML's reading).
+    assert toolmend.loads('{"name": "John", "city": New York}') == {"name": "John", "city": "New York"}
+    assert toolmend.loads('[{"name": Weiss Savage\n}]') == [{"name": "Weiss Savage"}]
     assert toolmend.loads('{"name": John, "age": 30}') == {"name": "John", "age": 30}
     assert toolmend.loads("{key:value,key2:value2}") == {"key": "value", "key2": "value2"}
     assert toolmend.loads('{"key": value "key2": "value2"}') == {"key": "value", "key2": "value2"}
-    # Two words, and words that mean something else elsewhere, stay refused.
-    for text in ['{"city": New York}', '{"a": yes}', '{"a": undefined}', '{"a": nil}', "just prose"]:
+    # Prose, and words that mean something else elsewhere, stay refused.
+    for text in ['{"a": sic tamet. "b": 1}', '{"a": yes}', '{"a": undefined}', '{"a": nil}', "just prose"]:
         assert toolmend.loads(text) == "", text
     # Other document readings: an array left open before the object's `}`, an escaped smart
     # quote, a string cut before its first character.

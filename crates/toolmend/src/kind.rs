@@ -37,6 +37,9 @@ pub enum RepairKind {
     /// A member's missing colon was inserted: a quoted key followed by a whole quoted value
     /// (`"key" "value",`), so the string before it no longer swallows the member.
     ColonInserted,
+    /// A missing `{` was inserted: an array held a member (`["key": "value"]`), read as the
+    /// object it opens. Documents only (json_repair's reading); a call never reads it.
+    OpenerInserted,
     /// A string value's missing closing quote was inserted before `, "key":`, so the value no
     /// longer swallows the members after it.
     QuoteInserted,
@@ -112,6 +115,7 @@ impl RepairKind {
         Self::KeyQuoted,
         Self::CommaInserted,
         Self::ColonInserted,
+        Self::OpenerInserted,
         Self::QuoteInserted,
         Self::ControlCharEscaped,
         Self::ExtraCloserRemoved,
@@ -156,6 +160,7 @@ impl RepairKind {
             Self::KeyQuoted => "key_quoted",
             Self::CommaInserted => "comma_inserted",
             Self::ColonInserted => "colon_inserted",
+            Self::OpenerInserted => "opener_inserted",
             Self::QuoteInserted => "quote_inserted",
             Self::ControlCharEscaped => "control_char_escaped",
             Self::ExtraCloserRemoved => "extra_closer_removed",
@@ -208,6 +213,7 @@ impl RepairKind {
                 | Self::KeyQuoted
                 | Self::CommaInserted
                 | Self::ColonInserted
+                | Self::OpenerInserted
                 | Self::QuoteInserted
                 | Self::ControlCharEscaped
                 | Self::ExtraCloserRemoved

@@ -12,14 +12,20 @@ what only ``json.loads`` accepts, such as ``NaN``, goes to ``json.loads`` unless
 Differences from json_repair, on purpose (toolmend never invents content):
 
 - Where toolmend refuses to guess, the result is ``""``, json_repair's answer for a text it
-  cannot repair: prose without JSON, ``...`` placeholders, bare words as values
-  (``{"a": yes please}``), missing values (``{"a": }``), ``NaN``/``Infinity``, a number cut
-  at its exponent (``1e``), a text cut inside a key or literal that keeps nothing.
+  cannot repair: prose without JSON, ``...`` placeholders, prose as a value
+  (``{"a": sic tamet. "b": 1}``, ``{"a": ipsum, sic}``), words another notation gives a
+  meaning (``{"a": yes}``), missing values (``{"a": }``), ``NaN``/``Infinity``, a text cut
+  inside a key or literal that keeps nothing.
 - Like json_repair, raw line breaks right before a string's closing quote are layout
   (dropped), and ``.25``, ``1.``, ``82_461_110`` are numbers; ``1/3``, ``10-20``, a UUID are
   kept as the strings they spell (``salvage_json``'s ``trim_layout`` and ``lenient_scalars``);
-  so are Python tuples and sets (``(1, 2)``, ``{'a', 'b'}`` as lists) and one unquoted word as
-  a value (``{"name": John}``). Two words (``{"city": New York}``) stay refused.
+  so are Python tuples and sets (``(1, 2)``, ``{'a', 'b'}`` as lists) and unquoted words on
+  one line as a value (``{"name": John}``, ``{"city": New York}``). ``1e`` before a delimiter
+  is ``1``.
+- Like json_repair, misplaced quotes and a missing ``{`` are read where only one reading
+  holds: ``["key": "value"]`` is ``[{"key": "value"}]``, ``{"key:"value"}`` and
+  ``{"key:value}`` are ``{"key": "value"}``, ``{"k"e"y": 1}`` keeps its quotes in the key,
+  ``{"a": abc", "n": 5"}`` is ``{"a": "abc", "n": 5}``.
 - ``logging=True`` returns ``(value, log)`` where each log entry is
   ``{"text": <repair kind>, "context": <byte offset>}`` (toolmend's repair names).
 - ``strict=True`` raises ``ValueError`` whenever the text needed any repair.

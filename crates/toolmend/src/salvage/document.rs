@@ -26,10 +26,11 @@
 //!   without inventing anything: Python's `.25`, `1.`, `+1`, `82_461_110` as numbers, `TRUE`,
 //!   `Null` as literals (`python_literal`), and a bare token that starts with a digit and ends
 //!   at a `,`, `}` or `]` (`1/3`, `10-20`, `1.1.1`, a UUID) kept as the string it spells
-//!   (`quotes_normalized`). What looks cut or unknown stays refused: `1e`, `10-`, `1e999` where
-//!   its spelling is a number JSON cannot hold, two bare words (`{"city": New York}`), `...`.
+//!   (`quotes_normalized`), and `1e` before a delimiter as `1`. What looks cut or unknown
+//!   stays refused: `10-`, a lone `-` that is not the text's end, `1e999` where
+//!   its spelling is a number JSON cannot hold, unquoted prose (`{"a": ipsum, sic.}`), `...`.
 //!   The same option reads the conventions of documents written in other notations where they
-//!   name one value: one unquoted word as a string value (`{"name": John}`, `bare_word`),
+//!   name one value: unquoted words as a string value (`{"city": New York}`, `bare_word`),
 //!   Python tuples and sets as lists (`(1, 2)`, `{'a', 'b'}`, `pycollections.rs`, tried
 //!   only when the text does not read without them), an array left open before its object's
 //!   `}` (`{foo: [}`), an escaped typographic quote (`\„`) as the quote, a closing fence
@@ -77,10 +78,10 @@ pub struct DocumentOptions {
     /// Python's `.25`, `1.`, `+1`, `82_461_110` as numbers and `TRUE`, `Null` inside a
     /// container as literals (`python_literal`), and a bare token that starts with a digit and
     /// ends at `,`, `}` or `]` (`1/3`, `10-20`, `1.1.1`, a UUID) as the string it spells
-    /// (`quotes_normalized`). One unquoted word as a string value (`{"name": John}`), Python
+    /// (`quotes_normalized`). Unquoted words as a string value (`{"city": New York}`), Python
     /// tuples and sets as lists (`(1, 2)`, `{'a', 'b'}`), `{foo: [}` closed, `\„` as `„`.
-    /// What looks cut stays refused (`1e`, `10-`), and so do two bare words
-    /// (`{"city": New York}`) and `...`. Off by default and never on for tool calls.
+    /// `1e }` reads as `1`. What looks cut stays refused (`10-`), and so do prose (`{"a": ipsum, sic.}`) and
+    /// `...`. Off by default and never on for tool calls.
     pub lenient_scalars: bool,
     /// A string value the text ends inside loses its trailing blanks (`"val\n` reads as
     /// `"val"`), and a backslash the text ends on is kept as a backslash (`"val\` reads as
@@ -252,8 +253,9 @@ pub(super) const fn in_token(b: u8) -> bool {
 
 /// The value of the bare token starting at `start` (a digit, a sign or a dot) and where it
 /// ends, when it names one value: a Python number spelling as the number, a token that starts
-/// with a digit and is no number as its text. `None` (the caller refuses it) when something
-/// other than `,`, `}`, `]` or the end follows it, it looks cut (`1e`, `10-`), it is a number
+/// with a digit and is no number as its text; a number whose exponent has no digits (`1e`) as
+/// its mantissa. `None` (the caller refuses it) when something
+/// other than `,`, `}`, `]` or the end follows it, it looks cut (`10-`), it is a number
 /// JSON cannot hold, or it would be text and the text ends in it (it may be cut).
 pub(super) fn lenient_number(text: &str, start: usize) -> Option<(Value, usize)> {
     let bytes = text.as_bytes();
@@ -275,11 +277,14 @@ pub(super) fn lenient_number(text: &str, start: usize) -> Option<(Value, usize)>
     if end == bytes.len() {
         return None;
     }
+    // An exponent with no digits before a delimiter (`1e }`, `2E+,`): the mantissa, as
+    // json_repair reads it; nothing is invented, only the dangling marker goes.
+    let marker = token.strip_suffix(['+', '-']).unwrap_or(token);
+    if let Some(Some(number)) = marker.strip_suffix(['e', 'E']).and_then(python_number) {
+        return Some((Value::Number(number), end));
+    }
     let unsigned = token.trim_start_matches(['-', '+']);
-    let cut = token.ends_with(|c: char| !c.is_ascii_alphanumeric())
-        || token
-            .strip_suffix(['e', 'E'])
-            .is_some_and(|t| python_number(t).is_some());
+    let cut = token.ends_with(|c: char| !c.is_ascii_alphanumeric());
     if cut || !unsigned.starts_with(|c: char| c.is_ascii_digit()) {
         return None;
     }
@@ -377,22 +382,44 @@ const NOT_PLAIN_WORDS: [&str; 13] = [
     "false",
 ];
 
-/// Where the unquoted one-word string value starting at `start` ends, when it is one
-/// (`{"name": John}`, `{key: value, key2: value2}`: JavaScript's and YAML's unquoted strings).
+/// The longest unquoted string value [`bare_word`] reads: a phrase longer than this is prose.
+const MAX_BARE_PHRASE: usize = 256;
+
+/// Where the unquoted string value starting at `start` ends, when it is one (`{"name": John}`,
+/// `{"city": New York}`, `{key: value, key2: value2}`: JavaScript's and YAML's unquoted
+/// strings).
 ///
-/// The word is letters, digits, `_`, `$`, `.`, `-`, starts with a letter, does not end with `.`
-/// or `-` (a sentence or a cut), is no literal of another notation ([`NOT_PLAIN_WORDS`]), and
-/// is followed by `,`, `}`, `]`, or a quoted key and its `:` (the comma missing). Anything else
-/// — two words (`New York`), prose, the text ending after the word — stays refused.
+/// The value is one or more words on one line, parted by spaces or tabs. A word is letters,
+/// digits, `_`, `$`, `.`, `-`; the first starts with a letter, and the last does not end with
+/// `.` or `-` (a sentence or a cut). A value of one word is no literal of another notation
+/// ([`NOT_PLAIN_WORDS`]). The value is followed by `,`, `}`, `]` (on its line or after a line
+/// break), or a quoted key and its `:` (the comma missing). Anything else — a comma, colon or
+/// quote inside the phrase, a phrase longer than [`MAX_BARE_PHRASE`], the text ending after
+/// it — stays refused: where the value ends would be a guess.
 pub(super) fn bare_word(bytes: &[u8], start: usize) -> Option<usize> {
     if !bytes.get(start)?.is_ascii_alphabetic() {
         return None;
     }
-    let end = scan::key_end(bytes, start);
-    let word = std::str::from_utf8(&bytes[start..end]).ok()?;
-    if word.ends_with(['.', '-'])
-        || NOT_PLAIN_WORDS.iter().any(|w| w.eq_ignore_ascii_case(word))
-        || literal(word).is_some()
+    let mut end = scan::key_end(bytes, start);
+    loop {
+        let mut next = end;
+        while matches!(bytes.get(next), Some(b' ' | b'\t')) {
+            next += 1;
+        }
+        if next == end || !bytes.get(next).copied().is_some_and(scan::is_key_start) {
+            break;
+        }
+        end = scan::key_end(bytes, next);
+        if end - start > MAX_BARE_PHRASE {
+            return None;
+        }
+    }
+    let phrase = std::str::from_utf8(&bytes[start..end]).ok()?;
+    if phrase.ends_with(['.', '-'])
+        || NOT_PLAIN_WORDS
+            .iter()
+            .any(|w| w.eq_ignore_ascii_case(phrase))
+        || literal(phrase).is_some()
     {
         return None;
     }
@@ -408,6 +435,93 @@ pub(super) fn bare_word(bytes: &[u8], start: usize) -> Option<usize> {
         }
         _ => None,
     }
+}
+
+/// Where the unquoted string value starting at `start` ends, when only its opening quote is
+/// missing: at its closing quote.
+///
+/// - Detects: an object's value that starts with a letter and runs, on one line and within
+///   [`MAX_BARE_PHRASE`] bytes, to a `"` followed by `,` or `}`: `{"words": abcdef", …}`,
+///   `{"lorem": ipsum, sic, datum.",}`.
+/// - Does: the value is the text up to that quote (`quote_inserted`); commas in it are
+///   content, as the quote that ends it says.
+/// - Never fires when: a `:`, bracket, brace, backslash or line break comes before the quote
+///   (a member or prose), or the quote is followed by anything else (`value "b": 1` is a word
+///   and a key). Documents only; a call's array elements have their own, narrower rule.
+/// - Example: `{"a": ipsum, sic.", "b": 1}` → `{"a": "ipsum, sic.", "b": 1}`.
+pub(super) fn value_missing_open_quote(bytes: &[u8], start: usize) -> Option<usize> {
+    if !bytes.get(start)?.is_ascii_alphabetic() {
+        return None;
+    }
+    let rest = &bytes[start..bytes.len().min(start + MAX_BARE_PHRASE)];
+    let quote = rest
+        .iter()
+        .position(|&b| matches!(b, b'"' | b':' | b'{' | b'[' | b'}' | b']' | b'\\' | b'\n'))
+        .filter(|&i| rest[i] == b'"')?;
+    let end = start + quote;
+    super::lookahead::followed_by(bytes, end + 1, b",}").then_some(end)
+}
+
+/// Where a quoted key missing its closing quote ends: at the colon inside it.
+///
+/// - Detects: a key whose text reaches a `:` before any quote, backslash or line break, where
+///   the quote read as its end is not followed by a `:` (or no such quote is on its line):
+///   `{"key:"value"}` (the quote after the colon opens the value), `{"key:value}`.
+/// - Does: the key ends right before that colon (`quote_inserted`), and the colon is the
+///   member's.
+/// - Never fires when: the quoted key is followed by its colon (`{"a:b": 1}` keeps its key),
+///   the key would be empty, or the closing quote is further than [`MAX_BARE_PHRASE`] bytes on
+///   its line (bounded look). Documents only: a call's key is never split.
+/// - Example: `{"key:"value"}` → `{"key": "value"}`.
+pub(super) fn key_missing_close(bytes: &[u8], open: usize) -> Option<usize> {
+    let quote = *bytes.get(open)?;
+    let body = open + 1;
+    let rest = &bytes[body..bytes.len().min(body + MAX_BARE_PHRASE)];
+    let colon = rest
+        .iter()
+        .position(|&b| matches!(b, b':' | b'\\' | b'\n') || b == quote)
+        .filter(|&i| i > 0 && rest[i] == b':')?;
+    let after_colon = &rest[colon + 1..];
+    match after_colon.iter().position(|&b| b == quote || b == b'\n') {
+        Some(i) if after_colon[i] == quote => {
+            let next = scan::skip_ws(bytes, body + colon + 1 + i + 1);
+            (bytes.get(next) != Some(&b':')).then_some(body + colon)
+        }
+        Some(_) => Some(body + colon),
+        // No quote in reach: the text must end on this line, else the key may go on.
+        None => (body + rest.len() == bytes.len()).then_some(body + colon),
+    }
+}
+
+/// Where a quoted key holding quotes of its own ends: at the quote its colon follows.
+///
+/// - Detects: a key whose first closing quote is not followed by a `:`, where a later quote on
+///   the same stretch is (`{"k"e"y": "value"}`).
+/// - Does: the quotes between are content of the key (`quotes_normalized`).
+/// - Never fires when: the key's first quote doubles its opening one (`""key"":`), a `,`,
+///   `:`, bracket, brace, backslash or line break comes before the quote the colon follows
+///   (a member or prose), or it is further than [`MAX_BARE_PHRASE`] bytes. Documents only.
+/// - Example: `{"k"e"y": 1}` → `{"k\"e\"y": 1}`.
+pub(super) fn key_with_quotes(bytes: &[u8], open: usize) -> Option<usize> {
+    let quote = *bytes.get(open)?;
+    let body = open + 1;
+    let rest = &bytes[body..bytes.len().min(body + MAX_BARE_PHRASE)];
+    // A doubled quote (`""key""`, `"" key"`) is CSV's or a slip, not a key's content.
+    let first = rest.iter().position(|&b| b == quote).filter(|&i| i > 0)?;
+    if bytes.get(scan::skip_ws(bytes, body + first + 1)) == Some(&b':') {
+        return None;
+    }
+    let mut i = first + 1;
+    while let Some(&b) = rest.get(i) {
+        match b {
+            b',' | b':' | b'{' | b'}' | b'[' | b']' | b'\\' | b'\n' => return None,
+            _ if b == quote && bytes.get(scan::skip_ws(bytes, body + i + 1)) == Some(&b':') => {
+                return Some(body + i);
+            }
+            _ => i += 1,
+        }
+    }
+    None
 }
 
 /// What [`salvage_document`] made of a text.
@@ -610,13 +724,14 @@ fn scalar(
     }))
 }
 
-/// A document cut right after its opening bracket (`[`, `{`, `{"`, `["`): the empty container,
-/// closed (a string cut before its first character kept nothing, as a key cut there).
+/// A document cut right after its opening bracket (`[`, `{`, `{"`, `["`, `[-`): the empty
+/// container, closed (a string or number cut before its first character or digit kept
+/// nothing, as a key cut there).
 /// Call salvage refuses this (a call that kept nothing is no call); a document that kept
 /// nothing is still the container it opened.
 fn bare_opener(text: &str, start: usize) -> Option<Document> {
     let value = match text[start..].trim_end() {
-        "[" | "[\"" => Value::Array(Vec::new()),
+        "[" | "[\"" | "[-" => Value::Array(Vec::new()),
         "{" | "{\"" => Value::Object(serde_json::Map::new()),
         _ => return None,
     };
@@ -866,6 +981,8 @@ mod tests {
             ("{\"n\": +7}", json!({"n": 7})),
             ("{\"n\": 82_461_110}", json!({"n": 82_461_110})),
             ("[1_234.5_6, 2]", json!([1234.56, 2])),
+            ("{\"key\": 1e }", json!({"key": 1})),
+            ("[2E+, -3e]", json!([2, -3])),
             (
                 "[TRUE, False, Null, NONE]",
                 json!([true, false, null, null]),
@@ -875,6 +992,9 @@ mod tests {
             assert!(read(text).is_err(), "{text} without the readings");
         }
         assert_eq!(lenient(".25"), Ok(json!(0.25)));
+        // A sign and then only blanks: the text was cut there, and the cut number goes.
+        assert_eq!(lenient("[- "), Ok(json!([])));
+        assert_eq!(lenient("[1, -\n"), Ok(json!([1])));
         let doc = salvage_document(
             "[.5]",
             &DocumentOptions::default().with_lenient_scalars(true),
@@ -908,11 +1028,10 @@ mod tests {
     #[test]
     fn cut_or_unknown_scalars_stay_refused() {
         for text in [
-            "{\"key\": 1e }",
             "{\"key\": 10- }",
+            "[- 1]",
             "{\"key\": 007}",
             "{\"key\": 1/3 and more}",
-            "{\"city\": New York}",
             "{\"a\": yes}",
             "[1, 2, ...]",
             "{\"a\": }",
@@ -938,13 +1057,24 @@ mod tests {
             ("{\"a\": value \"b\": 1}", json!({"a": "value", "b": 1})),
             ("{\"a\": en-US , }", json!({"a": "en-US"})),
             ("[alpha, beta]", json!(["alpha", "beta"])),
+            ("{\"city\": New York}", json!({"city": "New York"})),
+            (
+                "[{\"name\": Weiss  Savage\n  }, {\"id\": 2}]",
+                json!([{"name": "Weiss  Savage"}, {"id": 2}]),
+            ),
+            ("{\"a\": big yes}", json!({"a": "big yes"})),
         ] {
             assert_eq!(lenient(text), Ok(value), "{text}");
             assert!(read(text).is_err(), "{text} without the readings");
         }
         for text in [
-            // Two words, prose, words of other notations, a sentence's end, a cut word.
-            "{\"city\": New York}",
+            // Prose, words of other notations, a sentence's end, a cut word, a phrase with a
+            // comma, colon or quote in it or across a line break, or one too long to be a value.
+            "{\"a\": sic tamet. \"b\": 1}",
+            "{\"a\": ipsum, sic, datum}",
+            "{\"a\": note: this}",
+            "{\"a\": it's}",
+            "{\"a\": two\nlines}",
             "{\"a\": yes}",
             "{\"a\": undefined}",
             "{\"a\": nil}",
@@ -952,6 +1082,75 @@ mod tests {
             "{\"a\": value",
             "{\"a\": value \"b\" 1}",
             "just words",
+            format!("{{\"a\": {}}}", ["word"; 60].join(" ")).as_str(),
+        ] {
+            assert!(lenient(text).is_err(), "{text}");
+        }
+    }
+
+    #[test]
+    fn an_array_holding_a_member_opens_an_object_when_asked() {
+        for text in [
+            "[\"key\":\"value\"]",
+            "[ \"key\":\"value\"]",
+            "[\"key\":\"value\"}]",
+        ] {
+            assert_eq!(lenient(text), Ok(json!([{"key": "value"}])), "{text}");
+            assert!(read(text).is_err(), "{text} without the readings");
+        }
+        let doc = salvage_document(
+            "[\"key\": 1, \"b\": [2]]",
+            &DocumentOptions::default().with_lenient_scalars(true),
+        )
+        .unwrap();
+        assert_eq!(doc.values, [json!([{"key": 1, "b": [2]}])]);
+        assert!(doc.has(RepairKind::OpenerInserted));
+        // A later element or a non-string before the colon: where the object starts is a guess.
+        for text in ["[\"a\", 1: 2]", "[1: 2]", "[true: 1]", "[{\"a\": 1}: 2]"] {
+            assert!(lenient(text).is_err(), "{text}");
+        }
+    }
+
+    #[test]
+    fn misplaced_quotes_around_keys_and_values_are_read_when_asked() {
+        for (text, value) in [
+            // A key missing its closing quote before the colon.
+            ("{\"key:\"value\"}", json!({"key": "value"})),
+            ("{\"key:value}", json!({"key": "value"})),
+            ("{'k:'v', \"n\": 1}", json!({"k": "v", "n": 1})),
+            // A key holding quotes of its own.
+            ("{\"k\"e\"y\": \"value\"}", json!({"k\"e\"y": "value"})),
+            // A value missing its opening quote; a number followed by a stray one.
+            (
+                "{ \"words\": abcdef\", \"numbers\": 12345\", \"words2\": ghijkl\" }",
+                json!({"words": "abcdef", "numbers": 12345, "words2": "ghijkl"}),
+            ),
+            (
+                "{\"lorem\": ipsum, sic, datum.\",}",
+                json!({"lorem": "ipsum, sic, datum."}),
+            ),
+            ("{\"n\": 1\", \"m\": 2}", json!({"n": 1, "m": 2})),
+            ("[1\", 2]", json!([1, 2])),
+        ] {
+            assert_eq!(lenient(text), Ok(value.clone()), "{text}");
+            assert_ne!(read(text), Ok(value), "{text} without the readings");
+        }
+        for (text, value) in [
+            // A key with a colon in it, followed by its own colon, is that key.
+            ("{\"a:b\": 1}", json!({"a:b": 1})),
+            ("{\":x\" : 1}", json!({":x": 1})),
+        ] {
+            assert_eq!(lenient(text), Ok(value.clone()), "{text}");
+            assert_eq!(read(text), Ok(value), "{text} without the readings");
+        }
+        for text in [
+            // A member or prose before the quote, or something else after it.
+            "{\"a\": x: y\", \"b\": 1}",
+            "{\"a\": x\" y, \"b\": 1}",
+            "{\"ab\"c, \"d\": 1}",
+            "{\"a\": 1, \"b\"x: 2}",
+            "{\"\" key\":\"val\"",
+            "{\"\"answer\"\":[{\"\"traits\"\":''Female aged 60+'',\"\"n\"\":\"\"5\"\"}]}",
         ] {
             assert!(lenient(text).is_err(), "{text}");
         }

@@ -482,6 +482,11 @@ impl<'a> Parser<'a> {
                 return Ok(Some(root));
             }
             return Ok(self.pop(stack, expect));
+        } else if b == b':'
+            && self.readings.lenient_scalars
+            && matches!(stack.last(), Some(Frame::Array(items)) if matches!(items[..], [Value::String(_)]))
+        {
+            self.open_object_at_colon(stack, expect)?;
         } else if b == b'}' || b == b']' {
             self.stray_closer();
         } else if in_object && (Quote::at(self.bytes, self.pos).is_some() || scan::is_key_start(b))
@@ -497,6 +502,40 @@ impl<'a> Parser<'a> {
             return Err(self.error(SalvageErrorKind::Syntax, self.pos));
         }
         Ok(None)
+    }
+
+    /// A document's array whose first element is a key: the object's `{` was left out.
+    ///
+    /// - Detects: a colon right after the first element of an array, a string
+    ///   (`["key": "value"]`, `["key": "value"}]`).
+    /// - Does: that string becomes the key of an object opened inside the array
+    ///   (`opener_inserted`); its `}`, or the array's `]` (which then closes both), ends it.
+    /// - Never fires when: reading a call (documents only: json_repair's reading), or the colon
+    ///   follows a later element or a non-string (`["a", 1: 2]`, `[1: 2]` stay refused: where
+    ///   the object would start is a guess).
+    /// - Example: `["key":"value"]` → `[{"key": "value"}]`.
+    fn open_object_at_colon(
+        &mut self,
+        stack: &mut Vec<Frame>,
+        expect: &mut Expect,
+    ) -> Result<(), RunError> {
+        if stack.len() + 1 >= self.max_depth {
+            return Err(self.error(SalvageErrorKind::TooDeep, self.pos));
+        }
+        let key = match stack.last_mut() {
+            Some(Frame::Array(items)) => match items.pop() {
+                Some(Value::String(key)) => key,
+                _ => return Err(self.error(SalvageErrorKind::Syntax, self.pos)),
+            },
+            _ => return Err(self.error(SalvageErrorKind::Syntax, self.pos)),
+        };
+        self.log.note(RepairKind::OpenerInserted, self.pos);
+        stack.push(Frame::Object(Map::new(), Some(key)));
+        self.closers.push(b'}');
+        self.pos += 1;
+        self.progressed = true;
+        *expect = Expect::Value;
+        Ok(())
     }
 
     /// Whether a comma and then another member of an object follow `at`.
@@ -515,18 +554,29 @@ impl<'a> Parser<'a> {
             return Ok(false);
         }
         let key = if let Some(quote) = Quote::at(self.bytes, self.pos) {
-            if quote == Quote::Smart {
-                self.smart_key_fits()?;
-            }
-            match self.read_string(quote, Role::Key) {
-                Str::Closed(mut key) => {
-                    self.trim_layout(&mut key);
-                    key
+            if quote != Quote::Smart
+                && self.readings.lenient_scalars
+                && let Some(colon) = document::key_missing_close(self.bytes, start)
+            {
+                // `{"key:"value"}`: see `key_missing_close`.
+                self.log.note(RepairKind::QuoteInserted, colon);
+                if quote == Quote::Single {
+                    self.log.note(RepairKind::QuotesNormalized, start);
                 }
-                Str::Cut(_) | Str::Broken(_) => {
-                    self.memo.note_cut_key(start);
-                    return Ok(false);
-                }
+                self.pos = colon;
+                self.text[start + 1..colon].to_owned()
+            } else if quote != Quote::Smart
+                && self.readings.lenient_scalars
+                && let Some(close) = document::key_with_quotes(self.bytes, start)
+            {
+                // `{"k"e"y": 1}`: see `key_with_quotes`.
+                self.log.note(RepairKind::QuotesNormalized, start);
+                self.pos = close + 1;
+                self.text[start + 1..close].to_owned()
+            } else if let Some(key) = self.read_quoted_key(quote, start)? {
+                key
+            } else {
+                return Ok(false);
             }
         } else if scan::is_key_start(self.bytes[self.pos]) {
             let end = scan::key_end(self.bytes, self.pos);
@@ -553,6 +603,23 @@ impl<'a> Parser<'a> {
         }
         *expect = Expect::Colon;
         Ok(true)
+    }
+
+    /// Reads the quoted key opened by `quote` at `start`; `None` when the text ends in it.
+    fn read_quoted_key(&mut self, quote: Quote, start: usize) -> Result<Option<String>, RunError> {
+        if quote == Quote::Smart {
+            self.smart_key_fits()?;
+        }
+        match self.read_string(quote, Role::Key) {
+            Str::Closed(mut key) => {
+                self.trim_layout(&mut key);
+                Ok(Some(key))
+            }
+            Str::Cut(_) | Str::Broken(_) => {
+                self.memo.note_cut_key(start);
+                Ok(None)
+            }
+        }
     }
 
     /// A key opened by a smart quote ends only at `”`, so every later `“` is content. One that
@@ -740,8 +807,28 @@ impl<'a> Parser<'a> {
         }
         self.pos = end;
         match parsed {
+            // A document's number followed by a stray quote and a delimiter (`12345", `): the
+            // number, as json_repair reads it (the quote would open no string).
+            Ok(n)
+                if self.readings.lenient_scalars
+                    && self.bytes.get(end) == Some(&b'"')
+                    && super::lookahead::followed_by(self.bytes, end + 1, b",}]") =>
+            {
+                self.log.note(RepairKind::QuotesNormalized, end);
+                self.pos = end + 1;
+                Ok(Some(Value::Number(n)))
+            }
             Ok(n) => Ok(Some(Value::Number(n))),
             Err(_) if end == self.bytes.len() => Ok(None),
+            // A document's lone sign and then only blanks (`[- `): cut there, as at the end.
+            Err(_)
+                if self.readings.lenient_scalars
+                    && end - start == 1
+                    && scan::skip_ws(self.bytes, end) == self.bytes.len() =>
+            {
+                self.pos = self.bytes.len();
+                Ok(None)
+            }
             Err(_) => Err(self.error(SalvageErrorKind::Syntax, start)),
         }
     }
@@ -766,6 +853,9 @@ impl<'a> Parser<'a> {
     /// Where the bare word at `pos` ends (at its closing quote) when it is an array element
     /// missing its opening quote (see [`Self::word_missing_open_quote`]).
     fn quoted_word_end(&self, pos: usize) -> Option<usize> {
+        if self.readings.lenient_scalars && self.closers.last() == Some(&b'}') {
+            return document::value_missing_open_quote(self.bytes, pos);
+        }
         if self.closers.last() != Some(&b']') || !scan::is_key_start(self.bytes[pos]) {
             return None;
         }
@@ -807,7 +897,7 @@ impl<'a> Parser<'a> {
                 self.log.note(RepairKind::PythonLiteral, start);
                 document::literal(word).unwrap_or(Value::Null)
             }
-            // A document's one-word unquoted string (`{"name": John}`): see `bare_word`.
+            // A document's unquoted string (`{"name": John}`, `New York`): see `bare_word`.
             _ if self.readings.lenient_scalars
                 && !self.closers.is_empty()
                 && let Some(word_end) = document::bare_word(self.bytes, start) =>

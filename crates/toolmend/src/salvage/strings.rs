@@ -123,6 +123,12 @@ impl Parser<'_> {
             }
             let after = i + quote.len();
             if role == Role::Value && !content_quote && self.key_in_array(after) {
+                if self.readings.lenient_scalars
+                    && self.bytes[..open].trim_ascii_end().last() == Some(&b'[')
+                {
+                    self.pos = after;
+                    return Str::Closed(out);
+                }
                 return Str::Broken(i);
             }
             // A document's stray quote on its own line before a member's end (`"hello⏎"⏎",`):
@@ -217,8 +223,9 @@ impl Parser<'_> {
     ///   strings whose comma is; which one cannot be told.
     /// - Does: the string is refused ([`Str::Broken`]), so the call is invalid rather than one
     ///   string that swallowed the colon.
-    /// - Never fires when: the string is an object's value, or a quote in it was already taken
-    ///   as content (`["note "x": y"]` is prose).
+    /// - Never fires when: the string is an object's value, a quote in it was already taken
+    ///   as content (`["note "x": y"]` is prose). A document's array that opens with such a
+    ///   string ends the string there instead: the parser opens the object (`opener_inserted`).
     /// - Example: `["key":"value"]` → refused.
     fn key_in_array(&self, after: usize) -> bool {
         self.closers.last() == Some(&b']')
