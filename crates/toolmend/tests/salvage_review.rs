@@ -302,3 +302,35 @@ fn a_cut_double_encoded_object_is_truncated() {
     // A quoted sentence cut short is not a call.
     check_error("\"hello there", SalvageErrorKind::NoJson);
 }
+
+/// Issue #11 §1: a quoted key with no value after a string value, or a key where an array
+/// element belongs, is refused. Read as content, the string before it swallowed it (`path` =
+/// `src", "recursive`, valid and wrong); read as the closer, a key stands without its value.
+#[test]
+fn a_key_without_its_value_is_refused_not_swallowed() {
+    use SalvageErrorKind::Syntax;
+    for text in [
+        r#"{"path": "src", "recursive"}"#,
+        r#"{"path": "src", "recursive", "depth": 2}"#,
+        r#"{"paths": ["a.txt", "b": 1]}"#,
+        r#"{"paths": ["a.txt", "b": 1], "n": 2}"#,
+    ] {
+        check_error(text, Syntax);
+    }
+    // Prose or code after the quoted word keeps the quotes content, as before.
+    check(
+        r#"{"a": "say "a", "b" now"}"#,
+        json!({"a": "say \"a\", \"b\" now"}),
+        &[QuotesNormalized],
+    );
+    check(
+        r#"{"a": "x = ["a", "b"]"}"#,
+        json!({"a": "x = [\"a\", \"b\"]"}),
+        &[QuotesNormalized],
+    );
+    check(
+        r#"{"code": "print("a", "b")"}"#,
+        json!({"code": "print(\"a\", \"b\")"}),
+        &[QuotesNormalized],
+    );
+}

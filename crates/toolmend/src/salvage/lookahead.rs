@@ -207,9 +207,14 @@ fn after_comma(bytes: &[u8], p: usize, top: u8, words: bool) -> Verdict {
         // as content the string swallows `}, """`, taken as the closer junk stands where a key
         // belongs. Neither holds: refused, not guessed.
         (b'}', Some(Quote::Double)) if bytes[p..].starts_with(b"\"\"\"") => Verdict::Swallows,
-        (b'}', Some(q)) => {
-            closes(token_then(bytes, p, q, b":", true) || member_missing_colon(bytes, p, q))
+        (b'}', Some(q))
+            if token_then(bytes, p, q, b":", true) || member_missing_colon(bytes, p, q) =>
+        {
+            Verdict::Closes
         }
+        // A key with no value (`"b", "c"}`, `"b", "c", "d": 1`): see `token_before`.
+        (b'}', Some(q)) if token_before(bytes, p, q, b",}") => Verdict::Swallows,
+        (b'}', Some(_)) => Verdict::Content,
         (b'}', None) if b == b'[' && array_value(bytes, p) => Verdict::Swallows,
         (b'}', None) if scan::is_key_start(b) => {
             let end = scan::key_end(bytes, p);
@@ -231,9 +236,14 @@ fn after_comma(bytes: &[u8], p: usize, top: u8, words: bool) -> Verdict {
         }
         (b'}', None) => Verdict::Content,
         // `}` too: a closer of the wrong kind the parser reads as `]` (`["a", "b"}, "c": 1}`).
-        (_, Some(q)) => {
-            closes(token_then(bytes, p, q, b",]}", true) || token_then_element(bytes, p, q, words))
+        (_, Some(q))
+            if token_then(bytes, p, q, b",]}", true) || token_then_element(bytes, p, q, words) =>
+        {
+            Verdict::Closes
         }
+        // A key where an element belongs (`["a", "b": 1]`): see `token_before`.
+        (_, Some(q)) if token_before(bytes, p, q, b":") => Verdict::Swallows,
+        (_, Some(_)) => Verdict::Content,
         (_, None) => closes(
             matches!(
                 b,
@@ -478,6 +488,24 @@ fn token_then(bytes: &[u8], p: usize, quote: Quote, next: &[u8], at_end: bool) -
         Err(TokenEnd::TooLong) => true,
         Err(TokenEnd::Cut) => at_end,
     }
+}
+
+/// Whether the quoted token opened by `quote` at `p` ends within reach and one of `next`
+/// follows it (a byte must be there: at the end of the text the token may be cut).
+///
+/// - Detects, after a comma and a quote that may end a string value: a quoted key with no
+///   value before the object's `}` or the next comma (`{"a": "b", "c"}`), or a quoted key and
+///   its colon where an array element belongs (`["a", "b": 1]`).
+/// - Does: the quote before the comma is [`Verdict::Swallows`]. Taken as content, the string
+///   swallows `, "c"` (a silently wrong value); taken as the closer, a key stands without its
+///   value or an object without its `{`. Neither holds, so the text is refused.
+/// - Never fires when: the token goes on with prose (`"say "a", "b" now"`), another closer
+///   (`x = ["a", "b"]` in an object), or the text ends after it.
+/// - Example: `{"a": "b", "c"}` → refused (was `a` = `b", "c`).
+fn token_before(bytes: &[u8], p: usize, quote: Quote, next: &[u8]) -> bool {
+    token_end(bytes, p, quote).is_ok_and(|end| {
+        skip_gap(bytes, end).is_some_and(|q| bytes.get(q).is_some_and(|b| next.contains(b)))
+    })
 }
 
 /// Why a quoted token has no end within reach.
