@@ -26,26 +26,14 @@ use std::io::Write;
 
 use serde_json::{Value, json};
 use toolmend::{Mender, ToolSet};
+#[path = "../benches/support/mutations.rs"]
+mod mutations;
+use mutations::{JUNK, insert, points};
 #[path = "../benches/support/write_file.rs"]
 mod write_file;
 use write_file::write_file_tool;
 
-const JUNK: [&str; 12] = [
-    ",}",
-    " True",
-    "\"",
-    "\\u00e9",
-    "'",
-    "\\",
-    "\n",
-    ", \"k\": ",
-    "}",
-    "]",
-    "None",
-    "```",
-];
 const ENDINGS: [&str; 4] = ["", "}", "\"}", "\n```"];
-const POINTS: usize = 16;
 
 fn main() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
@@ -92,24 +80,13 @@ fn main() {
         if group.starts_with("large") {
             continue;
         }
-        let cuts: Vec<usize> = (1..=POINTS)
-            .map(|i| floor_boundary(input, input.len() * i / (POINTS + 1)))
-            .collect();
-        for &cut in &cuts {
+        for cut in points(input) {
             answer(&input[..cut]);
             for junk in JUNK {
                 for ending in ENDINGS {
-                    answer(&format!("{}{junk}{}{ending}", &input[..cut], &input[cut..]));
+                    answer(&format!("{}{ending}", insert(input, cut, junk)));
                 }
             }
         }
     }
-}
-
-/// The largest char boundary of `text` at or below `at`.
-fn floor_boundary(text: &str, mut at: usize) -> usize {
-    while !text.is_char_boundary(at) {
-        at -= 1;
-    }
-    at
 }

@@ -334,3 +334,42 @@ fn a_key_without_its_value_is_refused_not_swallowed() {
         &[QuotesNormalized],
     );
 }
+
+/// Issue #11 §1, from a scan of `answer_digest`'s junk insertions against each case's intended
+/// value: junk in or around the key after a string value made the string swallow the member
+/// (`command` = `ls", "tim"eout": 5`). Each such text is refused now.
+#[test]
+fn junk_in_or_around_a_key_is_refused_not_swallowed() {
+    use SalvageErrorKind::Syntax;
+    for text in [
+        // A stray or escaped quote in the key, a backslash before its colon.
+        r#"{"command": "ls", "tim"eout": 5}"#,
+        r#"{"command": "ls", "timeout"": 5}"#,
+        r#"{"command": "ls", "timeout\": 5, "cwd": "/"}"#,
+        r#"{"command": "ls", "timeout"\: 5}"#,
+        // Junk between the key and its colon.
+        r#"{"command": "ls", "timeout"]: 5}"#,
+        r#"{"command": "ls", "timeout" True: 5}"#,
+        // Junk where the key belongs, before it.
+        r#"{"path": "src/",] "recursive": true}"#,
+        r#"{"path": "src/",\ "recursive": true}"#,
+        r#"{"path": "src/", \"recursive": true}"#,
+        r#"{"path": "src/",``` "recursive": true}"#,
+        r#"{"path": "src/",  True"recursive": true}"#,
+        "{\"path\": \"src/\",,}\n  \"recursive\": true}",
+    ] {
+        check_error(text, Syntax);
+    }
+    // What reads as it did: a member after a comma, prose or code after a comma.
+    check(r#"{"a": "x", "b": 1}"#, json!({"a": "x", "b": 1}), &[]);
+    check(
+        r#"{"a": "say "hi", she said"}"#,
+        json!({"a": "say \"hi\", she said"}),
+        &[QuotesNormalized],
+    );
+    check(
+        r#"{"code": "f("a", -1)"}"#,
+        json!({"code": "f(\"a\", -1)"}),
+        &[QuotesNormalized],
+    );
+}

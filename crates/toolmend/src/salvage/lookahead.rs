@@ -183,9 +183,44 @@ pub(super) fn member_after_comma(bytes: &[u8], p: usize) -> bool {
 }
 
 /// What a comma at `p` in a container closed by `top` says about the quote before it: a member
-/// (objects) or an element (arrays) after it closes the string; an array where a key belongs
-/// swallows structure either way ([`Verdict::Swallows`]).
+/// (objects) or an element (arrays) after it closes the string; an array where a key belongs,
+/// or junk before a member, swallows structure either way ([`Verdict::Swallows`]).
 fn after_comma(bytes: &[u8], p: usize, top: u8, words: bool) -> Verdict {
+    let verdict = comma_then(bytes, p, top, words);
+    if verdict == Verdict::Content
+        && top == b'}'
+        && skip_gap(bytes, p).is_some_and(|q| junk_then_member(bytes, q))
+    {
+        return Verdict::Swallows;
+    }
+    verdict
+}
+
+/// The longest junk [`junk_then_member`] looks past.
+const MAX_JUNK: usize = 16;
+
+/// Whether a short run of junk, then a member, starts at `p` (after a comma in an object).
+///
+/// - Detects: a few bytes with no quote in them, then a quoted key, its colon and a value:
+///   `"src/",] "case": true`, `",\ "path": …`, `",``` "path": …`, `", True"path": …`,
+///   `",\u00e9 "k": …`, `",,} "k": …`.
+/// - Does: the quote before the comma is [`Verdict::Swallows`]. Taken as content, the string
+///   swallows the member (`path` = `src/",] "case": true`); taken as the closer, junk stands
+///   where a key belongs. Neither holds, so the text is refused.
+/// - Never fires when: no junk comes first (a member after a comma closes the string), the run
+///   holds a quote or is longer than [`MAX_JUNK`] bytes, or no member follows it
+///   (`"say "a", -1 more"` stays content).
+/// - Example: `{"path": "src/",] "recursive": true}` → refused.
+fn junk_then_member(bytes: &[u8], p: usize) -> bool {
+    let end = bytes.len().min(p + MAX_JUNK + 1);
+    let Some(k) = bytes[p..end].iter().position(|&b| b == b'"' || b == b'\'') else {
+        return false;
+    };
+    k > 0 && Quote::at(bytes, p + k).is_some_and(|q| opens_member(bytes, p + k, q))
+}
+
+/// [`after_comma`] before the junk check.
+fn comma_then(bytes: &[u8], p: usize, top: u8, words: bool) -> Verdict {
     let closes = |yes: bool| {
         if yes {
             Verdict::Closes
@@ -214,6 +249,8 @@ fn after_comma(bytes: &[u8], p: usize, top: u8, words: bool) -> Verdict {
         }
         // A key with no value (`"b", "c"}`, `"b", "c", "d": 1`): see `token_before`.
         (b'}', Some(q)) if token_before(bytes, p, q, b",}") => Verdict::Swallows,
+        // A key with a stray or escaped quote in it (`"tim"eout": 1`): see `broken_key`.
+        (b'}', Some(q)) if broken_key(bytes, p) || key_then_junk(bytes, p, q) => Verdict::Swallows,
         (b'}', Some(_)) => Verdict::Content,
         (b'}', None) if b == b'[' && array_value(bytes, p) => Verdict::Swallows,
         (b'}', None) if scan::is_key_start(b) => {
@@ -506,6 +543,54 @@ fn token_before(bytes: &[u8], p: usize, quote: Quote, next: &[u8]) -> bool {
     token_end(bytes, p, quote).is_ok_and(|end| {
         skip_gap(bytes, end).is_some_and(|q| bytes.get(q).is_some_and(|b| next.contains(b)))
     })
+}
+
+/// Whether the quote at `p`, after a comma in an object, opens a key with a stray or escaped
+/// quote in it: a quote, then blanks, then a `:` come before any `,`, bracket, brace or line
+/// break, within [`MAX_TOKEN`] bytes (the key read to its first quote is not followed by `:`,
+/// or the caller would have closed the string).
+///
+/// - Detects: `"tim"eout_ms": 30000`, `"timeout_ms"": 1`, `"timeout_ms\": 1`,
+///   `"start_line"\: 1` after a comma that follows a string value.
+/// - Does: the quote before the comma is [`Verdict::Swallows`]. Taken as content, the string
+///   swallows the member (a bash `command` that ends in `", "tim"eout_ms": 30000`); taken as
+///   the closer, the key is broken. Neither holds, so the text is refused.
+/// - Never fires when: a colon inside the quoted text follows a letter (`"note: x"`), or a
+///   structural byte comes first.
+/// - Example: `{"cmd": "ls", "tim"eout": 5}` → refused (was `cmd` = `ls", "tim"eout": 5`).
+fn broken_key(bytes: &[u8], p: usize) -> bool {
+    let body = p + 1;
+    let end = bytes.len().min(body + MAX_TOKEN);
+    let Some(stop) = bytes[body.min(end)..end]
+        .iter()
+        .position(|b| matches!(b, b',' | b'{' | b'}' | b'[' | b']' | b'\n' | b':'))
+    else {
+        return false;
+    };
+    let before = bytes[body..body + stop].trim_ascii_end();
+    // A backslash between the quote and the colon is junk too (`"start_line"\: 1`).
+    let before = before
+        .strip_suffix(b"\\")
+        .unwrap_or(before)
+        .trim_ascii_end();
+    bytes[body + stop] == b':' && matches!(before.last(), Some(b'"' | b'\''))
+}
+
+/// Whether the quoted token opened by `quote` at `p` is a key with junk before its colon: a
+/// short run with no quote, comma, bracket, brace or line break, then `:`
+/// (`"start_line"]: 147`, `"start_line" True: 147`). Like [`broken_key`], the quote before
+/// the comma then swallows a member either way, so the text is refused.
+fn key_then_junk(bytes: &[u8], p: usize, quote: Quote) -> bool {
+    let Ok(end) = token_end(bytes, p, quote) else {
+        return false;
+    };
+    let limit = bytes.len().min(end + MAX_JUNK + 1);
+    bytes[end..limit]
+        .iter()
+        .position(|&b| matches!(b, b':' | b'"' | b'\'' | b',' | b'{' | b'[' | b'\n'))
+        .is_some_and(|i| {
+            i > 0 && bytes[end + i] == b':' && !bytes[end..end + i].trim_ascii().is_empty()
+        })
 }
 
 /// Why a quoted token has no end within reach.
