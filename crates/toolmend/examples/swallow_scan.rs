@@ -3,8 +3,9 @@
 //! For each small and medium case of `bench/out/corpus.jsonl` (written by
 //! `../shared/bench/make_corpus.py`), each junk snippet of `answer_digest` inserted at each of
 //! its 16 places, the call is repaired against an open schema. A `repaired` answer is counted
-//! when one of its string values differs from the case's intended value (`expect`) and holds
-//! more `", "`, `": ` or `":"` than the intended one: text that was structure, read as content.
+//! when one of its strings (at any depth) differs from the one at the same place of the case's
+//! intended value (`expect`) and holds more `", "`, `": ` or `":"` than it: text that was
+//! structure, read as content.
 //! Junk inserted inside a string is content there, so some counts are expected (mostly
 //! `, "k": ` put into a string); a rise elsewhere is a swallowing reading to look at.
 //!
@@ -33,6 +34,19 @@ fn structure(text: &str) -> usize {
         .iter()
         .map(|p| text.matches(p).count())
         .sum()
+}
+
+/// Whether a string of `got` holds more structure than the string at the same place of
+/// `intended` (objects by key, arrays by index).
+fn swallows(got: &Value, intended: &Value) -> bool {
+    match (got, intended) {
+        (Value::String(a), Value::String(b)) => a != b && structure(a) > structure(b),
+        (Value::Array(a), Value::Array(b)) => a.iter().zip(b).any(|(x, y)| swallows(x, y)),
+        (Value::Object(a), Value::Object(b)) => a
+            .iter()
+            .any(|(key, x)| b.get(key).is_some_and(|y| swallows(x, y))),
+        _ => false,
+    }
 }
 
 fn main() {
@@ -70,10 +84,9 @@ fn main() {
                     continue;
                 }
                 repaired += 1;
-                let swallowed = got.iter().any(|(key, value)| {
-                    matches!((value, intended.get(key)), (Value::String(a), Some(Value::String(b)))
-                        if a != b && structure(a) > structure(b))
-                });
+                let swallowed = got
+                    .iter()
+                    .any(|(key, value)| intended.get(key).is_some_and(|i| swallows(value, i)));
                 if !swallowed {
                     continue;
                 }

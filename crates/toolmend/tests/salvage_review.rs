@@ -357,6 +357,10 @@ fn junk_in_or_around_a_key_is_refused_not_swallowed() {
         r#"{"path": "src/",``` "recursive": true}"#,
         r#"{"path": "src/",  True"recursive": true}"#,
         "{\"path\": \"src/\",,}\n  \"recursive\": true}",
+        // Junk before the next element of an array.
+        r#"{"tags": ["handler", \"number"]}"#,
+        r#"{"tags": ["stream", }"record"], "n": 1}"#,
+        r#"{"tags": ["parser",``` "string"]}"#,
     ] {
         check_error(text, Syntax);
     }

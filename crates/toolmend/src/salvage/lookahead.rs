@@ -188,8 +188,7 @@ pub(super) fn member_after_comma(bytes: &[u8], p: usize) -> bool {
 fn after_comma(bytes: &[u8], p: usize, top: u8, words: bool) -> Verdict {
     let verdict = comma_then(bytes, p, top, words);
     if verdict == Verdict::Content
-        && top == b'}'
-        && skip_gap(bytes, p).is_some_and(|q| junk_then_member(bytes, q))
+        && skip_gap(bytes, p).is_some_and(|q| junk_then_member(bytes, q, top))
     {
         return Verdict::Swallows;
     }
@@ -199,11 +198,13 @@ fn after_comma(bytes: &[u8], p: usize, top: u8, words: bool) -> Verdict {
 /// The longest junk [`junk_then_member`] looks past.
 const MAX_JUNK: usize = 16;
 
-/// Whether a short run of junk, then a member, starts at `p` (after a comma in an object).
+/// Whether a short run of junk, then a member (in an object closed by `top` = `}`) or a whole
+/// string element (in an array), starts at `p`, after a comma.
 ///
 /// - Detects: a few bytes with no quote in them, then a quoted key, its colon and a value:
 ///   `"src/",] "case": true`, `",\ "path": …`, `",``` "path": …`, `", True"path": …`,
-///   `",\u00e9 "k": …`, `",,} "k": …`.
+///   `",\u00e9 "k": …`, `",,} "k": …`; in an array, a string and its `,` or `]`:
+///   `["handler", \"number"]`.
 /// - Does: the quote before the comma is [`Verdict::Swallows`]. Taken as content, the string
 ///   swallows the member (`path` = `src/",] "case": true`); taken as the closer, junk stands
 ///   where a key belongs. Neither holds, so the text is refused.
@@ -211,12 +212,16 @@ const MAX_JUNK: usize = 16;
 ///   holds a quote or is longer than [`MAX_JUNK`] bytes, or no member follows it
 ///   (`"say "a", -1 more"` stays content).
 /// - Example: `{"path": "src/",] "recursive": true}` → refused.
-fn junk_then_member(bytes: &[u8], p: usize) -> bool {
+fn junk_then_member(bytes: &[u8], p: usize, top: u8) -> bool {
     let end = bytes.len().min(p + MAX_JUNK + 1);
     let Some(k) = bytes[p..end].iter().position(|&b| b == b'"' || b == b'\'') else {
         return false;
     };
-    k > 0 && Quote::at(bytes, p + k).is_some_and(|q| opens_member(bytes, p + k, q))
+    k > 0
+        && Quote::at(bytes, p + k).is_some_and(|q| match top {
+            b'}' => opens_member(bytes, p + k, q),
+            _ => token_before(bytes, p + k, q, b",]"),
+        })
 }
 
 /// [`after_comma`] before the junk check.
