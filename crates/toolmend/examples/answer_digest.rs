@@ -84,7 +84,9 @@ fn main() {
             answer(&input[..cut]);
             for junk in JUNK {
                 for ending in ENDINGS {
-                    answer(&format!("{}{ending}", insert(input, cut, junk)));
+                    let mut text = insert(input, cut, junk);
+                    text.push_str(ending);
+                    answer(&text);
                 }
             }
         }

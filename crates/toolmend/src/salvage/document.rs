@@ -27,8 +27,8 @@
 //!   `Null` as literals (`python_literal`), and a bare token that starts with a digit and ends
 //!   at a `,`, `}` or `]` (`1/3`, `10-20`, `1.1.1`, a UUID) kept as the string it spells
 //!   (`quotes_normalized`), and `1e` before a delimiter as `1`. What looks cut or unknown
-//!   stays refused: `10-`, a lone `-` that is not the text's end, `1e999` where
-//!   its spelling is a number JSON cannot hold, unquoted prose (`{"a": ipsum, sic.}`), `...`.
+//!   stays refused: `10-`, a lone `-` that is not the text's end, `1e999` where its spelling
+//!   is a number JSON cannot hold, unquoted prose (`{"a": ipsum, sic.}`), `...`.
 //!   The same option reads the conventions of documents written in other notations where they
 //!   name one value: unquoted words as a string value (`{"city": New York}`, `bare_word`),
 //!   Python tuples and sets as lists (`(1, 2)`, `{'a', 'b'}`, `pycollections.rs`, tried
@@ -80,8 +80,8 @@ pub struct DocumentOptions {
     /// ends at `,`, `}` or `]` (`1/3`, `10-20`, `1.1.1`, a UUID) as the string it spells
     /// (`quotes_normalized`). Unquoted words as a string value (`{"city": New York}`), Python
     /// tuples and sets as lists (`(1, 2)`, `{'a', 'b'}`), `{foo: [}` closed, `\„` as `„`.
-    /// `1e }` reads as `1`. What looks cut stays refused (`10-`), and so do prose (`{"a": ipsum, sic.}`) and
-    /// `...`. Off by default and never on for tool calls.
+    /// `1e }` reads as `1`. What looks cut stays refused (`10-`), and so does prose
+    /// (`{"a": ipsum, sic.}`) and `...`. Off by default and never on for tool calls.
     pub lenient_scalars: bool,
     /// A string value the text ends inside loses its trailing blanks (`"val\n` reads as
     /// `"val"`), and a backslash the text ends on is kept as a backslash (`"val\` reads as
@@ -254,9 +254,9 @@ pub(super) const fn in_token(b: u8) -> bool {
 /// The value of the bare token starting at `start` (a digit, a sign or a dot) and where it
 /// ends, when it names one value: a Python number spelling as the number, a token that starts
 /// with a digit and is no number as its text; a number whose exponent has no digits (`1e`) as
-/// its mantissa. `None` (the caller refuses it) when something
-/// other than `,`, `}`, `]` or the end follows it, it looks cut (`10-`), it is a number
-/// JSON cannot hold, or it would be text and the text ends in it (it may be cut).
+/// its mantissa. `None` (the caller refuses it) when something other than `,`, `}`, `]` or the
+/// end follows it, it looks cut (`10-`), it is a number JSON cannot hold, or it would be text
+/// and the text ends in it (it may be cut).
 pub(super) fn lenient_number(text: &str, start: usize) -> Option<(Value, usize)> {
     let bytes = text.as_bytes();
     let mut end = start;
@@ -462,7 +462,31 @@ pub(super) fn value_missing_open_quote(bytes: &[u8], start: usize) -> Option<usi
     super::lookahead::followed_by(bytes, end + 1, b",}").then_some(end)
 }
 
-/// Where a quoted key missing its closing quote ends: at the colon inside it.
+/// How a document's quoted key with a misplaced quote reads ([`misquoted_key`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum MisquotedKey {
+    /// The key ends right before the colon at this offset, inside the quoted text: its
+    /// closing quote is missing (`quote_inserted`).
+    MissingClose(usize),
+    /// The key ends at the quote at this offset, and the quotes before it are its content
+    /// (`quotes_normalized`).
+    HoldsQuotes(usize),
+}
+
+/// How the quoted key opened at `open` (by `"` or `'`) reads when its quotes are misplaced:
+/// [`key_missing_close`], else [`key_with_quotes`]; `None` when neither fires and the key is
+/// read as usual. Documents only: a call's key is read to its first quote.
+pub(super) fn misquoted_key(bytes: &[u8], open: usize) -> Option<MisquotedKey> {
+    let quote = *bytes.get(open)?;
+    let body = open + 1;
+    let rest = &bytes[body..bytes.len().min(body + MAX_BARE_PHRASE)];
+    key_missing_close(bytes, quote, body, rest)
+        .map(MisquotedKey::MissingClose)
+        .or_else(|| key_with_quotes(bytes, quote, body, rest).map(MisquotedKey::HoldsQuotes))
+}
+
+/// Where a quoted key missing its closing quote ends: at the colon inside it. `rest` is the
+/// key's text from `body`, at most [`MAX_BARE_PHRASE`] bytes.
 ///
 /// - Detects: a key whose text reaches a `:` before any quote, backslash or line break, where
 ///   the quote read as its end is not followed by a `:` (or no such quote is on its line):
@@ -471,12 +495,9 @@ pub(super) fn value_missing_open_quote(bytes: &[u8], start: usize) -> Option<usi
 ///   member's.
 /// - Never fires when: the quoted key is followed by its colon (`{"a:b": 1}` keeps its key),
 ///   the key would be empty, or the closing quote is further than [`MAX_BARE_PHRASE`] bytes on
-///   its line (bounded look). Documents only: a call's key is never split.
+///   its line (bounded look).
 /// - Example: `{"key:"value"}` → `{"key": "value"}`.
-pub(super) fn key_missing_close(bytes: &[u8], open: usize) -> Option<usize> {
-    let quote = *bytes.get(open)?;
-    let body = open + 1;
-    let rest = &bytes[body..bytes.len().min(body + MAX_BARE_PHRASE)];
+fn key_missing_close(bytes: &[u8], quote: u8, body: usize, rest: &[u8]) -> Option<usize> {
     let colon = rest
         .iter()
         .position(|&b| matches!(b, b':' | b'\\' | b'\n') || b == quote)
@@ -493,19 +514,17 @@ pub(super) fn key_missing_close(bytes: &[u8], open: usize) -> Option<usize> {
     }
 }
 
-/// Where a quoted key holding quotes of its own ends: at the quote its colon follows.
+/// Where a quoted key holding quotes of its own ends: at the quote its colon follows. `rest`
+/// is the key's text from `body`, at most [`MAX_BARE_PHRASE`] bytes.
 ///
 /// - Detects: a key whose first closing quote is not followed by a `:`, where a later quote on
 ///   the same stretch is (`{"k"e"y": "value"}`).
 /// - Does: the quotes between are content of the key (`quotes_normalized`).
 /// - Never fires when: the key's first quote doubles its opening one (`""key"":`), a `,`,
 ///   `:`, bracket, brace, backslash or line break comes before the quote the colon follows
-///   (a member or prose), or it is further than [`MAX_BARE_PHRASE`] bytes. Documents only.
+///   (a member or prose), or it is further than [`MAX_BARE_PHRASE`] bytes.
 /// - Example: `{"k"e"y": 1}` → `{"k\"e\"y": 1}`.
-pub(super) fn key_with_quotes(bytes: &[u8], open: usize) -> Option<usize> {
-    let quote = *bytes.get(open)?;
-    let body = open + 1;
-    let rest = &bytes[body..bytes.len().min(body + MAX_BARE_PHRASE)];
+fn key_with_quotes(bytes: &[u8], quote: u8, body: usize, rest: &[u8]) -> Option<usize> {
     // A doubled quote (`""key""`, `"" key"`) is CSV's or a slip, not a key's content.
     let first = rest.iter().position(|&b| b == quote).filter(|&i| i > 0)?;
     if bytes.get(scan::skip_ws(bytes, body + first + 1)) == Some(&b':') {

@@ -255,7 +255,9 @@ fn comma_then(bytes: &[u8], p: usize, top: u8, words: bool) -> Verdict {
         // A key with no value (`"b", "c"}`, `"b", "c", "d": 1`): see `token_before`.
         (b'}', Some(q)) if token_before(bytes, p, q, b",}") => Verdict::Swallows,
         // A key with a stray or escaped quote in it (`"tim"eout": 1`): see `broken_key`.
-        (b'}', Some(q)) if broken_key(bytes, p) || key_then_junk(bytes, p, q) => Verdict::Swallows,
+        (b'}', Some(q)) if broken_key(bytes, p, q) || key_then_junk(bytes, p, q) => {
+            Verdict::Swallows
+        }
         (b'}', Some(_)) => Verdict::Content,
         (b'}', None) if b == b'[' && array_value(bytes, p) => Verdict::Swallows,
         (b'}', None) if scan::is_key_start(b) => {
@@ -550,40 +552,39 @@ fn token_before(bytes: &[u8], p: usize, quote: Quote, next: &[u8]) -> bool {
     })
 }
 
-/// Whether the quote at `p`, after a comma in an object, opens a key with a stray or escaped
+/// Whether the `quote` at `p`, after a comma in an object, opens a key with a stray or escaped
 /// quote in it: a quote, then blanks, then a `:` come before any `,`, bracket, brace or line
 /// break, within [`MAX_TOKEN`] bytes (the key read to its first quote is not followed by `:`,
-/// or the caller would have closed the string).
+/// or the caller would have closed the string; junk after that first quote is
+/// [`key_then_junk`]'s).
 ///
-/// - Detects: `"tim"eout_ms": 30000`, `"timeout_ms"": 1`, `"timeout_ms\": 1`,
-///   `"start_line"\: 1` after a comma that follows a string value.
+/// - Detects: `"tim"eout_ms": 30000`, `"timeout_ms"": 1`, `"timeout_ms\": 1` after a comma
+///   that follows a string value.
 /// - Does: the quote before the comma is [`Verdict::Swallows`]. Taken as content, the string
 ///   swallows the member (a bash `command` that ends in `", "tim"eout_ms": 30000`); taken as
 ///   the closer, the key is broken. Neither holds, so the text is refused.
 /// - Never fires when: a colon inside the quoted text follows a letter (`"note: x"`), or a
 ///   structural byte comes first.
 /// - Example: `{"cmd": "ls", "tim"eout": 5}` → refused (was `cmd` = `ls", "tim"eout": 5`).
-fn broken_key(bytes: &[u8], p: usize) -> bool {
-    let body = p + 1;
+fn broken_key(bytes: &[u8], p: usize, quote: Quote) -> bool {
+    let body = (p + quote.len()).min(bytes.len());
     let end = bytes.len().min(body + MAX_TOKEN);
-    let Some(stop) = bytes[body.min(end)..end]
+    let Some(stop) = bytes[body..end]
         .iter()
         .position(|b| matches!(b, b',' | b'{' | b'}' | b'[' | b']' | b'\n' | b':'))
     else {
         return false;
     };
-    let before = bytes[body..body + stop].trim_ascii_end();
-    // A backslash between the quote and the colon is junk too (`"start_line"\: 1`).
-    let before = before
-        .strip_suffix(b"\\")
-        .unwrap_or(before)
-        .trim_ascii_end();
-    bytes[body + stop] == b':' && matches!(before.last(), Some(b'"' | b'\''))
+    bytes[body + stop] == b':'
+        && matches!(
+            bytes[body..body + stop].trim_ascii_end().last(),
+            Some(b'"' | b'\'')
+        )
 }
 
 /// Whether the quoted token opened by `quote` at `p` is a key with junk before its colon: a
 /// short run with no quote, comma, bracket, brace or line break, then `:`
-/// (`"start_line"]: 147`, `"start_line" True: 147`). Like [`broken_key`], the quote before
+/// (`"start_line"]: 147`, `"start_line" True: 147`, `"start_line"\: 147`). Like [`broken_key`], the quote before
 /// the comma then swallows a member either way, so the text is refused.
 fn key_then_junk(bytes: &[u8], p: usize, quote: Quote) -> bool {
     let Ok(end) = token_end(bytes, p, quote) else {

@@ -484,9 +484,12 @@ impl<'a> Parser<'a> {
             return Ok(self.pop(stack, expect));
         } else if b == b':'
             && self.readings.lenient_scalars
-            && matches!(stack.last(), Some(Frame::Array(items)) if matches!(items[..], [Value::String(_)]))
+            && let Some(Frame::Array(items)) = stack.last_mut()
+            && let [Value::String(key)] = items.as_mut_slice()
         {
-            self.open_object_at_colon(stack, expect)?;
+            let key = std::mem::take(key);
+            items.clear();
+            self.open_object_at_colon(stack, expect, key)?;
         } else if b == b'}' || b == b']' {
             self.stray_closer();
         } else if in_object && (Quote::at(self.bytes, self.pos).is_some() || scan::is_key_start(b))
@@ -514,21 +517,17 @@ impl<'a> Parser<'a> {
     ///   follows a later element or a non-string (`["a", 1: 2]`, `[1: 2]` stay refused: where
     ///   the object would start is a guess).
     /// - Example: `["key":"value"]` → `[{"key": "value"}]`.
+    ///
+    /// The caller has taken `key` out of the array, which is now empty.
     fn open_object_at_colon(
         &mut self,
         stack: &mut Vec<Frame>,
         expect: &mut Expect,
+        key: String,
     ) -> Result<(), RunError> {
         if stack.len() + 1 >= self.max_depth {
             return Err(self.error(SalvageErrorKind::TooDeep, self.pos));
         }
-        let key = match stack.last_mut() {
-            Some(Frame::Array(items)) => match items.pop() {
-                Some(Value::String(key)) => key,
-                _ => return Err(self.error(SalvageErrorKind::Syntax, self.pos)),
-            },
-            _ => return Err(self.error(SalvageErrorKind::Syntax, self.pos)),
-        };
         self.log.note(RepairKind::OpenerInserted, self.pos);
         stack.push(Frame::Object(Map::new(), Some(key)));
         self.closers.push(b'}');
@@ -556,23 +555,9 @@ impl<'a> Parser<'a> {
         let key = if let Some(quote) = Quote::at(self.bytes, self.pos) {
             if quote != Quote::Smart
                 && self.readings.lenient_scalars
-                && let Some(colon) = document::key_missing_close(self.bytes, start)
+                && let Some(misquoted) = document::misquoted_key(self.bytes, start)
             {
-                // `{"key:"value"}`: see `key_missing_close`.
-                self.log.note(RepairKind::QuoteInserted, colon);
-                if quote == Quote::Single {
-                    self.log.note(RepairKind::QuotesNormalized, start);
-                }
-                self.pos = colon;
-                self.text[start + 1..colon].to_owned()
-            } else if quote != Quote::Smart
-                && self.readings.lenient_scalars
-                && let Some(close) = document::key_with_quotes(self.bytes, start)
-            {
-                // `{"k"e"y": 1}`: see `key_with_quotes`.
-                self.log.note(RepairKind::QuotesNormalized, start);
-                self.pos = close + 1;
-                self.text[start + 1..close].to_owned()
+                self.read_misquoted_key(quote, start, misquoted)
             } else if let Some(key) = self.read_quoted_key(quote, start)? {
                 key
             } else {
@@ -603,6 +588,31 @@ impl<'a> Parser<'a> {
         }
         *expect = Expect::Colon;
         Ok(true)
+    }
+
+    /// Reads the document key opened by `quote` (`"` or `'`) at `start` as `misquoted` says
+    /// (`{"key:"value"}`, `{"k"e"y": 1}`: see [`document::misquoted_key`]).
+    fn read_misquoted_key(
+        &mut self,
+        quote: Quote,
+        start: usize,
+        misquoted: document::MisquotedKey,
+    ) -> String {
+        let (end, resume) = match misquoted {
+            document::MisquotedKey::MissingClose(colon) => {
+                self.log.note(RepairKind::QuoteInserted, colon);
+                if quote == Quote::Single {
+                    self.log.note(RepairKind::QuotesNormalized, start);
+                }
+                (colon, colon)
+            }
+            document::MisquotedKey::HoldsQuotes(close) => {
+                self.log.note(RepairKind::QuotesNormalized, start);
+                (close, close + 1)
+            }
+        };
+        self.pos = resume;
+        self.text[start + quote.len()..end].to_owned()
     }
 
     /// Reads the quoted key opened by `quote` at `start`; `None` when the text ends in it.
