@@ -42,8 +42,8 @@
 //! order a text meets them:
 //!
 //! - `entry` ([`salvage`]): size guard, empty arguments, double encoding;
-//! - `seed`: the members `serde_json` read before it failed, so that the first run starts
-//!   after them;
+//! - `strict` and `seed`: the strict read of an object in one pass (`serde_json`'s answer), and
+//!   the members it read before it failed, so that the first run starts after them;
 //! - `extract`: where the JSON is (at the start, in a fence, among prose);
 //! - `parse`: the explicit-stack parser, values back to back;
 //! - `plain`: the fast read of a string value that is plain JSON;
@@ -63,6 +63,7 @@ mod pycollections;
 mod repairs;
 mod scan;
 pub(crate) mod seed;
+mod strict;
 mod strings;
 mod truncation;
 

@@ -1,9 +1,10 @@
 //! The strict parse that keeps what it read, and salvage resumed after it (issue #11 §3).
 //!
-//! Every call is first read by `serde_json` (the fast path). When that read fails late, as it
-//! does for a trailing comma or a Python literal after a 2 KB `content` string, it has already
-//! decoded nearly the whole object, and salvage used to read it all again. [`read_strict`] keeps
-//! the members of the root object that `serde_json` completed before it failed, and
+//! Every call is first read strictly (the fast path; an object by [`super::strict`], with
+//! `serde_json`'s answer). When that read fails late, as it does for a trailing comma or a
+//! Python literal after a 2 KB `content` string, it has already decoded nearly the whole object,
+//! and salvage used to read it all again. [`read_strict`] keeps the members of the root object
+//! that the strict read completed before it failed, and
 //! [`salvage_after`] hands the longest safe prefix of them to salvage's first run, which starts
 //! after them in the state it would have reached reading them itself.
 //!
@@ -18,19 +19,21 @@
 //! (reported by salvage as `duplicate_key_dropped`). Anything unexpected: no prefix, salvage
 //! reads the whole text as before.
 
-use std::fmt;
 use std::ops::Range;
 use std::sync::LazyLock;
 
 use memchr::memmem;
-use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 use serde_json::{Map, Value};
 
+use super::strict::{self, Strictly};
 use super::{SalvageError, SalvageOptions, Salvaged, scan};
 
 /// Most root members whose key offsets are kept (on the stack: the valid path allocates
 /// nothing more than `serde_json` does). Members past it are read again by salvage.
-const MAX_TRACKED_KEYS: usize = 32;
+pub(super) const MAX_TRACKED_KEYS: usize = 32;
+
+/// Members the root map is allocated for: most tool calls send at most eight arguments.
+pub(super) const ROOT_CAPACITY: usize = 8;
 
 /// The members of the root object `serde_json` completed before it failed, in order.
 #[derive(Debug)]
@@ -62,101 +65,40 @@ pub(super) struct Seed {
 }
 
 /// `serde_json::from_str::<Value>(text)`, with the same result; on failure, the members of a
-/// root object read before it, when there are any.
+/// root object read before it, when there are any. An object is read in one pass by
+/// [`super::strict`].
 pub(crate) fn read_strict(text: &str) -> Result<Value, Option<StrictPrefix>> {
     let first = scan::skip_ws(text.as_bytes(), 0);
     if text.as_bytes().get(first) != Some(&b'{') {
         return serde_json::from_str(text).map_err(|_| None);
     }
-    let mut kept = Kept::default();
-    let mut de = serde_json::Deserializer::from_str(text);
-    let root = Root {
-        text,
-        kept: &mut kept,
-    };
-    let read = root
-        .deserialize(&mut de)
-        .and_then(|value| de.end().map(|()| value));
-    match read {
-        Ok(value) => Ok(value),
+    match strict::read_object(text, first) {
+        Strictly::Value(value) => Ok(value),
+        Strictly::NotJson(prefix) => Err(prefix),
         // A key serde_json's own visitor reads as a number or raw value (never sent by a
-        // model, but its answer is the one to match).
-        Err(_) if kept.special => serde_json::from_str(text).map_err(|_| None),
-        Err(_) => Err(kept.prefix),
+        // model, but its answer is the one to match); salvage then reads the whole text.
+        Strictly::Defer => serde_json::from_str(text).map_err(|_| None),
     }
 }
 
-/// What the root visitor keeps when the read fails.
-#[derive(Default)]
-struct Kept {
-    prefix: Option<StrictPrefix>,
-    special: bool,
-}
-
-/// The root object's seed and visitor.
-struct Root<'t, 'k> {
-    text: &'t str,
-    kept: &'k mut Kept,
-}
-
-impl<'de> DeserializeSeed<'de> for Root<'_, '_> {
-    type Value = Value;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
-        deserializer.deserialize_any(self)
+#[cfg(test)]
+impl StrictPrefix {
+    /// Members read (duplicates included) and the key offsets kept.
+    pub(super) fn parts(&self) -> (usize, Vec<Option<usize>>) {
+        (self.read, self.keys.clone())
     }
 }
 
 /// The keys `serde_json::Value`'s visitor reads as a number and a raw value when first.
-const SPECIAL_KEYS: [&str; 2] = [
+pub(super) const SPECIAL_KEYS: [&str; 2] = [
     "$serde_json::private::Number",
     "$serde_json::private::RawValue",
 ];
 
-impl<'de> Visitor<'de> for Root<'_, '_> {
-    type Value = Value;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a JSON object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Value, A::Error> {
-        let mut members = Map::new();
-        let (mut read, mut duplicate) = (0, false);
-        let mut keys = [None; MAX_TRACKED_KEYS];
-        let Self { text, kept } = self;
-        loop {
-            let key = match access.next_key_seed(Key { text }) {
-                Ok(Some(key)) => key,
-                Ok(None) => return Ok(Value::Object(members)),
-                Err(e) => {
-                    kept.prefix = Some(StrictPrefix::new(members, read, duplicate, &keys));
-                    return Err(e);
-                }
-            };
-            if read == 0 && SPECIAL_KEYS.contains(&key.0.as_str()) {
-                kept.special = true;
-                return Err(de::Error::custom("special key"));
-            }
-            if let Some(slot) = keys.get_mut(read) {
-                *slot = key.1;
-            }
-            match access.next_value::<Value>() {
-                Ok(value) => {
-                    duplicate |= members.insert(key.0, value).is_some();
-                    read += 1;
-                }
-                Err(e) => {
-                    kept.prefix = Some(StrictPrefix::new(members, read, duplicate, &keys));
-                    return Err(e);
-                }
-            }
-        }
-    }
-}
-
 impl StrictPrefix {
-    fn new(
+    /// The prefix of `read` members (duplicates included) whose keys start at `keys` (the
+    /// members', then the one whose value failed).
+    pub(super) fn new(
         members: Map<String, Value>,
         read: usize,
         duplicate: bool,
@@ -168,40 +110,6 @@ impl StrictPrefix {
             duplicate,
             keys: keys[..(read + 1).min(keys.len())].to_vec(),
         }
-    }
-}
-
-/// A root key, and the offset of its first content byte when it is a slice of the text.
-struct Key<'t> {
-    text: &'t str,
-}
-
-impl<'de> DeserializeSeed<'de> for Key<'_> {
-    type Value = (String, Option<usize>);
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_str(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Key<'_> {
-    type Value = (String, Option<usize>);
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a key")
-    }
-
-    fn visit_borrowed_str<E: de::Error>(self, key: &'de str) -> Result<Self::Value, E> {
-        // A slice of the text (serde_json borrows a string without escapes): its address says
-        // where it is.
-        let at = (key.as_ptr() as usize)
-            .checked_sub(self.text.as_ptr() as usize)
-            .filter(|&at| at + key.len() <= self.text.len());
-        Ok((key.to_owned(), at))
-    }
-
-    fn visit_str<E: de::Error>(self, key: &str) -> Result<Self::Value, E> {
-        Ok((key.to_owned(), None))
     }
 }
 

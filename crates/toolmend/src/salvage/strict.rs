@@ -1,0 +1,557 @@
+//! The strict read of a call whose text is an object: `serde_json`'s grammar and value, in one
+//! pass (issue #11 §3).
+//!
+//! Every call is read strictly first, and nearly every call is valid JSON, so this read is most
+//! of the valid path's cost. `serde_json::from_str` decodes a string with escapes into a scratch
+//! buffer that starts empty for every text and grows by doubling (five reallocations for an
+//! 80-byte `content`), then copies it out. Here a string is decoded straight into the `String`
+//! the value keeps: a string without escapes is one exact allocation, as before; one with
+//! escapes is one buffer sized from its first run.
+//!
+//! What it accepts and what it builds are `serde_json::from_str::<Value>`'s, exactly:
+//! - the grammar of RFC 8259 as `serde_json` reads it: only ` `, `\t`, `\n`, `\r` are blanks; a
+//!   raw control character in a string, an escape JSON does not know, a `\u` that is not four
+//!   hex digits, and an unpaired surrogate are errors; a trailing comma is an error;
+//! - its recursion limit: a container nested 128 deep is an error;
+//! - its value: a key sent twice keeps its first place and its last value; a number is read by
+//!   `serde_json` itself from the span this reader found, so it keeps its text
+//!   (`arbitrary_precision`).
+//! - on failure, the same [`StrictPrefix`] as [`super::seed::read_strict`]'s `serde_json`
+//!   visitor: the root members completed before the error, and the offsets of their keys; an
+//!   error between members (a missing comma, a trailing comma) is one in the next key, an error
+//!   at a member's colon one in its value, as `serde_json` reads them.
+//!
+//! It defers to `serde_json` only where `serde_json`'s own visitor reads an object as something
+//! else: a first key `$serde_json::private::Number` or `…::RawValue`. The tests check every
+//! answer against `serde_json` and the visitor on generated and mutated texts.
+
+use serde_json::{Map, Value};
+
+use super::scan;
+use super::seed::{MAX_TRACKED_KEYS, ROOT_CAPACITY, SPECIAL_KEYS, StrictPrefix};
+
+/// The nesting depth at which `serde_json` stops with a recursion error (its limit of 128
+/// counts the root).
+const DEPTH_LIMIT: usize = 128;
+
+/// Unused bytes a decoded string may keep (a quarter of its length when that is more); past
+/// that its buffer is shrunk to fit.
+const MAX_SPARE: usize = 4096;
+
+/// What the one-pass read of an object text found.
+#[derive(Debug)]
+pub(super) enum Strictly {
+    /// The text is JSON: its value.
+    Value(Value),
+    /// Not JSON: the root members completed before the error.
+    NotJson(Option<StrictPrefix>),
+    /// Only `serde_json`'s own reading settles this text (a special first key).
+    Defer,
+}
+
+/// Why a read stopped.
+enum Stop {
+    /// The text is not JSON here.
+    Syntax,
+    /// See [`Strictly::Defer`].
+    Defer,
+}
+
+type Read<T> = Result<T, Stop>;
+
+/// Reads `text`, whose first byte after blanks, at `root`, is `{`.
+pub(super) fn read_object(text: &str, root: usize) -> Strictly {
+    let mut reader = Reader {
+        text,
+        bytes: text.as_bytes(),
+        pos: root + 1,
+    };
+    let mut members = Map::with_capacity(ROOT_CAPACITY);
+    let (mut read, mut duplicate) = (0, false);
+    let mut keys = [None; MAX_TRACKED_KEYS];
+    loop {
+        let key = match reader.next_key(read == 0) {
+            Ok(Some(key)) => key,
+            Ok(None) => break,
+            Err(Stop::Syntax) => {
+                return Strictly::NotJson(Some(StrictPrefix::new(members, read, duplicate, &keys)));
+            }
+            Err(Stop::Defer) => return Strictly::Defer,
+        };
+        if read == 0 && SPECIAL_KEYS.contains(&key.0.as_str()) {
+            return Strictly::Defer;
+        }
+        if let Some(slot) = keys.get_mut(read) {
+            *slot = key.1.then_some(key.2);
+        }
+        match reader.colon_then_value(1) {
+            Ok(value) => {
+                duplicate |= members.insert(key.0, value).is_some();
+                read += 1;
+            }
+            Err(Stop::Syntax) => {
+                return Strictly::NotJson(Some(StrictPrefix::new(members, read, duplicate, &keys)));
+            }
+            Err(Stop::Defer) => return Strictly::Defer,
+        }
+    }
+    // After the root's `}`: only blanks (`serde_json`'s `end`, which fails after the visitor
+    // returned, so nothing is kept).
+    if scan::skip_ws(reader.bytes, reader.pos) == reader.bytes.len() {
+        Strictly::Value(Value::Object(members))
+    } else {
+        Strictly::NotJson(None)
+    }
+}
+
+/// The reader's position in the text.
+struct Reader<'t> {
+    text: &'t str,
+    bytes: &'t [u8],
+    pos: usize,
+}
+
+impl Reader<'_> {
+    fn skip_ws(&mut self) -> Option<u8> {
+        self.pos = scan::skip_ws(self.bytes, self.pos);
+        self.bytes.get(self.pos).copied()
+    }
+
+    /// The next key of an object whose `{` was read, or `None` at its `}` (consumed): the key,
+    /// whether it had no escape, and the offset of its first content byte. `first` is for the
+    /// first key, which no comma precedes.
+    fn next_key(&mut self, first: bool) -> Read<Option<(String, bool, usize)>> {
+        match self.skip_ws() {
+            Some(b'}') => {
+                self.pos += 1;
+                return Ok(None);
+            }
+            Some(b'"') if first => {}
+            Some(b',') if !first => {
+                self.pos += 1;
+                if self.skip_ws() != Some(b'"') {
+                    return Err(Stop::Syntax);
+                }
+            }
+            _ => return Err(Stop::Syntax),
+        }
+        self.pos += 1;
+        let at = self.pos;
+        let (key, plain) = self.string()?;
+        Ok(Some((key, plain, at)))
+    }
+
+    /// A member's `:` and value, in an object at `depth`.
+    fn colon_then_value(&mut self, depth: usize) -> Read<Value> {
+        if self.skip_ws() != Some(b':') {
+            return Err(Stop::Syntax);
+        }
+        self.pos += 1;
+        self.value(depth)
+    }
+
+    /// The value at the position (after blanks), in a container at `depth`.
+    fn value(&mut self, depth: usize) -> Read<Value> {
+        match self.skip_ws() {
+            Some(b'"') => {
+                self.pos += 1;
+                Ok(Value::String(self.string()?.0))
+            }
+            Some(b'{') => self.object(depth + 1),
+            Some(b'[') => self.array(depth + 1),
+            Some(b't') => self.literal(b"true", Value::Bool(true)),
+            Some(b'f') => self.literal(b"false", Value::Bool(false)),
+            Some(b'n') => self.literal(b"null", Value::Null),
+            Some(b'-' | b'0'..=b'9') => self.number(),
+            _ => Err(Stop::Syntax),
+        }
+    }
+
+    fn literal(&mut self, word: &[u8], value: Value) -> Read<Value> {
+        if self.bytes[self.pos..].starts_with(word) {
+            self.pos += word.len();
+            Ok(value)
+        } else {
+            Err(Stop::Syntax)
+        }
+    }
+
+    /// A number: its span by JSON's grammar (as `serde_json` scans it, so an error is at the
+    /// same member), its value by `serde_json` from that span (its text kept as written).
+    fn number(&mut self) -> Read<Value> {
+        let bytes = self.bytes;
+        let start = self.pos;
+        let mut p = start + usize::from(bytes[start] == b'-');
+        let digits = |mut p: usize| {
+            while bytes.get(p).is_some_and(u8::is_ascii_digit) {
+                p += 1;
+            }
+            p
+        };
+        p = match bytes.get(p) {
+            // One leading zero, and no digit after it.
+            Some(b'0') if bytes.get(p + 1).is_some_and(u8::is_ascii_digit) => {
+                return Err(Stop::Syntax);
+            }
+            Some(b'0') => p + 1,
+            Some(b'1'..=b'9') => digits(p + 1),
+            _ => return Err(Stop::Syntax),
+        };
+        if bytes.get(p) == Some(&b'.') {
+            let end = digits(p + 1);
+            if end == p + 1 {
+                return Err(Stop::Syntax);
+            }
+            p = end;
+        }
+        if matches!(bytes.get(p), Some(b'e' | b'E')) {
+            p += 1;
+            if matches!(bytes.get(p), Some(b'+' | b'-')) {
+                p += 1;
+            }
+            let end = digits(p);
+            if end == p {
+                return Err(Stop::Syntax);
+            }
+            p = end;
+        }
+        self.pos = p;
+        serde_json::from_str(&self.text[start..p]).map_err(|_| Stop::Syntax)
+    }
+
+    fn object(&mut self, depth: usize) -> Read<Value> {
+        if depth >= DEPTH_LIMIT {
+            return Err(Stop::Syntax);
+        }
+        self.pos += 1;
+        let mut map = Map::new();
+        let mut first = true;
+        while let Some((key, _, _)) = self.next_key(first)? {
+            if first && SPECIAL_KEYS.contains(&key.as_str()) {
+                return Err(Stop::Defer);
+            }
+            first = false;
+            let value = self.colon_then_value(depth)?;
+            map.insert(key, value);
+        }
+        Ok(Value::Object(map))
+    }
+
+    fn array(&mut self, depth: usize) -> Read<Value> {
+        if depth >= DEPTH_LIMIT {
+            return Err(Stop::Syntax);
+        }
+        self.pos += 1;
+        let mut items = Vec::new();
+        if self.skip_ws() == Some(b']') {
+            self.pos += 1;
+            return Ok(Value::Array(items));
+        }
+        loop {
+            items.push(self.value(depth)?);
+            match self.skip_ws() {
+                Some(b',') => self.pos += 1,
+                Some(b']') => {
+                    self.pos += 1;
+                    return Ok(Value::Array(items));
+                }
+                _ => return Err(Stop::Syntax),
+            }
+        }
+    }
+
+    /// The string whose content starts at the position (after its `"`), decoded, and whether
+    /// it had no escape; the position ends after its closing quote.
+    fn string(&mut self) -> Read<(String, bool)> {
+        let (bytes, text) = (self.bytes, self.text);
+        let mut run = self.pos;
+        let mut at = scan::find_string_special(bytes, run, b'"');
+        match bytes.get(at) {
+            Some(b'"') => {
+                self.pos = at + 1;
+                return Ok((text[run..at].to_owned(), true));
+            }
+            Some(b'\\') => {}
+            _ => return Err(Stop::Syntax),
+        }
+        // One buffer for the whole string: the first run and room for as much again, at least
+        // a line's worth; growth after that doubles.
+        let mut out = String::with_capacity(2 * (at - run) + 64);
+        loop {
+            out.push_str(&text[run..at]);
+            match bytes.get(at) {
+                Some(b'"') => {
+                    self.pos = at + 1;
+                    // The value keeps this buffer: doubling may have left up to half of it
+                    // unused, which a long string gives back.
+                    if out.capacity() - out.len() > MAX_SPARE.max(out.len() / 4) {
+                        out.shrink_to_fit();
+                    }
+                    return Ok((out, false));
+                }
+                Some(b'\\') => {}
+                // A raw control character, or the end of the text.
+                _ => return Err(Stop::Syntax),
+            }
+            let ch = match bytes.get(at + 1) {
+                Some(b'"') => '"',
+                Some(b'\\') => '\\',
+                Some(b'/') => '/',
+                Some(b'b') => '\u{8}',
+                Some(b'f') => '\u{c}',
+                Some(b'n') => '\n',
+                Some(b'r') => '\r',
+                Some(b't') => '\t',
+                Some(b'u') => {
+                    let (ch, end) = unicode_escape(bytes, at + 2).ok_or(Stop::Syntax)?;
+                    out.push(ch);
+                    run = end;
+                    at = scan::find_string_special(bytes, run, b'"');
+                    continue;
+                }
+                _ => return Err(Stop::Syntax),
+            };
+            out.push(ch);
+            run = at + 2;
+            at = scan::find_string_special(bytes, run, b'"');
+        }
+    }
+}
+
+/// The character of the `\u` escape whose hex digits start at `p`, with the index after it:
+/// a leading surrogate must be followed by `\u` and a trailing one, which is never alone (as
+/// `serde_json` reads a `&str`).
+fn unicode_escape(bytes: &[u8], p: usize) -> Option<(char, usize)> {
+    let first = hex4(bytes, p)?;
+    match first {
+        0xDC00..=0xDFFF => None,
+        0xD800..=0xDBFF => {
+            if bytes.get(p + 4..p + 6) != Some(b"\\u") {
+                return None;
+            }
+            let second = hex4(bytes, p + 6)?;
+            if !(0xDC00..=0xDFFF).contains(&second) {
+                return None;
+            }
+            let code = 0x1_0000 + ((first - 0xD800) << 10) + (second - 0xDC00);
+            Some((char::from_u32(code)?, p + 10))
+        }
+        _ => Some((char::from_u32(first)?, p + 4)),
+    }
+}
+
+/// The four hex digits at `p`, either case.
+fn hex4(bytes: &[u8], p: usize) -> Option<u32> {
+    let digits = bytes.get(p..p + 4)?;
+    digits
+        .iter()
+        .try_fold(0u32, |n, &b| Some(n * 16 + char::from(b).to_digit(16)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::super::seed::{read_strict, salvage_after};
+    use super::super::{SalvageOptions, salvage};
+    use super::*;
+
+    /// The one-pass read agrees with `serde_json` on `text` (the same value, or both refuse),
+    /// and salvage resumed after what it kept reads as salvage alone.
+    fn agrees(text: &str) -> Result<(), String> {
+        let fast = read_strict(text);
+        let reference = serde_json::from_str::<Value>(text).ok();
+        match fast {
+            Ok(value) if Some(&value) == reference.as_ref() => Ok(()),
+            Err(prefix) if reference.is_none() => {
+                let options = SalvageOptions::default();
+                let resumed = salvage_after(text, &options, prefix);
+                let alone = salvage(text, &options);
+                if resumed == alone {
+                    Ok(())
+                } else {
+                    Err(format!("{text:?}: resumed {resumed:?}, alone {alone:?}"))
+                }
+            }
+            fast => Err(format!("{text:?}: {fast:?} but serde_json {reference:?}")),
+        }
+    }
+
+    /// The members kept when `text` is refused (read, duplicates included), and their keys.
+    fn kept(text: &str) -> (usize, Vec<Option<usize>>) {
+        match read_object(text, 0) {
+            Strictly::NotJson(Some(prefix)) => prefix.parts(),
+            other => panic!("{text}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_error_between_members_is_in_the_next_key_and_one_at_a_colon_in_the_value() {
+        // serde_json's phases: the comma, the next key's quote and the key itself belong to
+        // the key; the colon belongs to the value.
+        assert_eq!(kept(r#"{"a": 1,}"#), (1, vec![Some(2), None]));
+        assert_eq!(kept(r#"{"a": 1 "b": 2}"#), (1, vec![Some(2), None]));
+        assert_eq!(kept(r#"{"a": 1, "b" 2}"#), (1, vec![Some(2), Some(10)]));
+        assert_eq!(kept(r#"{"a": 1, "b": True}"#), (1, vec![Some(2), Some(10)]));
+        assert_eq!(kept(r#"{"a": 1, "\u0062": x}"#), (1, vec![Some(2), None]));
+        assert_eq!(kept(r#"{"a": 1e}"#), (0, vec![Some(2)]));
+    }
+
+    #[test]
+    fn reads_what_serde_json_reads() {
+        for text in [
+            r#"{"path": "a.txt", "content": "line\n\t\"q\" \\ \/ \b\f\r", "n": -1.5e+3}"#,
+            r#"  {"a": [1, 2, {"b": null}], "c": true, "d": false, "e": {}, "f": []} "#,
+            r#"{"u": "\u00e9\u65E5\ud83d\ude00 é", "k\"ey": 0, "a": "x", "a": "y"}"#,
+            r#"{"big": 123456789012345678901234567890, "f": 0.10, "e": 1E400, "z": -0}"#,
+            "{\"a\":1}",
+            "{}",
+        ] {
+            agrees(text).unwrap();
+            assert!(matches!(
+                read_object(text, scan::skip_ws(text.as_bytes(), 0)),
+                Strictly::Value(_)
+            ));
+        }
+    }
+
+    #[test]
+    fn refuses_what_serde_json_refuses_and_keeps_the_same_prefix() {
+        for text in [
+            r#"{"a": 1, "b": 2,}"#,
+            r#"{"a": 1 "b": 2}"#,
+            r#"{"a": "x", "b" 2}"#,
+            r#"{"a": "x", "b": True}"#,
+            r#"{"a": "raw	tab"}"#,
+            r#"{"a": "\x"}"#,
+            r#"{"a": "\u12"}"#,
+            r#"{"a": "\ud800"}"#,
+            r#"{"a": "\ud800\u0041"}"#,
+            r#"{"a": "\udc00"}"#,
+            r#"{"a": "\udfff"}"#,
+            r#"{"a": 01}"#,
+            r#"{"a": 1.}"#,
+            r#"{"a": 1e}"#,
+            r#"{"a": -}"#,
+            r#"{"a": 1-2}"#,
+            r#"{"a": [1,]}"#,
+            r#"{"a": [1 2]}"#,
+            r#"{"a": tru}"#,
+            r#"{"a": 1} x"#,
+            r#"{"a": 1}}"#,
+            r#"{,"a": 1}"#,
+            r#"{'a': 1}"#,
+            r#"{"a": "cut"#,
+            r#"{"a": 1, "#,
+            "{\"a\": \"x\"}\u{feff}",
+        ] {
+            agrees(text).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_long_decoded_string_keeps_little_spare_room() {
+        for len in [100, 5_000, 100_000] {
+            let content = "ab\\n\\\"".repeat(len / 4);
+            let text = format!("{{\"content\": \"{content}\"}}");
+            let Strictly::Value(value) = read_object(&text, 0) else {
+                panic!("{len}: not read");
+            };
+            let Some(Value::String(read)) = value.get("content") else {
+                panic!("{len}: no string");
+            };
+            let spare = read.capacity() - read.len();
+            assert!(spare <= MAX_SPARE.max(read.len() / 4), "{len}: {spare}");
+        }
+    }
+
+    #[test]
+    fn the_depth_limit_is_serde_json_s() {
+        for depth in [126, 127, 128, 129] {
+            let text = format!(
+                "{{\"a\": {}{}}}",
+                "[".repeat(depth - 1),
+                "]".repeat(depth - 1)
+            );
+            agrees(&text).unwrap();
+        }
+        let deep = format!("{{\"a\": {}1{}}}", "{\"b\":".repeat(130), "}".repeat(130));
+        agrees(&deep).unwrap();
+    }
+
+    #[test]
+    fn special_keys_are_left_to_serde_json() {
+        for text in [
+            r#"{"$serde_json::private::Number": "1"}"#,
+            r#"{"a": {"$serde_json::private::Number": "1"}}"#,
+            r#"{"a": {"$serde_json::private::RawValue": "1"}}"#,
+        ] {
+            assert!(matches!(read_object(text, 0), Strictly::Defer), "{text}");
+            agrees(text).unwrap();
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+
+        /// Texts made of JSON's tokens and near misses, in any order.
+        #[test]
+        fn agrees_on_token_soup(
+            parts in prop::collection::vec(prop::sample::select(vec![
+                "{", "}", "[", "]", ",", ":", " ", "\n", "\"k\"", "\"a\\\"b\"", "\"\\u00e9\"",
+                "\"\\ud83d\\ude00\"", "\"\\ud83d\"", "\"\\q\"", "\"\t\"", "1", "-0.5e3", "01",
+                "1.", "true", "tru", "null", "\"", "'x'", "\\",
+            ]), 0..24),
+        ) {
+            let text = format!("{{{}", parts.concat());
+            prop_assert!(agrees(&text).is_ok(), "{}", agrees(&text).unwrap_err());
+        }
+
+        /// Valid objects, then each cut short and each with one byte changed.
+        #[test]
+        fn agrees_on_valid_objects_and_their_mutations(
+            value in arb_object(),
+            cut in any::<prop::sample::Index>(),
+            at in any::<prop::sample::Index>(),
+            byte in prop::sample::select(b"\"\\,:{}[] \ntfn0-.eu/x'".to_vec()),
+        ) {
+            let text = serde_json::to_string(&value).unwrap();
+            prop_assert!(agrees(&text).is_ok(), "{}", agrees(&text).unwrap_err());
+            let pretty = serde_json::to_string_pretty(&value).unwrap();
+            prop_assert!(agrees(&pretty).is_ok(), "{}", agrees(&pretty).unwrap_err());
+            let mut cut_text = text.clone();
+            let mut end = cut.index(text.len());
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            cut_text.truncate(end);
+            prop_assert!(agrees(&cut_text).is_ok(), "{}", agrees(&cut_text).unwrap_err());
+            let mut bytes = text.into_bytes();
+            let i = at.index(bytes.len());
+            if bytes[i].is_ascii() {
+                bytes[i] = byte;
+                let changed = String::from_utf8(bytes).unwrap();
+                prop_assert!(agrees(&changed).is_ok(), "{}", agrees(&changed).unwrap_err());
+            }
+        }
+    }
+
+    fn arb_object() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            (-1e9f64..1e9).prop_map(Value::from),
+            "[a-z \"\\\\/\n\té日😀\u{1}]{0,12}".prop_map(Value::String),
+        ];
+        let tree = leaf.prop_recursive(4, 32, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+                prop::collection::vec(("[a-z\"\\\\]{0,4}", inner), 0..5)
+                    .prop_map(|members| Value::Object(members.into_iter().collect())),
+            ]
+        });
+        prop::collection::vec(("[a-z\"]{0,4}", tree), 0..6)
+            .prop_map(|members| Value::Object(members.into_iter().collect()))
+    }
+}
