@@ -16,12 +16,12 @@
 // `criterion_group!` generates an undocumented public function.
 #![allow(missing_docs)]
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use serde_json::Value;
 use toolmend::salvage::{SalvageOptions, salvage};
+
+#[path = "support/corpus.rs"]
+mod corpus;
+use corpus::Case;
 
 /// The malformed variants (`valid` is the control; `truncated` has no single right answer but
 /// is timed all the same).
@@ -37,45 +37,11 @@ const VARIANTS: [&str; 9] = [
     "truncated",
 ];
 
-fn out_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/out")
-}
-
-/// `bench/out/<name>`, generated with `make_corpus.py <args>` when missing.
-fn corpus(name: &str, args: &[&str]) -> Vec<(String, String)> {
-    let path = out_dir().join(name);
-    if !path.exists() {
-        std::fs::create_dir_all(out_dir()).expect("create bench/out");
-        let script = std::env::var("TOOLMEND_MAKE_CORPUS").unwrap_or_else(|_| {
-            let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-            root.join("../shared/bench/make_corpus.py")
-                .display()
-                .to_string()
-        });
-        let status = Command::new("python3")
-            .arg(&script)
-            .arg(&path)
-            .args(args)
-            .status()
-            .expect("run python3 make_corpus.py");
-        assert!(status.success(), "{script} failed");
-    }
-    std::fs::read_to_string(&path)
-        .expect("read corpus")
-        .lines()
-        .map(|line| {
-            let case: Value = serde_json::from_str(line).expect("corpus line");
-            let group = case["group"].as_str().unwrap_or_default().to_owned();
-            (group, case["input"].as_str().unwrap_or_default().to_owned())
-        })
-        .collect()
-}
-
-fn group<'a>(cases: &'a [(String, String)], name: &str) -> Vec<&'a str> {
+fn group<'a>(cases: &'a [Case], name: &str) -> Vec<&'a str> {
     cases
         .iter()
-        .filter(|(g, _)| g == name)
-        .map(|(_, input)| input.as_str())
+        .filter(|case| case.group == name)
+        .map(|case| case.input.as_str())
         .collect()
 }
 
@@ -85,7 +51,7 @@ fn options() -> SalvageOptions {
 }
 
 fn bench_corpus(c: &mut Criterion) {
-    let cases = corpus("corpus.jsonl", &[]);
+    let cases = corpus::load("corpus.jsonl", &[]);
     let options = options();
     for size in ["small", "medium", "large"] {
         for variant in VARIANTS {
@@ -126,11 +92,11 @@ fn bench_corpus(c: &mut Criterion) {
 }
 
 fn bench_adversarial(c: &mut Criterion) {
-    let cases = corpus("adversarial.jsonl", &["--adversarial"]);
+    let cases = corpus::load("adversarial.jsonl", &["--adversarial"]);
     let options = options();
     let mut g = c.benchmark_group("salvage/adversarial");
-    for (name, input) in &cases {
-        let name = name.trim_start_matches("adv/");
+    for Case { group, input, .. } in &cases {
+        let name = group.trim_start_matches("adv/");
         let (shape, n) = name.rsplit_once('_').unwrap_or((name, "0"));
         g.throughput(Throughput::Bytes(input.len() as u64));
         g.bench_with_input(BenchmarkId::new(shape, n), input, |b, input| {

@@ -26,6 +26,8 @@ use std::io::Write;
 
 use serde_json::{Value, json};
 use toolmend::{Mender, ToolSet};
+#[path = "../benches/support/corpus.rs"]
+mod corpus;
 #[path = "../benches/support/mutations.rs"]
 mod mutations;
 use mutations::{JUNK, insert, points};
@@ -36,10 +38,7 @@ use write_file::write_file_tool;
 const ENDINGS: [&str; 4] = ["", "}", "\"}", "\n```"];
 
 fn main() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let corpus = std::fs::read_to_string(root.join("bench/out/corpus.jsonl")).expect(
-        "bench/out/corpus.jsonl (python3 ../shared/bench/make_corpus.py bench/out/corpus.jsonl)",
-    );
+    let cases = corpus::load("corpus.jsonl", &[]);
     let write_file = Mender::new(ToolSet::from_json(&write_file_tool()));
     let open = Mender::new(ToolSet::from_json(
         &json!([{"name": "write_file", "parameters": {"type": "object"}}]),
@@ -72,12 +71,10 @@ fn main() {
             }
         }
     };
-    for case in corpus.lines() {
-        let case: Value = serde_json::from_str(case).expect("corpus line");
-        let input = case["input"].as_str().unwrap_or_default();
+    for case in &cases {
+        let input = case.input.as_str();
         answer(input);
-        let group = case["group"].as_str().unwrap_or_default();
-        if group.starts_with("large") {
+        if case.is_large() {
             continue;
         }
         for cut in points(input) {

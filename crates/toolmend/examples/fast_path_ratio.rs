@@ -26,6 +26,8 @@ use std::time::Instant;
 use serde_json::Value;
 use toolmend::{Mender, Status, ToolSet};
 
+#[path = "../benches/support/corpus.rs"]
+mod corpus;
 #[path = "../benches/support/edit_call.rs"]
 mod edit_call;
 use edit_call::{edit_tool, valid_call};
@@ -98,34 +100,6 @@ fn median(values: &mut [f64]) -> f64 {
     values[values.len() / 2]
 }
 
-/// `bench/out/corpus.jsonl` as (group, input, expected value), generated when missing.
-fn corpus() -> Vec<(String, String, Value)> {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let path = root.join("bench/out/corpus.jsonl");
-    if !path.exists() {
-        std::fs::create_dir_all(root.join("bench/out")).expect("create bench/out");
-        let script = root.join("../shared/bench/make_corpus.py");
-        let status = std::process::Command::new("python3")
-            .arg(&script)
-            .arg(&path)
-            .status()
-            .expect("run python3 make_corpus.py");
-        assert!(status.success(), "make_corpus.py failed");
-    }
-    std::fs::read_to_string(&path)
-        .expect("read corpus")
-        .lines()
-        .map(|line| {
-            let case: Value = serde_json::from_str(line).expect("corpus line");
-            (
-                case["group"].as_str().unwrap_or_default().to_owned(),
-                case["input"].as_str().unwrap_or_default().to_owned(),
-                case["expect"].clone(),
-            )
-        })
-        .collect()
-}
-
 /// The malformed path: `repair_call`, salvage alone and `jsonrepair-rs` on the same inputs,
 /// timed in wall time (the median round of each).
 fn malformed() {
@@ -135,7 +109,7 @@ fn malformed() {
     let options = toolmend::MenderOptions::default().with_limits(limits.clone());
     let mender = Mender::with_options(ToolSet::from_json(&write_file_tool()), options);
     let salvage_options = toolmend::salvage::SalvageOptions::from_limits(&limits);
-    let cases = corpus();
+    let cases = corpus::load("corpus.jsonl", &[]);
     let variants = [
         "fenced",
         "prose",
@@ -155,8 +129,8 @@ fn malformed() {
             let group = format!("{size}/{variant}");
             let inputs: Vec<&str> = cases
                 .iter()
-                .filter(|(g, _, _)| *g == group)
-                .map(|(_, input, expect)| {
+                .filter(|case| case.group == group)
+                .map(|corpus::Case { input, expect, .. }| {
                     let call = mender.repair_call("write_file", input);
                     assert_eq!(call.status, Status::Repaired, "{group}: {:?}", call.error);
                     assert_eq!(call.arguments.as_ref(), Some(expect), "{group}");

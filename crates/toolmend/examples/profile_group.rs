@@ -15,8 +15,9 @@
 // An example's job is to print its results.
 #![allow(clippy::print_stdout)]
 
-use serde_json::Value;
 use toolmend::{Mender, ToolSet};
+#[path = "../benches/support/corpus.rs"]
+mod corpus;
 #[path = "../benches/support/write_file.rs"]
 mod write_file;
 use write_file::write_file_tool;
@@ -25,14 +26,9 @@ fn main() {
     let group = args.next().expect("group");
     let reps: usize = args.next().and_then(|n| n.parse().ok()).unwrap_or(200);
     let salvage_only = args.next().as_deref() == Some("salvage");
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let corpus = std::fs::read_to_string(root.join("bench/out/corpus.jsonl")).unwrap();
-    let inputs: Vec<String> = corpus
-        .lines()
-        .filter_map(|l| {
-            let c: Value = serde_json::from_str(l).unwrap();
-            (c["group"] == group.as_str()).then(|| c["input"].as_str().unwrap().to_owned())
-        })
+    let inputs: Vec<String> = corpus::load("corpus.jsonl", &[])
+        .into_iter()
+        .filter_map(|case| (case.group == group).then_some(case.input))
         .collect();
     let mender = Mender::new(ToolSet::from_json(&write_file_tool()));
     let options = toolmend::salvage::SalvageOptions::default();

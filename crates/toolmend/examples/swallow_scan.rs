@@ -21,6 +21,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 use toolmend::{Mender, Status, ToolSet};
+#[path = "../benches/support/corpus.rs"]
+mod corpus;
 #[path = "../benches/support/mutations.rs"]
 mod mutations;
 use mutations::{JUNK, insert, points};
@@ -50,27 +52,19 @@ fn swallows(got: &Value, intended: &Value) -> bool {
 }
 
 fn main() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let corpus = std::fs::read_to_string(root.join("bench/out/corpus.jsonl")).expect(
-        "bench/out/corpus.jsonl (python3 ../shared/bench/make_corpus.py bench/out/corpus.jsonl)",
-    );
+    let cases = corpus::load("corpus.jsonl", &[]);
     let show = std::env::args().nth(1);
     let open = Mender::new(ToolSet::from_json(
         &json!([{"name": "t", "parameters": {"type": "object"}}]),
     ));
     let mut counts = BTreeMap::<String, usize>::new();
     let (mut repaired, mut shown) = (0, 0);
-    for case in corpus.lines() {
-        let case: Value = serde_json::from_str(case).expect("corpus line");
-        if case["group"]
-            .as_str()
-            .unwrap_or_default()
-            .starts_with("large")
-        {
+    for case in &cases {
+        if case.is_large() {
             continue;
         }
-        let input = case["input"].as_str().unwrap_or_default();
-        let Value::Object(intended) = &case["expect"] else {
+        let input = case.input.as_str();
+        let Value::Object(intended) = &case.expect else {
             continue;
         };
         for at in points(input) {
