@@ -1,14 +1,24 @@
 //! Prometheus counters and histograms through the `metrics` facade.
 
 use std::sync::OnceLock;
+use std::time::Duration;
 
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 use toolmend::{CallResult, Status};
 
 static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
 
+/// How often the recorder's pending histogram samples are folded into their buckets.
+const UPKEEP_INTERVAL: Duration = Duration::from_secs(1);
+
 /// Installs the Prometheus recorder once per process; `None` when another recorder was
 /// installed first (then `/metrics` reports that).
+///
+/// The recorder keeps every histogram sample until something drains it: a `/metrics` scrape,
+/// or its upkeep. `build_recorder` starts no upkeep, so without a scraper each request left its
+/// samples behind (one per streamed chunk: ~1 KB per 50-event stream, for as long as the
+/// process ran). A thread of its own runs the upkeep every [`UPKEEP_INTERVAL`], for the
+/// process's life like the recorder, whatever runtime (or none) the router is served on.
 pub(crate) fn handle() -> Option<PrometheusHandle> {
     HANDLE
         .get_or_init(|| {
@@ -21,6 +31,18 @@ pub(crate) fn handle() -> Option<PrometheusHandle> {
                 .build_recorder();
             let handle = recorder.handle();
             metrics::set_global_recorder(recorder).ok()?;
+            let upkeep = handle.clone();
+            let started = std::thread::Builder::new()
+                .name("toolmend-metrics".into())
+                .spawn(move || {
+                    loop {
+                        std::thread::sleep(UPKEEP_INTERVAL);
+                        upkeep.run_upkeep();
+                    }
+                });
+            if let Err(error) = started {
+                tracing::warn!(%error, "no metrics upkeep thread: histograms grow until scraped");
+            }
             Some(handle)
         })
         .clone()
