@@ -60,14 +60,64 @@ pub(crate) fn status_label(status: Status) -> &'static str {
     }
 }
 
+/// Distinct models the call counters name; later ones are counted as `other`.
+const MAX_MODEL_LABELS: usize = 64;
+/// Distinct tool names the call counters name; later ones are counted as `other`.
+const MAX_TOOL_LABELS: usize = 512;
+/// Longest label value kept (longer ones are cut at a character boundary).
+const MAX_LABEL_BYTES: usize = 128;
+
+/// The values a label has taken, up to a bound.
+///
+/// Models and tool names come from strangers (the request's `model` and `tools`, and the name a
+/// model gave a call), and every distinct label value is a series the recorder keeps for the
+/// life of the process: unbounded, a client sending a new model or tool name with each request
+/// grows the proxy without end. Past the bound a new value is reported as `other`.
+#[derive(Debug)]
+struct BoundedLabel {
+    max: usize,
+    seen: std::sync::Mutex<std::collections::HashSet<Box<str>>>,
+}
+
+impl BoundedLabel {
+    fn new(max: usize) -> Self {
+        Self {
+            max,
+            seen: std::sync::Mutex::new(std::collections::HashSet::new()),
+        }
+    }
+
+    /// The label for `value`: itself (cut to [`MAX_LABEL_BYTES`]) if seen before or within
+    /// the bound, else `other`.
+    fn label(&self, value: &str) -> String {
+        let mut end = value.len().min(MAX_LABEL_BYTES);
+        while !value.is_char_boundary(end) {
+            end -= 1;
+        }
+        let value = &value[..end];
+        let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+        if seen.contains(value) || (seen.len() < self.max && seen.insert(value.into())) {
+            value.to_owned()
+        } else {
+            "other".to_owned()
+        }
+    }
+}
+
+static MODELS: std::sync::LazyLock<BoundedLabel> =
+    std::sync::LazyLock::new(|| BoundedLabel::new(MAX_MODEL_LABELS));
+static TOOLS: std::sync::LazyLock<BoundedLabel> =
+    std::sync::LazyLock::new(|| BoundedLabel::new(MAX_TOOL_LABELS));
+
 /// Counts one finished call and its repairs.
 pub(crate) fn count_call(model: &str, call: &CallResult) {
-    let tool = call.name.to_string();
-    metrics::counter!("toolmend_calls_total", "model" => model.to_owned(),
+    let model = MODELS.label(model);
+    let tool = TOOLS.label(&call.name);
+    metrics::counter!("toolmend_calls_total", "model" => model.clone(),
         "tool" => tool.clone(), "status" => status_label(call.status))
     .increment(1);
     for repair in &call.repairs {
-        metrics::counter!("toolmend_repairs_total", "model" => model.to_owned(),
+        metrics::counter!("toolmend_repairs_total", "model" => model.clone(),
             "tool" => tool.clone(), "kind" => repair.kind.name())
         .increment(1);
     }
@@ -83,4 +133,34 @@ pub(crate) fn record_request(route: &'static str, status: u16, seconds: f64) {
     metrics::histogram!("toolmend_request_duration_seconds", "route" => route,
         "status" => status.to_string())
     .record(seconds);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_label_takes_at_most_its_bound_of_values() {
+        let label = BoundedLabel::new(2);
+        assert_eq!(label.label("gpt"), "gpt");
+        assert_eq!(label.label("qwen"), "qwen");
+        assert_eq!(label.label("third"), "other");
+        assert_eq!(
+            label.label("gpt"),
+            "gpt",
+            "a value seen before keeps its name"
+        );
+        let long = "é".repeat(100);
+        let bounded = BoundedLabel::new(1);
+        let cut = bounded.label(&long);
+        assert!(
+            cut.len() <= MAX_LABEL_BYTES && long.starts_with(&cut),
+            "{cut}"
+        );
+        assert_eq!(
+            bounded.label(&long),
+            cut,
+            "the cut value is the one remembered"
+        );
+    }
 }
