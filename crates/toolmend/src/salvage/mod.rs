@@ -63,7 +63,7 @@ mod pycollections;
 mod repairs;
 mod scan;
 pub(crate) mod seed;
-mod strict;
+pub mod strict;
 mod strings;
 mod truncation;
 

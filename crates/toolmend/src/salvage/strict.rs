@@ -17,15 +17,21 @@
 //!   `serde_json` itself from the span this reader found, so it keeps its text
 //!   (`arbitrary_precision`);
 //! - on failure, the root members completed before the error and the offsets of their keys
-//!   (a [`StrictPrefix`], for [`super::seed`]), with `serde_json`'s phases: an error between
+//!   (for salvage to resume after them), with `serde_json`'s phases: an error between
 //!   members (a missing or trailing comma) belongs to the next key, one at a member's colon to
 //!   its value.
+//!
+//! Its token readers are public, [`read_string`] and [`number_span`], so that the Python
+//! package's strict path (which builds Python objects instead of a `Value`) reads strings and
+//! numbers the same way.
 //!
 //! It defers to `serde_json` only where `serde_json`'s own visitor reads an object as something
 //! else: a first key `$serde_json::private::Number` or `…::RawValue`. The tests check every
 //! answer against `serde_json::from_str` on generated objects, their cuts and one-byte
 //! mutations, and token soup, and that salvage resumed after what was kept reads as salvage
 //! alone.
+
+use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
@@ -71,31 +77,32 @@ pub(super) fn read_object(text: &str, root: usize) -> Strictly {
     let mut members = Map::with_capacity(ROOT_CAPACITY);
     let (mut read, mut duplicate) = (0, false);
     let mut keys = [None; MAX_TRACKED_KEYS];
-    loop {
-        let key = match reader.next_key(read == 0) {
+    let stop = loop {
+        let (key, plain, at) = match reader.next_key(read == 0) {
             Ok(Some(key)) => key,
-            Ok(None) => break,
-            Err(Stop::Syntax) => {
-                return Strictly::NotJson(Some(StrictPrefix::new(members, read, duplicate, &keys)));
-            }
-            Err(Stop::Defer) => return Strictly::Defer,
+            Ok(None) => break None,
+            Err(stop) => break Some(stop),
         };
-        if read == 0 && SPECIAL_KEYS.contains(&key.0.as_str()) {
-            return Strictly::Defer;
+        if read == 0 && SPECIAL_KEYS.contains(&key.as_str()) {
+            break Some(Stop::Defer);
         }
         if let Some(slot) = keys.get_mut(read) {
-            *slot = key.1.then_some(key.2);
+            *slot = plain.then_some(at);
         }
         match reader.colon_then_value(1) {
             Ok(value) => {
-                duplicate |= members.insert(key.0, value).is_some();
+                duplicate |= members.insert(key, value).is_some();
                 read += 1;
             }
-            Err(Stop::Syntax) => {
-                return Strictly::NotJson(Some(StrictPrefix::new(members, read, duplicate, &keys)));
-            }
-            Err(Stop::Defer) => return Strictly::Defer,
+            Err(stop) => break Some(stop),
         }
+    };
+    match stop {
+        None => {}
+        Some(Stop::Syntax) => {
+            return Strictly::NotJson(Some(StrictPrefix::new(members, read, duplicate, &keys)));
+        }
+        Some(Stop::Defer) => return Strictly::Defer,
     }
     // After the root's `}`: only blanks (`serde_json`'s `end`, which fails after the whole
     // object was read, so nothing is kept).
@@ -178,47 +185,13 @@ impl Reader<'_> {
         }
     }
 
-    /// A number: its span by JSON's grammar (as `serde_json` scans it, so an error is at the
+    /// A number: its span by [`number_span`] (as `serde_json` scans it, so an error is at the
     /// same member), its value by `serde_json` from that span (its text kept as written).
     fn number(&mut self) -> Read<Value> {
-        let bytes = self.bytes;
         let start = self.pos;
-        let mut p = start + usize::from(bytes[start] == b'-');
-        let digits = |mut p: usize| {
-            while bytes.get(p).is_some_and(u8::is_ascii_digit) {
-                p += 1;
-            }
-            p
-        };
-        p = match bytes.get(p) {
-            // One leading zero, and no digit after it.
-            Some(b'0') if bytes.get(p + 1).is_some_and(u8::is_ascii_digit) => {
-                return Err(Stop::Syntax);
-            }
-            Some(b'0') => p + 1,
-            Some(b'1'..=b'9') => digits(p + 1),
-            _ => return Err(Stop::Syntax),
-        };
-        if bytes.get(p) == Some(&b'.') {
-            let end = digits(p + 1);
-            if end == p + 1 {
-                return Err(Stop::Syntax);
-            }
-            p = end;
-        }
-        if matches!(bytes.get(p), Some(b'e' | b'E')) {
-            p += 1;
-            if matches!(bytes.get(p), Some(b'+' | b'-')) {
-                p += 1;
-            }
-            let end = digits(p);
-            if end == p {
-                return Err(Stop::Syntax);
-            }
-            p = end;
-        }
-        self.pos = p;
-        serde_json::from_str(&self.text[start..p]).map_err(|_| Stop::Syntax)
+        let span = number_span(self.bytes, start).ok_or(Stop::Syntax)?;
+        self.pos = span.end;
+        serde_json::from_str(&self.text[start..span.end]).map_err(|_| Stop::Syntax)
     }
 
     fn object(&mut self, depth: usize) -> Read<Value> {
@@ -265,81 +238,166 @@ impl Reader<'_> {
     /// The string whose content starts at the position (after its `"`), decoded, and whether
     /// it had no escape; the position ends after its closing quote.
     fn string(&mut self) -> Read<(String, bool)> {
-        let (bytes, text) = (self.bytes, self.text);
-        let mut run = self.pos;
-        let mut at = scan::find_string_special(bytes, run, b'"');
+        let (content, end) = read_string(self.text, self.pos).map_err(|_| Stop::Syntax)?;
+        self.pos = end;
+        Ok(match content {
+            Cow::Borrowed(plain) => (plain.to_owned(), true),
+            Cow::Owned(decoded) => (decoded, false),
+        })
+    }
+}
+
+/// Why [`read_string`] read no string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum StringError {
+    /// Not a JSON string: a raw control character, an escape JSON does not know, a `\u` that is
+    /// not four hex digits, or the end of the text before the closing quote.
+    Invalid,
+    /// A `\u` surrogate that is not half of a pair: `serde_json` refuses it (and so does
+    /// [`read_string`]), while Python's `json` reads it.
+    LoneSurrogate,
+}
+
+/// Reads the strict JSON string whose content starts at `start` (right after its `"`): the
+/// content, borrowed from `text` when it holds no escape, and the index after the closing
+/// quote. What it accepts is what `serde_json` accepts in a `&str`.
+///
+/// A string with escapes is decoded into one buffer sized from its first run (doubling after
+/// that), not a scratch buffer that is then copied; a long one gives back spare room over
+/// max(4 KiB, a quarter of its length).
+///
+/// # Errors
+///
+/// [`StringError`] says why the text holds no string there.
+pub fn read_string(text: &str, start: usize) -> Result<(Cow<'_, str>, usize), StringError> {
+    let bytes = text.as_bytes();
+    let mut run = start;
+    let mut at = scan::find_string_special(bytes, run, b'"');
+    match bytes.get(at) {
+        Some(b'"') => return Ok((Cow::Borrowed(&text[run..at]), at + 1)),
+        Some(b'\\') => {}
+        _ => return Err(StringError::Invalid),
+    }
+    // One buffer for the whole string: the first run and room for as much again, at least a
+    // line's worth; growth after that doubles.
+    let mut out = String::with_capacity(2 * (at - run) + 64);
+    loop {
+        out.push_str(&text[run..at]);
         match bytes.get(at) {
             Some(b'"') => {
-                self.pos = at + 1;
-                return Ok((text[run..at].to_owned(), true));
+                // The value keeps this buffer: doubling may have left up to half of it unused,
+                // which a long string gives back.
+                if out.capacity() - out.len() > MAX_SPARE.max(out.len() / 4) {
+                    out.shrink_to_fit();
+                }
+                return Ok((Cow::Owned(out), at + 1));
             }
             Some(b'\\') => {}
-            _ => return Err(Stop::Syntax),
+            // A raw control character, or the end of the text.
+            _ => return Err(StringError::Invalid),
         }
-        // One buffer for the whole string: the first run and room for as much again, at least
-        // a line's worth; growth after that doubles.
-        let mut out = String::with_capacity(2 * (at - run) + 64);
-        loop {
-            out.push_str(&text[run..at]);
-            match bytes.get(at) {
-                Some(b'"') => {
-                    self.pos = at + 1;
-                    // The value keeps this buffer: doubling may have left up to half of it
-                    // unused, which a long string gives back.
-                    if out.capacity() - out.len() > MAX_SPARE.max(out.len() / 4) {
-                        out.shrink_to_fit();
-                    }
-                    return Ok((out, false));
-                }
-                Some(b'\\') => {}
-                // A raw control character, or the end of the text.
-                _ => return Err(Stop::Syntax),
-            }
-            let ch = match bytes.get(at + 1) {
-                Some(b'"') => '"',
-                Some(b'\\') => '\\',
-                Some(b'/') => '/',
-                Some(b'b') => '\u{8}',
-                Some(b'f') => '\u{c}',
-                Some(b'n') => '\n',
-                Some(b'r') => '\r',
-                Some(b't') => '\t',
-                Some(b'u') => {
-                    let (ch, end) = unicode_escape(bytes, at + 2).ok_or(Stop::Syntax)?;
-                    out.push(ch);
-                    run = end;
-                    at = scan::find_string_special(bytes, run, b'"');
-                    continue;
-                }
-                _ => return Err(Stop::Syntax),
-            };
-            out.push(ch);
-            run = at + 2;
-            at = scan::find_string_special(bytes, run, b'"');
-        }
+        let (ch, end) = match bytes.get(at + 1) {
+            Some(b'"') => ('"', at + 2),
+            Some(b'\\') => ('\\', at + 2),
+            Some(b'/') => ('/', at + 2),
+            Some(b'b') => ('\u{8}', at + 2),
+            Some(b'f') => ('\u{c}', at + 2),
+            Some(b'n') => ('\n', at + 2),
+            Some(b'r') => ('\r', at + 2),
+            Some(b't') => ('\t', at + 2),
+            Some(b'u') => unicode_escape(bytes, at + 2)?,
+            _ => return Err(StringError::Invalid),
+        };
+        out.push(ch);
+        run = end;
+        at = scan::find_string_special(bytes, run, b'"');
     }
+}
+
+/// Where a strict JSON number ends, and its shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct NumberSpan {
+    /// The index after its last byte.
+    pub end: usize,
+    /// The digits of its integer part.
+    pub integer_digits: usize,
+    /// It has a fraction or an exponent.
+    pub is_float: bool,
+}
+
+/// The strict JSON number starting at `start` (`-`, then `0` or a digit run without a leading
+/// zero, then an optional fraction and exponent, each with a digit), scanned as `serde_json`
+/// scans it; `None` when the bytes there are no number by that grammar (`01`, `1.`, `1e`, `-`).
+#[must_use]
+pub fn number_span(bytes: &[u8], start: usize) -> Option<NumberSpan> {
+    let digits = |mut p: usize| {
+        while bytes.get(p).is_some_and(u8::is_ascii_digit) {
+            p += 1;
+        }
+        p
+    };
+    let integer = start + usize::from(bytes.get(start) == Some(&b'-'));
+    let mut p = match bytes.get(integer) {
+        // One leading zero, and no digit after it.
+        Some(b'0') if bytes.get(integer + 1).is_some_and(u8::is_ascii_digit) => return None,
+        Some(b'0') => integer + 1,
+        Some(b'1'..=b'9') => digits(integer + 1),
+        _ => return None,
+    };
+    let integer_digits = p - integer;
+    let mut is_float = false;
+    if bytes.get(p) == Some(&b'.') {
+        let end = digits(p + 1);
+        if end == p + 1 {
+            return None;
+        }
+        (p, is_float) = (end, true);
+    }
+    if matches!(bytes.get(p), Some(b'e' | b'E')) {
+        p += 1;
+        if matches!(bytes.get(p), Some(b'+' | b'-')) {
+            p += 1;
+        }
+        let end = digits(p);
+        if end == p {
+            return None;
+        }
+        (p, is_float) = (end, true);
+    }
+    Some(NumberSpan {
+        end: p,
+        integer_digits,
+        is_float,
+    })
 }
 
 /// The character of the `\u` escape whose hex digits start at `p`, with the index after it:
 /// a leading surrogate must be followed by `\u` and a trailing one, which is never alone (as
 /// `serde_json` reads a `&str`).
-fn unicode_escape(bytes: &[u8], p: usize) -> Option<(char, usize)> {
-    let first = hex4(bytes, p)?;
-    match first {
-        0xDC00..=0xDFFF => None,
+fn unicode_escape(bytes: &[u8], p: usize) -> Result<(char, usize), StringError> {
+    let first = hex4(bytes, p).ok_or(StringError::Invalid)?;
+    let code = match first {
+        0xDC00..=0xDFFF => return Err(StringError::LoneSurrogate),
         0xD800..=0xDBFF => {
             if bytes.get(p + 4..p + 6) != Some(b"\\u") {
-                return None;
+                return Err(StringError::LoneSurrogate);
             }
-            let second = hex4(bytes, p + 6)?;
+            let second = hex4(bytes, p + 6).ok_or(StringError::Invalid)?;
             if !(0xDC00..=0xDFFF).contains(&second) {
-                return None;
+                return Err(StringError::LoneSurrogate);
             }
-            let code = 0x1_0000 + ((first - 0xD800) << 10) + (second - 0xDC00);
-            Some((char::from_u32(code)?, p + 10))
+            (
+                0x1_0000 + ((first - 0xD800) << 10) + (second - 0xDC00),
+                p + 10,
+            )
         }
-        _ => Some((char::from_u32(first)?, p + 4)),
-    }
+        _ => (first, p + 4),
+    };
+    // Every code unit outside the surrogates, and every pair, is a character.
+    let ch = char::from_u32(code.0).ok_or(StringError::Invalid)?;
+    Ok((ch, code.1))
 }
 
 /// The four hex digits at `p`, either case.
@@ -448,6 +506,34 @@ mod tests {
             "{\"a\": \"x\"}\u{feff}",
         ] {
             agrees(text).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_string_borrows_when_it_can_and_says_why_it_cannot() {
+        let text = r#""plain" "a\nb" "\ud800x" "\q" "cut"#;
+        let (plain, end) = read_string(text, 1).unwrap();
+        assert!(matches!(plain, Cow::Borrowed("plain")), "{plain:?}");
+        assert_eq!(end, 7);
+        let (decoded, _) = read_string(text, 9).unwrap();
+        assert!(
+            matches!(decoded, Cow::Owned(ref s) if s == "a\nb"),
+            "{decoded:?}"
+        );
+        assert_eq!(read_string(text, 16), Err(StringError::LoneSurrogate));
+        assert_eq!(read_string(text, 26), Err(StringError::Invalid));
+        assert_eq!(read_string(text, 31), Err(StringError::Invalid));
+    }
+
+    #[test]
+    fn a_number_span_has_serde_json_s_grammar_and_shape() {
+        let span =
+            |t: &str| number_span(t.as_bytes(), 0).map(|s| (s.end, s.integer_digits, s.is_float));
+        assert_eq!(span("-120,"), Some((4, 3, false)));
+        assert_eq!(span("0.5e-3]"), Some((6, 1, true)));
+        assert_eq!(span("1E9"), Some((3, 1, true)));
+        for bad in ["01", "1.", "1e", "1e+", "-", "-a", ".5", ""] {
+            assert_eq!(span(bad), None, "{bad}");
         }
     }
 
