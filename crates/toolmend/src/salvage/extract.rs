@@ -145,6 +145,9 @@ fn attempt(
         Parser::new(text, options.max_depth, fence, &[], memo).with_readings(options.readings);
     parser.seed = seed;
     let first = parser.run(start)?;
+    if let Some(at) = first.split_closer {
+        return unsplit(text, start, fence, options, memo, at);
+    }
     if first.quote_insertable
         && let Some(run) = with_inserted_quotes(text, start, fence, options, memo, &first)
     {
@@ -184,6 +187,40 @@ fn attempt(
         }
     }
     Ok(first)
+}
+
+/// The second reading of a run that split at a closer of the wrong kind (issue #28): read as a
+/// stray, that closer leaves one value.
+///
+/// - Detects: a first value closed by a `}` for `]` (or `]` for `}`) that closed two
+///   containers, followed by values that close containers they never opened
+///   (`{"edits": [{…}}, {…}]}`): the remainder was part of the first value.
+/// - Does: reads the text again with that closer taken as a stray (`extra_closer_removed`), and
+///   keeps the reading when it is one value with no prose after it; the caller then validates
+///   it like any other call.
+/// - Never: splits such a text. A second reading that is not one value refuses the whole call
+///   as a syntax error at that closer, since either half alone would run part of what was asked
+///   (the first call with half the edits).
+fn unsplit(
+    text: &str,
+    start: usize,
+    fence: bool,
+    options: &SalvageOptions,
+    memo: &Memo,
+    at: usize,
+) -> Result<Run, RunError> {
+    let mut parser =
+        Parser::new(text, options.max_depth, fence, &[], memo).with_readings(options.readings);
+    parser.stray_at = Some(at);
+    match parser.run(start) {
+        Ok(run) if run.values.len() == 1 && run.prose_after.is_none() => Ok(run),
+        _ => Err(RunError {
+            kind: SalvageErrorKind::Syntax,
+            offset: at,
+            progressed: true,
+            cut: false,
+        }),
+    }
 }
 
 /// The second reading of a text whose first reading had a string value swallow `, "key": …`:

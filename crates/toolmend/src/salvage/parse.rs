@@ -47,6 +47,10 @@ pub(super) struct Run {
     pub(super) quote_insertable: bool,
     /// The first reading of the value, when this run inserted quotes (see [`super::Salvaged`]).
     pub(super) alternative: Option<Value>,
+    /// Where a closer of the wrong kind closed two containers of the first value, when the
+    /// values after it then closed containers they never opened, or a comma followed it: the
+    /// split (or the prose) may be a stray closer's doing (see [`Parser::stray_at`]).
+    pub(super) split_closer: Option<usize>,
     /// Where the text of each member of the one value (an object) is already what serde_json
     /// writes for it; empty when the run found several values (see [`super::Salvaged::spans`]).
     pub(super) spans: Vec<Option<Range<usize>>>,
@@ -145,6 +149,11 @@ pub(super) struct Parser<'a> {
     pub(super) readings: Readings,
     /// What `serde_json` read of the object the run starts at, taken by the first value.
     pub(super) seed: Option<Seed>,
+    /// Where a closer of the wrong kind first closed two containers (see [`Run::split_closer`]).
+    closed_both_at: Option<usize>,
+    /// A closer at this offset is read as stray, never as closing two containers: the second
+    /// reading of a suspect split (see [`super::extract`]).
+    pub(super) stray_at: Option<usize>,
 }
 
 /// Whether the single value read hit the end of the text.
@@ -184,6 +193,8 @@ impl<'a> Parser<'a> {
             spans_void: false,
             readings: Readings::CALL,
             seed: None,
+            closed_both_at: None,
+            stray_at: None,
         }
     }
 
@@ -210,6 +221,9 @@ impl<'a> Parser<'a> {
         let mut prose_after = None;
         let mut after_fence = None;
         let mut first_spans = Vec::new();
+        // The first value's closes-both closer, and whether a later stray closer balanced it.
+        let mut first_closed_both = None;
+        let mut stray_after_first = false;
         'values: loop {
             let value_start = self.pos;
             let saved = (values.is_empty())
@@ -227,8 +241,11 @@ impl<'a> Parser<'a> {
                         return Err(e);
                     }
                     if !empty {
-                        if values.is_empty() && !self.spans_void {
-                            first_spans = std::mem::take(&mut self.spans);
+                        if values.is_empty() {
+                            first_closed_both = self.closed_both_at;
+                            if !self.spans_void {
+                                first_spans = std::mem::take(&mut self.spans);
+                            }
                         }
                         values.push(value);
                     }
@@ -265,6 +282,7 @@ impl<'a> Parser<'a> {
                         }
                     }
                     b'}' | b']' => {
+                        stray_after_first |= values.len() > 1;
                         self.log.note(RepairKind::ExtraCloserRemoved, self.pos);
                         self.pos += 1;
                         continue;
@@ -298,6 +316,10 @@ impl<'a> Parser<'a> {
             extended_member: self.extended_member,
             quote_insertable: self.quote_insertable,
             alternative: None,
+            split_closer: first_closed_both.filter(|_| {
+                (values.len() > 1 && stray_after_first)
+                    || prose_after.is_some_and(|p| self.bytes[p] == b',')
+            }),
             spans: if values.len() == 1 {
                 first_spans
             } else {
@@ -465,18 +487,21 @@ impl<'a> Parser<'a> {
             self.log.note(RepairKind::ExtraCloserRemoved, self.pos);
             self.pos += 1;
             return Ok(self.pop(stack, expect));
-        } else if (b == b'}' || b == b']') && self.closers.len() >= 2 && {
-            let below = self.closers[self.closers.len() - 2];
-            below == b
-        } {
+        } else if (b == b'}' || b == b']')
+            && self.closers.len() >= 2
+            && self.closers[self.closers.len() - 2] == b
+            && self.stray_at != Some(self.pos)
+        {
             // A closer of the other kind that matches the container below.
             // - Detects: `[{"a": "b"], "c": 1}`, `["a"}, {…}]` (after the member case above).
             // - Does: the innermost container's closer is missing, and this one closes both
             //   (reported as `extra_closer_removed`, the closer it stands for).
             // - Never fires when: the container below is of the innermost kind (`{"a": [1}`
-            //   then `}` is a stray, as before).
+            //   then `}` is a stray, as before), or in the second reading of a split this
+            //   closer made (`stray_at`: there it is a stray).
             // - Example: `{"a": [{"k": 1], "b": 2}` → `{"a": [{"k": 1}], "b": 2}`.
             self.log.note(RepairKind::ExtraCloserRemoved, self.pos);
+            self.closed_both_at.get_or_insert(self.pos);
             self.pos += 1;
             if let Some(root) = self.pop(stack, expect) {
                 return Ok(Some(root));
