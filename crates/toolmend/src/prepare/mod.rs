@@ -16,6 +16,7 @@ mod round_trip;
 mod spec;
 mod strip;
 mod toolset;
+mod type_aliases;
 mod unflatten;
 mod walk;
 

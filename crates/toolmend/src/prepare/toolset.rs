@@ -35,6 +35,8 @@ pub struct Tool {
     /// The model was shown this tool's schema flattened (`prepare`), so dotted keys are
     /// re-nested before validation.
     flattened: bool,
+    /// What was read differently from what the schema says (see [`Self::schema_notes`]).
+    schema_notes: Vec<String>,
 }
 
 impl fmt::Debug for Tool {
@@ -83,6 +85,14 @@ impl Tool {
     #[must_use]
     pub fn hints(&self) -> &ToolHints {
         &self.hints
+    }
+
+    /// What toolmend read differently from what the tool's schema says, one sentence each:
+    /// today a `type` spelt as a Python type (`"float"`, `"int"`, `"str"`, `"bool"`, `"dict"`,
+    /// `"list"`) is read as the JSON Schema type it names. Empty for a schema taken as written.
+    #[must_use]
+    pub fn schema_notes(&self) -> &[String] {
+        &self.schema_notes
     }
 
     /// Whether the tool may change the world. Undeclared counts as mutating: a truncated call of
@@ -340,7 +350,15 @@ impl ToolSet {
 
 impl Tool {
     fn compile(spec: super::spec::ToolSpec<'_>) -> (Self, Option<Error>) {
-        let schema = spec.schema.cloned();
+        let (schema, schema_notes) =
+            match spec.schema.map(|s| (s, super::type_aliases::normalized(s))) {
+                Some((_, Some((fixed, notes)))) => (Some(fixed), notes),
+                Some((schema, None)) => (Some(schema.clone()), Vec::new()),
+                None => (None, Vec::new()),
+            };
+        for note in &schema_notes {
+            tracing::info!(target: "tool_schema", tool = %crate::feedback::escape_name(spec.name), note = %note);
+        }
         let (validator, key_matches, refused, error) = match &schema {
             None => (None, 0, None, None),
             Some(schema) => match compile_schema(schema) {
@@ -374,6 +392,7 @@ impl Tool {
             folded_enums,
             patterns,
             flattened: false,
+            schema_notes,
         };
         (tool, error)
     }
