@@ -51,6 +51,7 @@ pub(crate) mod minimax_m1;
 pub(crate) mod minimax_m2;
 pub(crate) mod minimax_m3;
 pub(crate) mod mistral;
+pub(crate) mod nemotron;
 pub(crate) mod olmo3;
 pub(crate) mod phi4;
 pub(crate) mod pythonic;
@@ -219,6 +220,7 @@ pub(crate) static GRAMMARS: &[Grammar] = &[
     glm::GRAMMAR,
     minicpm::GRAMMAR,
     hermes::GRAMMAR,
+    nemotron::GRAMMAR,
     mistral::GRAMMAR,
     llama::GRAMMAR,
     pythonic::GRAMMAR,
