@@ -41,7 +41,7 @@ fn parse(input: &Input<'_>, _start: usize, body: usize) -> Step<Block> {
 fn builtin(s: &str, at: usize) -> Step<Block> {
     let (name, dot) = name_until(s, skip_ws(s, at), b".")?;
     let call_at = expect(s, dot, ".")?;
-    let (call, end) = pythonic::call(s, call_at, false)?;
+    let (call, end) = pythonic::call(s, call_at)?;
     if call.name != "call" {
         return Err(Stop::Invalid);
     }

@@ -29,7 +29,7 @@ fn parse(input: &Input<'_>, _start: usize, body: usize) -> Step<Block> {
     let mut calls = Vec::new();
     let mut i = body;
     loop {
-        let (call, end) = pythonic::call(s, i, true)?;
+        let (call, end) = pythonic::call(s, i)?;
         calls.push(call);
         match peek_ws(s, end, "</function_calls>")? {
             Some(close) => return Block::new(close, calls),

@@ -8,9 +8,9 @@
 //! `<|python_start|>` … `<|python_end|>` (Llama 4) or `<|tool_call_start|>` …
 //! `<|tool_call_end|>` (LFM2); bare, only as the whole message ([`parse_whole`], §1.6).
 //! Literals convert with Python semantics: `'x'`/`"x"` strings, ints, floats, `True`/`False`/
-//! `None`, lists, tuples and dicts with string keys. What models write and Python rejects is
-//! read as meant: a raw line break inside a quoted string (heredocs in `bash(command='…')`), an
-//! unescaped inner quote (a quote not followed by `,`, `)`, `]`, `}` or `:`), a set literal (an
+//! `None` (and JSON's `true`/`false`/`null`), lists, tuples and dicts with string keys. What
+//! models write and Python rejects is read as meant: a raw line break inside a quoted string
+//! (heredocs in `bash(command='…')`), an unescaped inner quote (a quote not followed by `,`, `)`, `]`, `}` or `:`), a set literal (an
 //! array), a leading zero (`07`). A call name may be dotted or hyphenated
 //! (`grocery.orderIngredients`); only a declared name is kept. LFM2 also writes a JSON list of
 //! `{name, arguments}` objects between its tokens:
@@ -60,24 +60,24 @@ fn parse(input: &Input<'_>, start: usize, body: usize) -> Step<Block> {
         let calls = call_array(&s[from..to], ARGS_OR_PARAMETERS).ok_or(Stop::Invalid)?;
         return Block::new(close_or_eos(input, to, close)?, calls);
     }
-    let (calls, end) = call_list(s, body, false)?;
+    let (calls, end) = call_list(s, body)?;
     Block::new(close_or_eos(input, end, close)?, calls)
 }
 
 /// The bare list as the whole message (see [`super::super::whole`]).
 pub(crate) fn parse_whole(input: &Input<'_>, start: usize) -> Step<Block> {
-    let (calls, end) = call_list(input.text, start, false)?;
+    let (calls, end) = call_list(input.text, start)?;
     Block::new(end, calls)
 }
 
 /// `[call, call, ...]` after optional whitespace; returns the calls and the index after `]`.
-pub(crate) fn call_list(s: &str, at: usize, json_literals: bool) -> Step<(Vec<RawCall>, usize)> {
+pub(crate) fn call_list(s: &str, at: usize) -> Step<(Vec<RawCall>, usize)> {
     let mut i = expect_ws(s, at, "[")?;
     let mut calls = Vec::new();
     loop {
         // A call whose arguments cannot be read (`bad(x=b'z')`) is left out when its
         // parentheses still close: its siblings are kept (an unnamed call is never recovered).
-        let (call, end) = match call(s, i, json_literals) {
+        let (call, end) = match call(s, i) {
             Err(Stop::Invalid) => (RawCall::fields(String::new(), Vec::new()), skip_call(s, i)?),
             other => other?,
         };
@@ -100,9 +100,10 @@ pub(crate) fn call_list(s: &str, at: usize, json_literals: bool) -> Step<(Vec<Ra
     }
 }
 
-/// `name(key=literal, ...)` after optional whitespace. `json_literals` also admits `true`,
-/// `false` and `null` (OLMo 3).
-pub(crate) fn call(s: &str, at: usize, json_literals: bool) -> Step<(RawCall, usize)> {
+/// `name(key=literal, ...)` after optional whitespace. JSON's `true`, `false` and `null` are
+/// read as Python's `True`, `False` and `None`: OLMo 3 writes them, and so do other models
+/// inside dict values (`f(config={"a": true})`); a bare name means nothing else in a literal.
+pub(crate) fn call(s: &str, at: usize) -> Step<(RawCall, usize)> {
     let (name, mut i) = call_name(s, skip_ws(s, at))?;
     i = expect(s, i, "(")?;
     let mut fields = Vec::new();
@@ -118,7 +119,7 @@ pub(crate) fn call(s: &str, at: usize, json_literals: bool) -> Step<(RawCall, us
         }
         let (key, after) = ident(s, i)?;
         let eq = expect_ws(s, after, "=")?;
-        let (value, end) = literal(s, eq, json_literals, 0)?;
+        let (value, end) = literal(s, eq, 0)?;
         fields.push((key.to_owned(), Field::Typed(value)));
         i = skip_ws(s, end);
         match s.as_bytes().get(i) {
@@ -204,7 +205,7 @@ fn ident(s: &str, at: usize) -> Step<(&str, usize)> {
 }
 
 /// A Python literal after optional whitespace.
-fn literal(s: &str, at: usize, json_literals: bool, depth: usize) -> Step<(Value, usize)> {
+fn literal(s: &str, at: usize, depth: usize) -> Step<(Value, usize)> {
     if depth > MAX_DEPTH {
         return Err(Stop::Invalid);
     }
@@ -213,9 +214,9 @@ fn literal(s: &str, at: usize, json_literals: bool, depth: usize) -> Step<(Value
     match b.get(i) {
         None => Err(Stop::Incomplete),
         Some(b'\'' | b'"') => string(s, i).map(|(v, end)| (Value::String(v), end)),
-        Some(b'[') => sequence(s, i + 1, b']', json_literals, depth),
-        Some(b'(') => sequence(s, i + 1, b')', json_literals, depth),
-        Some(b'{') => dict(s, i + 1, json_literals, depth),
+        Some(b'[') => sequence(s, i + 1, b']', depth),
+        Some(b'(') => sequence(s, i + 1, b')', depth),
+        Some(b'{') => dict(s, i + 1, depth),
         Some(c) if c.is_ascii_digit() || *c == b'-' || *c == b'+' || *c == b'.' => number(s, i),
         Some(b'r' | b'R') if matches!(b.get(i + 1), Some(b'\'' | b'"')) => {
             quoted(s, i + 1, true).map(|(v, end)| (Value::String(v), end))
@@ -227,9 +228,9 @@ fn literal(s: &str, at: usize, json_literals: bool, depth: usize) -> Step<(Value
                 "True" => Value::Bool(true),
                 "False" => Value::Bool(false),
                 "None" => Value::Null,
-                "true" if json_literals => Value::Bool(true),
-                "false" if json_literals => Value::Bool(false),
-                "null" if json_literals => Value::Null,
+                "true" => Value::Bool(true),
+                "false" => Value::Bool(false),
+                "null" => Value::Null,
                 _ => return Err(Stop::Invalid),
             };
             Ok((value, end))
@@ -237,7 +238,7 @@ fn literal(s: &str, at: usize, json_literals: bool, depth: usize) -> Step<(Value
     }
 }
 
-fn sequence(s: &str, mut i: usize, close: u8, json: bool, depth: usize) -> Step<(Value, usize)> {
+fn sequence(s: &str, mut i: usize, close: u8, depth: usize) -> Step<(Value, usize)> {
     let mut items = Vec::new();
     loop {
         i = skip_ws(s, i);
@@ -246,7 +247,7 @@ fn sequence(s: &str, mut i: usize, close: u8, json: bool, depth: usize) -> Step<
             Some(&c) if c == close => return Ok((Value::Array(items), i + 1)),
             Some(_) => {}
         }
-        let (value, end) = literal(s, i, json, depth + 1)?;
+        let (value, end) = literal(s, i, depth + 1)?;
         items.push(value);
         i = skip_ws(s, end);
         match s.as_bytes().get(i) {
@@ -260,7 +261,7 @@ fn sequence(s: &str, mut i: usize, close: u8, json: bool, depth: usize) -> Step<
 
 /// A dict, or a set literal (`{'a', 'b'}`, which models write for a list): a set becomes an
 /// array in written order.
-fn dict(s: &str, mut i: usize, json: bool, depth: usize) -> Step<(Value, usize)> {
+fn dict(s: &str, mut i: usize, depth: usize) -> Step<(Value, usize)> {
     let mut map = Map::new();
     loop {
         i = skip_ws(s, i);
@@ -269,11 +270,11 @@ fn dict(s: &str, mut i: usize, json: bool, depth: usize) -> Step<(Value, usize)>
             Some(b'}') => return Ok((Value::Object(map), i + 1)),
             _ if map.is_empty() => {
                 // The first item decides: `key:` is a dict, anything else a set.
-                let (first, end) = literal(s, i, json, depth + 1)?;
+                let (first, end) = literal(s, i, depth + 1)?;
                 match s.as_bytes().get(skip_ws(s, end)) {
                     None => return Err(Stop::Incomplete),
                     Some(b':') if first.is_string() => {}
-                    Some(b',' | b'}') => return sequence(s, i, b'}', json, depth),
+                    Some(b',' | b'}') => return sequence(s, i, b'}', depth),
                     Some(_) => return Err(Stop::Invalid),
                 }
             }
@@ -282,7 +283,7 @@ fn dict(s: &str, mut i: usize, json: bool, depth: usize) -> Step<(Value, usize)>
         }
         let (key, after) = string(s, i)?;
         let colon = expect_ws(s, after, ":")?;
-        let (value, end) = literal(s, colon, json, depth + 1)?;
+        let (value, end) = literal(s, colon, depth + 1)?;
         map.insert(key, value);
         i = skip_ws(s, end);
         match s.as_bytes().get(i) {
@@ -554,6 +555,17 @@ mod tests {
         recovers(
             inner,
             &[("bash", json!({"command": "echo 'hi' > out.txt"}))],
+        );
+        let json_literals = "[write_file(path='a.json', content=\"{}\", overwrite=true), run_tests(fail_fast=false, filter=null)]";
+        recovers(
+            json_literals,
+            &[
+                (
+                    "write_file",
+                    json!({"path": "a.json", "content": "{}", "overwrite": true}),
+                ),
+                ("run_tests", json!({"fail_fast": false, "filter": null})),
+            ],
         );
         let set = "<|python_start|>[run_tests(markers={'slow', 'db'}, jobs=07)]<|python_end|>";
         recovers(
