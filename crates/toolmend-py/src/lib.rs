@@ -289,6 +289,14 @@ impl Repair {
     fn __repr__(&self) -> String {
         format!("Repair(kind={:?}, path={:?})", self.kind, self.path)
     }
+
+    /// The repair as a plain dict (`kind`, `path`), for logs and JSON.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("kind", &self.kind)?;
+        d.set_item("path", &self.path)?;
+        Ok(d)
+    }
 }
 
 /// Everything toolmend decided about one call.
@@ -377,18 +385,74 @@ impl Call {
         self.repairs.iter().any(|r| r.borrow(py).kind == kind)
     }
 
-    fn __repr__(&self) -> String {
-        format!(
-            "Call(name={:?}, status={:?}, arguments_text={:?})",
-            self.name, self.status, self.arguments_text
-        )
+    fn __repr__(&self, py: Python<'_>) -> String {
+        let kinds: Vec<String> = self
+            .repairs
+            .iter()
+            .map(|r| r.borrow(py).kind.clone())
+            .collect();
+        let mut out = format!(
+            "Call(name={:?}, status={:?}, arguments_text={:?}",
+            self.name,
+            self.status,
+            repr_clip(&self.arguments_text)
+        );
+        if !kinds.is_empty() {
+            out.push_str(&format!(", repairs={kinds:?}"));
+        }
+        if let Some(error) = &self.error {
+            out.push_str(&format!(", error={:?}", repr_clip(error)));
+        }
+        out.push(')');
+        out
     }
+
+    /// Everything about the call as plain Python values (dicts, lists, str, int, None), for
+    /// logs and JSON: the attributes, `repairs` as dicts, and `dispatchable`.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("id", &self.id)?;
+        d.set_item("name", &self.name)?;
+        d.set_item("origin", &self.origin)?;
+        d.set_item("status", &self.status)?;
+        d.set_item("arguments", self.arguments.bind(py))?;
+        d.set_item("arguments_text", &self.arguments_text)?;
+        let repairs = self
+            .repairs
+            .iter()
+            .map(|r| r.borrow(py).to_dict(py))
+            .collect::<PyResult<Vec<_>>>()?;
+        d.set_item("repairs", repairs)?;
+        d.set_item("notes", &self.notes)?;
+        d.set_item("outcome", &self.outcome)?;
+        d.set_item("error", &self.error)?;
+        d.set_item("native_index", self.native_index)?;
+        d.set_item("dispatchable", self.dispatchable())?;
+        Ok(d)
+    }
+}
+
+/// Longest text a `repr` shows before eliding the middle (arguments can be megabytes).
+const REPR_TEXT_CHARS: usize = 120;
+
+/// `text`, or its head and tail around `…` when it is longer than `REPR_TEXT_CHARS`.
+fn repr_clip(text: &str) -> String {
+    let count = text.chars().count();
+    if count <= REPR_TEXT_CHARS {
+        return text.to_owned();
+    }
+    let half = REPR_TEXT_CHARS / 2;
+    let head: String = text.chars().take(half).collect();
+    let tail: String = text.chars().skip(count - half).collect();
+    format!("{head}…{tail}")
 }
 
 /// A conversation's storm window and retry budget, shared by the turns of one session.
 #[pyclass(frozen, module = "toolmend")]
 struct Session {
     inner: Mutex<toolmend::Session>,
+    /// The options as given (`None`: the library's default), for `repr`.
+    options: (Option<usize>, Option<usize>, Option<u8>),
 }
 
 #[pymethods]
@@ -414,12 +478,28 @@ impl Session {
         };
         Self {
             inner: Mutex::new(inner),
+            options: (window, threshold, max_reprompts),
         }
     }
 
     /// A new user message: the storm window starts afresh (the retry budget does not).
     fn new_user_turn(&self) {
         lock(&self.inner).new_user_turn();
+    }
+
+    fn __repr__(&self) -> String {
+        let (window, threshold, max_reprompts) = self.options;
+        let mut parts = Vec::new();
+        if let Some(w) = window {
+            parts.push(format!("window={w}"));
+        }
+        if let Some(t) = threshold {
+            parts.push(format!("threshold={t}"));
+        }
+        if let Some(m) = max_reprompts {
+            parts.push(format!("max_reprompts={m}"));
+        }
+        format!("Session({})", parts.join(", "))
     }
 }
 
@@ -434,6 +514,40 @@ struct TurnResult {
     reasoning: Option<String>,
     calls: Vec<Py<Call>>,
     report: Py<PyAny>,
+}
+
+#[pymethods]
+impl TurnResult {
+    fn __repr__(&self, py: Python<'_>) -> String {
+        let calls: Vec<String> = self
+            .calls
+            .iter()
+            .map(|c| {
+                let c = c.borrow(py);
+                format!("{}:{}", c.name, c.status)
+            })
+            .collect();
+        format!(
+            "TurnResult(calls={calls:?}, content={:?})",
+            self.content.as_deref().map(repr_clip)
+        )
+    }
+
+    /// The result as plain Python values: `content`, `reasoning`, `calls` (each `Call.to_dict()`)
+    /// and `report`.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("content", &self.content)?;
+        d.set_item("reasoning", &self.reasoning)?;
+        let calls = self
+            .calls
+            .iter()
+            .map(|c| c.borrow(py).to_dict(py))
+            .collect::<PyResult<Vec<_>>>()?;
+        d.set_item("calls", calls)?;
+        d.set_item("report", self.report.bind(py))?;
+        Ok(d)
+    }
 }
 
 /// The repair pipeline over a set of tools; safe to share across threads.
@@ -570,6 +684,10 @@ impl Mender {
             .map(|t| t.name().to_owned())
             .collect()
     }
+
+    fn __repr__(&self) -> String {
+        format!("Mender(tools={:?})", self.tool_names())
+    }
 }
 
 /// An OpenAI-style assistant message as the library's turn.
@@ -630,8 +748,51 @@ impl RecoveredCall {
     fn __repr__(&self) -> String {
         format!(
             "RecoveredCall(name={:?}, family={:?}, arguments={:?})",
-            self.name, self.family, self.arguments
+            self.name,
+            self.family,
+            repr_clip(&self.arguments)
         )
+    }
+
+    /// The call as a plain dict, for logs and JSON.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("name", &self.name)?;
+        d.set_item("written_name", &self.written_name)?;
+        d.set_item("family", &self.family)?;
+        d.set_item("arguments", &self.arguments)?;
+        d.set_item("arguments_unwrapped", self.arguments_unwrapped)?;
+        d.set_item("span", self.span)?;
+        d.set_item("channel", &self.channel)?;
+        Ok(d)
+    }
+}
+
+#[pymethods]
+impl Recovered {
+    fn __repr__(&self, py: Python<'_>) -> String {
+        let calls: Vec<String> = self
+            .calls
+            .iter()
+            .map(|c| c.borrow(py).name.clone())
+            .collect();
+        format!(
+            "Recovered(text={:?}, calls={calls:?})",
+            repr_clip(&self.text)
+        )
+    }
+
+    /// `text` and `calls` (each `RecoveredCall.to_dict()`) as plain Python values.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("text", &self.text)?;
+        let calls = self
+            .calls
+            .iter()
+            .map(|c| c.borrow(py).to_dict(py))
+            .collect::<PyResult<Vec<_>>>()?;
+        d.set_item("calls", calls)?;
+        Ok(d)
     }
 }
 
@@ -743,6 +904,16 @@ impl StreamRecoverer {
         released.calls.clear();
         r.push_into(&self.tools, chunk, released);
         self.output(py, &released.calls, released.text.clone())
+    }
+
+    fn __repr__(&self) -> String {
+        let open = lock(&self.state).0.is_some();
+        format!(
+            "StreamRecoverer(tools={:?}, channel={:?}, finished={})",
+            self.tools.iter().map(|t| t.name().to_owned()).collect::<Vec<_>>(),
+            self.channel,
+            !open
+        )
     }
 
     /// Ends the text; returns the rest (text held back, calls completed at the end).
