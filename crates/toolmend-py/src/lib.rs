@@ -9,6 +9,7 @@ mod strict;
 
 use std::sync::{Arc, Mutex};
 
+use pyo3::IntoPyObjectExt;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
@@ -271,8 +272,8 @@ impl ToolSet {
         self.inner.get(name).is_some()
     }
 
-    fn __repr__(&self) -> String {
-        format!("ToolSet({:?})", self.names())
+    fn __repr__(&self, py: Python<'_>) -> String {
+        format!("ToolSet({})", py_repr(py, self.names()))
     }
 }
 
@@ -286,8 +287,12 @@ struct Repair {
 
 #[pymethods]
 impl Repair {
-    fn __repr__(&self) -> String {
-        format!("Repair(kind={:?}, path={:?})", self.kind, self.path)
+    fn __repr__(&self, py: Python<'_>) -> String {
+        format!(
+            "Repair(kind={}, path={})",
+            py_repr(py, &self.kind),
+            py_repr(py, &self.path)
+        )
     }
 
     /// The repair as a plain dict (`kind`, `path`), for logs and JSON.
@@ -392,16 +397,16 @@ impl Call {
             .map(|r| r.borrow(py).kind.clone())
             .collect();
         let mut out = format!(
-            "Call(name={:?}, status={:?}, arguments_text={:?}",
-            self.name,
-            self.status,
-            repr_clip(&self.arguments_text)
+            "Call(name={}, status={}, arguments_text={}",
+            py_repr(py, &self.name),
+            py_repr(py, &self.status),
+            py_repr(py, repr_clip(&self.arguments_text))
         );
         if !kinds.is_empty() {
-            out.push_str(&format!(", repairs={kinds:?}"));
+            out.push_str(&format!(", repairs={}", py_repr(py, kinds)));
         }
         if let Some(error) = &self.error {
-            out.push_str(&format!(", error={:?}", repr_clip(error)));
+            out.push_str(&format!(", error={}", py_repr(py, repr_clip(error))));
         }
         out.push(')');
         out
@@ -430,6 +435,14 @@ impl Call {
         d.set_item("dispatchable", self.dispatchable())?;
         Ok(d)
     }
+}
+
+/// Python's `repr` of a value (what a `__repr__` shows of its fields).
+fn py_repr<'py, T: IntoPyObject<'py>>(py: Python<'py>, value: T) -> String {
+    value
+        .into_bound_py_any(py)
+        .and_then(|o| o.repr())
+        .map_or_else(|_| "?".to_owned(), |r| r.to_string())
 }
 
 /// Longest text a `repr` shows before eliding the middle (arguments can be megabytes).
@@ -528,8 +541,9 @@ impl TurnResult {
             })
             .collect();
         format!(
-            "TurnResult(calls={calls:?}, content={:?})",
-            self.content.as_deref().map(repr_clip)
+            "TurnResult(calls={}, content={})",
+            py_repr(py, calls),
+            py_repr(py, self.content.as_deref().map(repr_clip))
         )
     }
 
@@ -685,8 +699,8 @@ impl Mender {
             .collect()
     }
 
-    fn __repr__(&self) -> String {
-        format!("Mender(tools={:?})", self.tool_names())
+    fn __repr__(&self, py: Python<'_>) -> String {
+        format!("Mender(tools={})", py_repr(py, self.tool_names()))
     }
 }
 
@@ -745,12 +759,12 @@ impl RecoveredCall {
 
 #[pymethods]
 impl RecoveredCall {
-    fn __repr__(&self) -> String {
+    fn __repr__(&self, py: Python<'_>) -> String {
         format!(
-            "RecoveredCall(name={:?}, family={:?}, arguments={:?})",
-            self.name,
-            self.family,
-            repr_clip(&self.arguments)
+            "RecoveredCall(name={}, family={}, arguments={})",
+            py_repr(py, &self.name),
+            py_repr(py, &self.family),
+            py_repr(py, repr_clip(&self.arguments))
         )
     }
 
@@ -777,8 +791,9 @@ impl Recovered {
             .map(|c| c.borrow(py).name.clone())
             .collect();
         format!(
-            "Recovered(text={:?}, calls={calls:?})",
-            repr_clip(&self.text)
+            "Recovered(text={}, calls={})",
+            py_repr(py, repr_clip(&self.text)),
+            py_repr(py, calls)
         )
     }
 
@@ -906,13 +921,14 @@ impl StreamRecoverer {
         self.output(py, &released.calls, released.text.clone())
     }
 
-    fn __repr__(&self) -> String {
-        let open = lock(&self.state).0.is_some();
+    fn __repr__(&self, py: Python<'_>) -> String {
+        let finished = lock(&self.state).0.is_none();
+        let names: Vec<String> = self.tools.iter().map(|t| t.name().to_owned()).collect();
         format!(
-            "StreamRecoverer(tools={:?}, channel={:?}, finished={})",
-            self.tools.iter().map(|t| t.name().to_owned()).collect::<Vec<_>>(),
-            self.channel,
-            !open
+            "StreamRecoverer(tools={}, channel={}, finished={})",
+            py_repr(py, names),
+            py_repr(py, &self.channel),
+            if finished { "True" } else { "False" }
         )
     }
 

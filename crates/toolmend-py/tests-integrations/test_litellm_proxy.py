@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import socket
 import subprocess
 import sys
@@ -61,6 +62,9 @@ class LiteLLMProxy:
             env["PYTHONPATH"] = os.pathsep.join(
                 p for p in (os.environ["TOOLMEND_PY_SITE"], env.get("PYTHONPATH")) if p)
         env.pop("DATABASE_URL", None)
+        # The proxy refuses to start open; a key made for this run (no database: checked in memory).
+        self.key = "sk-" + secrets.token_hex(32)
+        env["LITELLM_MASTER_KEY"] = self.key
         env["LITELLM_LOG"] = "INFO"
         env["LITELLM_TELEMETRY"] = "False"
         env["NO_DOCS"] = "True"
@@ -78,9 +82,10 @@ class LiteLLMProxy:
                         return
             except OSError:
                 time.sleep(0.5)
+        output = self.output()
         self.stop()
         raise AssertionError(f"LiteLLM proxy did not start (exit {self.process.returncode}):\n"
-                             + self.output())
+                             + output)
 
     def output(self) -> str:
         self.log.flush()
@@ -88,7 +93,7 @@ class LiteLLMProxy:
         return self.log.read()[-5000:]
 
     def client(self) -> openai.OpenAI:
-        return openai.OpenAI(base_url=self.url + "/v1", api_key="sk-anything", max_retries=0)
+        return openai.OpenAI(base_url=self.url + "/v1", api_key=self.key, max_retries=0)
 
     def stop(self) -> None:
         if self.process.poll() is None:
@@ -193,7 +198,7 @@ def test_history_with_empty_arguments_reaches_the_upstream_repaired(proxy, upstr
         {"role": "assistant", "content": None, "tool_calls": [
             {"id": "h1", "type": "function", "function": {"name": "read_file", "arguments": ""}},
             {"id": "h2", "type": "function",
-             "function": {"name": "read_file", "arguments": '{"path": "notes.txt"'}},
+             "function": {"name": "read_file", "arguments": "{'path': 'notes.txt'}"}},
             {"id": "h3", "type": "function", "function": {"name": "read_file", "arguments": VALID}}]},
         {"role": "tool", "tool_call_id": "h1", "content": "error"},
         {"role": "tool", "tool_call_id": "h2", "content": "contents"},

@@ -6,7 +6,7 @@ import asyncio
 from typing import Any, List
 
 import pytest
-from agents import Agent, Runner, function_tool
+from agents import Agent, Runner, function_tool, set_tracing_disabled
 from agents.items import ModelResponse
 from agents.models.interface import Model, ModelProvider
 from agents.run import RunConfig
@@ -22,6 +22,8 @@ from openai.types.responses import (
 
 from conftest import ALIASED, PYTHON_DICT, REPAIRED, UNSAVABLE
 from toolmend.integrations.openai_agents import ToolmendModel, ToolmendModelProvider
+
+set_tracing_disabled(True)  # no trace export from a test
 
 HERMES = 'Reading.\n<tool_call>\n{"name": "read_file", "arguments": {"path": "notes.txt"}}\n</tool_call>'
 

@@ -40,7 +40,7 @@ def test_results_convert_to_plain_dicts(tools):
     assert d["dispatchable"] is True
     assert all(set(r) == {"kind", "path"} for r in d["repairs"])
     json.dumps(d)  # plain values only
-    turn = mender.run_turn(toolmend.Session(), {"content": HERMES})
+    turn = toolmend.Mender(tools, recover="content").run_turn(toolmend.Session(), {"content": HERMES})
     t = turn.to_dict()
     assert [c["name"] for c in t["calls"]] == ["read"] and isinstance(t["report"], dict)
     json.dumps(t)

@@ -30,15 +30,34 @@ from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessa
 from .._toolmend import Call, Mender, ToolSet, recover as _recover
 from ._core import HistoryCounts, MenderCache, history_arguments, log_calls, new_call_id, openai_tool
 
-__all__ = ["ToolmendModel", "ToolmendModelProvider", "tool_schemas"]
+__all__ = ["ToolmendModel", "ToolmendModelProvider", "accepted_schema", "tool_schemas"]
 
 logger = logging.getLogger(__name__)
+
+
+def accepted_schema(schema: Dict[str, Any]) -> Dict[str, Any]:
+    """The arguments a tool accepts, from the schema the model is shown.
+
+    A strict schema (``strict_json_schema=True``, the default) lists every parameter as required,
+    also those with a default, because OpenAI's strict mode wants that; the tool's own pydantic
+    model fills a missing one with its default. So a parameter with a ``default`` is not required
+    here: a call that leaves it out is valid for the SDK, and toolmend must not call it invalid.
+    """
+    properties = schema.get("properties")
+    required = schema.get("required")
+    if not isinstance(properties, dict) or not isinstance(required, list):
+        return schema
+    kept = [name for name in required
+            if not (isinstance(properties.get(name), dict) and "default" in properties[name])]
+    if len(kept) == len(required):
+        return schema
+    return {**schema, "required": kept}
 
 
 def tool_schemas(tools: Sequence[Any], handoffs: Sequence[Any] = ()) -> List[dict]:
     """The OpenAI-form tool dicts of an agent's function tools and handoffs (other hosted
     tools have no arguments schema of ours to check)."""
-    out = [openai_tool(t.name, t.params_json_schema, t.description or "")
+    out = [openai_tool(t.name, accepted_schema(t.params_json_schema), t.description or "")
            for t in tools if isinstance(t, FunctionTool)]
     out += [openai_tool(h.tool_name, h.input_json_schema, h.tool_description or "")
             for h in handoffs if isinstance(h, Handoff)]
