@@ -86,7 +86,7 @@ def langchain_case() -> Tuple[Callable[[bool], Callable[[], int]], Callable[[], 
             AIMessage(content="done")])
 
     def make(with_toolmend: bool) -> Callable[[], int]:
-        middleware = [ToolmendMiddleware([read_file])] if with_toolmend else []
+        middleware = [ToolmendMiddleware()] if with_toolmend else []
         model = Model(messages=script())
         agent = create_agent(model=model, tools=[read_file], middleware=middleware)
 
@@ -96,10 +96,16 @@ def langchain_case() -> Tuple[Callable[[bool], Callable[[], int]], Callable[[], 
             return 2
         return run
 
+    from langchain.agents.middleware import ModelResponse
+
     middleware = ToolmendMiddleware([read_file])
-    state = {"messages": [AIMessage(content="", id="m1", tool_calls=[
-        {"name": "read_file", "args": json.loads(VALID), "id": "c1", "type": "tool_call"}])]}
-    return make, lambda: middleware.after_model(state, None)
+    response = ModelResponse(result=[AIMessage(content="", id="m1", tool_calls=[
+        {"name": "read_file", "args": json.loads(VALID), "id": "c1", "type": "tool_call"}])])
+
+    def hook():
+        mender, toolset = middleware._mender(None)
+        middleware._mend(None, response, mender, toolset)
+    return make, hook
 
 
 # ---- pydantic-ai ----------------------------------------------------------------------------

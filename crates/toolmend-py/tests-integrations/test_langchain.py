@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
 from typing import Any, List
 
 import pytest
@@ -11,7 +13,6 @@ from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.tools import tool
 
 from conftest import ALIASED, PYTHON_DICT, REPAIRED, UNSAVABLE
-import json
 
 from toolmend.integrations.langchain import ToolmendMiddleware, repair_ai_message
 
@@ -48,18 +49,21 @@ def broken_message(kind: str) -> AIMessage:
          "type": "invalid_tool_call"}])
 
 
-def run(first: AIMessage, with_toolmend: bool):
+def run(first: AIMessage, with_toolmend: bool, *, tools_given: bool = False, use_async: bool = False):
     RAN.clear()
     model = ScriptedModel(messages=iter([first, AIMessage(content="done")]))
-    middleware = [ToolmendMiddleware([read_file])] if with_toolmend else []
+    middleware = [ToolmendMiddleware([read_file] if tools_given else None)] if with_toolmend else []
     agent = create_agent(model=model, tools=[read_file], middleware=middleware)
-    result = agent.invoke({"messages": [{"role": "user", "content": "read notes.txt"}]})
+    request = {"messages": [{"role": "user", "content": "read notes.txt"}]}
+    result = asyncio.run(agent.ainvoke(request)) if use_async else agent.invoke(request)
     return model, result["messages"]
 
 
+@pytest.mark.parametrize("mode", ["sync", "async", "tools-given"])
 @pytest.mark.parametrize("kind", ["schema", "unparsed"])
-def test_agent_runs_the_tool_once_with_repaired_arguments(kind):
-    model, messages = run(broken_message(kind), with_toolmend=True)
+def test_agent_runs_the_tool_once_with_repaired_arguments(kind, mode):
+    model, messages = run(broken_message(kind), with_toolmend=True,
+                          tools_given=mode == "tools-given", use_async=mode == "async")
     assert RAN == [{**REPAIRED, "limit": 100}]
     assert model.calls == 2
     assert messages[-1].content == "done"

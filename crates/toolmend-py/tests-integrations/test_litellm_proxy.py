@@ -66,6 +66,8 @@ class LiteLLMProxy:
         self.key = "sk-" + secrets.token_hex(32)
         env["LITELLM_MASTER_KEY"] = self.key
         env["LITELLM_LOG"] = "INFO"
+        # The bundled model cost map: no fetch from outside the machine.
+        env["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
         env["LITELLM_TELEMETRY"] = "False"
         env["NO_DOCS"] = "True"
         self.process = subprocess.Popen(
@@ -210,6 +212,9 @@ def test_history_with_empty_arguments_reaches_the_upstream_repaired(proxy, upstr
     [sent] = upstream.requests
     [assistant] = [m for m in sent["messages"] if m["role"] == "assistant"]
     arguments = [tc["function"]["arguments"] for tc in assistant["tool_calls"]]
+
+    # Nothing of toolmend's own bookkeeping travels upstream.
+    assert "toolmend" not in json.dumps(sent)
 
     def check():
         assert arguments[0] == "{}", arguments

@@ -69,13 +69,17 @@ class MenderCache:
         return entry
 
     def get_for(self, source: Any, build: Any) -> Tuple[Mender, ToolSet]:
-        """Like ``get(build(source))``, but skips rebuilding the key while ``source`` is the very
-        object seen last (an agent passes the same tool list on every turn)."""
+        """Like ``get(build(source))``, but skips building the key while ``source`` holds the very
+        objects seen last (an agent passes the same tools on every turn)."""
+        key = tuple(source) if isinstance(source, (list, tuple)) else (source,)
         last = self._last
-        if last is not None and last[0] is source:
+        # Identity of each tool object, not equality: frameworks hand the same tool objects to
+        # every request (often in a new list), and holding them keeps their ids from being reused.
+        if last is not None and len(last[0]) == len(key) and all(
+                a is b for a, b in zip(last[0], key)):
             return last[1]
         entry = self.get(build(source))
-        self._last = (source, entry)
+        self._last = (key, entry)
         return entry
 
     def __len__(self) -> int:

@@ -1,12 +1,13 @@
 """LangChain v1: an agent middleware and a function that mend the tool calls of an ``AIMessage``.
 
-``ToolmendMiddleware(tools)`` goes in ``create_agent(..., middleware=[...])``; its ``after_model``
-hook turns ``invalid_tool_calls`` (arguments the model's parser could not read) into ``tool_calls``
-and repairs ``tool_calls`` whose ``args`` fail the tool's schema, before the agent routes to its
-tools. A call that cannot be saved is answered with a ``ToolMessage`` carrying toolmend's retry
-message and the agent goes back to the model (at most ``max_retries`` times per user turn), where
-LangChain alone would end the run or answer "arguments were malformed". ``repair_ai_message`` does
-the same to one message, for LangGraph graphs and older chains.
+``ToolmendMiddleware()`` goes in ``create_agent(..., middleware=[...])``. Around each model call
+it turns ``invalid_tool_calls`` (arguments the model's parser could not read, which
+``create_agent`` alone ends the run on) into ``tool_calls`` and repairs ``tool_calls`` whose
+``args`` fail the tool's schema, before the agent routes to its tools. A call that cannot be
+saved is answered with a ``ToolMessage`` carrying toolmend's retry message and the model is asked
+again (at most ``max_retries`` times per model call) where LangChain alone would end the run or
+answer "arguments were malformed". ``repair_ai_message`` does the same to one message, for
+LangGraph graphs and older chains.
 
 Repairs are logged on the ``toolmend.integrations.langchain`` logger and recorded in the message's
 ``response_metadata["toolmend"]``, so they show in LangSmith traces.
@@ -18,8 +19,8 @@ import json
 import logging
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from langchain.agents.middleware import AgentMiddleware, hook_config
-from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langchain.agents.middleware import AgentMiddleware, ModelResponse
+from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from .._toolmend import Call, Mender, ToolSet, recover as _recover
@@ -29,7 +30,7 @@ __all__ = ["ToolmendMiddleware", "repair_ai_message", "tool_schemas"]
 
 logger = logging.getLogger(__name__)
 
-#: Marks the retry ``ToolMessage``s this middleware adds, so it can count them.
+#: Marks the retry ``ToolMessage``s this middleware adds (in ``additional_kwargs``).
 RETRY_MARK = "toolmend_retry"
 
 
@@ -64,6 +65,7 @@ def repair_ai_message(
     tools: Optional[Sequence[Any]] = None,
     *,
     mender: Optional[Mender] = None,
+    toolset: Optional[ToolSet] = None,
     recover: bool = True,
 ) -> Tuple[AIMessage, List[Call]]:
     """Mends the tool calls of ``message`` against ``tools`` (LangChain tools or dicts).
@@ -74,7 +76,10 @@ def repair_ai_message(
     wrote as text (Hermes ``<tool_call>``, …) in a message without tool calls become tool calls
     and their markup leaves the content. ``calls`` has one ``Call`` per call looked at.
     """
-    m, toolset = _mender_for(tools, mender)
+    if mender is not None and toolset is not None:
+        m = mender
+    else:
+        m, toolset = _mender_for(tools, mender)
     calls: List[Call] = []
     changed = False
     tool_calls: List[dict] = []
@@ -128,63 +133,78 @@ def repair_ai_message(
     return fixed, calls
 
 
-def _retries_this_turn(messages: Sequence[Any]) -> int:
-    count = 0
-    for message in reversed(messages):
-        if isinstance(message, HumanMessage):
-            break
-        if isinstance(message, ToolMessage) and message.additional_kwargs.get(RETRY_MARK):
-            count += 1
-    return count
-
-
 class ToolmendMiddleware(AgentMiddleware):
     """Mends each model response's tool calls before ``create_agent`` routes them to the tools.
 
-    ``tools`` are the agent's tools (the list given to ``create_agent``); the ``Mender`` of that
-    set is built once. ``max_retries`` bounds how often per user turn a call toolmend cannot save
-    sends the agent back to the model with the retry message (0: never; the call is then left in
-    ``invalid_tool_calls`` as LangChain would).
+    It wraps the model call (``wrap_model_call``) rather than adding an ``after_model`` node: a
+    node of its own costs the graph about a tenth of an agent step (bench/python/
+    bench_integrations.py), and wrapping the call also gives it the request's tools. ``tools``
+    (the agent's tools) may be given up front; by default they are read from each request, and
+    the ``Mender`` of a tool set is built once. ``max_retries`` bounds how often per model call a
+    call toolmend cannot save is answered with the retry message and the model asked again
+    (0: never; the call is then left in ``invalid_tool_calls`` as LangChain would).
     """
 
-    def __init__(self, tools: Sequence[Any], *, recover: bool = True, max_retries: int = 2) -> None:
+    def __init__(self, tools: Optional[Sequence[Any]] = None, *, recover: bool = True,
+                 max_retries: int = 2) -> None:
         super().__init__()
-        self._mender, _ = _default_cache.get_for(tools, tool_schemas)
+        self._tools = list(tools) if tools is not None else None
         self._recover = recover
-        self._max_retries = max_retries
-
-    @property
-    def mender(self) -> Mender:
-        """The mender of the agent's tools (its ``stats()`` count every call seen)."""
-        return self._mender
+        self._max_retries = max(0, max_retries)
 
     def __repr__(self) -> str:
-        return (f"ToolmendMiddleware(tools={self._mender.tool_names!r}, "
-                f"max_retries={self._max_retries})")
+        tools = [t.get("function", t).get("name") if isinstance(t, dict) else getattr(t, "name", t)
+                 for t in self._tools] if self._tools is not None else "from each request"
+        return f"ToolmendMiddleware(tools={tools!r}, max_retries={self._max_retries})"
 
-    def _update(self, state: Dict[str, Any]) -> Optional[Dict[str, Any]]:
-        messages = state.get("messages") or []
-        if not messages or not isinstance(messages[-1], AIMessage):
-            return None
-        fixed, _ = repair_ai_message(messages[-1], mender=self._mender, recover=self._recover)
-        if fixed is messages[-1]:
-            return None
-        update: Dict[str, Any] = {"messages": [fixed]}
-        unsaved = [itc for itc in fixed.invalid_tool_calls if itc.get("error") and itc.get("id")]
-        if unsaved and _retries_this_turn(messages) < self._max_retries:
-            update["messages"] += [
-                ToolMessage(content=itc["error"], tool_call_id=itc["id"], name=itc.get("name"),
-                            status="error", additional_kwargs={RETRY_MARK: True})
-                for itc in unsaved
-            ]
-            if not fixed.tool_calls:
-                update["jump_to"] = "model"
-        return update
+    def _mender(self, request: Any) -> Tuple[Mender, ToolSet]:
+        tools = self._tools if self._tools is not None else request.tools
+        return _default_cache.get_for(tools, tool_schemas)
 
-    @hook_config(can_jump_to=["model"])
-    def after_model(self, state: Any, runtime: Any) -> Optional[Dict[str, Any]]:
-        return self._update(state)
+    def _mend(self, request: Any, response: Any, mender: Mender, toolset: ToolSet
+              ) -> Tuple[List[Any], List[ToolMessage], bool]:
+        """The response's messages with its AIMessage mended, the retry messages for the calls
+        that could not be saved, and whether the model must be asked again (no call to run)."""
+        messages = list(response.result)
+        for i in range(len(messages) - 1, -1, -1):
+            if isinstance(messages[i], AIMessage):
+                fixed, _ = repair_ai_message(messages[i], mender=mender, toolset=toolset,
+                                             recover=self._recover)
+                messages[i] = fixed
+                retries = [
+                    ToolMessage(content=itc["error"], tool_call_id=itc["id"], name=itc.get("name"),
+                                status="error", additional_kwargs={RETRY_MARK: True})
+                    for itc in fixed.invalid_tool_calls if itc.get("error") and itc.get("id")
+                ]
+                return messages, retries, bool(retries) and not fixed.tool_calls
+        return messages, [], False
 
-    @hook_config(can_jump_to=["model"])
-    async def aafter_model(self, state: Any, runtime: Any) -> Optional[Dict[str, Any]]:
-        return self._update(state)
+    def wrap_model_call(self, request: Any, handler: Any) -> Any:
+        mender, toolset = self._mender(request)
+        out: List[Any] = []
+        response = handler(request)
+        for attempt in range(self._max_retries + 1):
+            messages, retries, again = self._mend(request, response, mender, toolset)
+            if attempt == self._max_retries:
+                retries, again = [], False
+            out += messages + retries
+            if not again:
+                return ModelResponse(result=out, structured_response=response.structured_response)
+            request = request.override(messages=[*request.messages, *messages, *retries])
+            response = handler(request)
+        return ModelResponse(result=out, structured_response=response.structured_response)
+
+    async def awrap_model_call(self, request: Any, handler: Any) -> Any:
+        mender, toolset = self._mender(request)
+        out: List[Any] = []
+        response = await handler(request)
+        for attempt in range(self._max_retries + 1):
+            messages, retries, again = self._mend(request, response, mender, toolset)
+            if attempt == self._max_retries:
+                retries, again = [], False
+            out += messages + retries
+            if not again:
+                return ModelResponse(result=out, structured_response=response.structured_response)
+            request = request.override(messages=[*request.messages, *messages, *retries])
+            response = await handler(request)
+        return ModelResponse(result=out, structured_response=response.structured_response)

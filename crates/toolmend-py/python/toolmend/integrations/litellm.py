@@ -19,7 +19,7 @@ reject (``""``, a cut-off object): repaired when toolmend can save the call, ``{
 cannot; a valid one keeps its bytes and content is never touched.
 
 A call toolmend cannot save passes through as the model sent it. Every change is logged on
-``toolmend.integrations.litellm`` and LiteLLM's proxy logger, recorded as the guardrail's
+LiteLLM's proxy logger (``LiteLLM Proxy``), recorded as the guardrail's
 information in the request's logging metadata, and counted in the ``x-toolmend-repairs``
 response header.
 
@@ -29,10 +29,10 @@ process: ``litellm.callbacks = [ToolmendCallback()]``.
 
 from __future__ import annotations
 
-import logging
 import time
 from typing import Any, AsyncIterator, Dict, List, Optional, Tuple
 
+from litellm._logging import verbose_proxy_logger
 from litellm.integrations.custom_guardrail import CustomGuardrail
 from litellm.integrations.custom_logger import CustomLogger
 from litellm.types.utils import (
@@ -57,12 +57,14 @@ __all__ = [
     "repair_completion",
 ]
 
-logger = logging.getLogger(__name__)
+# LiteLLM's own proxy logger ("LiteLLM Proxy"), so repairs show where its operators look.
+logger = verbose_proxy_logger
 
 #: The response header that counts the calls toolmend repaired or recovered.
 REPAIRS_HEADER = "x-toolmend-repairs"
-#: Where the per-request summary is kept in the request data (for the header hook).
-_STATE_KEY = "_toolmend"
+#: Where the per-request summary is kept in the request's LiteLLM metadata (which LiteLLM keeps
+#: for its logging and never sends upstream), for the header hook and the logs.
+_STATE_KEY = "toolmend"
 
 _cache = MenderCache(recover="content")
 
@@ -292,7 +294,10 @@ class ToolmendGuardrail(CustomGuardrail):
 
     def _record(self, data: Dict[str, Any], event: str, summary: dict, start: float,
                 changed: int) -> None:
-        state = data.setdefault(_STATE_KEY, {"changed": 0})
+        metadata = data.get("metadata")
+        if not isinstance(metadata, dict):
+            metadata = data["metadata"] = {}
+        state = metadata.setdefault(_STATE_KEY, {"changed": 0})
         state["changed"] += changed
         state[event] = summary
         try:
@@ -345,7 +350,8 @@ class ToolmendGuardrail(CustomGuardrail):
                                                     response: Any, request_headers: Any = None,
                                                     litellm_call_info: Any = None
                                                     ) -> Optional[Dict[str, str]]:
-        state = data.get(_STATE_KEY)
+        metadata = data.get("metadata")
+        state = metadata.get(_STATE_KEY) if isinstance(metadata, dict) else None
         if not state:
             return None
         return {REPAIRS_HEADER: str(state["changed"])}
