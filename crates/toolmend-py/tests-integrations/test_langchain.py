@@ -108,3 +108,11 @@ def test_a_call_written_as_text_becomes_a_tool_call():
     fixed, _ = repair_ai_message(AIMessage(content=text), [read_file])
     assert [tc["args"] for tc in fixed.tool_calls] == [REPAIRED]
     assert fixed.content.strip() == "Reading."
+
+
+def test_a_call_to_a_tool_it_was_not_given_is_left_alone():
+    # A structured-output tool the agent binds itself is not among the agent's tools.
+    message = AIMessage(content="", tool_calls=[
+        {"name": "Answer", "args": {"text": "hi"}, "id": "call_1", "type": "tool_call"}])
+    fixed, _ = repair_ai_message(message, [read_file])
+    assert fixed is message

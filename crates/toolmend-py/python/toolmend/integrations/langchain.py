@@ -87,7 +87,10 @@ def repair_ai_message(
     for tc in message.tool_calls:
         call = m.repair_call(tc["name"], _args_text(tc.get("args")))
         calls.append(call)
-        if call.status == "valid" or call.status == "unvalidated":
+        if call.status in ("valid", "unvalidated") or (
+                not call.dispatchable and tc["name"] not in m.tool_names):
+            # Valid, or a tool toolmend was not given (a structured-output tool the agent binds
+            # itself, a provider tool): the call as the model sent it.
             tool_calls.append(tc)
         elif call.dispatchable:
             tool_calls.append({**tc, "name": call.name, "args": call.arguments})
@@ -103,6 +106,9 @@ def repair_ai_message(
             continue
         call = m.repair_call(name, itc.get("args") or "")
         calls.append(call)
+        if not call.dispatchable and name not in m.tool_names:
+            invalid.append(itc)
+            continue
         changed = True
         if call.dispatchable:
             tool_calls.append({"type": "tool_call", "name": call.name, "args": call.arguments,

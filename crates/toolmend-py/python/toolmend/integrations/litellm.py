@@ -82,10 +82,16 @@ def request_tools(data: Dict[str, Any]) -> Optional[List[Any]]:
 
 
 def _mender(data: Dict[str, Any]) -> Optional[Tuple[Mender, ToolSet]]:
+    """The request's mender, or ``None`` without tools or with tools toolmend cannot read
+    (then the request and its response pass through as they are)."""
     tools = request_tools(data)
     if tools is None:
         return None
-    return _cache.get(tools)
+    try:
+        return _cache.get(tools)
+    except (ValueError, TypeError) as e:  # ToolmendError is a ValueError
+        logger.warning("toolmend: tools not read, passing through: %s", e)
+        return None
 
 
 def _changed(calls: List[Call]) -> int:
@@ -286,9 +292,6 @@ def _flush(like: Any, index: int, state: _Choice, mender: Mender, finish: str,
 class ToolmendGuardrail(CustomGuardrail):
     """The LiteLLM proxy guardrail (see the module doc for its ``config.yaml`` entry)."""
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-
     def __repr__(self) -> str:
         return f"ToolmendGuardrail(guardrail_name={self.guardrail_name!r})"
 
@@ -383,5 +386,8 @@ class ToolmendCallback(CustomLogger):
         tools = request_data.get("tools")
         if not tools or not isinstance(response, ModelResponse):
             return None
-        repair_completion(response, tools)
+        try:
+            repair_completion(response, tools)
+        except (ValueError, TypeError) as e:  # tools toolmend cannot read: pass through
+            logger.warning("toolmend: tools not read, passing through: %s", e)
         return response
