@@ -116,3 +116,28 @@ def test_a_call_to_a_tool_it_was_not_given_is_left_alone():
         {"name": "Answer", "args": {"text": "hi"}, "id": "call_1", "type": "tool_call"}])
     fixed, _ = repair_ai_message(message, [read_file])
     assert fixed is message
+
+
+def test_history_arguments_a_provider_would_reject_are_repaired_in_the_request():
+    seen = []
+
+    class Recording(ScriptedModel):
+        def _generate(self, messages, *args: Any, **kwargs: Any):
+            seen.append(messages)
+            return super()._generate(messages, *args, **kwargs)
+
+    model = Recording(messages=iter([AIMessage(content="done")]))
+    agent = create_agent(model=model, tools=[read_file], middleware=[ToolmendMiddleware()])
+    broken = AIMessage(content="", invalid_tool_calls=[
+        {"name": "read_file", "args": "", "id": "h1", "error": None, "type": "invalid_tool_call"},
+        {"name": "read_file", "args": PYTHON_DICT, "id": "h2", "error": None,
+         "type": "invalid_tool_call"}])
+    history = [{"role": "user", "content": "read"}, broken,
+               ToolMessage(content="x", tool_call_id="h1"), ToolMessage(content="y", tool_call_id="h2"),
+               {"role": "user", "content": "again"}]
+    result = agent.invoke({"messages": history})
+    [sent] = [m for m in seen[0] if isinstance(m, AIMessage)]
+    assert [itc["args"] for itc in sent.invalid_tool_calls] == ["{}", '{"path":"notes.txt"}']
+    # The agent's state keeps the message as it was.
+    [kept] = [m for m in result["messages"] if isinstance(m, AIMessage) and m.invalid_tool_calls]
+    assert [itc["args"] for itc in kept.invalid_tool_calls] == ["", PYTHON_DICT]

@@ -6,8 +6,10 @@ it turns ``invalid_tool_calls`` (arguments the model's parser could not read, wh
 ``args`` fail the tool's schema, before the agent routes to its tools. A call that cannot be
 saved is answered with a ``ToolMessage`` carrying toolmend's retry message and the model is asked
 again (at most ``max_retries`` times per model call) where LangChain alone would end the run or
-answer "arguments were malformed". ``repair_ai_message`` does the same to one message, for
-LangGraph graphs and older chains.
+answer "arguments were malformed". Arguments in the history's ``invalid_tool_calls`` that a
+provider would reject are repaired (or sent as ``{}``) in the request, not in the agent's
+state. ``repair_ai_message`` does the same to one message, for LangGraph graphs and older
+chains.
 
 Repairs are logged on the ``toolmend.integrations.langchain`` logger and recorded in the message's
 ``response_metadata["toolmend"]``, so they show in LangSmith traces.
@@ -24,7 +26,7 @@ from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from .._toolmend import Call, Mender, ToolSet, recover as _recover
-from ._core import MenderCache, log_calls, new_call_id
+from ._core import HistoryCounts, MenderCache, history_arguments, log_calls, new_call_id
 
 __all__ = ["ToolmendMiddleware", "repair_ai_message", "tool_schemas"]
 
@@ -185,8 +187,31 @@ class ToolmendMiddleware(AgentMiddleware):
                 return messages, retries, bool(retries) and not fixed.tool_calls
         return messages, [], False
 
+    def _mend_history(self, request: Any, mender: Mender) -> Any:
+        """The request with the ``invalid_tool_calls`` arguments of its history that a provider
+        would reject (chat model integrations send them as the call's arguments) repaired, or
+        ``{}``; the agent's state keeps the messages as they were."""
+        counts = HistoryCounts()
+        messages = None
+        for i, message in enumerate(request.messages):
+            if not isinstance(message, AIMessage) or not message.invalid_tool_calls:
+                continue
+            mended = []
+            for itc in message.invalid_tool_calls:
+                text = history_arguments(mender, itc.get("name") or "", itc.get("args"), counts)
+                mended.append(itc if text is None else {**itc, "args": text})
+            if any(a is not b for a, b in zip(mended, message.invalid_tool_calls)):
+                if messages is None:
+                    messages = list(request.messages)
+                messages[i] = message.model_copy(update={"invalid_tool_calls": mended})
+        if messages is None:
+            return request
+        logger.info("toolmend langchain: history arguments %s", counts.to_dict())
+        return request.override(messages=messages)
+
     def wrap_model_call(self, request: Any, handler: Any) -> Any:
         mender, toolset = self._mender(request)
+        request = self._mend_history(request, mender)
         out: List[Any] = []
         response = handler(request)
         for attempt in range(self._max_retries + 1):
@@ -202,6 +227,7 @@ class ToolmendMiddleware(AgentMiddleware):
 
     async def awrap_model_call(self, request: Any, handler: Any) -> Any:
         mender, toolset = self._mender(request)
+        request = self._mend_history(request, mender)
         out: List[Any] = []
         response = await handler(request)
         for attempt in range(self._max_retries + 1):
