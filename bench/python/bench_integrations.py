@@ -1,6 +1,6 @@
 """What each framework adapter adds per model call, as a share of the framework's own overhead.
 
-    python bench/python/bench_integrations.py [--rounds N] [--seconds S]
+    python bench/python/bench_integrations.py [--seconds S] [langchain|pydantic-ai|openai-agents|litellm ...]
 
 For LangChain (``create_agent``), pydantic-ai (``Agent`` on ``FunctionModel``) and the OpenAI
 Agents SDK (``Runner.run`` on a scripted ``Model``), an agent run is one model call that returns
@@ -271,28 +271,45 @@ CASES = {
 }
 
 
+def paired(plain: Callable[[], int], mended: Callable[[], int], seconds: float
+           ) -> Tuple[float, float, float]:
+    """Per model call: the median time without the adapter, with it, and the median of the
+    paired differences. The runs alternate one by one (the order flipping each pair), so load
+    from elsewhere on the machine falls on both alike."""
+    without: List[float] = []
+    with_: List[float] = []
+    diffs: List[float] = []
+    deadline = time.perf_counter() + seconds
+    flip = False
+    while time.perf_counter() < deadline or len(diffs) < 20:
+        times = {}
+        for name, run in ((("b", mended), ("a", plain)) if flip else (("a", plain), ("b", mended))):
+            t = time.perf_counter()
+            calls = run()
+            times[name] = (time.perf_counter() - t) / calls
+        flip = not flip
+        without.append(times["a"])
+        with_.append(times["b"])
+        diffs.append(times["b"] - times["a"])
+    return statistics.median(without), statistics.median(with_), statistics.median(diffs)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--seconds", type=float, default=0.5, help="per timing")
+    parser.add_argument("--seconds", type=float, default=8.0, help="per framework, paired runs")
     parser.add_argument("cases", nargs="*", default=list(CASES))
     args = parser.parse_args()
-    print("| framework | own overhead / model call | with adapter | difference | adapter hook alone | hook / overhead |")
+    print("| framework | own overhead / model call | with adapter | paired difference | "
+          "adapter hook alone | hook / overhead |")
     print("|---|---:|---:|---:|---:|---:|")
     for name in args.cases:
         make, hook = CASES[name]()
         plain, mended = make(False), make(True)
         plain(); mended(); hook()  # warm up: imports, caches, the Mender of the tool set
-        without: List[float] = []
-        with_: List[float] = []
-        hooks: List[float] = []
-        for _ in range(args.rounds):
-            without.append(per_call(plain, args.seconds))
-            with_.append(per_call(mended, args.seconds))
-            hooks.append(hook_time(hook, args.seconds / 2))
-        base, total, alone = (statistics.median(x) for x in (without, with_, hooks))
+        base, total, diff = paired(plain, mended, args.seconds)
+        alone = statistics.median(hook_time(hook, 0.2) for _ in range(5))
         print(f"| {name} | {base * 1e6:.0f} µs | {total * 1e6:.0f} µs | "
-              f"{(total - base) / base * 100:+.1f}% | {alone * 1e6:.1f} µs | "
+              f"{diff * 1e6:+.0f} µs ({diff / base * 100:+.1f}%) | {alone * 1e6:.1f} µs | "
               f"{alone / base * 100:.2f}% |", flush=True)
 
 
