@@ -178,14 +178,22 @@ def mend_response(response: Any, mender: Mender) -> List[Call]:
 # ---- post-call: a stream --------------------------------------------------------------------
 
 
+#: Most tool-call argument bytes held for one streamed choice. Past it the choice's calls go out
+#: as they came (what is held in one delta, the rest as it arrives), unrepaired: nothing is lost
+#: and the memory a stream takes stays bounded.
+MAX_HELD_BYTES = 4 * 1024 * 1024
+
+
 class _Choice:
     """One streamed choice: its tool calls' fragments, held, and its content's recoverer."""
 
-    __slots__ = ("held", "recoverer")
+    __slots__ = ("held", "recoverer", "held_bytes", "passthrough")
 
     def __init__(self, toolset: Optional[ToolSet]) -> None:
         self.held: Dict[int, Dict[str, str]] = {}
         self.recoverer = StreamRecoverer(toolset) if toolset is not None else None
+        self.held_bytes = 0
+        self.passthrough = False
 
 
 def _tool_call_deltas(result: TurnResult, held: List[Dict[str, str]]) -> List[Any]:
@@ -221,16 +229,22 @@ async def mend_stream(chunks: AsyncIterator[Any], mender: Mender, toolset: Optio
                 state = choices[index] = _Choice(toolset)
             delta = _get(choice, "delta")
             if delta is not None:
-                for tc in _get(delta, "tool_calls") or []:
-                    entry = state.held.setdefault(_get(tc, "index") or 0,
-                                                  {"id": "", "name": "", "arguments": ""})
-                    function = _get(tc, "function")
-                    entry["id"] = _get(tc, "id") or entry["id"]
-                    if function is not None:
-                        entry["name"] += _get(function, "name") or ""
-                        entry["arguments"] += _get(function, "arguments") or ""
-                if _get(delta, "tool_calls"):
-                    delta.tool_calls = None
+                if not state.passthrough:
+                    for tc in _get(delta, "tool_calls") or []:
+                        entry = state.held.setdefault(_get(tc, "index") or 0,
+                                                      {"id": "", "name": "", "arguments": ""})
+                        function = _get(tc, "function")
+                        entry["id"] = _get(tc, "id") or entry["id"]
+                        if function is not None:
+                            fragment = _get(function, "arguments") or ""
+                            entry["name"] += _get(function, "name") or ""
+                            entry["arguments"] += fragment
+                            state.held_bytes += len(fragment)
+                    if _get(delta, "tool_calls"):
+                        delta.tool_calls = None
+                    if state.held_bytes > MAX_HELD_BYTES:
+                        state.passthrough = True
+                        before.append(_held_as_sent(chunk, index, state))
                 content = _get(delta, "content")
                 if state.recoverer is not None and isinstance(content, str) and content:
                     released = state.recoverer.feed(content)
@@ -253,6 +267,18 @@ async def mend_stream(chunks: AsyncIterator[Any], mender: Mender, toolset: Optio
         flushed = _flush(last, index, state, mender, "length", for_calls)
         if flushed is not None:
             yield flushed
+
+
+def _held_as_sent(like: Any, index: int, state: _Choice) -> Any:
+    """A chunk with what is held of a choice's calls, as the model sent it; empties the hold."""
+    deltas = [ChatCompletionDeltaToolCall(index=i, id=h["id"] or None, type="function",
+                                          function=Function(name=h["name"], arguments=h["arguments"]))
+              for i, h in sorted(state.held.items())]
+    state.held.clear()
+    return ModelResponseStream(id=_get(like, "id"), created=_get(like, "created"),
+                               model=_get(like, "model"),
+                               choices=[{"index": index, "finish_reason": None,
+                                         "delta": Delta(tool_calls=deltas)}])
 
 
 def _hold_recovered(state: _Choice, recovered: List[Any]) -> None:
