@@ -147,6 +147,19 @@ def test_broken_call_comes_back_repaired(proxy):
     expect(proxy, check)
 
 
+def test_call_leaked_into_text_becomes_a_tool_call(proxy):
+    completion = proxy.client().chat.completions.create(
+        model="hermes", messages=USER, tools=[READ_FILE])
+    choice = completion.choices[0]
+
+    def check():
+        assert [json.loads(c.function.arguments) for c in choice.message.tool_calls or []] == [REPAIRED]
+        assert choice.message.content.strip() == "Let me look."
+        assert choice.finish_reason == "tool_calls"
+
+    expect(proxy, check)
+
+
 def _streamed(proxy, model: str):
     stream = proxy.client().chat.completions.create(
         model=model, messages=USER, tools=[READ_FILE], stream=True)
