@@ -1,8 +1,9 @@
 //! `toolmend._toolmend`: the native half of the `toolmend` Python package.
 //!
 //! The Python package (`python/toolmend/`) re-exports these classes and adds the pure-Python
-//! parts: the json_repair-compatible functions and the openai/anthropic SDK helpers. Work on
-//! inputs over [`DETACH_BYTES`] runs with the GIL released, so other Python threads go on.
+//! parts: the json_repair-compatible functions, the openai/anthropic SDK helpers and the
+//! framework adapters (`toolmend.integrations`). Work on inputs over [`DETACH_BYTES`] runs with
+//! the GIL released, so other Python threads go on.
 
 mod convert;
 mod strict;
