@@ -1,4 +1,5 @@
-"""``mend_stream`` on LiteLLM's own stream chunks: held fragments, a cut-off stream, the bound."""
+"""LiteLLM hooks in process: ``mend_stream`` on LiteLLM's own stream chunks (held fragments, a
+cut-off stream, the bound) and what the guardrail records in LiteLLM's logging metadata."""
 
 from __future__ import annotations
 
@@ -62,3 +63,18 @@ def test_past_the_bound_calls_pass_through_as_sent(monkeypatch):
     monkeypatch.setattr(tm_litellm, "MAX_HELD_BYTES", 10)
     out = run(chunks(ALIASED))
     assert arguments_of(out) == ALIASED
+
+
+def test_guardrail_records_its_changes_in_litellms_logging_metadata():
+    guardrail = tm_litellm.ToolmendGuardrail(guardrail_name="toolmend",
+                                             event_hook=["pre_call", "post_call"], default_on=True)
+    data = {"tools": [READ_FILE], "metadata": {}, "messages": [
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "h1", "type": "function", "function": {"name": "read_file", "arguments": ""}}]}]}
+    asyncio.run(guardrail.async_pre_call_hook(None, None, data, "completion"))
+    assert data["messages"][0]["tool_calls"][0]["function"]["arguments"] == "{}"
+    [info] = data["metadata"]["standard_logging_guardrail_information"]
+    assert info["guardrail_name"] == "toolmend" and info["guardrail_status"] == "success"
+    assert info["guardrail_response"] == {"toolmend": {"history": {"repaired": 0, "emptied": 1}}}
+    headers = asyncio.run(guardrail.async_post_call_response_headers_hook(data, None, None))
+    assert headers == {"x-toolmend-repairs": "1"}
