@@ -1,14 +1,16 @@
 //! `toolmend._toolmend`: the native half of the `toolmend` Python package.
 //!
 //! The Python package (`python/toolmend/`) re-exports these classes and adds the pure-Python
-//! parts: the json_repair-compatible functions and the openai/anthropic SDK helpers. Work on
-//! inputs over [`DETACH_BYTES`] runs with the GIL released, so other Python threads go on.
+//! parts: the json_repair-compatible functions, the openai/anthropic SDK helpers and the
+//! framework adapters (`toolmend.integrations`). Work on inputs over [`DETACH_BYTES`] runs with
+//! the GIL released, so other Python threads go on.
 
 mod convert;
 mod strict;
 
 use std::sync::{Arc, Mutex};
 
+use pyo3::IntoPyObjectExt;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
@@ -271,8 +273,8 @@ impl ToolSet {
         self.inner.get(name).is_some()
     }
 
-    fn __repr__(&self) -> String {
-        format!("ToolSet({:?})", self.names())
+    fn __repr__(&self, py: Python<'_>) -> String {
+        format!("ToolSet({})", py_repr(py, self.names()))
     }
 }
 
@@ -286,8 +288,20 @@ struct Repair {
 
 #[pymethods]
 impl Repair {
-    fn __repr__(&self) -> String {
-        format!("Repair(kind={:?}, path={:?})", self.kind, self.path)
+    fn __repr__(&self, py: Python<'_>) -> String {
+        format!(
+            "Repair(kind={}, path={})",
+            py_repr(py, &self.kind),
+            py_repr(py, &self.path)
+        )
+    }
+
+    /// The repair as a plain dict (`kind`, `path`), for logs and JSON.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("kind", &self.kind)?;
+        d.set_item("path", &self.path)?;
+        Ok(d)
     }
 }
 
@@ -377,18 +391,82 @@ impl Call {
         self.repairs.iter().any(|r| r.borrow(py).kind == kind)
     }
 
-    fn __repr__(&self) -> String {
-        format!(
-            "Call(name={:?}, status={:?}, arguments_text={:?})",
-            self.name, self.status, self.arguments_text
-        )
+    fn __repr__(&self, py: Python<'_>) -> String {
+        let kinds: Vec<String> = self
+            .repairs
+            .iter()
+            .map(|r| r.borrow(py).kind.clone())
+            .collect();
+        let mut out = format!(
+            "Call(name={}, status={}, arguments_text={}",
+            py_repr(py, &self.name),
+            py_repr(py, &self.status),
+            py_repr(py, repr_clip(&self.arguments_text))
+        );
+        if !kinds.is_empty() {
+            out.push_str(&format!(", repairs={}", py_repr(py, kinds)));
+        }
+        if let Some(error) = &self.error {
+            out.push_str(&format!(", error={}", py_repr(py, repr_clip(error))));
+        }
+        out.push(')');
+        out
     }
+
+    /// Everything about the call as plain Python values (dicts, lists, str, int, None), for
+    /// logs and JSON: the attributes, `repairs` as dicts, and `dispatchable`.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("id", &self.id)?;
+        d.set_item("name", &self.name)?;
+        d.set_item("origin", &self.origin)?;
+        d.set_item("status", &self.status)?;
+        d.set_item("arguments", self.arguments.bind(py))?;
+        d.set_item("arguments_text", &self.arguments_text)?;
+        let repairs = self
+            .repairs
+            .iter()
+            .map(|r| r.borrow(py).to_dict(py))
+            .collect::<PyResult<Vec<_>>>()?;
+        d.set_item("repairs", repairs)?;
+        d.set_item("notes", &self.notes)?;
+        d.set_item("outcome", &self.outcome)?;
+        d.set_item("error", &self.error)?;
+        d.set_item("native_index", self.native_index)?;
+        d.set_item("dispatchable", self.dispatchable())?;
+        Ok(d)
+    }
+}
+
+/// Python's `repr` of a value (what a `__repr__` shows of its fields).
+fn py_repr<'py, T: IntoPyObject<'py>>(py: Python<'py>, value: T) -> String {
+    value
+        .into_bound_py_any(py)
+        .and_then(|o| o.repr())
+        .map_or_else(|_| "?".to_owned(), |r| r.to_string())
+}
+
+/// Longest text a `repr` shows before eliding the middle (arguments can be megabytes).
+const REPR_TEXT_CHARS: usize = 120;
+
+/// `text`, or its head and tail around `…` when it is longer than `REPR_TEXT_CHARS`.
+fn repr_clip(text: &str) -> String {
+    let count = text.chars().count();
+    if count <= REPR_TEXT_CHARS {
+        return text.to_owned();
+    }
+    let half = REPR_TEXT_CHARS / 2;
+    let head: String = text.chars().take(half).collect();
+    let tail: String = text.chars().skip(count - half).collect();
+    format!("{head}…{tail}")
 }
 
 /// A conversation's storm window and retry budget, shared by the turns of one session.
 #[pyclass(frozen, module = "toolmend")]
 struct Session {
     inner: Mutex<toolmend::Session>,
+    /// The options as given (`None`: the library's default), for `repr`.
+    options: (Option<usize>, Option<usize>, Option<u8>),
 }
 
 #[pymethods]
@@ -414,12 +492,28 @@ impl Session {
         };
         Self {
             inner: Mutex::new(inner),
+            options: (window, threshold, max_reprompts),
         }
     }
 
     /// A new user message: the storm window starts afresh (the retry budget does not).
     fn new_user_turn(&self) {
         lock(&self.inner).new_user_turn();
+    }
+
+    fn __repr__(&self) -> String {
+        let (window, threshold, max_reprompts) = self.options;
+        let mut parts = Vec::new();
+        if let Some(w) = window {
+            parts.push(format!("window={w}"));
+        }
+        if let Some(t) = threshold {
+            parts.push(format!("threshold={t}"));
+        }
+        if let Some(m) = max_reprompts {
+            parts.push(format!("max_reprompts={m}"));
+        }
+        format!("Session({})", parts.join(", "))
     }
 }
 
@@ -434,6 +528,41 @@ struct TurnResult {
     reasoning: Option<String>,
     calls: Vec<Py<Call>>,
     report: Py<PyAny>,
+}
+
+#[pymethods]
+impl TurnResult {
+    fn __repr__(&self, py: Python<'_>) -> String {
+        let calls: Vec<String> = self
+            .calls
+            .iter()
+            .map(|c| {
+                let c = c.borrow(py);
+                format!("{}:{}", c.name, c.status)
+            })
+            .collect();
+        format!(
+            "TurnResult(calls={}, content={})",
+            py_repr(py, calls),
+            py_repr(py, self.content.as_deref().map(repr_clip))
+        )
+    }
+
+    /// The result as plain Python values: `content`, `reasoning`, `calls` (each `Call.to_dict()`)
+    /// and `report`.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("content", &self.content)?;
+        d.set_item("reasoning", &self.reasoning)?;
+        let calls = self
+            .calls
+            .iter()
+            .map(|c| c.borrow(py).to_dict(py))
+            .collect::<PyResult<Vec<_>>>()?;
+        d.set_item("calls", calls)?;
+        d.set_item("report", self.report.bind(py))?;
+        Ok(d)
+    }
 }
 
 /// The repair pipeline over a set of tools; safe to share across threads.
@@ -570,6 +699,10 @@ impl Mender {
             .map(|t| t.name().to_owned())
             .collect()
     }
+
+    fn __repr__(&self, py: Python<'_>) -> String {
+        format!("Mender(tools={})", py_repr(py, self.tool_names()))
+    }
 }
 
 /// An OpenAI-style assistant message as the library's turn.
@@ -627,11 +760,55 @@ impl RecoveredCall {
 
 #[pymethods]
 impl RecoveredCall {
-    fn __repr__(&self) -> String {
+    fn __repr__(&self, py: Python<'_>) -> String {
         format!(
-            "RecoveredCall(name={:?}, family={:?}, arguments={:?})",
-            self.name, self.family, self.arguments
+            "RecoveredCall(name={}, family={}, arguments={})",
+            py_repr(py, &self.name),
+            py_repr(py, &self.family),
+            py_repr(py, repr_clip(&self.arguments))
         )
+    }
+
+    /// The call as a plain dict, for logs and JSON.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("name", &self.name)?;
+        d.set_item("written_name", &self.written_name)?;
+        d.set_item("family", &self.family)?;
+        d.set_item("arguments", &self.arguments)?;
+        d.set_item("arguments_unwrapped", self.arguments_unwrapped)?;
+        d.set_item("span", self.span)?;
+        d.set_item("channel", &self.channel)?;
+        Ok(d)
+    }
+}
+
+#[pymethods]
+impl Recovered {
+    fn __repr__(&self, py: Python<'_>) -> String {
+        let calls: Vec<String> = self
+            .calls
+            .iter()
+            .map(|c| c.borrow(py).name.clone())
+            .collect();
+        format!(
+            "Recovered(text={}, calls={})",
+            py_repr(py, repr_clip(&self.text)),
+            py_repr(py, calls)
+        )
+    }
+
+    /// `text` and `calls` (each `RecoveredCall.to_dict()`) as plain Python values.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("text", &self.text)?;
+        let calls = self
+            .calls
+            .iter()
+            .map(|c| c.borrow(py).to_dict(py))
+            .collect::<PyResult<Vec<_>>>()?;
+        d.set_item("calls", calls)?;
+        Ok(d)
     }
 }
 
@@ -743,6 +920,17 @@ impl StreamRecoverer {
         released.calls.clear();
         r.push_into(&self.tools, chunk, released);
         self.output(py, &released.calls, released.text.clone())
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> String {
+        let finished = lock(&self.state).0.is_none();
+        let names: Vec<String> = self.tools.iter().map(|t| t.name().to_owned()).collect();
+        format!(
+            "StreamRecoverer(tools={}, channel={}, finished={})",
+            py_repr(py, names),
+            py_repr(py, &self.channel),
+            if finished { "True" } else { "False" }
+        )
     }
 
     /// Ends the text; returns the rest (text held back, calls completed at the end).

@@ -48,6 +48,8 @@ class Repair:
     def kind(self) -> str: ...
     @property
     def path(self) -> str: ...
+    def to_dict(self) -> Dict[str, str]:
+        """``{"kind": …, "path": …}``."""
 
 Status = Literal["valid", "repaired", "recovered", "invalid", "suppressed", "unvalidated"]
 
@@ -79,6 +81,8 @@ class Call:
     @property
     def dispatchable(self) -> bool: ...
     def has(self, kind: str) -> bool: ...
+    def to_dict(self) -> Dict[str, Any]:
+        """Every attribute as plain Python values (``repairs`` as dicts, plus ``dispatchable``)."""
 
 class Session:
     """A conversation's storm window and retry budget."""
@@ -103,6 +107,8 @@ class TurnResult:
     def calls(self) -> List[Call]: ...
     @property
     def report(self) -> Dict[str, int]: ...
+    def to_dict(self) -> Dict[str, Any]:
+        """``content``, ``reasoning``, ``calls`` (each ``Call.to_dict()``) and ``report``."""
 
 class Mender:
     """The repair pipeline over a set of tools; safe to share across threads."""
@@ -152,6 +158,7 @@ class RecoveredCall:
     def span(self) -> Tuple[int, int]: ...
     @property
     def channel(self) -> Literal["content", "reasoning"]: ...
+    def to_dict(self) -> Dict[str, Any]: ...
 
 class Recovered:
     """Text with the markup of recovered calls removed, and those calls."""
@@ -160,6 +167,8 @@ class Recovered:
     def text(self) -> str: ...
     @property
     def calls(self) -> List[RecoveredCall]: ...
+    def to_dict(self) -> Dict[str, Any]:
+        """``text`` and ``calls`` (each ``RecoveredCall.to_dict()``)."""
 
 def recover(
     text: str,
