@@ -175,13 +175,13 @@ export function recoverToolCallsMiddleware(settings: RecoverMiddlewareSettings =
     specificationVersion: 'v3' as const,
     middlewareVersion: 'v2' as const,
 
-    async wrapGenerate<R extends { content: Part[]; finishReason: unknown }>({ doGenerate, params }: { doGenerate: () => PromiseLike<R>; params: CallParams }): Promise<R> {
+    async wrapGenerate<C extends { type: string }, R extends { content: C[]; finishReason: unknown }>({ doGenerate, params }: { doGenerate: () => PromiseLike<R>; params: CallParams }): Promise<R> {
       const result = await doGenerate();
       const set = toolSetFor(params, cache);
       if (set === null) return result;
       let found = 0;
       const content: Part[] = [];
-      for (const part of result.content) {
+      for (const part of result.content as unknown as Part[]) {
         if (part.type !== 'text' || typeof part['text'] !== 'string') {
           content.push(part);
           continue;
@@ -198,10 +198,10 @@ export function recoverToolCallsMiddleware(settings: RecoverMiddlewareSettings =
           found += 1;
         }
       }
-      return found === 0 ? result : { ...result, content, finishReason: toolCallsFinish(result.finishReason) };
+      return found === 0 ? result : { ...result, content: content as unknown as C[], finishReason: toolCallsFinish(result.finishReason) };
     },
 
-    async wrapStream<R extends { stream: ReadableStream<Part> }>({ doStream, params }: { doStream: () => PromiseLike<R>; params: CallParams }): Promise<R> {
+    async wrapStream<S extends { type: string }, R extends { stream: ReadableStream<S> }>({ doStream, params }: { doStream: () => PromiseLike<R>; params: CallParams }): Promise<R> {
       const result = await doStream();
       const set = toolSetFor(params, cache);
       if (set === null) return result;
@@ -215,7 +215,7 @@ export function recoverToolCallsMiddleware(settings: RecoverMiddlewareSettings =
           found += 1;
         }
       };
-      const stream = result.stream.pipeThrough(
+      const stream = (result.stream as unknown as ReadableStream<Part>).pipeThrough(
         new TransformStream<Part, Part>({
           transform(part, controller) {
             const id = typeof part['id'] === 'string' ? part['id'] : '';
@@ -261,7 +261,7 @@ export function recoverToolCallsMiddleware(settings: RecoverMiddlewareSettings =
           },
         }),
       );
-      return { ...result, stream };
+      return { ...result, stream: stream as unknown as ReadableStream<S> };
     },
   };
 }
