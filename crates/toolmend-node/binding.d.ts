@@ -97,10 +97,11 @@ export interface Call {
   /** `valid`, `repaired`, `recovered`, `invalid`, `suppressed` or `unvalidated`. */
   status: string
   /**
-   * The text to dispatch: the input bytes when valid, compact JSON when repaired, the input
-   * when invalid.
+   * The text to dispatch: compact JSON when repaired, the input when invalid; absent when
+   * the call is valid, whose text is the input itself (JavaScript keeps its own string, so
+   * a valid call's text never crosses back).
    */
-  argumentsText: string
+  argumentsText?: string
   /**
    * The final arguments as JSON text when they differ from `argumentsText` (an invalid call
    * whose text could be read); absent when `argumentsText` is them or there are none.

@@ -52,6 +52,9 @@ export function jsonrepair(text: string): string {
 
 /** Reads a JSON document of any root leniently; throws a {@link SalvageError} when it cannot. */
 export function salvageJson(text: string, options: SalvageJsonOptions = {}): Salvaged {
+  // No JSON.parse attempt first: on malformed text its SyntaxError costs more than the whole
+  // repair of a small call (bench/node). Strict JSON comes back without its text (`text`
+  // absent) and is parsed here once.
   const result = call(() => native.repairDocument(text, options));
   if (result.error) throw salvageError(result.error);
   const out = result.text ?? text;

@@ -53,14 +53,14 @@ export class CallResult {
   #raw: native.Call;
   #arguments: JsonValue | undefined;
 
-  /** @internal */
-  constructor(raw: native.Call) {
+  /** @internal `input`: the argument text given, a valid call's text (which does not cross back). */
+  constructor(raw: native.Call, input?: string) {
     this.#raw = raw;
     this.id = raw.id;
     this.name = raw.name;
     this.origin = raw.origin as CallOrigin;
     this.status = raw.status as CallStatus;
-    this.argumentsText = raw.argumentsText;
+    this.argumentsText = raw.argumentsText ?? input ?? '';
     this.repairs = raw.repairs;
     this.notes = raw.notes;
     this.error = raw.error ?? null;
@@ -72,7 +72,7 @@ export class CallResult {
   get arguments(): JsonValue {
     if (this.#arguments === undefined) {
       const raw = this.#raw;
-      this.#arguments = !raw.hasArguments ? null : (JSON.parse(raw.argumentsJson ?? raw.argumentsText) as JsonValue);
+      this.#arguments = !raw.hasArguments ? null : (JSON.parse(raw.argumentsJson ?? this.argumentsText) as JsonValue);
     }
     return this.#arguments;
   }
@@ -206,12 +206,12 @@ export class Mender {
    * failed. Never throws for a broken call: it comes back `invalid` with `error` set.
    */
   repairCall(name: string, argumentsText: string): CallResult {
-    return new CallResult(this.native.repairCall(name, argumentsText));
+    return new CallResult(this.native.repairCall(name, argumentsText), argumentsText);
   }
 
   /** {@link Mender.repairCall} on the libuv thread pool (worth it only for large texts). */
   async repairCallAsync(name: string, argumentsText: string): Promise<CallResult> {
-    return new CallResult(await this.native.repairCallAsync(name, argumentsText));
+    return new CallResult(await this.native.repairCallAsync(name, argumentsText), argumentsText);
   }
 
   /** Runs one assistant message through every stage with the session's state. */

@@ -7,7 +7,9 @@ use napi::bindgen_prelude::AsyncTask;
 use napi::{Env, Error, Result, Status, Task};
 use napi_derive::napi;
 use serde_json::Value;
-use toolmend::{AssistantTurn, CallResult, Limits, MenderOptions, RecoverMode, ToolCall};
+use toolmend::{
+    AssistantTurn, CallResult, Limits, MenderOptions, RecoverMode, Status as CallStatus, ToolCall,
+};
 
 use crate::label::label;
 use crate::tools::ToolSet;
@@ -34,9 +36,10 @@ pub struct Call {
     pub origin: String,
     /// `valid`, `repaired`, `recovered`, `invalid`, `suppressed` or `unvalidated`.
     pub status: String,
-    /// The text to dispatch: the input bytes when valid, compact JSON when repaired, the input
-    /// when invalid.
-    pub arguments_text: String,
+    /// The text to dispatch: compact JSON when repaired, the input when invalid; absent when
+    /// the call is valid, whose text is the input itself (JavaScript keeps its own string, so
+    /// a valid call's text never crosses back).
+    pub arguments_text: Option<String>,
     /// The final arguments as JSON text when they differ from `argumentsText` (an invalid call
     /// whose text could be read); absent when `argumentsText` is them or there are none.
     pub arguments_json: Option<String>,
@@ -55,7 +58,9 @@ pub struct Call {
 }
 
 impl Call {
-    fn from_result(r: &CallResult) -> Self {
+    /// The call as JavaScript sees it; `echo_valid` false leaves out a valid call's text (the
+    /// caller holds it: `repairCall`'s own argument).
+    fn from_result(r: &CallResult, echo_valid: bool) -> Self {
         let arguments_json = match &r.arguments {
             Some(value) if !r.is_dispatchable() => Some(value.to_string()),
             _ => None,
@@ -65,7 +70,8 @@ impl Call {
             name: r.name.to_string(),
             origin: label(&r.origin),
             status: label(&r.status),
-            arguments_text: r.arguments_text.clone(),
+            arguments_text: (echo_valid || r.status != CallStatus::Valid)
+                .then(|| r.arguments_text.clone()),
             arguments_json,
             has_arguments: r.arguments.is_some(),
             repairs: r
@@ -236,7 +242,7 @@ impl Mender {
     #[napi]
     #[must_use]
     pub fn repair_call(&self, name: String, arguments: String) -> Call {
-        Call::from_result(&self.inner.repair_call(&name, &arguments))
+        Call::from_result(&self.inner.repair_call(&name, &arguments), false)
     }
 
     /// `repairCall` on the libuv thread pool, for argument texts large enough that the hop
@@ -276,7 +282,11 @@ impl Mender {
         Ok(Turn {
             content: result.content,
             reasoning: result.reasoning,
-            calls: result.calls.iter().map(Call::from_result).collect(),
+            calls: result
+                .calls
+                .iter()
+                .map(|c| Call::from_result(c, true))
+                .collect(),
             report_json,
         })
     }
@@ -317,7 +327,7 @@ impl Task for RepairTask {
     }
 
     fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<Self::JsValue> {
-        Ok(Call::from_result(&output))
+        Ok(Call::from_result(&output, false))
     }
 }
 
