@@ -39,13 +39,15 @@ function isLangChainTool(tool: unknown): tool is LangChainToolLike {
 function toolSetOf(tools: LangChainTools): ToolSet {
   if (tools instanceof ToolSet) return tools;
   if (Array.isArray(tools) && tools.some(isLangChainTool)) {
-    const list: McpTool[] = (tools as readonly LangChainToolLike[]).map((t) => {
+    // LangChain tools become MCP tool objects; tool dicts (OpenAI, Anthropic) stay as given.
+    const list = (tools as readonly unknown[]).map((t) => {
+      if (!isLangChainTool(t)) return t;
       const schema = t.schema === undefined ? { type: 'object' } : toJsonSchema(t.schema as Parameters<typeof toJsonSchema>[0]);
       const entry: McpTool = { name: t.name, inputSchema: schema as JsonSchema };
       if (t.description !== undefined) entry.description = t.description;
       return entry;
     });
-    return ToolSet.fromMcp(list);
+    return ToolSet.from(list as McpTool[]);
   }
   return ToolSet.of(tools as ToolsLike);
 }
@@ -111,4 +113,25 @@ export function repairInvalidToolCalls(message: AIMessage, tools: LangChainTools
 /** {@link repairInvalidToolCalls} as a runnable step: `model.pipe(toolRepair(tools))`. */
 export function toolRepair(tools: LangChainTools, settings: LangChainRepairSettings = {}) {
   return RunnableLambda.from((message: AIMessage) => repairInvalidToolCalls(message, tools, settings));
+}
+
+/**
+ * A LangChain v1 agent middleware (`createAgent({ middleware: [toolmendMiddleware()] })`) that
+ * repairs each model response's tool calls against the tools of that call, as
+ * {@link repairInvalidToolCalls} does. Needs the `langchain` package (v1).
+ */
+export function toolmendMiddleware(settings: LangChainRepairSettings = {}) {
+  // Loaded here, not at the top: `toolmend/langchain` works with `@langchain/core` alone.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { createMiddleware } = require('langchain') as typeof import('langchain');
+  return createMiddleware({
+    name: 'toolmend',
+    wrapModelCall: async (request, handler) => {
+      const response = await handler(request);
+      const tools = request.tools as unknown as LangChainTools;
+      if (!(response instanceof AIMessage) || !Array.isArray(tools) || tools.length === 0) return response;
+      // The mender is built once per tools array (the agent passes the same one on every call).
+      return repairInvalidToolCalls(response, tools, settings);
+    },
+  });
 }

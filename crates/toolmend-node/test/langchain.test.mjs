@@ -101,3 +101,51 @@ describe('toolmend/langchain', () => {
     assert.equal(repairInvalidToolCalls(fine, [readFile]), fine);
   });
 });
+
+describe('toolmendMiddleware (LangChain v1 createAgent)', async () => {
+  const { createAgent, FakeToolCallingModel: LangChainFake } = await import('langchain');
+  const { toolmendMiddleware } = await import('toolmend/langchain');
+
+  /** Our fake model, bindable as createAgent needs. */
+  class BindableFake extends FakeToolCallingModel {
+    constructor(rawToolCalls) {
+      super(rawToolCalls);
+      this.turn = 0;
+    }
+
+    bindTools() {
+      return this;
+    }
+
+    async _generate() {
+      // The broken call first, then a plain answer.
+      this.turn += 1;
+      if (this.turn > 1) return { generations: [{ text: 'done', message: new AIMessage('done') }] };
+      return super._generate();
+    }
+  }
+
+  it('the agent runs the tool with repaired arguments (wrong keys and types)', async () => {
+    const { ran, readFile } = recordingTool();
+    const model = new LangChainFake({ toolCalls: [[{ name: 'read_file', args: { file_path: 'a.txt', limit: '20' }, id: '1' }], []] });
+    const agent = createAgent({ model, tools: [readFile], middleware: [toolmendMiddleware()] });
+    await agent.invoke({ messages: [{ role: 'user', content: 'read a.txt' }] });
+    assert.deepEqual(ran, [{ path: 'a.txt', limit: 20 }]);
+  });
+
+  it('without it the agent reports the schema error and the tool never runs', async () => {
+    const { ran, readFile } = recordingTool();
+    const model = new LangChainFake({ toolCalls: [[{ name: 'read_file', args: { file_path: 'a.txt', limit: '20' }, id: '1' }], []] });
+    const agent = createAgent({ model, tools: [readFile] });
+    const result = await agent.invoke({ messages: [{ role: 'user', content: 'read a.txt' }] }).catch((e) => e);
+    assert.deepEqual(ran, []);
+    assert.ok(result instanceof Error || result.messages.some((m) => m.type === 'tool' && m.status === 'error'));
+  });
+
+  it('the agent runs a call from invalid_tool_calls', async () => {
+    const { ran, readFile } = recordingTool();
+    const agent = createAgent({ model: new BindableFake([PYTHON_QUOTES]), tools: [readFile], middleware: [toolmendMiddleware()] });
+    await agent.invoke({ messages: [{ role: 'user', content: 'read a.txt' }] });
+    assert.deepEqual(ran, [{ path: 'a.txt', limit: 20 }]);
+  });
+});

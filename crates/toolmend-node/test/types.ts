@@ -5,7 +5,8 @@ import {
   jsonrepair, prepareTools, recover, salvageJson,
 } from 'toolmend';
 import { createRepairToolCall, recoverToolCallsMiddleware, repairToolCall, stormStop } from 'toolmend/ai-sdk';
-import { repairInvalidToolCalls } from 'toolmend/langchain';
+import { repairInvalidToolCalls, toolmendMiddleware } from 'toolmend/langchain';
+import { createAgent } from 'langchain';
 import { generateText, stepCountIs, tool, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { z } from 'zod';
@@ -48,5 +49,6 @@ void generateText({
 });
 void generateText({ model, prompt: 'hi', experimental_repairToolCall: createRepairToolCall({ mender: { model: 'x' } }) });
 void repairInvalidToolCalls;
+void createAgent({ model: 'openai:gpt-4o', tools: [], middleware: [toolmendMiddleware()] });
 
 export { outcome, error, text, calls, found, prepared, value };
