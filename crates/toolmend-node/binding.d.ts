@@ -38,9 +38,12 @@ export declare class Mender {
 export declare class Session {
   /**
    * A session; `window`/`threshold` tune the storm breaker (the `threshold`th identical call
-   * within `window` calls is suppressed), `maxReprompts` the retries per invalid call.
+   * within `window` calls is suppressed), `maxReprompts` the retries per invalid call (at
+   * most 5). Each defaults to the library's (`DEFAULT_STORM_WINDOW`, …).
    */
   constructor(window?: number | undefined | null, threshold?: number | undefined | null, maxReprompts?: number | undefined | null)
+  /** Changes the retry budget from now on; the failures counted so far are kept. */
+  setMaxReprompts(maxReprompts: number): void
   /** A new user message: the storm window starts afresh (the retry budget does not). */
   newUserTurn(): void
 }

@@ -273,7 +273,7 @@ interface StepLike {
 
 /** Settings of {@link stormStop}. */
 export interface StormStopSettings {
-  /** Calls the storm breaker looks back over (default 8). */
+  /** Calls the storm breaker looks back over (default 6). */
   window?: number;
   /** The `threshold`th identical call within `window` is a storm (default 3). */
   threshold?: number;

@@ -106,11 +106,11 @@ export class CallResult {
 
 /** Options of {@link Session}. */
 export interface SessionOptions {
-  /** Calls the storm breaker looks back over (default 8). */
+  /** Calls the storm breaker looks back over (default 6). */
   window?: number;
   /** The `threshold`th identical call within `window` is suppressed (default 3). */
   threshold?: number;
-  /** Retries allowed per invalid call (default 2). */
+  /** Retries allowed per invalid call, 0 to 5 (default 1). */
   maxReprompts?: number;
 }
 
@@ -121,6 +121,11 @@ export class Session {
 
   constructor(options: SessionOptions = {}) {
     this.native = call(() => new native.Session(options.window, options.threshold, options.maxReprompts));
+  }
+
+  /** Changes the retry budget from now on (0 to 5); the failures counted so far are kept. */
+  setMaxReprompts(maxReprompts: number): void {
+    call(() => this.native.setMaxReprompts(maxReprompts));
   }
 
   /** A new user message: the storm window starts afresh (the retry budget does not). */

@@ -7,6 +7,7 @@ use napi::bindgen_prelude::AsyncTask;
 use napi::{Env, Error, Result, Status, Task};
 use napi_derive::napi;
 use serde_json::Value;
+use toolmend::turn;
 use toolmend::{
     AssistantTurn, CallResult, Limits, MenderOptions, RecoverMode, Status as CallStatus, ToolCall,
 };
@@ -97,6 +98,11 @@ pub struct Session {
     inner: Mutex<toolmend::Session>,
 }
 
+/// A retry budget from JavaScript, capped at the library's `MAX_REPROMPTS`.
+fn reprompts(n: u32) -> u8 {
+    u8::try_from(n).map_or(turn::MAX_REPROMPTS, |n| n.min(turn::MAX_REPROMPTS))
+}
+
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
@@ -104,28 +110,25 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 #[napi]
 impl Session {
     /// A session; `window`/`threshold` tune the storm breaker (the `threshold`th identical call
-    /// within `window` calls is suppressed), `maxReprompts` the retries per invalid call.
+    /// within `window` calls is suppressed), `maxReprompts` the retries per invalid call (at
+    /// most 5). Each defaults to the library's (`DEFAULT_STORM_WINDOW`, …).
     #[napi(constructor)]
     #[must_use]
     pub fn new(window: Option<u32>, threshold: Option<u32>, max_reprompts: Option<u32>) -> Self {
         let size = |n: u32| usize::try_from(n).unwrap_or(usize::MAX);
-        let reprompts = max_reprompts.map(|m| u8::try_from(m).unwrap_or(u8::MAX));
-        let inner = if window.is_none() && threshold.is_none() {
-            let mut s = toolmend::Session::new();
-            if let Some(m) = reprompts {
-                s.set_max_reprompts(m);
-            }
-            s
-        } else {
-            toolmend::Session::with_limits(
-                window.map_or(8, size),
-                threshold.map_or(3, size),
-                reprompts.unwrap_or(2),
-            )
-        };
         Self {
-            inner: Mutex::new(inner),
+            inner: Mutex::new(toolmend::Session::with_limits(
+                window.map_or(turn::DEFAULT_STORM_WINDOW, size),
+                threshold.map_or(turn::DEFAULT_STORM_THRESHOLD, size),
+                max_reprompts.map_or(turn::DEFAULT_MAX_REPROMPTS, reprompts),
+            )),
         }
+    }
+
+    /// Changes the retry budget from now on; the failures counted so far are kept.
+    #[napi]
+    pub fn set_max_reprompts(&self, max_reprompts: u32) {
+        lock(&self.inner).set_max_reprompts(reprompts(max_reprompts));
     }
 
     /// A new user message: the storm window starts afresh (the retry budget does not).
