@@ -287,11 +287,17 @@ export interface StormStopSettings {
  * (it remembers the steps it has seen).
  */
 export function stormStop(settings: StormStopSettings = {}) {
-  let session = new Session({ ...(settings.window !== undefined && { window: settings.window }), ...(settings.threshold !== undefined && { threshold: settings.threshold }) });
+  const fresh = () =>
+    new Session({
+      ...(settings.window !== undefined && { window: settings.window }),
+      ...(settings.threshold !== undefined && { threshold: settings.threshold }),
+    });
+  let session = fresh();
   let seen = 0;
   return ({ steps }: { steps: readonly StepLike[] }): boolean => {
     if (steps.length < seen) {
-      session = new Session({ ...(settings.window !== undefined && { window: settings.window }), ...(settings.threshold !== undefined && { threshold: settings.threshold }) });
+      // A new run reusing the condition: start over.
+      session = fresh();
       seen = 0;
     }
     let storm = false;
