@@ -94,6 +94,18 @@ pub fn repair_document(
     options: Option<DocumentReadOptions>,
 ) -> Result<DocumentResult> {
     let options = read_options(options.unwrap_or_default())?;
+    // Strict JSON is the answer as given: checked without building its value (the document
+    // reading's own strict parse builds one, which only this check's answer is needed from).
+    if text.len() <= options.salvage.max_bytes
+        && serde_json::from_str::<serde::de::IgnoredAny>(&text).is_ok()
+    {
+        return Ok(DocumentResult {
+            text: None,
+            error: None,
+            repairs: Vec::new(),
+            truncated: false,
+        });
+    }
     Ok(match salvage_document(&text, &options) {
         Ok(doc) => {
             let strict = doc.repairs.is_empty() && !doc.truncated && doc.values.len() == 1;
