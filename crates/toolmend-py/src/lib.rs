@@ -484,10 +484,11 @@ impl Session {
                 }
                 s
             }
+            // What is not given keeps the library's default, as `Session::new` would.
             (w, t) => toolmend::Session::with_limits(
-                w.unwrap_or(8),
-                t.unwrap_or(3),
-                max_reprompts.unwrap_or(2),
+                w.unwrap_or(toolmend::turn::DEFAULT_STORM_WINDOW),
+                t.unwrap_or(toolmend::turn::DEFAULT_STORM_THRESHOLD),
+                max_reprompts.unwrap_or(toolmend::turn::DEFAULT_MAX_REPROMPTS),
             ),
         };
         Self {

@@ -137,6 +137,16 @@ def test_session_storm_breaker(tools):
     session.new_user_turn()
 
 
+def test_session_limits_not_given_keep_the_library_defaults(tools):
+    # Only `window` given: the threshold and the retry budget stay the library's (3 and 1), as
+    # with `Session()`; they used to fall back to other numbers (3 and 2).
+    mender = toolmend.Mender(tools)
+    bad = {"tool_calls": [{"id": "x", "function": {"name": "read", "arguments": '{"limit": 1}'}}]}
+    def outcomes(session):
+        return [mender.run_turn(session, bad).calls[0].outcome for _ in range(3)]
+    assert outcomes(toolmend.Session(window=6)) == outcomes(toolmend.Session())
+
+
 def test_recover_and_stream(tools):
     text = 'Sure.\n<tool_call>\n{"name": "read", "arguments": {"path": "a.rs"}}\n</tool_call>\nDone.'
     found = toolmend.recover(text, tools)
