@@ -9,7 +9,7 @@ use napi_derive::napi;
 use serde_json::Value;
 use toolmend::turn;
 use toolmend::{
-    AssistantTurn, CallResult, Limits, MenderOptions, RecoverMode, Status as CallStatus, ToolCall,
+    AssistantTurn, CallResult, Limits, MenderOptions, RecoverMode, Status as CallStatus,
 };
 
 use crate::label::label;
@@ -273,7 +273,8 @@ impl Mender {
         let message: Value = serde_json::from_str(&message_json).map_err(|e| {
             Error::new(Status::InvalidArg, format!("message is not JSON text: {e}"))
         })?;
-        let mut turn = assistant_turn(&message)?;
+        let mut turn = AssistantTurn::from_openai_message(&message)
+            .map_err(|e| Error::new(Status::InvalidArg, e.to_string()))?;
         turn.finish_reason = finish_reason;
         turn.new_user_turn = new_user_turn.unwrap_or(false);
         let result = {
@@ -332,32 +333,4 @@ impl Task for RepairTask {
     fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<Self::JsValue> {
         Ok(Call::from_result(&output, false))
     }
-}
-
-/// An OpenAI-style assistant message as the library's turn.
-fn assistant_turn(message: &Value) -> Result<AssistantTurn> {
-    let text = |key: &str| message.get(key).and_then(Value::as_str).map(str::to_owned);
-    let mut turn = AssistantTurn::default();
-    turn.content = text("content");
-    turn.reasoning = text("reasoning_content").or_else(|| text("reasoning"));
-    if let Some(calls) = message.get("tool_calls").and_then(Value::as_array) {
-        for call in calls {
-            let function = call.get("function").unwrap_or(call);
-            let name = function
-                .get("name")
-                .and_then(Value::as_str)
-                .ok_or_else(|| {
-                    Error::new(Status::InvalidArg, "every tool call needs function.name")
-                })?;
-            let arguments = match function.get("arguments") {
-                Some(Value::String(s)) => s.clone(),
-                None | Some(Value::Null) => String::new(),
-                // Already parsed (some clients): its JSON text.
-                Some(other) => other.to_string(),
-            };
-            let id = call.get("id").and_then(Value::as_str).unwrap_or_default();
-            turn.tool_calls.push(ToolCall::new(id, name, arguments));
-        }
-    }
-    Ok(turn)
 }

@@ -20,7 +20,7 @@ use toolmend::salvage::{
     DocumentOptions, SalvageErrorKind, SalvageOptions, TruncationPolicy, salvage_broken_document,
     salvage_document,
 };
-use toolmend::{AssistantTurn, CallResult, Limits, MenderOptions, RecoverMode, ToolCall};
+use toolmend::{AssistantTurn, CallResult, Limits, MenderOptions, RecoverMode};
 
 use convert::{to_py, to_value};
 
@@ -649,7 +649,8 @@ impl Mender {
         new_user_turn: bool,
     ) -> PyResult<TurnResult> {
         let message = to_value(message)?;
-        let mut turn = assistant_turn(&message)?;
+        let mut turn = AssistantTurn::from_openai_message(&message)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
         turn.finish_reason = finish_reason;
         turn.new_user_turn = new_user_turn;
         let mender = &self.inner;
@@ -704,32 +705,6 @@ impl Mender {
     fn __repr__(&self, py: Python<'_>) -> String {
         format!("Mender(tools={})", py_repr(py, self.tool_names()))
     }
-}
-
-/// An OpenAI-style assistant message as the library's turn.
-fn assistant_turn(message: &Value) -> PyResult<AssistantTurn> {
-    let text = |key: &str| message.get(key).and_then(Value::as_str).map(str::to_owned);
-    let mut turn = AssistantTurn::default();
-    turn.content = text("content");
-    turn.reasoning = text("reasoning_content").or_else(|| text("reasoning"));
-    if let Some(calls) = message.get("tool_calls").and_then(Value::as_array) {
-        for call in calls {
-            let function = call.get("function").unwrap_or(call);
-            let name = function
-                .get("name")
-                .and_then(Value::as_str)
-                .ok_or_else(|| PyValueError::new_err("every tool call needs function.name"))?;
-            let arguments = match function.get("arguments") {
-                Some(Value::String(s)) => s.clone(),
-                None | Some(Value::Null) => String::new(),
-                // Already parsed (some clients): its JSON text.
-                Some(other) => other.to_string(),
-            };
-            let id = call.get("id").and_then(Value::as_str).unwrap_or_default();
-            turn.tool_calls.push(ToolCall::new(id, name, arguments));
-        }
-    }
-    Ok(turn)
 }
 
 /// One call found in text: the tool `name`, the markup `family`, `arguments` as JSON text,

@@ -32,4 +32,13 @@ pub enum Error {
         /// The repeated name.
         tool: String,
     },
+    /// An assistant message's tool call cannot be read
+    /// ([`crate::AssistantTurn::from_openai_message`]).
+    #[error("tool call #{index} of the message: {reason}")]
+    Message {
+        /// Position of the call in `tool_calls`.
+        index: usize,
+        /// What is missing.
+        reason: &'static str,
+    },
 }

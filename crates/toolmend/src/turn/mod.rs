@@ -6,6 +6,7 @@
 
 mod budget;
 pub(crate) mod canonical;
+mod message;
 pub(crate) mod names;
 mod storm;
 
