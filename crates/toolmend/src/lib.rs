@@ -43,6 +43,7 @@ assert!(broken.error.unwrap().contains("`/path` is required but missing"));
 
 mod error;
 mod feedback;
+pub mod history;
 mod kind;
 pub mod limits;
 mod mender;

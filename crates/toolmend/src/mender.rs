@@ -171,6 +171,22 @@ impl Mender {
         call
     }
 
+    /// [`Self::repair_call`] counted nowhere (no stats, no tracing event): for calls of a
+    /// history, which every later request of a conversation sends again
+    /// ([`Self::mend_history`]).
+    pub(crate) fn mend_quietly(&self, name: &str, arguments: &str) -> CallResult {
+        let pending = self.mend_call(
+            String::new(),
+            name,
+            (arguments, Strict::Unread),
+            Origin::Native,
+            false,
+            false,
+            &mut Vec::new(),
+        );
+        self.settle(pending, None)
+    }
+
     /// Runs one assistant turn through every stage, with the session's storm and retry state.
     pub fn run_turn(&self, session: &mut Session, turn: &AssistantTurn) -> TurnResult {
         if turn.new_user_turn {
