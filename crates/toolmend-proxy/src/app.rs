@@ -50,7 +50,7 @@ pub fn app(config: ProxyConfig) -> Result<Router, ConfigError> {
     });
     // Installed at build time so `/metrics` lists the series from the first request on.
     let _ = crate::metrics::handle();
-    Ok(Router::new()
+    let routes = Router::new()
         .route("/v1/chat/completions", post(chat))
         .route("/v1/messages", post(messages))
         .route("/v1/responses", post(responses_route))
@@ -62,7 +62,8 @@ pub fn app(config: ProxyConfig) -> Result<Router, ConfigError> {
             Arc::clone(&state),
             limit_concurrency,
         ))
-        .with_state(state))
+        .with_state(state);
+    Ok(routes)
 }
 
 /// Answers 503 in the API's shape when too many requests are in flight.
@@ -227,6 +228,11 @@ async fn repair_route_inner(state: &Arc<AppState>, api: Api, request: Request) -
     if !upstream.status().is_success() {
         return pass_response(upstream);
     }
+    if let Some(encoding) = crate::upstream::undecoded_encoding(upstream.headers()) {
+        tracing::info!(encoding, "upstream answer in an encoding the proxy cannot decode");
+        crate::metrics::count_uninspected(route_label(api), "content_encoding");
+        return pass_response(upstream);
+    }
     let model = view.model.as_deref().unwrap_or("");
     tracing::Span::current().record("model", model);
     let mender = state.cache.get(tools.get(), model);
@@ -277,8 +283,10 @@ async fn repair_route_inner(state: &Arc<AppState>, api: Api, request: Request) -
     while let Some(chunk) = chunks.next().await {
         match chunk {
             Ok(chunk) if body.len() + chunk.len() > config.limits.max_response_bytes => {
-                // Too large to repair: forward what arrived and the rest as received.
+                // Too large to repair: forward what arrived and the rest as received (decoded,
+                // when it came compressed: held no longer than one chunk).
                 tracing::warn!("response over the buffering limit, forwarded unrepaired");
+                crate::metrics::count_uninspected(route_label(api), "too_large");
                 body.extend_from_slice(&chunk);
                 let head = futures_util::stream::once(async move { Ok(body.freeze()) });
                 let rest = chunks.take_while(|c| std::future::ready(c.is_ok()));
@@ -300,6 +308,7 @@ async fn repair_route_inner(state: &Arc<AppState>, api: Api, request: Request) -
     let body = body.freeze();
     let work = Instant::now();
     let Ok(mut value) = serde_json::from_slice::<serde_json::Value>(&body) else {
+        crate::metrics::count_uninspected(route_label(api), "not_json");
         return build(status, response_headers(&headers, false), Body::from(body));
     };
     let (notes, changed) = match api {

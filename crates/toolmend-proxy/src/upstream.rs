@@ -22,7 +22,11 @@ const HOP_BY_HOP: [&str; 9] = [
 /// The upstream server and the client that talks to it.
 #[derive(Debug, Clone)]
 pub(crate) struct Upstream {
+    /// Forwards bodies as they are, compressed or not (other paths, requests without tools).
     client: reqwest::Client,
+    /// Asks for `identity` and decodes gzip, deflate, br and zstd that come back anyway, as
+    /// they stream, for the routes whose answers the proxy reads.
+    decoding: reqwest::Client,
     /// The root without a trailing `/`.
     root: String,
     /// The root ends in `/v1`.
@@ -33,19 +37,28 @@ pub(crate) struct Upstream {
 
 impl Upstream {
     pub(crate) fn new(config: &ProxyConfig) -> Result<Self, reqwest::Error> {
-        let client = reqwest::Client::builder()
-            .connect_timeout(config.limits.connect_timeout)
-            .read_timeout(config.limits.read_timeout)
-            .pool_idle_timeout(std::time::Duration::from_secs(90))
-            .tcp_nodelay(true)
-            // The proxy forwards what it gets: a redirect goes back to the client.
-            .redirect(reqwest::redirect::Policy::none())
+        let builder = || {
+            reqwest::Client::builder()
+                .connect_timeout(config.limits.connect_timeout)
+                .read_timeout(config.limits.read_timeout)
+                .pool_idle_timeout(std::time::Duration::from_secs(90))
+                .tcp_nodelay(true)
+                // The proxy forwards what it gets: a redirect goes back to the client.
+                .redirect(reqwest::redirect::Policy::none())
+        };
+        let client = builder()
+            .no_gzip()
+            .no_brotli()
+            .no_zstd()
+            .no_deflate()
             .build()?;
+        let decoding = builder().build()?;
         let root = config.upstream.trim_end_matches('/').to_owned();
         Ok(Self {
             root_has_v1: root.ends_with("/v1"),
             root,
             client,
+            decoding,
             api_key: config.api_key.clone(),
             upstream_api_key: config.upstream_api_key.clone(),
         })
@@ -91,7 +104,10 @@ impl Upstream {
 
     /// Sends a request upstream with the client's headers (hop-by-hop ones removed).
     ///
-    /// `repairing` asks for an uncompressed body, since the proxy will read it.
+    /// `repairing` asks for an uncompressed body (`Accept-Encoding: identity`), since the proxy
+    /// will read it, and decodes a compressed one the upstream sends anyway: the response then
+    /// has no `Content-Encoding` (unless the encoding was one it cannot decode) and no
+    /// `Content-Length`.
     pub(crate) async fn send(
         &self,
         method: Method,
@@ -110,6 +126,10 @@ impl Upstream {
             }
             out.append(name.clone(), value.clone());
         }
+        if repairing {
+            // Without it a server may pick any encoding, and the proxy could not read the answer.
+            out.insert(header::ACCEPT_ENCODING, HeaderValue::from_static("identity"));
+        }
         if let Some(key) = &self.upstream_api_key {
             match Api::of_path(uri.path()) {
                 Api::Anthropic => {
@@ -125,7 +145,12 @@ impl Upstream {
                 }
             }
         }
-        self.client
+        let client = if repairing {
+            &self.decoding
+        } else {
+            &self.client
+        };
+        client
             .request(method, self.url(uri))
             .headers(out)
             .body(body)
@@ -169,6 +194,14 @@ pub(crate) fn response_headers(from: &HeaderMap, body_may_change: bool) -> Heade
         out.append(name.clone(), value.clone());
     }
     out
+}
+
+/// The `Content-Encoding` of a response the proxy could not decode (one other than
+/// `identity` left after the decoding client), `None` when the body is plain.
+pub(crate) fn undecoded_encoding(headers: &HeaderMap) -> Option<&str> {
+    let value = headers.get(header::CONTENT_ENCODING)?;
+    let text = value.to_str().unwrap_or("?").trim();
+    (!text.is_empty() && !text.eq_ignore_ascii_case("identity")).then_some(text)
 }
 
 fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
