@@ -63,7 +63,33 @@ pub fn app(config: ProxyConfig) -> Result<Router, ConfigError> {
             limit_concurrency,
         ))
         .with_state(state);
-    Ok(routes)
+    // Outside the routes, so a path is normalised before it is routed.
+    Ok(Router::new()
+        .fallback_service(routes)
+        .layer(middleware::from_fn(normalise_path)))
+}
+
+/// Resolves the dot segments of the request path (escaped ones too) before routing, and
+/// answers 400 for a path that would climb above the upstream root: it is never forwarded.
+async fn normalise_path(mut request: Request, next: Next) -> Response {
+    let path = request.uri().path();
+    let normal = match crate::path::normalise_path(path) {
+        Ok(Cow::Borrowed(_)) => return next.run(request).await,
+        Ok(Cow::Owned(normal)) => normal,
+        Err(_) => {
+            tracing::info!(path, "request path climbs above the upstream root: refused");
+            return ProxyError::PathEscapes.into_api_response(Api::of_path(path));
+        }
+    };
+    let target = match request.uri().query() {
+        Some(query) => format!("{normal}?{query}"),
+        None => normal,
+    };
+    match target.parse() {
+        Ok(uri) => *request.uri_mut() = uri,
+        Err(_) => return ProxyError::PathEscapes.into_api_response(Api::of_path(path)),
+    }
+    next.run(request).await
 }
 
 /// Answers 503 in the API's shape when too many requests are in flight.

@@ -55,6 +55,8 @@ pub(crate) enum ProxyError {
     UpstreamTimeout,
     #[error("upstream unreachable: {0}")]
     UpstreamUnreachable(String),
+    #[error("the request path climbs above the upstream root")]
+    PathEscapes,
 }
 
 impl ProxyError {
@@ -66,6 +68,7 @@ impl ProxyError {
             Self::Overloaded(_) => StatusCode::SERVICE_UNAVAILABLE,
             Self::UpstreamTimeout => StatusCode::GATEWAY_TIMEOUT,
             Self::UpstreamUnreachable(_) => StatusCode::BAD_GATEWAY,
+            Self::PathEscapes => StatusCode::BAD_REQUEST,
         }
     }
 
@@ -77,6 +80,7 @@ impl ProxyError {
             Self::Overloaded(_) => "overloaded_error",
             Self::UpstreamTimeout => "upstream_timeout",
             Self::UpstreamUnreachable(_) => "upstream_unreachable",
+            Self::PathEscapes => "invalid_request_error",
         }
     }
 

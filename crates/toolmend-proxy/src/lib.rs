@@ -33,6 +33,7 @@ mod config;
 mod error;
 mod mend;
 mod metrics;
+pub mod path;
 mod routes;
 mod stream;
 mod upstream;
