@@ -315,8 +315,7 @@ async fn repair_route_inner(state: &Arc<AppState>, api: Api, request: Request) -
                 crate::metrics::count_uninspected(route_label(api), "too_large");
                 body.extend_from_slice(&chunk);
                 let head = futures_util::stream::once(async move { Ok(body.freeze()) });
-                let rest = chunks.take_while(|c| std::future::ready(c.is_ok()));
-                let stream = head.chain(rest);
+                let stream = head.chain(chunks.map(|c| c.map_err(cut_error)));
                 return build(
                     status,
                     response_headers(&headers, true),
@@ -325,9 +324,24 @@ async fn repair_route_inner(state: &Arc<AppState>, api: Api, request: Request) -
             }
             Ok(chunk) => body.extend_from_slice(&chunk),
             Err(e) => {
-                // Cut mid-body: forward what arrived, status kept.
-                tracing::warn!(error = %crate::upstream::upstream_error(&e), "upstream body cut");
-                break;
+                // Cut mid-body: nothing was sent yet. With nothing read, a 502; else what
+                // arrived, then the connection is closed (the client sees the cut, as it would
+                // from the upstream itself; the upstream's length is not kept).
+                let error = crate::upstream::upstream_error(&e);
+                tracing::warn!(%error, "upstream body cut");
+                crate::metrics::count_uninspected(route_label(api), "upstream_cut");
+                if body.is_empty() {
+                    return error.into_api_response(api);
+                }
+                let head = futures_util::stream::once(async move { Ok(body.freeze()) });
+                let stream = head.chain(futures_util::stream::once(async move {
+                    Err(cut_error(e))
+                }));
+                return build(
+                    status,
+                    response_headers(&headers, true),
+                    Body::from_stream(stream),
+                );
             }
         }
     }
@@ -354,6 +368,12 @@ async fn repair_route_inner(state: &Arc<AppState>, api: Api, request: Request) -
     }
     crate::metrics::record_overhead(route_label(api), work.elapsed().as_secs_f64());
     build(status, out_headers, Body::from(body))
+}
+
+/// The error that ends a client body whose upstream body was cut: hyper then closes the
+/// connection instead of ending the body cleanly.
+fn cut_error(error: reqwest::Error) -> std::io::Error {
+    std::io::Error::other(crate::upstream::upstream_error(&error).to_string())
 }
 
 /// A response with this status, headers and body.

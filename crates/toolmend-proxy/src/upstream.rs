@@ -171,6 +171,10 @@ pub(crate) fn upstream_error(error: &reqwest::Error) -> ProxyError {
         ProxyError::UpstreamTimeout
     } else {
         let mut text = error.to_string();
+        // The client sees this text: it names no upstream URL.
+        if let Some(url) = error.url() {
+            text = text.replace(&format!(" for url ({url})"), "");
+        }
         let mut source = std::error::Error::source(error);
         while let Some(s) = source {
             text.push_str(": ");
