@@ -15,7 +15,7 @@ use bytes::{Bytes, BytesMut};
 use futures_util::StreamExt;
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tracing::Instrument;
 
 use crate::cache::MenderCache;
@@ -58,10 +58,6 @@ pub fn app(config: ProxyConfig) -> Result<Router, ConfigError> {
         .route("/healthz", get(|| async { "ok" }))
         .route("/metrics", get(metrics))
         .fallback(passthrough)
-        .layer(middleware::from_fn_with_state(
-            Arc::clone(&state),
-            limit_concurrency,
-        ))
         .with_state(state);
     // Outside the routes, so a path is normalised before it is routed.
     Ok(Router::new()
@@ -92,17 +88,19 @@ async fn normalise_path(mut request: Request, next: Next) -> Response {
     next.run(request).await
 }
 
-/// Answers 503 in the API's shape when too many requests are in flight.
-async fn limit_concurrency(
-    State(state): State<Arc<AppState>>,
-    request: Request,
-    next: Next,
-) -> Response {
-    let Ok(permit) = Arc::clone(&state.permits).try_acquire_owned() else {
-        return ProxyError::Overloaded(state.config.limits.max_concurrent_requests)
-            .into_api_response(Api::of_path(request.uri().path()));
-    };
-    let response = next.run(request).await;
+/// A slot among the requests in flight, taken once the request's body is read (a client
+/// still sending holds none); 503 in the API's shape when all are taken.
+fn admit(state: &AppState, api: Api) -> Result<OwnedSemaphorePermit, Response> {
+    Arc::clone(&state.permits)
+        .try_acquire_owned()
+        .map_err(|_| {
+            ProxyError::Overloaded(state.config.limits.max_concurrent_requests)
+                .into_api_response(api)
+        })
+}
+
+/// The response, holding its slot until a streamed body ends or the client goes away.
+fn hold(permit: OwnedSemaphorePermit, response: Response) -> Response {
     if !is_streamed(response.headers()) {
         return response;
     }
@@ -173,21 +171,6 @@ struct RequestView<'a> {
     input: Option<&'a RawValue>,
 }
 
-/// Reads a request body within the limit.
-async fn read_request(body: Body, limit: usize) -> Result<Bytes, ProxyError> {
-    axum::body::to_bytes(body, limit).await.map_err(|e| {
-        let text = format!(
-            "{e}: {}",
-            std::error::Error::source(&e).map_or_else(String::new, |s| s.to_string())
-        );
-        if text.contains("length limit") {
-            ProxyError::RequestTooLarge(limit)
-        } else {
-            ProxyError::BadRequestBody(text)
-        }
-    })
-}
-
 fn route_label(api: Api) -> &'static str {
     match api {
         Api::OpenAi => "chat",
@@ -222,10 +205,29 @@ async fn repair_route_inner(state: &Arc<AppState>, api: Api, request: Request) -
     if let Err(e) = state.upstream.authorize(&mut parts.headers) {
         return e.into_api_response(api);
     }
-    let bytes = match read_request(body, config.limits.max_request_bytes).await {
+    if let Err(e) = crate::body::check_declared_length(&parts.headers, &config.limits) {
+        return e.into_api_response(api);
+    }
+    let bytes = match crate::body::read_body(body, &config.limits).await {
         Ok(bytes) => bytes,
         Err(e) => return e.into_api_response(api),
     };
+    let permit = match admit(state, api) {
+        Ok(permit) => permit,
+        Err(response) => return response,
+    };
+    let response = repair_read(state, api, &parts, bytes).await;
+    hold(permit, response)
+}
+
+/// A repair route's request once its body is read.
+async fn repair_read(
+    state: &Arc<AppState>,
+    api: Api,
+    parts: &axum::http::request::Parts,
+    bytes: Bytes,
+) -> Response {
+    let config = &state.config;
     let view: Option<RequestView<'_>> = serde_json::from_slice(&bytes).ok();
     let tools = view
         .as_ref()
@@ -394,29 +396,34 @@ pub(crate) fn pass_response(upstream: reqwest::Response) -> Response {
     build(status, headers, Body::from_stream(stream))
 }
 
-/// Every other path: forwarded verbatim, streaming both ways.
+/// Every other path: forwarded verbatim, the answer streamed (the request body is read first,
+/// within the same limits as on the repair routes).
 async fn passthrough(State(state): State<Arc<AppState>>, request: Request) -> Response {
     let api = Api::of_path(request.uri().path());
     let (mut parts, body) = request.into_parts();
     if let Err(e) = state.upstream.authorize(&mut parts.headers) {
         return e.into_api_response(api);
     }
-    let declared = parts
-        .headers
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<usize>().ok());
-    let limit = state.config.limits.max_request_bytes;
-    if declared.is_some_and(|n| n > limit) {
-        return ProxyError::RequestTooLarge(limit).into_api_response(api);
+    let limits = &state.config.limits;
+    if let Err(e) = crate::body::check_declared_length(&parts.headers, limits) {
+        return e.into_api_response(api);
     }
-    let body = reqwest::Body::wrap_stream(body.into_data_stream());
-    match state
+    // Read whole before a slot is taken, so a client trickling its body holds none.
+    let body = match crate::body::read_body(body, limits).await {
+        Ok(bytes) => bytes,
+        Err(e) => return e.into_api_response(api),
+    };
+    let permit = match admit(&state, api) {
+        Ok(permit) => permit,
+        Err(response) => return response,
+    };
+    let response = match state
         .upstream
-        .send(parts.method, &parts.uri, &parts.headers, body, false)
+        .send(parts.method, &parts.uri, &parts.headers, body.into(), false)
         .await
     {
         Ok(upstream) => pass_response(upstream),
         Err(e) => e.into_api_response(api),
-    }
+    };
+    hold(permit, response)
 }

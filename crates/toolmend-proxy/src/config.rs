@@ -61,6 +61,20 @@ pub struct ProxyLimits {
     pub max_concurrent_requests: usize,
     /// Most compiled tool sets kept (least recently used evicted).
     pub tool_cache_entries: usize,
+    /// Longest wait for a client's request head; the connection is closed past it.
+    pub header_read_timeout: Duration,
+    /// Longest wait for the next piece of a request body, and the time every body gets on
+    /// top of [`min_body_rate`](Self::min_body_rate) (408 past either).
+    pub body_read_timeout: Duration,
+    /// Slowest average a request body may arrive at, in bytes per second, after the first
+    /// [`body_read_timeout`](Self::body_read_timeout).
+    pub min_body_rate: u64,
+    /// Most open connections from one client address (0: no limit); past it a new one gets a
+    /// 503 and is closed. Off by default: behind a load balancer every client is one address.
+    pub max_connections_per_peer: usize,
+    /// After SIGTERM or Ctrl-C, how long requests in flight may take before their
+    /// connections are closed.
+    pub drain_timeout: Duration,
 }
 
 impl Default for ProxyLimits {
@@ -73,6 +87,11 @@ impl Default for ProxyLimits {
             read_timeout: Duration::from_secs(600),
             max_concurrent_requests: 1024,
             tool_cache_entries: 256,
+            header_read_timeout: Duration::from_secs(30),
+            body_read_timeout: Duration::from_secs(30),
+            min_body_rate: 8 * 1024,
+            max_connections_per_peer: 0,
+            drain_timeout: Duration::from_secs(30),
         }
     }
 }
@@ -179,6 +198,11 @@ impl ProxyConfig {
                 read_timeout_ms,
                 max_concurrent_requests,
                 tool_cache_entries,
+                header_read_timeout_ms,
+                body_read_timeout_ms,
+                min_body_rate,
+                max_connections_per_peer,
+                drain_timeout_ms,
             } = limits;
             let l = &mut self.limits;
             set_opt(&mut l.max_request_bytes, max_request_bytes);
@@ -186,11 +210,21 @@ impl ProxyConfig {
             set_opt(&mut l.max_call_arguments_bytes, max_call_arguments_bytes);
             set_opt(&mut l.max_concurrent_requests, max_concurrent_requests);
             set_opt(&mut l.tool_cache_entries, tool_cache_entries);
-            if let Some(ms) = connect_timeout_ms {
-                l.connect_timeout = Duration::from_millis(ms);
+            set_opt(&mut l.max_connections_per_peer, max_connections_per_peer);
+            if let Some(rate) = min_body_rate {
+                l.min_body_rate = rate;
             }
-            if let Some(ms) = read_timeout_ms {
-                l.read_timeout = Duration::from_millis(ms);
+            let times = [
+                (&mut l.connect_timeout, connect_timeout_ms),
+                (&mut l.read_timeout, read_timeout_ms),
+                (&mut l.header_read_timeout, header_read_timeout_ms),
+                (&mut l.body_read_timeout, body_read_timeout_ms),
+                (&mut l.drain_timeout, drain_timeout_ms),
+            ];
+            for (slot, ms) in times {
+                if let Some(ms) = ms {
+                    *slot = Duration::from_millis(ms);
+                }
             }
         }
         Ok(())
@@ -199,8 +233,10 @@ impl ProxyConfig {
     /// Applies `TOOLMEND_*` variables (`TOOLMEND_UPSTREAM`, `TOOLMEND_LISTEN`,
     /// `TOOLMEND_RECOVER`, `TOOLMEND_MODE`, `TOOLMEND_INVALID`, `TOOLMEND_STORM`,
     /// `TOOLMEND_API_KEY`, `TOOLMEND_UPSTREAM_API_KEY`, `TOOLMEND_READ_TIMEOUT_MS`,
-    /// `TOOLMEND_CONNECT_TIMEOUT_MS`, `TOOLMEND_MAX_CONCURRENT_REQUESTS`); other variables are
-    /// ignored.
+    /// `TOOLMEND_CONNECT_TIMEOUT_MS`, `TOOLMEND_MAX_CONCURRENT_REQUESTS`,
+    /// `TOOLMEND_HEADER_READ_TIMEOUT_MS`, `TOOLMEND_BODY_READ_TIMEOUT_MS`,
+    /// `TOOLMEND_MIN_BODY_RATE`, `TOOLMEND_MAX_CONNECTIONS_PER_PEER`,
+    /// `TOOLMEND_DRAIN_TIMEOUT_MS`); other variables are ignored.
     pub fn merge_env<K, V>(
         &mut self,
         vars: impl IntoIterator<Item = (K, V)>,
@@ -258,6 +294,18 @@ impl ProxyConfig {
             }
             "read_timeout_ms" => self.limits.read_timeout = Duration::from_millis(number()?),
             "connect_timeout_ms" => self.limits.connect_timeout = Duration::from_millis(number()?),
+            "drain_timeout_ms" => self.limits.drain_timeout = Duration::from_millis(number()?),
+            "header_read_timeout_ms" => {
+                self.limits.header_read_timeout = Duration::from_millis(number()?);
+            }
+            "body_read_timeout_ms" => {
+                self.limits.body_read_timeout = Duration::from_millis(number()?);
+            }
+            "min_body_rate" => self.limits.min_body_rate = number()?,
+            "max_connections_per_peer" => {
+                self.limits.max_connections_per_peer =
+                    usize::try_from(number()?).map_err(|_| bad("too large:"))?;
+            }
             "max_concurrent_requests" => {
                 self.limits.max_concurrent_requests =
                     usize::try_from(number()?).map_err(|_| bad("too large:"))?;
@@ -298,6 +346,11 @@ struct FileLimits {
     read_timeout_ms: Option<u64>,
     max_concurrent_requests: Option<usize>,
     tool_cache_entries: Option<usize>,
+    header_read_timeout_ms: Option<u64>,
+    body_read_timeout_ms: Option<u64>,
+    min_body_rate: Option<u64>,
+    max_connections_per_peer: Option<usize>,
+    drain_timeout_ms: Option<u64>,
 }
 
 #[cfg(test)]

@@ -57,6 +57,8 @@ pub(crate) enum ProxyError {
     UpstreamUnreachable(String),
     #[error("the request path climbs above the upstream root")]
     PathEscapes,
+    #[error("the request body arrived too slowly")]
+    BodyTimeout,
 }
 
 impl ProxyError {
@@ -69,6 +71,7 @@ impl ProxyError {
             Self::UpstreamTimeout => StatusCode::GATEWAY_TIMEOUT,
             Self::UpstreamUnreachable(_) => StatusCode::BAD_GATEWAY,
             Self::PathEscapes => StatusCode::BAD_REQUEST,
+            Self::BodyTimeout => StatusCode::REQUEST_TIMEOUT,
         }
     }
 
@@ -81,6 +84,7 @@ impl ProxyError {
             Self::UpstreamTimeout => "upstream_timeout",
             Self::UpstreamUnreachable(_) => "upstream_unreachable",
             Self::PathEscapes => "invalid_request_error",
+            Self::BodyTimeout => "request_timeout",
         }
     }
 

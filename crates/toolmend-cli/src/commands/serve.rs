@@ -34,6 +34,9 @@ pub(crate) struct Args {
     /// The key sent upstream instead of the client's.
     #[arg(long)]
     upstream_api_key: Option<String>,
+    /// After SIGTERM, seconds the requests in flight get before their connections close.
+    #[arg(long, value_name = "SECONDS")]
+    drain_timeout: Option<u64>,
     /// A TOML file with the same settings (and `[limits]`).
     #[arg(long)]
     config: Option<PathBuf>,
@@ -61,6 +64,9 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
         if let Some(value) = value {
             config.set(key, value)?;
         }
+    }
+    if let Some(seconds) = args.drain_timeout {
+        config.set("drain_timeout_ms", &seconds.saturating_mul(1000).to_string())?;
     }
     if config.upstream.is_empty() {
         anyhow::bail!(
