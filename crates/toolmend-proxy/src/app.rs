@@ -126,7 +126,13 @@ fn is_type(headers: &HeaderMap, kind: &str) -> bool {
         .is_some_and(|v| v.starts_with(kind))
 }
 
-async fn metrics() -> Response {
+/// Prometheus text; with `metrics_need_key`, only for a client presenting the proxy key.
+async fn metrics(State(state): State<Arc<AppState>>, mut headers: HeaderMap) -> Response {
+    if state.config.metrics_need_key
+        && let Err(e) = state.upstream.check_key(&mut headers)
+    {
+        return e.into_api_response(Api::OpenAi);
+    }
     match crate::metrics::handle() {
         Some(handle) => (
             [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
@@ -202,7 +208,7 @@ async fn repair_route(state: Arc<AppState>, api: Api, request: Request) -> Respo
 async fn repair_route_inner(state: &Arc<AppState>, api: Api, request: Request) -> Response {
     let config = &state.config;
     let (mut parts, body) = request.into_parts();
-    if let Err(e) = state.upstream.authorize(&mut parts.headers) {
+    if let Err(e) = state.upstream.authorize(parts.uri.path(), &mut parts.headers) {
         return e.into_api_response(api);
     }
     if let Err(e) = crate::body::check_declared_length(&parts.headers, &config.limits) {
@@ -401,7 +407,7 @@ pub(crate) fn pass_response(upstream: reqwest::Response) -> Response {
 async fn passthrough(State(state): State<Arc<AppState>>, request: Request) -> Response {
     let api = Api::of_path(request.uri().path());
     let (mut parts, body) = request.into_parts();
-    if let Err(e) = state.upstream.authorize(&mut parts.headers) {
+    if let Err(e) = state.upstream.authorize(parts.uri.path(), &mut parts.headers) {
         return e.into_api_response(api);
     }
     let limits = &state.config.limits;

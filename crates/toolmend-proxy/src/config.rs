@@ -118,6 +118,11 @@ pub struct ProxyConfig {
     pub api_key: Option<String>,
     /// The key sent upstream in place of the client's.
     pub upstream_api_key: Option<String>,
+    /// With an upstream key, the only paths forwarded (with that key); others get a 403. An
+    /// entry ending in `*` is a prefix; `*` alone allows every path.
+    pub allow_paths: Vec<String>,
+    /// Whether `GET /metrics` asks for the client key too (when one is configured).
+    pub metrics_need_key: bool,
     /// Limits.
     pub limits: ProxyLimits,
 }
@@ -134,10 +139,24 @@ impl std::fmt::Debug for ProxyConfig {
             .field("storm", &self.storm)
             .field("api_key", &redact(&self.api_key))
             .field("upstream_api_key", &redact(&self.upstream_api_key))
+            .field("allow_paths", &self.allow_paths)
+            .field("metrics_need_key", &self.metrics_need_key)
             .field("limits", &self.limits)
             .finish()
     }
 }
+
+/// The paths forwarded with the upstream key by default: the repaired routes and model
+/// listing.
+pub const DEFAULT_ALLOW_PATHS: [&str; 7] = [
+    "/v1/chat/completions",
+    "/v1/messages",
+    "/v1/responses",
+    "/api/chat",
+    "/v1/models",
+    "/v1/models/*",
+    "/api/tags",
+];
 
 /// The default listen address.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:4000";
@@ -155,6 +174,8 @@ impl ProxyConfig {
             storm: StormPolicy::Annotate,
             api_key: None,
             upstream_api_key: None,
+            allow_paths: DEFAULT_ALLOW_PATHS.iter().map(|p| (*p).to_owned()).collect(),
+            metrics_need_key: false,
             limits: ProxyLimits::default(),
         }
     }
@@ -172,8 +193,16 @@ impl ProxyConfig {
             storm,
             api_key,
             upstream_api_key,
+            allow_paths,
+            metrics_need_key,
             limits,
         } = file;
+        if let Some(paths) = allow_paths {
+            self.allow_paths = paths;
+        }
+        if let Some(need) = metrics_need_key {
+            self.metrics_need_key = need;
+        }
         let pairs = [
             ("upstream", upstream),
             ("listen", listen),
@@ -236,7 +265,8 @@ impl ProxyConfig {
     /// `TOOLMEND_CONNECT_TIMEOUT_MS`, `TOOLMEND_MAX_CONCURRENT_REQUESTS`,
     /// `TOOLMEND_HEADER_READ_TIMEOUT_MS`, `TOOLMEND_BODY_READ_TIMEOUT_MS`,
     /// `TOOLMEND_MIN_BODY_RATE`, `TOOLMEND_MAX_CONNECTIONS_PER_PEER`,
-    /// `TOOLMEND_DRAIN_TIMEOUT_MS`); other variables are ignored.
+    /// `TOOLMEND_DRAIN_TIMEOUT_MS`, `TOOLMEND_ALLOW_PATHS` (comma-separated),
+    /// `TOOLMEND_METRICS_NEED_KEY`); other variables are ignored.
     pub fn merge_env<K, V>(
         &mut self,
         vars: impl IntoIterator<Item = (K, V)>,
@@ -292,6 +322,21 @@ impl ProxyConfig {
             "upstream_api_key" => {
                 self.upstream_api_key = Some(value.to_owned()).filter(|k| !k.is_empty());
             }
+            "allow_paths" => {
+                self.allow_paths = value
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|p| !p.is_empty())
+                    .map(str::to_owned)
+                    .collect();
+            }
+            "metrics_need_key" => {
+                self.metrics_need_key = match value {
+                    "true" | "1" => true,
+                    "false" | "0" => false,
+                    _ => return Err(bad("expected true|false, got")),
+                };
+            }
             "read_timeout_ms" => self.limits.read_timeout = Duration::from_millis(number()?),
             "connect_timeout_ms" => self.limits.connect_timeout = Duration::from_millis(number()?),
             "drain_timeout_ms" => self.limits.drain_timeout = Duration::from_millis(number()?),
@@ -333,6 +378,8 @@ struct FileConfig {
     storm: Option<String>,
     api_key: Option<String>,
     upstream_api_key: Option<String>,
+    allow_paths: Option<Vec<String>>,
+    metrics_need_key: Option<bool>,
     limits: Option<FileLimits>,
 }
 

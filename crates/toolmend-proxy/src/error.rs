@@ -59,6 +59,8 @@ pub(crate) enum ProxyError {
     PathEscapes,
     #[error("the request body arrived too slowly")]
     BodyTimeout,
+    #[error("this path is not forwarded with the upstream key (see --allow-paths)")]
+    PathNotAllowed,
 }
 
 impl ProxyError {
@@ -72,6 +74,7 @@ impl ProxyError {
             Self::UpstreamUnreachable(_) => StatusCode::BAD_GATEWAY,
             Self::PathEscapes => StatusCode::BAD_REQUEST,
             Self::BodyTimeout => StatusCode::REQUEST_TIMEOUT,
+            Self::PathNotAllowed => StatusCode::FORBIDDEN,
         }
     }
 
@@ -85,6 +88,7 @@ impl ProxyError {
             Self::UpstreamUnreachable(_) => "upstream_unreachable",
             Self::PathEscapes => "invalid_request_error",
             Self::BodyTimeout => "request_timeout",
+            Self::PathNotAllowed => "permission_error",
         }
     }
 

@@ -33,6 +33,8 @@ pub(crate) struct Upstream {
     root_has_v1: bool,
     api_key: Option<String>,
     upstream_api_key: Option<String>,
+    /// The paths a request may take to get the upstream key (`*` at the end: a prefix).
+    allow_paths: Vec<String>,
 }
 
 impl Upstream {
@@ -61,6 +63,7 @@ impl Upstream {
             decoding,
             api_key: config.api_key.clone(),
             upstream_api_key: config.upstream_api_key.clone(),
+            allow_paths: config.allow_paths.clone(),
         })
     }
 
@@ -81,25 +84,47 @@ impl Upstream {
         }
     }
 
-    /// Checks the proxy key when one is configured; removes it from the headers.
-    pub(crate) fn authorize(&self, headers: &mut HeaderMap) -> Result<(), ProxyError> {
-        let Some(key) = &self.api_key else {
-            return Ok(());
-        };
-        let bearer = headers
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "));
-        if bearer.is_some_and(|b| constant_time_eq(b.as_bytes(), key.as_bytes())) {
-            headers.remove(header::AUTHORIZATION);
-            return Ok(());
+    /// Checks the proxy key when one is configured (`Authorization: Bearer K`, the scheme in
+    /// any case, or `x-api-key: K`) and removes every header holding it, so a client sending
+    /// the key in both never has one forwarded; refuses a path outside `--allow-paths` when
+    /// the request would get the upstream key.
+    pub(crate) fn authorize(&self, path: &str, headers: &mut HeaderMap) -> Result<(), ProxyError> {
+        self.check_key(headers)?;
+        if self.upstream_api_key.is_some() && !self.allows(path) {
+            return Err(ProxyError::PathNotAllowed);
         }
-        let x_api_key = headers.get("x-api-key").map(HeaderValue::as_bytes);
-        if x_api_key.is_some_and(|v| constant_time_eq(v, key.as_bytes())) {
-            headers.remove("x-api-key");
-            return Ok(());
+        Ok(())
+    }
+
+    /// Checks the proxy key when one is configured and removes every header holding it.
+    pub(crate) fn check_key(&self, headers: &mut HeaderMap) -> Result<(), ProxyError> {
+        if let Some(key) = &self.api_key {
+            let bearer_ok = headers
+                .get(header::AUTHORIZATION)
+                .and_then(|v| bearer(v.as_bytes()))
+                .is_some_and(|b| constant_time_eq(b, key.as_bytes()));
+            let x_api_key_ok = headers
+                .get("x-api-key")
+                .is_some_and(|v| constant_time_eq(v.as_bytes(), key.as_bytes()));
+            if !bearer_ok && !x_api_key_ok {
+                return Err(ProxyError::Unauthorized);
+            }
+            if bearer_ok {
+                headers.remove(header::AUTHORIZATION);
+            }
+            if x_api_key_ok {
+                headers.remove("x-api-key");
+            }
         }
-        Err(ProxyError::Unauthorized)
+        Ok(())
+    }
+
+    /// Whether `path` is in `--allow-paths`.
+    fn allows(&self, path: &str) -> bool {
+        self.allow_paths.iter().any(|allowed| match allowed.strip_suffix('*') {
+            Some(prefix) => path.starts_with(prefix),
+            None => path == allowed,
+        })
     }
 
     /// Sends a request upstream with the client's headers (hop-by-hop ones removed).
@@ -131,9 +156,12 @@ impl Upstream {
             out.insert(header::ACCEPT_ENCODING, HeaderValue::from_static("identity"));
         }
         if let Some(key) = &self.upstream_api_key {
+            // Only the header the target API reads carries the key; neither client header
+            // goes on beside it.
+            out.remove(header::AUTHORIZATION);
+            out.remove("x-api-key");
             match Api::of_path(uri.path()) {
                 Api::Anthropic => {
-                    out.remove(header::AUTHORIZATION);
                     if let Ok(v) = HeaderValue::from_str(key) {
                         out.insert(HeaderName::from_static("x-api-key"), sensitive(v));
                     }
@@ -158,6 +186,15 @@ impl Upstream {
             .await
             .map_err(|e| upstream_error(&e))
     }
+}
+
+/// The credentials of an `Authorization: Bearer …` value, the scheme matched in any case
+/// (RFC 9110 §11.1).
+fn bearer(value: &[u8]) -> Option<&[u8]> {
+    let (scheme, rest) = value.split_at_checked(7)?;
+    scheme
+        .eq_ignore_ascii_case(b"bearer ")
+        .then(|| rest.trim_ascii_start())
 }
 
 fn sensitive(mut value: HeaderValue) -> HeaderValue {
@@ -247,11 +284,16 @@ mod tests {
         config.api_key = Some("k1".into());
         let up = Upstream::new(&config).unwrap();
         let mut headers = HeaderMap::new();
-        assert!(up.authorize(&mut headers).is_err());
+        assert!(up.authorize("/", &mut headers).is_err());
         headers.insert(header::AUTHORIZATION, HeaderValue::from_static("Bearer k1"));
-        assert!(up.authorize(&mut headers).is_ok());
+        assert!(up.authorize("/", &mut headers).is_ok());
         assert!(headers.get(header::AUTHORIZATION).is_none());
         headers.insert("x-api-key", HeaderValue::from_static("k2"));
-        assert!(up.authorize(&mut headers).is_err());
+        assert!(up.authorize("/", &mut headers).is_err());
+        // The scheme in any case; both headers holding the key are removed.
+        headers.insert(header::AUTHORIZATION, HeaderValue::from_static("bEARER k1"));
+        headers.insert("x-api-key", HeaderValue::from_static("k1"));
+        assert!(up.authorize("/", &mut headers).is_ok());
+        assert!(headers.is_empty(), "{headers:?}");
     }
 }
