@@ -43,7 +43,11 @@ pub fn app(config: ProxyConfig) -> Result<Router, ConfigError> {
     let upstream =
         Upstream::new(&config).map_err(|e| ConfigError(format!("upstream client: {e}")))?;
     let state = Arc::new(AppState {
-        cache: MenderCache::new(config.limits.tool_cache_entries, config.recover),
+        cache: MenderCache::new(
+            config.limits.tool_cache_entries,
+            config.limits.tool_cache_bytes,
+            config.recover,
+        ),
         permits: Arc::new(Semaphore::new(config.limits.max_concurrent_requests.max(1))),
         upstream,
         config,
@@ -239,6 +243,12 @@ async fn repair_read(
         .as_ref()
         .and_then(|v| v.tools)
         .filter(|t| !matches!(t.get().trim(), "[]" | "null"));
+    if let Some(tools) = tools
+        && tools.get().len() > config.limits.max_tools_bytes
+    {
+        tracing::info!(bytes = tools.get().len(), "tools over the size limit: refused");
+        return ProxyError::ToolsTooLarge(config.limits.max_tools_bytes).into_api_response(api);
+    }
     let upstream = state
         .upstream
         .send(

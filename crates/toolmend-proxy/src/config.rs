@@ -61,6 +61,12 @@ pub struct ProxyLimits {
     pub max_concurrent_requests: usize,
     /// Most compiled tool sets kept (least recently used evicted).
     pub tool_cache_entries: usize,
+    /// Most raw `tools` text, in bytes, whose compiled sets are kept (a compiled set can take
+    /// over 200 times its raw text: patterns compile to automata); least recently used
+    /// evicted.
+    pub tool_cache_bytes: usize,
+    /// Largest `tools` array a request may carry, in bytes of its JSON text (400 past it).
+    pub max_tools_bytes: usize,
     /// Longest wait for a client's request head; the connection is closed past it.
     pub header_read_timeout: Duration,
     /// Longest wait for the next piece of a request body, and the time every body gets on
@@ -87,6 +93,8 @@ impl Default for ProxyLimits {
             read_timeout: Duration::from_secs(600),
             max_concurrent_requests: 1024,
             tool_cache_entries: 256,
+            tool_cache_bytes: 1024 * 1024,
+            max_tools_bytes: 2 * 1024 * 1024,
             header_read_timeout: Duration::from_secs(30),
             body_read_timeout: Duration::from_secs(30),
             min_body_rate: 8 * 1024,
@@ -227,6 +235,8 @@ impl ProxyConfig {
                 read_timeout_ms,
                 max_concurrent_requests,
                 tool_cache_entries,
+                tool_cache_bytes,
+                max_tools_bytes,
                 header_read_timeout_ms,
                 body_read_timeout_ms,
                 min_body_rate,
@@ -239,6 +249,8 @@ impl ProxyConfig {
             set_opt(&mut l.max_call_arguments_bytes, max_call_arguments_bytes);
             set_opt(&mut l.max_concurrent_requests, max_concurrent_requests);
             set_opt(&mut l.tool_cache_entries, tool_cache_entries);
+            set_opt(&mut l.tool_cache_bytes, tool_cache_bytes);
+            set_opt(&mut l.max_tools_bytes, max_tools_bytes);
             set_opt(&mut l.max_connections_per_peer, max_connections_per_peer);
             if let Some(rate) = min_body_rate {
                 l.min_body_rate = rate;
@@ -393,6 +405,8 @@ struct FileLimits {
     read_timeout_ms: Option<u64>,
     max_concurrent_requests: Option<usize>,
     tool_cache_entries: Option<usize>,
+    tool_cache_bytes: Option<usize>,
+    max_tools_bytes: Option<usize>,
     header_read_timeout_ms: Option<u64>,
     body_read_timeout_ms: Option<u64>,
     min_body_rate: Option<u64>,

@@ -61,6 +61,8 @@ pub(crate) enum ProxyError {
     BodyTimeout,
     #[error("this path is not forwarded with the upstream key (see --allow-paths)")]
     PathNotAllowed,
+    #[error("the `tools` array is larger than {0} bytes")]
+    ToolsTooLarge(usize),
 }
 
 impl ProxyError {
@@ -75,6 +77,7 @@ impl ProxyError {
             Self::PathEscapes => StatusCode::BAD_REQUEST,
             Self::BodyTimeout => StatusCode::REQUEST_TIMEOUT,
             Self::PathNotAllowed => StatusCode::FORBIDDEN,
+            Self::ToolsTooLarge(_) => StatusCode::BAD_REQUEST,
         }
     }
 
@@ -89,6 +92,7 @@ impl ProxyError {
             Self::PathEscapes => "invalid_request_error",
             Self::BodyTimeout => "request_timeout",
             Self::PathNotAllowed => "permission_error",
+            Self::ToolsTooLarge(_) => "invalid_request_error",
         }
     }
 
