@@ -131,6 +131,9 @@ pub struct ProxyConfig {
     pub allow_paths: Vec<String>,
     /// Whether `GET /metrics` asks for the client key too (when one is configured).
     pub metrics_need_key: bool,
+    /// Forward the client's `X-Forwarded-*`, `X-Real-IP` and `Forwarded` headers (set it
+    /// when a proxy you run sits in front); by default they are dropped.
+    pub trust_forwarded: bool,
     /// Limits.
     pub limits: ProxyLimits,
 }
@@ -149,6 +152,7 @@ impl std::fmt::Debug for ProxyConfig {
             .field("upstream_api_key", &redact(&self.upstream_api_key))
             .field("allow_paths", &self.allow_paths)
             .field("metrics_need_key", &self.metrics_need_key)
+            .field("trust_forwarded", &self.trust_forwarded)
             .field("limits", &self.limits)
             .finish()
     }
@@ -184,6 +188,7 @@ impl ProxyConfig {
             upstream_api_key: None,
             allow_paths: DEFAULT_ALLOW_PATHS.iter().map(|p| (*p).to_owned()).collect(),
             metrics_need_key: false,
+            trust_forwarded: false,
             limits: ProxyLimits::default(),
         }
     }
@@ -203,8 +208,12 @@ impl ProxyConfig {
             upstream_api_key,
             allow_paths,
             metrics_need_key,
+            trust_forwarded,
             limits,
         } = file;
+        if let Some(trust) = trust_forwarded {
+            self.trust_forwarded = trust;
+        }
         if let Some(paths) = allow_paths {
             self.allow_paths = paths;
         }
@@ -278,7 +287,7 @@ impl ProxyConfig {
     /// `TOOLMEND_HEADER_READ_TIMEOUT_MS`, `TOOLMEND_BODY_READ_TIMEOUT_MS`,
     /// `TOOLMEND_MIN_BODY_RATE`, `TOOLMEND_MAX_CONNECTIONS_PER_PEER`,
     /// `TOOLMEND_DRAIN_TIMEOUT_MS`, `TOOLMEND_ALLOW_PATHS` (comma-separated),
-    /// `TOOLMEND_METRICS_NEED_KEY`); other variables are ignored.
+    /// `TOOLMEND_METRICS_NEED_KEY`, `TOOLMEND_TRUST_FORWARDED`); other variables are ignored.
     pub fn merge_env<K, V>(
         &mut self,
         vars: impl IntoIterator<Item = (K, V)>,
@@ -342,12 +351,16 @@ impl ProxyConfig {
                     .map(str::to_owned)
                     .collect();
             }
-            "metrics_need_key" => {
-                self.metrics_need_key = match value {
+            "metrics_need_key" | "trust_forwarded" => {
+                let flag = match value {
                     "true" | "1" => true,
                     "false" | "0" => false,
                     _ => return Err(bad("expected true|false, got")),
                 };
+                match key {
+                    "metrics_need_key" => self.metrics_need_key = flag,
+                    _ => self.trust_forwarded = flag,
+                }
             }
             "read_timeout_ms" => self.limits.read_timeout = Duration::from_millis(number()?),
             "connect_timeout_ms" => self.limits.connect_timeout = Duration::from_millis(number()?),
@@ -392,6 +405,7 @@ struct FileConfig {
     upstream_api_key: Option<String>,
     allow_paths: Option<Vec<String>>,
     metrics_need_key: Option<bool>,
+    trust_forwarded: Option<bool>,
     limits: Option<FileLimits>,
 }
 

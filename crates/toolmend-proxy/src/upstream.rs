@@ -19,6 +19,29 @@ const HOP_BY_HOP: [&str; 9] = [
     "host",
 ];
 
+/// Headers a client could use to claim another address, host or scheme to the upstream;
+/// dropped unless `trust_forwarded` (the proxy in front of toolmend sets them).
+const FORWARDED: [&str; 6] = [
+    "forwarded",
+    "x-forwarded-for",
+    "x-forwarded-host",
+    "x-forwarded-proto",
+    "x-forwarded-port",
+    "x-real-ip",
+];
+
+/// The header names listed in `Connection:` (lowercase): hop-by-hop too (RFC 9110 §7.6.1).
+fn connection_named(headers: &HeaderMap) -> Vec<String> {
+    headers
+        .get_all(header::CONNECTION)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|n| n.trim().to_ascii_lowercase())
+        .filter(|n| !n.is_empty())
+        .collect()
+}
+
 /// The upstream server and the client that talks to it.
 #[derive(Debug, Clone)]
 pub(crate) struct Upstream {
@@ -35,6 +58,8 @@ pub(crate) struct Upstream {
     upstream_api_key: Option<String>,
     /// The paths a request may take to get the upstream key (`*` at the end: a prefix).
     allow_paths: Vec<String>,
+    /// Forward the client's `X-Forwarded-*` and `Forwarded` headers.
+    trust_forwarded: bool,
 }
 
 impl Upstream {
@@ -64,6 +89,7 @@ impl Upstream {
             api_key: config.api_key.clone(),
             upstream_api_key: config.upstream_api_key.clone(),
             allow_paths: config.allow_paths.clone(),
+            trust_forwarded: config.trust_forwarded,
         })
     }
 
@@ -142,8 +168,13 @@ impl Upstream {
         repairing: bool,
     ) -> Result<reqwest::Response, ProxyError> {
         let mut out = HeaderMap::with_capacity(headers.len() + 1);
+        let named = connection_named(headers);
         for (name, value) in headers {
             if HOP_BY_HOP.contains(&name.as_str())
+                || named.iter().any(|n| n == name.as_str())
+                // The body was read whole: the upstream has nothing to continue.
+                || name == header::EXPECT
+                || (!self.trust_forwarded && FORWARDED.contains(&name.as_str()))
                 || (repairing
                     && (name == header::ACCEPT_ENCODING || name == header::CONTENT_LENGTH))
             {
@@ -226,8 +257,10 @@ pub(crate) fn upstream_error(error: &reqwest::Error) -> ProxyError {
 /// its length.
 pub(crate) fn response_headers(from: &HeaderMap, body_may_change: bool) -> HeaderMap {
     let mut out = HeaderMap::with_capacity(from.len());
+    let named = connection_named(from);
     for (name, value) in from {
         if HOP_BY_HOP.contains(&name.as_str())
+            || named.iter().any(|n| n == name.as_str())
             || (body_may_change && name == header::CONTENT_LENGTH)
         {
             continue;

@@ -41,6 +41,9 @@ pub(crate) struct Args {
     /// `GET /metrics` asks for the --api-key too.
     #[arg(long)]
     metrics_need_key: bool,
+    /// Forward the client's X-Forwarded-*, X-Real-IP and Forwarded headers (dropped by default).
+    #[arg(long)]
+    trust_forwarded: bool,
     /// After SIGTERM, seconds the requests in flight get before their connections close.
     #[arg(long, value_name = "SECONDS")]
     drain_timeout: Option<u64>,
@@ -75,6 +78,9 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
     }
     if args.metrics_need_key {
         config.metrics_need_key = true;
+    }
+    if args.trust_forwarded {
+        config.trust_forwarded = true;
     }
     if let Some(seconds) = args.drain_timeout {
         config.set("drain_timeout_ms", &seconds.saturating_mul(1000).to_string())?;
