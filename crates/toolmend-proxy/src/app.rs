@@ -94,13 +94,10 @@ async fn normalise_path(mut request: Request, next: Next) -> Response {
 
 /// A slot among the requests in flight, taken once the request's body is read (a client
 /// still sending holds none); 503 in the API's shape when all are taken.
-fn admit(state: &AppState, api: Api) -> Result<OwnedSemaphorePermit, Response> {
+fn admit(state: &AppState) -> Result<OwnedSemaphorePermit, ProxyError> {
     Arc::clone(&state.permits)
         .try_acquire_owned()
-        .map_err(|_| {
-            ProxyError::Overloaded(state.config.limits.max_concurrent_requests)
-                .into_api_response(api)
-        })
+        .map_err(|_| ProxyError::Overloaded(state.config.limits.max_concurrent_requests))
 }
 
 /// The response, holding its slot until a streamed body ends or the client goes away.
@@ -212,7 +209,10 @@ async fn repair_route(state: Arc<AppState>, api: Api, request: Request) -> Respo
 async fn repair_route_inner(state: &Arc<AppState>, api: Api, request: Request) -> Response {
     let config = &state.config;
     let (mut parts, body) = request.into_parts();
-    if let Err(e) = state.upstream.authorize(parts.uri.path(), &mut parts.headers) {
+    if let Err(e) = state
+        .upstream
+        .authorize(parts.uri.path(), &mut parts.headers)
+    {
         return e.into_api_response(api);
     }
     if let Err(e) = crate::body::check_declared_length(&parts.headers, &config.limits) {
@@ -222,9 +222,9 @@ async fn repair_route_inner(state: &Arc<AppState>, api: Api, request: Request) -
         Ok(bytes) => bytes,
         Err(e) => return e.into_api_response(api),
     };
-    let permit = match admit(state, api) {
+    let permit = match admit(state) {
         Ok(permit) => permit,
-        Err(response) => return response,
+        Err(e) => return e.into_api_response(api),
     };
     let response = repair_read(state, api, &parts, bytes).await;
     hold(permit, response)
@@ -246,7 +246,10 @@ async fn repair_read(
     if let Some(tools) = tools
         && tools.get().len() > config.limits.max_tools_bytes
     {
-        tracing::info!(bytes = tools.get().len(), "tools over the size limit: refused");
+        tracing::info!(
+            bytes = tools.get().len(),
+            "tools over the size limit: refused"
+        );
         return ProxyError::ToolsTooLarge(config.limits.max_tools_bytes).into_api_response(api);
     }
     let upstream = state
@@ -273,7 +276,10 @@ async fn repair_read(
         return pass_response(upstream);
     }
     if let Some(encoding) = crate::upstream::undecoded_encoding(upstream.headers()) {
-        tracing::info!(encoding, "upstream answer in an encoding the proxy cannot decode");
+        tracing::info!(
+            encoding,
+            "upstream answer in an encoding the proxy cannot decode"
+        );
         crate::metrics::count_uninspected(route_label(api), "content_encoding");
         return pass_response(upstream);
     }
@@ -352,9 +358,8 @@ async fn repair_read(
                     return error.into_api_response(api);
                 }
                 let head = futures_util::stream::once(async move { Ok(body.freeze()) });
-                let stream = head.chain(futures_util::stream::once(async move {
-                    Err(cut_error(e))
-                }));
+                let stream =
+                    head.chain(futures_util::stream::once(async move { Err(cut_error(e)) }));
                 return build(
                     status,
                     response_headers(&headers, true),
@@ -417,7 +422,10 @@ pub(crate) fn pass_response(upstream: reqwest::Response) -> Response {
 async fn passthrough(State(state): State<Arc<AppState>>, request: Request) -> Response {
     let api = Api::of_path(request.uri().path());
     let (mut parts, body) = request.into_parts();
-    if let Err(e) = state.upstream.authorize(parts.uri.path(), &mut parts.headers) {
+    if let Err(e) = state
+        .upstream
+        .authorize(parts.uri.path(), &mut parts.headers)
+    {
         return e.into_api_response(api);
     }
     let limits = &state.config.limits;
@@ -429,9 +437,9 @@ async fn passthrough(State(state): State<Arc<AppState>>, request: Request) -> Re
         Ok(bytes) => bytes,
         Err(e) => return e.into_api_response(api),
     };
-    let permit = match admit(&state, api) {
+    let permit = match admit(&state) {
         Ok(permit) => permit,
-        Err(response) => return response,
+        Err(e) => return e.into_api_response(api),
     };
     let response = match state
         .upstream

@@ -95,7 +95,11 @@ impl MenderCache {
         while !inner.map.is_empty()
             && (inner.map.len() >= self.capacity || inner.bytes + added > self.capacity_bytes)
         {
-            let oldest = inner.map.iter().min_by_key(|(_, e)| e.used).map(|(k, _)| *k);
+            let oldest = inner
+                .map
+                .iter()
+                .min_by_key(|(_, e)| e.used)
+                .map(|(k, _)| *k);
             if let Some(entry) = oldest.and_then(|k| inner.map.remove(&k)) {
                 inner.bytes -= entry.weight();
             }

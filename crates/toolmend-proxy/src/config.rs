@@ -186,7 +186,10 @@ impl ProxyConfig {
             storm: StormPolicy::Annotate,
             api_key: None,
             upstream_api_key: None,
-            allow_paths: DEFAULT_ALLOW_PATHS.iter().map(|p| (*p).to_owned()).collect(),
+            allow_paths: DEFAULT_ALLOW_PATHS
+                .iter()
+                .map(|p| (*p).to_owned())
+                .collect(),
             metrics_need_key: false,
             trust_forwarded: false,
             limits: ProxyLimits::default(),

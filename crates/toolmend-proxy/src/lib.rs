@@ -43,7 +43,9 @@ mod upstream;
 pub mod wire;
 
 pub use app::app;
-pub use config::{DEFAULT_ALLOW_PATHS, DEFAULT_LISTEN, InvalidPolicy, Mode, ProxyConfig, ProxyLimits, StormPolicy};
+pub use config::{
+    DEFAULT_ALLOW_PATHS, DEFAULT_LISTEN, InvalidPolicy, Mode, ProxyConfig, ProxyLimits, StormPolicy,
+};
 pub use error::ConfigError;
 pub use serve::serve_until;
 

@@ -147,10 +147,12 @@ impl Upstream {
 
     /// Whether `path` is in `--allow-paths`.
     fn allows(&self, path: &str) -> bool {
-        self.allow_paths.iter().any(|allowed| match allowed.strip_suffix('*') {
-            Some(prefix) => path.starts_with(prefix),
-            None => path == allowed,
-        })
+        self.allow_paths
+            .iter()
+            .any(|allowed| match allowed.strip_suffix('*') {
+                Some(prefix) => path.starts_with(prefix),
+                None => path == allowed,
+            })
     }
 
     /// Sends a request upstream with the client's headers (hop-by-hop ones removed).
@@ -184,7 +186,10 @@ impl Upstream {
         }
         if repairing {
             // Without it a server may pick any encoding, and the proxy could not read the answer.
-            out.insert(header::ACCEPT_ENCODING, HeaderValue::from_static("identity"));
+            out.insert(
+                header::ACCEPT_ENCODING,
+                HeaderValue::from_static("identity"),
+            );
         }
         if let Some(key) = &self.upstream_api_key {
             // Only the header the target API reads carries the key; neither client header

@@ -49,5 +49,8 @@ async fn a_body_cut_before_any_byte_is_a_502() {
     assert_eq!(response.status(), 502);
     let body = response.text().await.unwrap();
     assert!(body.contains("upstream_unreachable"), "{body}");
-    assert!(!body.contains(&addr.to_string()), "the upstream's address leaked: {body}");
+    assert!(
+        !body.contains(&addr.to_string()),
+        "the upstream's address leaked: {body}"
+    );
 }

@@ -17,7 +17,13 @@ async fn hop_by_hop_expect_and_forwarded_headers_stay_here() {
     assert!(answer.contains(" 200 "), "{answer}");
     let received = mock.last();
     assert_eq!(received.headers["x-kept"], "2");
-    for name in ["x-secret-hop", "expect", "x-forwarded-for", "forwarded", "x-real-ip"] {
+    for name in [
+        "x-secret-hop",
+        "expect",
+        "x-forwarded-for",
+        "forwarded",
+        "x-real-ip",
+    ] {
         assert!(received.headers.get(name).is_none(), "{name} forwarded");
     }
 }

@@ -19,7 +19,11 @@ async fn with_an_upstream_key_only_allowed_paths_are_forwarded() {
     let body = denied.text().await.unwrap();
     assert!(body.contains("permission_error"), "{body}");
     assert!(mock.received.lock().unwrap().is_empty());
-    let models = client.get(format!("{base}/v1/models")).send().await.unwrap();
+    let models = client
+        .get(format!("{base}/v1/models"))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(models.status(), 200);
     let model = client
         .get(format!("{base}/v1/models/org/name"))

@@ -28,7 +28,10 @@ async fn paths_above_the_prefix_are_refused_and_never_forwarded() {
             format!("GET {target} HTTP/1.1\r\nhost: {proxy}\r\nconnection: close\r\n\r\n");
         let answer = raw_http(&base, request.as_bytes()).await;
         assert!(answer.starts_with("HTTP/1.1 400"), "{target}: {answer}");
-        assert!(answer.contains("invalid_request_error"), "{target}: {answer}");
+        assert!(
+            answer.contains("invalid_request_error"),
+            "{target}: {answer}"
+        );
     }
     assert!(
         mock.received.lock().unwrap().is_empty(),

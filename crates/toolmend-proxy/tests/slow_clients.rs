@@ -82,6 +82,10 @@ async fn one_address_gets_at_most_its_connections() {
     assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
     drop((_a, _b));
     tokio::time::sleep(Duration::from_millis(100)).await;
-    let answer = raw_http(&base, b"GET /healthz HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n").await;
+    let answer = raw_http(
+        &base,
+        b"GET /healthz HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n",
+    )
+    .await;
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
 }

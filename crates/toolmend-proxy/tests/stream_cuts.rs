@@ -27,7 +27,10 @@ async fn a_stream_cut_mid_event_drops_the_partial_event() {
     let body = format!("{}{partial}", held_call_event());
     mock.script("cut", Script::Cut(vec![body.into_bytes()]));
     let text = chat(&base, "cut", true).await.text().await.unwrap();
-    assert!(!text.contains("\"index\": 0,"), "partial event forwarded: {text}");
+    assert!(
+        !text.contains("\"index\": 0,"),
+        "partial event forwarded: {text}"
+    );
     // Every event the client got is whole JSON, and the held call kept its id and name.
     let joined = support::join_openai(&text);
     assert_eq!(joined.calls[&0].0, "call_1", "{text}");
@@ -41,7 +44,11 @@ async fn an_unterminated_last_event_is_not_glued_to_what_follows() {
     let last = "data: {\"id\": \"c\", \"choices\": [{\"index\": 0, \"delta\": {\"content\": \"x\"}, \"finish_reason\": null}]}";
     let body = format!("{}{last}", held_call_event());
     mock.script("unterminated", Script::Chunks(vec![body.into_bytes()]));
-    let text = chat(&base, "unterminated", true).await.text().await.unwrap();
+    let text = chat(&base, "unterminated", true)
+        .await
+        .text()
+        .await
+        .unwrap();
     let joined = support::join_openai(&text);
     assert_eq!(joined.content, "x", "{text}");
     assert_eq!(joined.calls[&0].1, "read_file", "{text}");
@@ -84,7 +91,10 @@ async fn an_anthropic_stream_cut_gets_no_invented_stop() {
         Script::Cut(vec![anthropic_held_call().into_bytes()]),
     );
     let text = support::post_text(&base, "/v1/messages", &anthropic_request("cut-a")).await;
-    assert!(text.contains("toolu_1"), "the held call is delivered: {text}");
+    assert!(
+        text.contains("toolu_1"),
+        "the held call is delivered: {text}"
+    );
     assert!(
         !text.contains("content_block_stop"),
         "the upstream never closed the block: {text}"

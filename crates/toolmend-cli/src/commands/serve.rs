@@ -83,7 +83,10 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
         config.trust_forwarded = true;
     }
     if let Some(seconds) = args.drain_timeout {
-        config.set("drain_timeout_ms", &seconds.saturating_mul(1000).to_string())?;
+        config.set(
+            "drain_timeout_ms",
+            &seconds.saturating_mul(1000).to_string(),
+        )?;
     }
     if config.upstream.is_empty() {
         anyhow::bail!(
