@@ -3,6 +3,11 @@
 #   docker build -t toolmend .
 #   docker run --rm -p 8080:8080 toolmend --upstream http://host.docker.internal:8000
 # Every argument after the image name goes to `toolmend serve`; it listens on 0.0.0.0:8080.
+# Security: on 0.0.0.0 anyone who reaches the port can use the upstream. Pass --api-key (or
+# TOOLMEND_API_KEY) so clients must present a key. With --upstream-api-key, only
+# --allow-paths are forwarded with it (default: /v1/chat/completions, /v1/messages,
+# /v1/responses, /api/chat, /v1/models[/*], /api/tags; others get 403). The proxy warns on
+# stderr when it listens beyond loopback without --api-key.
 
 # ---- build: the release binary, with the registry and target dir cached between builds ----
 FROM rust:1.95-slim-trixie AS build

@@ -57,3 +57,52 @@ fn serve_prints_its_address_answers_and_stops_on_sigterm() {
     let exit = child.wait().unwrap();
     assert_eq!(exit.code(), Some(0));
 }
+
+#[test]
+#[cfg(unix)]
+fn sigterm_closes_a_stuck_connection_after_the_drain_timeout() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolmend"))
+        .args([
+            "serve",
+            "--upstream",
+            "http://127.0.0.1:9",
+            "--listen",
+            "127.0.0.1:0",
+            "--drain-timeout",
+            "1",
+        ])
+        .env_remove("TOOLMEND_LISTEN")
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    let addr = line
+        .trim_end()
+        .strip_prefix("toolmend serve: listening on http://")
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .to_owned();
+    // A client that sends half a head and nothing more (the head timeout is 30 s).
+    let mut stuck = TcpStream::connect(&addr).unwrap();
+    write!(stuck, "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n").unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let started = std::time::Instant::now();
+    let exit = loop {
+        if let Some(exit) = child.try_wait().unwrap() {
+            break exit;
+        }
+        if started.elapsed() > std::time::Duration::from_secs(15) {
+            let _ = child.kill();
+            panic!("still running 15 s after SIGTERM with a 1 s drain timeout");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert_eq!(exit.code(), Some(0));
+    drop(stuck);
+}

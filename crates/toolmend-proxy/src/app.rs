@@ -15,7 +15,7 @@ use bytes::{Bytes, BytesMut};
 use futures_util::StreamExt;
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tracing::Instrument;
 
 use crate::cache::MenderCache;
@@ -43,14 +43,18 @@ pub fn app(config: ProxyConfig) -> Result<Router, ConfigError> {
     let upstream =
         Upstream::new(&config).map_err(|e| ConfigError(format!("upstream client: {e}")))?;
     let state = Arc::new(AppState {
-        cache: MenderCache::new(config.limits.tool_cache_entries, config.recover),
+        cache: MenderCache::new(
+            config.limits.tool_cache_entries,
+            config.limits.tool_cache_bytes,
+            config.recover,
+        ),
         permits: Arc::new(Semaphore::new(config.limits.max_concurrent_requests.max(1))),
         upstream,
         config,
     });
     // Installed at build time so `/metrics` lists the series from the first request on.
     let _ = crate::metrics::handle();
-    Ok(Router::new()
+    let routes = Router::new()
         .route("/v1/chat/completions", post(chat))
         .route("/v1/messages", post(messages))
         .route("/v1/responses", post(responses_route))
@@ -58,24 +62,46 @@ pub fn app(config: ProxyConfig) -> Result<Router, ConfigError> {
         .route("/healthz", get(|| async { "ok" }))
         .route("/metrics", get(metrics))
         .fallback(passthrough)
-        .layer(middleware::from_fn_with_state(
-            Arc::clone(&state),
-            limit_concurrency,
-        ))
-        .with_state(state))
+        .with_state(state);
+    // Outside the routes, so a path is normalised before it is routed.
+    Ok(Router::new()
+        .fallback_service(routes)
+        .layer(middleware::from_fn(normalise_path)))
 }
 
-/// Answers 503 in the API's shape when too many requests are in flight.
-async fn limit_concurrency(
-    State(state): State<Arc<AppState>>,
-    request: Request,
-    next: Next,
-) -> Response {
-    let Ok(permit) = Arc::clone(&state.permits).try_acquire_owned() else {
-        return ProxyError::Overloaded(state.config.limits.max_concurrent_requests)
-            .into_api_response(Api::of_path(request.uri().path()));
+/// Resolves the dot segments of the request path (escaped ones too) before routing, and
+/// answers 400 for a path that would climb above the upstream root: it is never forwarded.
+async fn normalise_path(mut request: Request, next: Next) -> Response {
+    let path = request.uri().path();
+    let normal = match crate::path::normalise_path(path) {
+        Ok(Cow::Borrowed(_)) => return next.run(request).await,
+        Ok(Cow::Owned(normal)) => normal,
+        Err(_) => {
+            tracing::info!(path, "request path climbs above the upstream root: refused");
+            return ProxyError::PathEscapes.into_api_response(Api::of_path(path));
+        }
     };
-    let response = next.run(request).await;
+    let target = match request.uri().query() {
+        Some(query) => format!("{normal}?{query}"),
+        None => normal,
+    };
+    match target.parse() {
+        Ok(uri) => *request.uri_mut() = uri,
+        Err(_) => return ProxyError::PathEscapes.into_api_response(Api::of_path(path)),
+    }
+    next.run(request).await
+}
+
+/// A slot among the requests in flight, taken once the request's body is read (a client
+/// still sending holds none); 503 in the API's shape when all are taken.
+fn admit(state: &AppState) -> Result<OwnedSemaphorePermit, ProxyError> {
+    Arc::clone(&state.permits)
+        .try_acquire_owned()
+        .map_err(|_| ProxyError::Overloaded(state.config.limits.max_concurrent_requests))
+}
+
+/// The response, holding its slot until a streamed body ends or the client goes away.
+fn hold(permit: OwnedSemaphorePermit, response: Response) -> Response {
     if !is_streamed(response.headers()) {
         return response;
     }
@@ -101,7 +127,13 @@ fn is_type(headers: &HeaderMap, kind: &str) -> bool {
         .is_some_and(|v| v.starts_with(kind))
 }
 
-async fn metrics() -> Response {
+/// Prometheus text; with `metrics_need_key`, only for a client presenting the proxy key.
+async fn metrics(State(state): State<Arc<AppState>>, mut headers: HeaderMap) -> Response {
+    if state.config.metrics_need_key
+        && let Err(e) = state.upstream.check_key(&mut headers)
+    {
+        return e.into_api_response(Api::OpenAi);
+    }
     match crate::metrics::handle() {
         Some(handle) => (
             [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
@@ -146,21 +178,6 @@ struct RequestView<'a> {
     input: Option<&'a RawValue>,
 }
 
-/// Reads a request body within the limit.
-async fn read_request(body: Body, limit: usize) -> Result<Bytes, ProxyError> {
-    axum::body::to_bytes(body, limit).await.map_err(|e| {
-        let text = format!(
-            "{e}: {}",
-            std::error::Error::source(&e).map_or_else(String::new, |s| s.to_string())
-        );
-        if text.contains("length limit") {
-            ProxyError::RequestTooLarge(limit)
-        } else {
-            ProxyError::BadRequestBody(text)
-        }
-    })
-}
-
 fn route_label(api: Api) -> &'static str {
     match api {
         Api::OpenAi => "chat",
@@ -192,18 +209,49 @@ async fn repair_route(state: Arc<AppState>, api: Api, request: Request) -> Respo
 async fn repair_route_inner(state: &Arc<AppState>, api: Api, request: Request) -> Response {
     let config = &state.config;
     let (mut parts, body) = request.into_parts();
-    if let Err(e) = state.upstream.authorize(&mut parts.headers) {
+    if let Err(e) = state
+        .upstream
+        .authorize(parts.uri.path(), &mut parts.headers)
+    {
         return e.into_api_response(api);
     }
-    let bytes = match read_request(body, config.limits.max_request_bytes).await {
+    if let Err(e) = crate::body::check_declared_length(&parts.headers, &config.limits) {
+        return e.into_api_response(api);
+    }
+    let bytes = match crate::body::read_body(body, &config.limits).await {
         Ok(bytes) => bytes,
         Err(e) => return e.into_api_response(api),
     };
+    let permit = match admit(state) {
+        Ok(permit) => permit,
+        Err(e) => return e.into_api_response(api),
+    };
+    let response = repair_read(state, api, &parts, bytes).await;
+    hold(permit, response)
+}
+
+/// A repair route's request once its body is read.
+async fn repair_read(
+    state: &Arc<AppState>,
+    api: Api,
+    parts: &axum::http::request::Parts,
+    bytes: Bytes,
+) -> Response {
+    let config = &state.config;
     let view: Option<RequestView<'_>> = serde_json::from_slice(&bytes).ok();
     let tools = view
         .as_ref()
         .and_then(|v| v.tools)
         .filter(|t| !matches!(t.get().trim(), "[]" | "null"));
+    if let Some(tools) = tools
+        && tools.get().len() > config.limits.max_tools_bytes
+    {
+        tracing::info!(
+            bytes = tools.get().len(),
+            "tools over the size limit: refused"
+        );
+        return ProxyError::ToolsTooLarge(config.limits.max_tools_bytes).into_api_response(api);
+    }
     let upstream = state
         .upstream
         .send(
@@ -225,6 +273,14 @@ async fn repair_route_inner(state: &Arc<AppState>, api: Api, request: Request) -
         return pass_response(upstream);
     };
     if !upstream.status().is_success() {
+        return pass_response(upstream);
+    }
+    if let Some(encoding) = crate::upstream::undecoded_encoding(upstream.headers()) {
+        tracing::info!(
+            encoding,
+            "upstream answer in an encoding the proxy cannot decode"
+        );
+        crate::metrics::count_uninspected(route_label(api), "content_encoding");
         return pass_response(upstream);
     }
     let model = view.model.as_deref().unwrap_or("");
@@ -277,12 +333,13 @@ async fn repair_route_inner(state: &Arc<AppState>, api: Api, request: Request) -
     while let Some(chunk) = chunks.next().await {
         match chunk {
             Ok(chunk) if body.len() + chunk.len() > config.limits.max_response_bytes => {
-                // Too large to repair: forward what arrived and the rest as received.
+                // Too large to repair: forward what arrived and the rest as received (decoded,
+                // when it came compressed: held no longer than one chunk).
                 tracing::warn!("response over the buffering limit, forwarded unrepaired");
+                crate::metrics::count_uninspected(route_label(api), "too_large");
                 body.extend_from_slice(&chunk);
                 let head = futures_util::stream::once(async move { Ok(body.freeze()) });
-                let rest = chunks.take_while(|c| std::future::ready(c.is_ok()));
-                let stream = head.chain(rest);
+                let stream = head.chain(chunks.map(|c| c.map_err(cut_error)));
                 return build(
                     status,
                     response_headers(&headers, true),
@@ -291,15 +348,30 @@ async fn repair_route_inner(state: &Arc<AppState>, api: Api, request: Request) -
             }
             Ok(chunk) => body.extend_from_slice(&chunk),
             Err(e) => {
-                // Cut mid-body: forward what arrived, status kept.
-                tracing::warn!(error = %crate::upstream::upstream_error(&e), "upstream body cut");
-                break;
+                // Cut mid-body: nothing was sent yet. With nothing read, a 502; else what
+                // arrived, then the connection is closed (the client sees the cut, as it would
+                // from the upstream itself; the upstream's length is not kept).
+                let error = crate::upstream::upstream_error(&e);
+                tracing::warn!(%error, "upstream body cut");
+                crate::metrics::count_uninspected(route_label(api), "upstream_cut");
+                if body.is_empty() {
+                    return error.into_api_response(api);
+                }
+                let head = futures_util::stream::once(async move { Ok(body.freeze()) });
+                let stream =
+                    head.chain(futures_util::stream::once(async move { Err(cut_error(e)) }));
+                return build(
+                    status,
+                    response_headers(&headers, true),
+                    Body::from_stream(stream),
+                );
             }
         }
     }
     let body = body.freeze();
     let work = Instant::now();
     let Ok(mut value) = serde_json::from_slice::<serde_json::Value>(&body) else {
+        crate::metrics::count_uninspected(route_label(api), "not_json");
         return build(status, response_headers(&headers, false), Body::from(body));
     };
     let (notes, changed) = match api {
@@ -321,6 +393,12 @@ async fn repair_route_inner(state: &Arc<AppState>, api: Api, request: Request) -
     build(status, out_headers, Body::from(body))
 }
 
+/// The error that ends a client body whose upstream body was cut: hyper then closes the
+/// connection instead of ending the body cleanly.
+fn cut_error(error: reqwest::Error) -> std::io::Error {
+    std::io::Error::other(crate::upstream::upstream_error(&error).to_string())
+}
+
 /// A response with this status, headers and body.
 fn build(status: StatusCode, headers: HeaderMap, body: Body) -> Response {
     let mut response = Response::new(body);
@@ -339,29 +417,37 @@ pub(crate) fn pass_response(upstream: reqwest::Response) -> Response {
     build(status, headers, Body::from_stream(stream))
 }
 
-/// Every other path: forwarded verbatim, streaming both ways.
+/// Every other path: forwarded verbatim, the answer streamed (the request body is read first,
+/// within the same limits as on the repair routes).
 async fn passthrough(State(state): State<Arc<AppState>>, request: Request) -> Response {
     let api = Api::of_path(request.uri().path());
     let (mut parts, body) = request.into_parts();
-    if let Err(e) = state.upstream.authorize(&mut parts.headers) {
+    if let Err(e) = state
+        .upstream
+        .authorize(parts.uri.path(), &mut parts.headers)
+    {
         return e.into_api_response(api);
     }
-    let declared = parts
-        .headers
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<usize>().ok());
-    let limit = state.config.limits.max_request_bytes;
-    if declared.is_some_and(|n| n > limit) {
-        return ProxyError::RequestTooLarge(limit).into_api_response(api);
+    let limits = &state.config.limits;
+    if let Err(e) = crate::body::check_declared_length(&parts.headers, limits) {
+        return e.into_api_response(api);
     }
-    let body = reqwest::Body::wrap_stream(body.into_data_stream());
-    match state
+    // Read whole before a slot is taken, so a client trickling its body holds none.
+    let body = match crate::body::read_body(body, limits).await {
+        Ok(bytes) => bytes,
+        Err(e) => return e.into_api_response(api),
+    };
+    let permit = match admit(&state) {
+        Ok(permit) => permit,
+        Err(e) => return e.into_api_response(api),
+    };
+    let response = match state
         .upstream
-        .send(parts.method, &parts.uri, &parts.headers, body, false)
+        .send(parts.method, &parts.uri, &parts.headers, body.into(), false)
         .await
     {
         Ok(upstream) => pass_response(upstream),
         Err(e) => e.into_api_response(api),
-    }
+    };
+    hold(permit, response)
 }

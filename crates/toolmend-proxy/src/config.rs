@@ -61,6 +61,26 @@ pub struct ProxyLimits {
     pub max_concurrent_requests: usize,
     /// Most compiled tool sets kept (least recently used evicted).
     pub tool_cache_entries: usize,
+    /// Most raw `tools` text, in bytes, whose compiled sets are kept (a compiled set can take
+    /// over 200 times its raw text: patterns compile to automata); least recently used
+    /// evicted.
+    pub tool_cache_bytes: usize,
+    /// Largest `tools` array a request may carry, in bytes of its JSON text (400 past it).
+    pub max_tools_bytes: usize,
+    /// Longest wait for a client's request head; the connection is closed past it.
+    pub header_read_timeout: Duration,
+    /// Longest wait for the next piece of a request body, and the time every body gets on
+    /// top of [`min_body_rate`](Self::min_body_rate) (408 past either).
+    pub body_read_timeout: Duration,
+    /// Slowest average a request body may arrive at, in bytes per second, after the first
+    /// [`body_read_timeout`](Self::body_read_timeout).
+    pub min_body_rate: u64,
+    /// Most open connections from one client address (0: no limit); past it a new one gets a
+    /// 503 and is closed. Off by default: behind a load balancer every client is one address.
+    pub max_connections_per_peer: usize,
+    /// After SIGTERM or Ctrl-C, how long requests in flight may take before their
+    /// connections are closed.
+    pub drain_timeout: Duration,
 }
 
 impl Default for ProxyLimits {
@@ -73,6 +93,13 @@ impl Default for ProxyLimits {
             read_timeout: Duration::from_secs(600),
             max_concurrent_requests: 1024,
             tool_cache_entries: 256,
+            tool_cache_bytes: 1024 * 1024,
+            max_tools_bytes: 2 * 1024 * 1024,
+            header_read_timeout: Duration::from_secs(30),
+            body_read_timeout: Duration::from_secs(30),
+            min_body_rate: 8 * 1024,
+            max_connections_per_peer: 0,
+            drain_timeout: Duration::from_secs(30),
         }
     }
 }
@@ -99,6 +126,14 @@ pub struct ProxyConfig {
     pub api_key: Option<String>,
     /// The key sent upstream in place of the client's.
     pub upstream_api_key: Option<String>,
+    /// With an upstream key, the only paths forwarded (with that key); others get a 403. An
+    /// entry ending in `*` is a prefix; `*` alone allows every path.
+    pub allow_paths: Vec<String>,
+    /// Whether `GET /metrics` asks for the client key too (when one is configured).
+    pub metrics_need_key: bool,
+    /// Forward the client's `X-Forwarded-*`, `X-Real-IP` and `Forwarded` headers (set it
+    /// when a proxy you run sits in front); by default they are dropped.
+    pub trust_forwarded: bool,
     /// Limits.
     pub limits: ProxyLimits,
 }
@@ -115,10 +150,25 @@ impl std::fmt::Debug for ProxyConfig {
             .field("storm", &self.storm)
             .field("api_key", &redact(&self.api_key))
             .field("upstream_api_key", &redact(&self.upstream_api_key))
+            .field("allow_paths", &self.allow_paths)
+            .field("metrics_need_key", &self.metrics_need_key)
+            .field("trust_forwarded", &self.trust_forwarded)
             .field("limits", &self.limits)
             .finish()
     }
 }
+
+/// The paths forwarded with the upstream key by default: the repaired routes and model
+/// listing.
+pub const DEFAULT_ALLOW_PATHS: [&str; 7] = [
+    "/v1/chat/completions",
+    "/v1/messages",
+    "/v1/responses",
+    "/api/chat",
+    "/v1/models",
+    "/v1/models/*",
+    "/api/tags",
+];
 
 /// The default listen address.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:4000";
@@ -136,6 +186,12 @@ impl ProxyConfig {
             storm: StormPolicy::Annotate,
             api_key: None,
             upstream_api_key: None,
+            allow_paths: DEFAULT_ALLOW_PATHS
+                .iter()
+                .map(|p| (*p).to_owned())
+                .collect(),
+            metrics_need_key: false,
+            trust_forwarded: false,
             limits: ProxyLimits::default(),
         }
     }
@@ -153,8 +209,20 @@ impl ProxyConfig {
             storm,
             api_key,
             upstream_api_key,
+            allow_paths,
+            metrics_need_key,
+            trust_forwarded,
             limits,
         } = file;
+        if let Some(trust) = trust_forwarded {
+            self.trust_forwarded = trust;
+        }
+        if let Some(paths) = allow_paths {
+            self.allow_paths = paths;
+        }
+        if let Some(need) = metrics_need_key {
+            self.metrics_need_key = need;
+        }
         let pairs = [
             ("upstream", upstream),
             ("listen", listen),
@@ -179,6 +247,13 @@ impl ProxyConfig {
                 read_timeout_ms,
                 max_concurrent_requests,
                 tool_cache_entries,
+                tool_cache_bytes,
+                max_tools_bytes,
+                header_read_timeout_ms,
+                body_read_timeout_ms,
+                min_body_rate,
+                max_connections_per_peer,
+                drain_timeout_ms,
             } = limits;
             let l = &mut self.limits;
             set_opt(&mut l.max_request_bytes, max_request_bytes);
@@ -186,11 +261,23 @@ impl ProxyConfig {
             set_opt(&mut l.max_call_arguments_bytes, max_call_arguments_bytes);
             set_opt(&mut l.max_concurrent_requests, max_concurrent_requests);
             set_opt(&mut l.tool_cache_entries, tool_cache_entries);
-            if let Some(ms) = connect_timeout_ms {
-                l.connect_timeout = Duration::from_millis(ms);
+            set_opt(&mut l.tool_cache_bytes, tool_cache_bytes);
+            set_opt(&mut l.max_tools_bytes, max_tools_bytes);
+            set_opt(&mut l.max_connections_per_peer, max_connections_per_peer);
+            if let Some(rate) = min_body_rate {
+                l.min_body_rate = rate;
             }
-            if let Some(ms) = read_timeout_ms {
-                l.read_timeout = Duration::from_millis(ms);
+            let times = [
+                (&mut l.connect_timeout, connect_timeout_ms),
+                (&mut l.read_timeout, read_timeout_ms),
+                (&mut l.header_read_timeout, header_read_timeout_ms),
+                (&mut l.body_read_timeout, body_read_timeout_ms),
+                (&mut l.drain_timeout, drain_timeout_ms),
+            ];
+            for (slot, ms) in times {
+                if let Some(ms) = ms {
+                    *slot = Duration::from_millis(ms);
+                }
             }
         }
         Ok(())
@@ -199,8 +286,11 @@ impl ProxyConfig {
     /// Applies `TOOLMEND_*` variables (`TOOLMEND_UPSTREAM`, `TOOLMEND_LISTEN`,
     /// `TOOLMEND_RECOVER`, `TOOLMEND_MODE`, `TOOLMEND_INVALID`, `TOOLMEND_STORM`,
     /// `TOOLMEND_API_KEY`, `TOOLMEND_UPSTREAM_API_KEY`, `TOOLMEND_READ_TIMEOUT_MS`,
-    /// `TOOLMEND_CONNECT_TIMEOUT_MS`, `TOOLMEND_MAX_CONCURRENT_REQUESTS`); other variables are
-    /// ignored.
+    /// `TOOLMEND_CONNECT_TIMEOUT_MS`, `TOOLMEND_MAX_CONCURRENT_REQUESTS`,
+    /// `TOOLMEND_HEADER_READ_TIMEOUT_MS`, `TOOLMEND_BODY_READ_TIMEOUT_MS`,
+    /// `TOOLMEND_MIN_BODY_RATE`, `TOOLMEND_MAX_CONNECTIONS_PER_PEER`,
+    /// `TOOLMEND_DRAIN_TIMEOUT_MS`, `TOOLMEND_ALLOW_PATHS` (comma-separated),
+    /// `TOOLMEND_METRICS_NEED_KEY`, `TOOLMEND_TRUST_FORWARDED`); other variables are ignored.
     pub fn merge_env<K, V>(
         &mut self,
         vars: impl IntoIterator<Item = (K, V)>,
@@ -256,8 +346,39 @@ impl ProxyConfig {
             "upstream_api_key" => {
                 self.upstream_api_key = Some(value.to_owned()).filter(|k| !k.is_empty());
             }
+            "allow_paths" => {
+                self.allow_paths = value
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|p| !p.is_empty())
+                    .map(str::to_owned)
+                    .collect();
+            }
+            "metrics_need_key" | "trust_forwarded" => {
+                let flag = match value {
+                    "true" | "1" => true,
+                    "false" | "0" => false,
+                    _ => return Err(bad("expected true|false, got")),
+                };
+                match key {
+                    "metrics_need_key" => self.metrics_need_key = flag,
+                    _ => self.trust_forwarded = flag,
+                }
+            }
             "read_timeout_ms" => self.limits.read_timeout = Duration::from_millis(number()?),
             "connect_timeout_ms" => self.limits.connect_timeout = Duration::from_millis(number()?),
+            "drain_timeout_ms" => self.limits.drain_timeout = Duration::from_millis(number()?),
+            "header_read_timeout_ms" => {
+                self.limits.header_read_timeout = Duration::from_millis(number()?);
+            }
+            "body_read_timeout_ms" => {
+                self.limits.body_read_timeout = Duration::from_millis(number()?);
+            }
+            "min_body_rate" => self.limits.min_body_rate = number()?,
+            "max_connections_per_peer" => {
+                self.limits.max_connections_per_peer =
+                    usize::try_from(number()?).map_err(|_| bad("too large:"))?;
+            }
             "max_concurrent_requests" => {
                 self.limits.max_concurrent_requests =
                     usize::try_from(number()?).map_err(|_| bad("too large:"))?;
@@ -285,6 +406,9 @@ struct FileConfig {
     storm: Option<String>,
     api_key: Option<String>,
     upstream_api_key: Option<String>,
+    allow_paths: Option<Vec<String>>,
+    metrics_need_key: Option<bool>,
+    trust_forwarded: Option<bool>,
     limits: Option<FileLimits>,
 }
 
@@ -298,6 +422,13 @@ struct FileLimits {
     read_timeout_ms: Option<u64>,
     max_concurrent_requests: Option<usize>,
     tool_cache_entries: Option<usize>,
+    tool_cache_bytes: Option<usize>,
+    max_tools_bytes: Option<usize>,
+    header_read_timeout_ms: Option<u64>,
+    body_read_timeout_ms: Option<u64>,
+    min_body_rate: Option<u64>,
+    max_connections_per_peer: Option<usize>,
+    drain_timeout_ms: Option<u64>,
 }
 
 #[cfg(test)]

@@ -55,6 +55,14 @@ pub(crate) enum ProxyError {
     UpstreamTimeout,
     #[error("upstream unreachable: {0}")]
     UpstreamUnreachable(String),
+    #[error("the request path climbs above the upstream root")]
+    PathEscapes,
+    #[error("the request body arrived too slowly")]
+    BodyTimeout,
+    #[error("this path is not forwarded with the upstream key (see --allow-paths)")]
+    PathNotAllowed,
+    #[error("the `tools` array is larger than {0} bytes")]
+    ToolsTooLarge(usize),
 }
 
 impl ProxyError {
@@ -66,6 +74,10 @@ impl ProxyError {
             Self::Overloaded(_) => StatusCode::SERVICE_UNAVAILABLE,
             Self::UpstreamTimeout => StatusCode::GATEWAY_TIMEOUT,
             Self::UpstreamUnreachable(_) => StatusCode::BAD_GATEWAY,
+            Self::PathEscapes => StatusCode::BAD_REQUEST,
+            Self::BodyTimeout => StatusCode::REQUEST_TIMEOUT,
+            Self::PathNotAllowed => StatusCode::FORBIDDEN,
+            Self::ToolsTooLarge(_) => StatusCode::BAD_REQUEST,
         }
     }
 
@@ -77,6 +89,10 @@ impl ProxyError {
             Self::Overloaded(_) => "overloaded_error",
             Self::UpstreamTimeout => "upstream_timeout",
             Self::UpstreamUnreachable(_) => "upstream_unreachable",
+            Self::PathEscapes => "invalid_request_error",
+            Self::BodyTimeout => "request_timeout",
+            Self::PathNotAllowed => "permission_error",
+            Self::ToolsTooLarge(_) => "invalid_request_error",
         }
     }
 

@@ -7,7 +7,8 @@ OpenAI Responses (`POST /v1/responses`), Anthropic Messages (`POST /v1/messages`
 native chat (`POST /api/chat`, NDJSON streaming); every other path is forwarded verbatim.
 
 - [`app`] builds the [`axum::Router`] for a [`ProxyConfig`], testable without a socket.
-- [`serve`] runs it on a bound listener until Ctrl-C or SIGTERM, draining in-flight requests.
+- [`serve`] runs it on a bound listener until Ctrl-C or SIGTERM, draining in-flight requests
+  for at most the drain timeout; [`serve_until`] stops on any future.
 
 # Behaviour worth knowing
 
@@ -28,43 +29,37 @@ client API's error shape.
 #![deny(missing_docs)]
 
 mod app;
+mod body;
 mod cache;
 mod config;
 mod error;
 mod mend;
 mod metrics;
+pub mod path;
 mod routes;
+mod serve;
 mod stream;
 mod upstream;
 pub mod wire;
 
 pub use app::app;
-pub use config::{DEFAULT_LISTEN, InvalidPolicy, Mode, ProxyConfig, ProxyLimits, StormPolicy};
+pub use config::{
+    DEFAULT_ALLOW_PATHS, DEFAULT_LISTEN, InvalidPolicy, Mode, ProxyConfig, ProxyLimits, StormPolicy,
+};
 pub use error::ConfigError;
+pub use serve::serve_until;
 
 /// The name of the response header listing the repairs made (`kind=count`, comma-separated).
 pub const REPAIRS_HEADER: &str = mend::REPAIRS_HEADER;
 
-/// Serves the proxy on `listener` until Ctrl-C or SIGTERM, then stops accepting and waits for
-/// the requests in flight.
+/// Serves the proxy on `listener` until Ctrl-C or SIGTERM, then stops accepting and lets the
+/// requests in flight finish, for at most [`ProxyLimits::drain_timeout`].
 ///
 /// # Errors
 ///
-/// When the router cannot be built or the listener fails.
+/// When the router cannot be built.
 pub async fn serve(config: ProxyConfig, listener: tokio::net::TcpListener) -> std::io::Result<()> {
-    use axum::serve::ListenerExt;
-
-    let router = app(config).map_err(std::io::Error::other)?;
-    // Without TCP_NODELAY the small writes of a stream (one SSE event each) wait for the
-    // client's delayed ACK: about 40 ms added to every streamed response on Linux.
-    let listener = listener.tap_io(|stream| {
-        if let Err(error) = stream.set_nodelay(true) {
-            tracing::debug!(%error, "could not set TCP_NODELAY on an accepted connection");
-        }
-    });
-    axum::serve(listener, router)
-        .with_graceful_shutdown(shutdown_signal())
-        .await
+    serve_until(config, listener, shutdown_signal()).await
 }
 
 /// Resolves on Ctrl-C or (on Unix) SIGTERM.
@@ -87,5 +82,4 @@ async fn shutdown_signal() {
         () = ctrl_c => {},
         () = term => {},
     }
-    tracing::info!("shutting down: draining requests in flight");
 }

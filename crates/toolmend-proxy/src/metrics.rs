@@ -123,6 +123,15 @@ pub(crate) fn count_call(model: &str, call: &CallResult) {
     }
 }
 
+/// Counts a response body the proxy passed on without reading it (and logs why): `reason` is
+/// one of a fixed set of labels, e.g. `content_encoding` (compressed in a way it cannot
+/// decode), `decode_error`, `too_large`, `not_json`, `upstream_cut`.
+pub(crate) fn count_uninspected(route: &'static str, reason: &'static str) {
+    tracing::info!(route, reason, "response passed on without repair");
+    metrics::counter!("toolmend_uninspected_total", "route" => route, "reason" => reason)
+        .increment(1);
+}
+
 /// Records the time the proxy itself spent on a response (repair work, not the upstream).
 pub(crate) fn record_overhead(route: &'static str, seconds: f64) {
     metrics::histogram!("toolmend_overhead_seconds", "route" => route).record(seconds);

@@ -19,35 +19,77 @@ const HOP_BY_HOP: [&str; 9] = [
     "host",
 ];
 
+/// Headers a client could use to claim another address, host or scheme to the upstream;
+/// dropped unless `trust_forwarded` (the proxy in front of toolmend sets them).
+const FORWARDED: [&str; 6] = [
+    "forwarded",
+    "x-forwarded-for",
+    "x-forwarded-host",
+    "x-forwarded-proto",
+    "x-forwarded-port",
+    "x-real-ip",
+];
+
+/// The header names listed in `Connection:` (lowercase): hop-by-hop too (RFC 9110 §7.6.1).
+fn connection_named(headers: &HeaderMap) -> Vec<String> {
+    headers
+        .get_all(header::CONNECTION)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|n| n.trim().to_ascii_lowercase())
+        .filter(|n| !n.is_empty())
+        .collect()
+}
+
 /// The upstream server and the client that talks to it.
 #[derive(Debug, Clone)]
 pub(crate) struct Upstream {
+    /// Forwards bodies as they are, compressed or not (other paths, requests without tools).
     client: reqwest::Client,
+    /// Asks for `identity` and decodes gzip, deflate, br and zstd that come back anyway, as
+    /// they stream, for the routes whose answers the proxy reads.
+    decoding: reqwest::Client,
     /// The root without a trailing `/`.
     root: String,
     /// The root ends in `/v1`.
     root_has_v1: bool,
     api_key: Option<String>,
     upstream_api_key: Option<String>,
+    /// The paths a request may take to get the upstream key (`*` at the end: a prefix).
+    allow_paths: Vec<String>,
+    /// Forward the client's `X-Forwarded-*` and `Forwarded` headers.
+    trust_forwarded: bool,
 }
 
 impl Upstream {
     pub(crate) fn new(config: &ProxyConfig) -> Result<Self, reqwest::Error> {
-        let client = reqwest::Client::builder()
-            .connect_timeout(config.limits.connect_timeout)
-            .read_timeout(config.limits.read_timeout)
-            .pool_idle_timeout(std::time::Duration::from_secs(90))
-            .tcp_nodelay(true)
-            // The proxy forwards what it gets: a redirect goes back to the client.
-            .redirect(reqwest::redirect::Policy::none())
+        let builder = || {
+            reqwest::Client::builder()
+                .connect_timeout(config.limits.connect_timeout)
+                .read_timeout(config.limits.read_timeout)
+                .pool_idle_timeout(std::time::Duration::from_secs(90))
+                .tcp_nodelay(true)
+                // The proxy forwards what it gets: a redirect goes back to the client.
+                .redirect(reqwest::redirect::Policy::none())
+        };
+        let client = builder()
+            .no_gzip()
+            .no_brotli()
+            .no_zstd()
+            .no_deflate()
             .build()?;
+        let decoding = builder().build()?;
         let root = config.upstream.trim_end_matches('/').to_owned();
         Ok(Self {
             root_has_v1: root.ends_with("/v1"),
             root,
             client,
+            decoding,
             api_key: config.api_key.clone(),
             upstream_api_key: config.upstream_api_key.clone(),
+            allow_paths: config.allow_paths.clone(),
+            trust_forwarded: config.trust_forwarded,
         })
     }
 
@@ -68,30 +110,57 @@ impl Upstream {
         }
     }
 
-    /// Checks the proxy key when one is configured; removes it from the headers.
-    pub(crate) fn authorize(&self, headers: &mut HeaderMap) -> Result<(), ProxyError> {
-        let Some(key) = &self.api_key else {
-            return Ok(());
-        };
-        let bearer = headers
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "));
-        if bearer.is_some_and(|b| constant_time_eq(b.as_bytes(), key.as_bytes())) {
-            headers.remove(header::AUTHORIZATION);
-            return Ok(());
+    /// Checks the proxy key when one is configured (`Authorization: Bearer K`, the scheme in
+    /// any case, or `x-api-key: K`) and removes every header holding it, so a client sending
+    /// the key in both never has one forwarded; refuses a path outside `--allow-paths` when
+    /// the request would get the upstream key.
+    pub(crate) fn authorize(&self, path: &str, headers: &mut HeaderMap) -> Result<(), ProxyError> {
+        self.check_key(headers)?;
+        if self.upstream_api_key.is_some() && !self.allows(path) {
+            return Err(ProxyError::PathNotAllowed);
         }
-        let x_api_key = headers.get("x-api-key").map(HeaderValue::as_bytes);
-        if x_api_key.is_some_and(|v| constant_time_eq(v, key.as_bytes())) {
-            headers.remove("x-api-key");
-            return Ok(());
+        Ok(())
+    }
+
+    /// Checks the proxy key when one is configured and removes every header holding it.
+    pub(crate) fn check_key(&self, headers: &mut HeaderMap) -> Result<(), ProxyError> {
+        if let Some(key) = &self.api_key {
+            let bearer_ok = headers
+                .get(header::AUTHORIZATION)
+                .and_then(|v| bearer(v.as_bytes()))
+                .is_some_and(|b| constant_time_eq(b, key.as_bytes()));
+            let x_api_key_ok = headers
+                .get("x-api-key")
+                .is_some_and(|v| constant_time_eq(v.as_bytes(), key.as_bytes()));
+            if !bearer_ok && !x_api_key_ok {
+                return Err(ProxyError::Unauthorized);
+            }
+            if bearer_ok {
+                headers.remove(header::AUTHORIZATION);
+            }
+            if x_api_key_ok {
+                headers.remove("x-api-key");
+            }
         }
-        Err(ProxyError::Unauthorized)
+        Ok(())
+    }
+
+    /// Whether `path` is in `--allow-paths`.
+    fn allows(&self, path: &str) -> bool {
+        self.allow_paths
+            .iter()
+            .any(|allowed| match allowed.strip_suffix('*') {
+                Some(prefix) => path.starts_with(prefix),
+                None => path == allowed,
+            })
     }
 
     /// Sends a request upstream with the client's headers (hop-by-hop ones removed).
     ///
-    /// `repairing` asks for an uncompressed body, since the proxy will read it.
+    /// `repairing` asks for an uncompressed body (`Accept-Encoding: identity`), since the proxy
+    /// will read it, and decodes a compressed one the upstream sends anyway: the response then
+    /// has no `Content-Encoding` (unless the encoding was one it cannot decode) and no
+    /// `Content-Length`.
     pub(crate) async fn send(
         &self,
         method: Method,
@@ -101,8 +170,13 @@ impl Upstream {
         repairing: bool,
     ) -> Result<reqwest::Response, ProxyError> {
         let mut out = HeaderMap::with_capacity(headers.len() + 1);
+        let named = connection_named(headers);
         for (name, value) in headers {
             if HOP_BY_HOP.contains(&name.as_str())
+                || named.iter().any(|n| n == name.as_str())
+                // The body was read whole: the upstream has nothing to continue.
+                || name == header::EXPECT
+                || (!self.trust_forwarded && FORWARDED.contains(&name.as_str()))
                 || (repairing
                     && (name == header::ACCEPT_ENCODING || name == header::CONTENT_LENGTH))
             {
@@ -110,10 +184,20 @@ impl Upstream {
             }
             out.append(name.clone(), value.clone());
         }
+        if repairing {
+            // Without it a server may pick any encoding, and the proxy could not read the answer.
+            out.insert(
+                header::ACCEPT_ENCODING,
+                HeaderValue::from_static("identity"),
+            );
+        }
         if let Some(key) = &self.upstream_api_key {
+            // Only the header the target API reads carries the key; neither client header
+            // goes on beside it.
+            out.remove(header::AUTHORIZATION);
+            out.remove("x-api-key");
             match Api::of_path(uri.path()) {
                 Api::Anthropic => {
-                    out.remove(header::AUTHORIZATION);
                     if let Ok(v) = HeaderValue::from_str(key) {
                         out.insert(HeaderName::from_static("x-api-key"), sensitive(v));
                     }
@@ -125,7 +209,12 @@ impl Upstream {
                 }
             }
         }
-        self.client
+        let client = if repairing {
+            &self.decoding
+        } else {
+            &self.client
+        };
+        client
             .request(method, self.url(uri))
             .headers(out)
             .body(body)
@@ -133,6 +222,15 @@ impl Upstream {
             .await
             .map_err(|e| upstream_error(&e))
     }
+}
+
+/// The credentials of an `Authorization: Bearer …` value, the scheme matched in any case
+/// (RFC 9110 §11.1).
+fn bearer(value: &[u8]) -> Option<&[u8]> {
+    let (scheme, rest) = value.split_at_checked(7)?;
+    scheme
+        .eq_ignore_ascii_case(b"bearer ")
+        .then(|| rest.trim_ascii_start())
 }
 
 fn sensitive(mut value: HeaderValue) -> HeaderValue {
@@ -146,6 +244,10 @@ pub(crate) fn upstream_error(error: &reqwest::Error) -> ProxyError {
         ProxyError::UpstreamTimeout
     } else {
         let mut text = error.to_string();
+        // The client sees this text: it names no upstream URL.
+        if let Some(url) = error.url() {
+            text = text.replace(&format!(" for url ({url})"), "");
+        }
         let mut source = std::error::Error::source(error);
         while let Some(s) = source {
             text.push_str(": ");
@@ -160,8 +262,10 @@ pub(crate) fn upstream_error(error: &reqwest::Error) -> ProxyError {
 /// its length.
 pub(crate) fn response_headers(from: &HeaderMap, body_may_change: bool) -> HeaderMap {
     let mut out = HeaderMap::with_capacity(from.len());
+    let named = connection_named(from);
     for (name, value) in from {
         if HOP_BY_HOP.contains(&name.as_str())
+            || named.iter().any(|n| n == name.as_str())
             || (body_may_change && name == header::CONTENT_LENGTH)
         {
             continue;
@@ -169,6 +273,14 @@ pub(crate) fn response_headers(from: &HeaderMap, body_may_change: bool) -> Heade
         out.append(name.clone(), value.clone());
     }
     out
+}
+
+/// The `Content-Encoding` of a response the proxy could not decode (one other than
+/// `identity` left after the decoding client), `None` when the body is plain.
+pub(crate) fn undecoded_encoding(headers: &HeaderMap) -> Option<&str> {
+    let value = headers.get(header::CONTENT_ENCODING)?;
+    let text = value.to_str().unwrap_or("?").trim();
+    (!text.is_empty() && !text.eq_ignore_ascii_case("identity")).then_some(text)
 }
 
 fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
@@ -210,11 +322,16 @@ mod tests {
         config.api_key = Some("k1".into());
         let up = Upstream::new(&config).unwrap();
         let mut headers = HeaderMap::new();
-        assert!(up.authorize(&mut headers).is_err());
+        assert!(up.authorize("/", &mut headers).is_err());
         headers.insert(header::AUTHORIZATION, HeaderValue::from_static("Bearer k1"));
-        assert!(up.authorize(&mut headers).is_ok());
+        assert!(up.authorize("/", &mut headers).is_ok());
         assert!(headers.get(header::AUTHORIZATION).is_none());
         headers.insert("x-api-key", HeaderValue::from_static("k2"));
-        assert!(up.authorize(&mut headers).is_err());
+        assert!(up.authorize("/", &mut headers).is_err());
+        // The scheme in any case; both headers holding the key are removed.
+        headers.insert(header::AUTHORIZATION, HeaderValue::from_static("bEARER k1"));
+        headers.insert("x-api-key", HeaderValue::from_static("k1"));
+        assert!(up.authorize("/", &mut headers).is_ok());
+        assert!(headers.is_empty(), "{headers:?}");
     }
 }

@@ -34,6 +34,19 @@ pub(crate) struct Args {
     /// The key sent upstream instead of the client's.
     #[arg(long)]
     upstream_api_key: Option<String>,
+    /// With --upstream-api-key, the only paths forwarded (comma-separated; `*` at the end is a
+    /// prefix, `*` alone is every path). Default: the repaired routes and model listing.
+    #[arg(long, value_name = "PATHS")]
+    allow_paths: Option<String>,
+    /// `GET /metrics` asks for the --api-key too.
+    #[arg(long)]
+    metrics_need_key: bool,
+    /// Forward the client's X-Forwarded-*, X-Real-IP and Forwarded headers (dropped by default).
+    #[arg(long)]
+    trust_forwarded: bool,
+    /// After SIGTERM, seconds the requests in flight get before their connections close.
+    #[arg(long, value_name = "SECONDS")]
+    drain_timeout: Option<u64>,
     /// A TOML file with the same settings (and `[limits]`).
     #[arg(long)]
     config: Option<PathBuf>,
@@ -56,11 +69,24 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
         ("storm", &args.storm),
         ("api_key", &args.api_key),
         ("upstream_api_key", &args.upstream_api_key),
+        ("allow_paths", &args.allow_paths),
     ];
     for (key, value) in flags {
         if let Some(value) = value {
             config.set(key, value)?;
         }
+    }
+    if args.metrics_need_key {
+        config.metrics_need_key = true;
+    }
+    if args.trust_forwarded {
+        config.trust_forwarded = true;
+    }
+    if let Some(seconds) = args.drain_timeout {
+        config.set(
+            "drain_timeout_ms",
+            &seconds.saturating_mul(1000).to_string(),
+        )?;
     }
     if config.upstream.is_empty() {
         anyhow::bail!(
@@ -80,6 +106,18 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
             #[allow(clippy::print_stderr)]
             let mut stderr = std::io::stderr().lock();
             writeln!(stderr, "toolmend serve: listening on http://{addr}")?;
+            if config.api_key.is_none() && !addr.ip().is_loopback() {
+                writeln!(
+                    stderr,
+                    "toolmend serve: warning: no --api-key on a non-loopback address: anyone \
+                     who reaches it can use the upstream{}",
+                    if config.upstream_api_key.is_some() {
+                        " with --upstream-api-key"
+                    } else {
+                        ""
+                    }
+                )?;
+            }
             stderr.flush()?;
         }
         toolmend_proxy::serve(config, listener).await?;

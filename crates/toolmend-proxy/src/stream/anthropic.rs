@@ -181,13 +181,21 @@ impl AnthropicStream {
 
     /// Ends the message: closes open blocks and adds the calls recovered from text.
     fn end(&mut self, cx: &mut Context, out: &mut VecDeque<Bytes>) {
+        self.end_with(cx, out, true);
+    }
+
+    /// Ends the message; `closed` when the upstream ended it (`message_delta`), else (a cut
+    /// stream, an `error` event) open blocks get no stop the upstream never sent.
+    fn end_with(&mut self, cx: &mut Context, out: &mut VecDeque<Bytes>, closed: bool) {
         if self.ended {
             return;
         }
         self.ended = true;
         let open: Vec<u64> = self.blocks.keys().copied().collect();
         for index in open {
-            if let Some(at) = self.close(cx, index, out) {
+            if !closed {
+                self.flush_open(cx, index, out);
+            } else if let Some(at) = self.close(cx, index, out) {
                 out.push_back(stop_event(at));
             }
         }
@@ -207,6 +215,46 @@ impl AnthropicStream {
         }
         if let Some(text) = extra {
             self.text_block(&text, out);
+        }
+    }
+
+    /// Flushes a block the upstream never closed, without a stop: held text goes out, and a
+    /// held call as received (a cut call is never repaired, nor closed).
+    fn flush_open(&mut self, cx: &mut Context, index: u64, out: &mut VecDeque<Bytes>) {
+        if !matches!(
+            self.blocks.get(&index),
+            Some(Block::Tool {
+                passthrough: None,
+                ..
+            })
+        ) {
+            let _ = self.close(cx, index, out);
+            return;
+        }
+        let Some(Block::Tool {
+            mut start,
+            arguments,
+            ..
+        }) = self.blocks.remove(&index)
+        else {
+            return;
+        };
+        let id = start.get("id").and_then(Value::as_str).unwrap_or_default();
+        let name = start
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        self.natives.sent(ToolCall::new(id, name, &arguments));
+        self.native_in += 1;
+        self.native_out += 1;
+        let at = self.take_out();
+        start["input"] = json!({});
+        out.push_back(start_event(at, start));
+        if !arguments.is_empty() {
+            out.push_back(delta_event(
+                at,
+                json!({"type": "input_json_delta", "partial_json": arguments}),
+            ));
         }
     }
 
@@ -375,11 +423,17 @@ impl Transform for AnthropicStream {
                 self.end(cx, out);
                 out.push_back(event.raw);
             }
+            ("error", _) => {
+                // The upstream gave up: what is held goes out before its error.
+                self.end_with(cx, out, false);
+                out.push_back(event.raw);
+            }
             _ => out.push_back(event.raw),
         }
     }
 
     fn finish(&mut self, cx: &mut Context, out: &mut VecDeque<Bytes>) {
-        self.end(cx, out);
+        // Reached without `message_delta`: the message was never ended by the upstream.
+        self.end_with(cx, out, false);
     }
 }

@@ -278,6 +278,23 @@ impl Framing {
             Self::Lines(p) => p.finish(out),
         }
     }
+
+    /// The stream was cut: the bytes of a partial event to forward after everything held
+    /// (never before, so nothing is glued to them). A partial SSE event is dropped: a client
+    /// never dispatches an event without its blank line (the HTML standard's SSE parsing), and
+    /// its data may be cut mid-JSON. A partial NDJSON line goes last, as received.
+    fn cut(&mut self) -> Option<Bytes> {
+        match self {
+            Self::Sse(p) => {
+                let dropped = p.discard();
+                if dropped > 0 {
+                    tracing::info!(dropped, "partial event of a cut stream dropped");
+                }
+                None
+            }
+            Self::Lines(p) => p.take_partial(),
+        }
+    }
 }
 
 /// The repaired byte stream of an upstream SSE (or, for Ollama, NDJSON) body.
@@ -316,6 +333,7 @@ pub(crate) fn transform(
         out: VecDeque::new(),
         events: Vec::new(),
         done: false,
+        tail: None,
     };
     futures_util::stream::unfold(machine, |mut m| async move {
         loop {
@@ -331,7 +349,7 @@ pub(crate) fn transform(
                 Some(Ok(chunk)) => m.parser.push(&chunk, &mut m.events),
                 Some(Err(e)) => {
                     tracing::warn!(error = %crate::upstream::upstream_error(&e), "upstream stream cut");
-                    m.parser.finish(&mut m.events);
+                    m.tail = m.parser.cut();
                     m.done = true;
                 }
                 None => {
@@ -358,6 +376,9 @@ pub(crate) fn transform(
                     m.transformer.finish(&mut m.cx, &mut m.out);
                 }
             }
+            if let Some(tail) = m.tail.take() {
+                m.out.push_back(tail);
+            }
             crate::metrics::record_overhead("stream_chunk", work.elapsed().as_secs_f64());
         }
     })
@@ -372,4 +393,6 @@ struct Machine<S> {
     out: VecDeque<Bytes>,
     events: Vec<Event>,
     done: bool,
+    /// What a cut stream left to forward after everything held.
+    tail: Option<Bytes>,
 }

@@ -37,12 +37,21 @@ impl LineParser {
         self.scanned = self.buf.len();
     }
 
-    /// Ends the stream: a last line without its line break is returned as it is.
+    /// Ends a stream that ended cleanly: a last line without its line break gets one, so
+    /// nothing written after it is glued to it.
     pub(crate) fn finish(&mut self, out: &mut Vec<Event>) {
         if !self.buf.is_empty() {
             self.scanned = 0;
-            out.push(line_event(std::mem::take(&mut self.buf).freeze()));
+            let mut raw = std::mem::take(&mut self.buf);
+            raw.extend_from_slice(b"\n");
+            out.push(line_event(raw.freeze()));
         }
+    }
+
+    /// Ends a stream that was cut: the partial line, as received.
+    pub(crate) fn take_partial(&mut self) -> Option<Bytes> {
+        self.scanned = 0;
+        (!self.buf.is_empty()).then(|| std::mem::take(&mut self.buf).freeze())
     }
 }
 
@@ -229,6 +238,11 @@ impl Transform for OllamaStream {
             if let Some(value) = object.get(key) {
                 self.envelope.insert(key.into(), value.clone());
             }
+        }
+        if object.contains_key("error") {
+            // The upstream gave up: what is held goes out before its error.
+            self.end(cx, out);
+            return out.push_back(event.raw);
         }
         let done = object.get("done").and_then(Value::as_bool) == Some(true);
         let mut changed = false;

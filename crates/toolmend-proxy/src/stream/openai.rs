@@ -287,6 +287,11 @@ impl Transform for OpenAiStream {
         let Ok(Value::Object(mut object)) = serde_json::from_str::<Value>(data) else {
             return out.push_back(event.raw);
         };
+        if object.contains_key("error") || event.event.as_deref() == Some("error") {
+            // The upstream gave up: what is held goes out before its error.
+            self.finish(cx, out);
+            return out.push_back(event.raw);
+        }
         let Some(Value::Array(choices)) = object.remove("choices") else {
             return out.push_back(event.raw);
         };

@@ -594,6 +594,11 @@ impl Transform for ResponsesStream {
                 let at = self.passed(index);
                 self.emit(Some(raw), value, at, out);
             }
+            "error" => {
+                // The upstream gave up: what is held goes out before its error.
+                self.end(cx, out);
+                out.push_back(raw);
+            }
             "response.completed" | "response.incomplete" | "response.failed" => {
                 self.end(cx, out);
                 let mut raw = Some(raw);

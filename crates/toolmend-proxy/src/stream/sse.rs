@@ -59,14 +59,35 @@ impl SseParser {
         }
     }
 
-    /// Ends the stream: a last event without its blank line is returned as it is.
+    /// Ends a stream that ended cleanly: a last event without its blank line is completed with
+    /// the stream's line ending, so nothing written after it is glued to it.
     pub(crate) fn finish(&mut self, out: &mut Vec<Event>) {
         if !self.buf.is_empty() {
-            let raw = std::mem::take(&mut self.buf).freeze();
+            let mut raw = std::mem::take(&mut self.buf);
+            let ending: &[u8] = if memchr::memmem::find(&raw, b"\r\n").is_some() {
+                b"\r\n"
+            } else if raw.contains(&b'\r') {
+                b"\r"
+            } else {
+                b"\n"
+            };
+            while !ends_with_blank_line(&raw) {
+                raw.extend_from_slice(ending);
+            }
             self.scanned = 0;
             self.line_start = 0;
-            out.push(parse(raw));
+            out.push(parse(raw.freeze()));
         }
+    }
+
+    /// Ends a stream that was cut: a partial event is dropped (its data may be cut mid-JSON);
+    /// returns how many bytes were dropped.
+    pub(crate) fn discard(&mut self) -> usize {
+        let dropped = self.buf.len();
+        self.buf.clear();
+        self.scanned = 0;
+        self.line_start = 0;
+        dropped
     }
 
     /// The end of the first complete event in the buffer (after its blank line).
@@ -97,6 +118,18 @@ impl SseParser {
         self.scanned = bytes.len();
         None
     }
+}
+
+/// Whether `raw` ends with an empty line (two line breaks of any kind).
+fn ends_with_blank_line(raw: &[u8]) -> bool {
+    let breaks = raw
+        .iter()
+        .rev()
+        .take_while(|b| matches!(b, b'\n' | b'\r'))
+        .collect::<Vec<_>>();
+    let text: Vec<u8> = breaks.into_iter().rev().copied().collect();
+    let lines = text.len() - memchr::memmem::find_iter(&text, b"\r\n").count();
+    lines >= 2
 }
 
 /// Reads the fields of one raw event.
@@ -178,7 +211,8 @@ mod tests {
         assert_eq!(whole[2].data.as_deref(), Some("x\ny"));
         assert_eq!(whole[3].data.as_deref(), Some("[DONE]"));
         let joined: Vec<u8> = whole.iter().flat_map(|e| e.raw.to_vec()).collect();
-        assert_eq!(joined, input);
+        // The unterminated last event is completed with the stream's line ending.
+        assert_eq!(joined, [&input[..], b"\n"].concat());
         for cut in 0..=input.len() {
             assert_eq!(split_all(input, cut), whole, "cut at {cut}");
         }

@@ -33,6 +33,13 @@ pub enum Script {
     LinesCut(Vec<Vec<u8>>),
     /// Never answers.
     Hang,
+    /// Raw chunks with these headers (e.g. a `content-encoding` the client never asked for);
+    /// with `gate`, the chunks from that index on wait for [`Mock::open_gate`].
+    Raw {
+        headers: Vec<(&'static str, String)>,
+        chunks: Vec<Vec<u8>>,
+        gate: Option<usize>,
+    },
 }
 
 impl Script {
@@ -50,12 +57,25 @@ pub struct Received {
     pub body: Bytes,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Mock {
     pub scripts: Mutex<HashMap<String, Script>>,
     pub received: Mutex<Vec<Received>>,
     /// Streamed bodies the mock is still sending (a guard counts down when one is dropped).
     pub live_streams: Arc<AtomicUsize>,
+    /// Holds [`Script::Raw`] chunks past their gate until opened.
+    pub gate: Arc<tokio::sync::Semaphore>,
+}
+
+impl Default for Mock {
+    fn default() -> Self {
+        Self {
+            scripts: Mutex::default(),
+            received: Mutex::default(),
+            live_streams: Arc::default(),
+            gate: Arc::new(tokio::sync::Semaphore::new(0)),
+        }
+    }
 }
 
 /// Counts a live mock stream until dropped.
@@ -74,6 +94,11 @@ impl Mock {
             .lock()
             .unwrap()
             .insert(model.to_owned(), script);
+    }
+
+    /// Lets every gated [`Script::Raw`] body go on.
+    pub fn open_gate(&self) {
+        self.gate.add_permits(1 << 20);
     }
 
     pub fn last(&self) -> Received {
@@ -119,6 +144,28 @@ async fn answer(State(mock): State<Arc<Mock>>, request: Request) -> Response {
         Some(Script::Cut(chunks)) => sse(chunks, true, &mock.live_streams),
         Some(Script::Lines(chunks)) => ndjson(sse(chunks, false, &mock.live_streams)),
         Some(Script::LinesCut(chunks)) => ndjson(sse(chunks, true, &mock.live_streams)),
+        Some(Script::Raw {
+            headers,
+            chunks,
+            gate,
+        }) => {
+            let semaphore = Arc::clone(&mock.gate);
+            let stream = futures_util::stream::unfold(
+                (chunks.into_iter().enumerate(), semaphore),
+                move |(mut it, semaphore)| async move {
+                    let (index, chunk) = it.next()?;
+                    if gate == Some(index) {
+                        let _ = semaphore.acquire().await.unwrap();
+                    }
+                    Some((Ok::<_, std::io::Error>(Bytes::from(chunk)), (it, semaphore)))
+                },
+            );
+            let mut response = Response::builder().status(200);
+            for (name, value) in headers {
+                response = response.header(name, value);
+            }
+            response.body(Body::from_stream(stream)).unwrap()
+        }
         Some(Script::Hang) => {
             tokio::time::sleep(Duration::from_secs(3600)).await;
             Response::new(Body::empty())
@@ -371,4 +418,62 @@ pub fn join_openai(body: &str) -> Joined {
         }
     }
     joined
+}
+
+/// Sends `request` (raw HTTP/1.1 bytes, e.g. a target no HTTP client would send) to the proxy
+/// at `base` and reads the answer until the proxy closes the connection (10 s at most).
+pub async fn raw_http(base: &str, request: &[u8]) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let addr = base.trim_start_matches("http://");
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream.write_all(request).await.unwrap();
+    let mut out = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut out)).await;
+    if read.is_err() {
+        out.extend_from_slice(b"\n<still open after 10 s>");
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// An upstream on a raw socket: for every request it reads the head and a `content-length`
+/// body, writes `answer` as it is (e.g. a head promising more bytes than follow), and closes.
+pub async fn start_raw_upstream(answer: &'static [u8]) -> SocketAddr {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        loop {
+            let Ok((mut socket, _)) = listener.accept().await else {
+                return;
+            };
+            tokio::spawn(async move {
+                let mut request = Vec::new();
+                let mut buf = [0u8; 4096];
+                loop {
+                    let Ok(n) = socket.read(&mut buf).await else {
+                        return;
+                    };
+                    if n == 0 {
+                        return;
+                    }
+                    request.extend_from_slice(&buf[..n]);
+                    let text = String::from_utf8_lossy(&request);
+                    if let Some(end) = text.find("\r\n\r\n") {
+                        let length = text[..end]
+                            .lines()
+                            .filter_map(|l| l.split_once(':'))
+                            .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))
+                            .and_then(|(_, v)| v.trim().parse::<usize>().ok())
+                            .unwrap_or(0);
+                        if request.len() >= end + 4 + length {
+                            break;
+                        }
+                    }
+                }
+                let _ = socket.write_all(answer).await;
+                let _ = socket.shutdown().await;
+            });
+        }
+    });
+    addr
 }

@@ -1,0 +1,65 @@
+//! Reading a client's request body within the proxy's size, time and rate limits.
+//!
+//! A body that trickles in holds a connection, and with it whatever the proxy has committed to
+//! the request; every body must keep coming (no gap longer than the body timeout) and keep an
+//! average rate once its first body timeout has passed, or it gets a 408.
+
+use std::time::{Duration, Instant};
+
+use axum::body::Body;
+use axum::http::{HeaderMap, header};
+use bytes::{Bytes, BytesMut};
+use futures_util::StreamExt;
+
+use crate::config::ProxyLimits;
+use crate::error::ProxyError;
+
+/// Refuses a declared `Content-Length` over the limit before anything is read (so no
+/// `100 Continue` is sent for a body that would be refused).
+pub(crate) fn check_declared_length(
+    headers: &HeaderMap,
+    limits: &ProxyLimits,
+) -> Result<(), ProxyError> {
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    let limit = limits.max_request_bytes;
+    match declared {
+        Some(n) if n > u64::try_from(limit).unwrap_or(u64::MAX) => {
+            Err(ProxyError::RequestTooLarge(limit))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Reads a request body whole within [`ProxyLimits::max_request_bytes`] (413 past it), no
+/// gap longer than [`ProxyLimits::body_read_timeout`] and an average of at least
+/// [`ProxyLimits::min_body_rate`] bytes per second after the first body timeout (408).
+pub(crate) async fn read_body(body: Body, limits: &ProxyLimits) -> Result<Bytes, ProxyError> {
+    let started = Instant::now();
+    let limit = limits.max_request_bytes;
+    let mut chunks = body.into_data_stream();
+    let mut out = BytesMut::new();
+    loop {
+        // Each byte received buys 1/rate seconds beyond the first body timeout.
+        let earned = match limits.min_body_rate {
+            0 => Duration::MAX,
+            rate => Duration::from_secs_f64(out.len() as f64 / rate as f64),
+        };
+        let deadline = limits.body_read_timeout.saturating_add(earned);
+        let wait = deadline
+            .saturating_sub(started.elapsed())
+            .min(limits.body_read_timeout);
+        let chunk = match tokio::time::timeout(wait, chunks.next()).await {
+            Err(_) => return Err(ProxyError::BodyTimeout),
+            Ok(None) => return Ok(out.freeze()),
+            Ok(Some(Err(e))) => return Err(ProxyError::BadRequestBody(e.to_string())),
+            Ok(Some(Ok(chunk))) => chunk,
+        };
+        if out.len() + chunk.len() > limit {
+            return Err(ProxyError::RequestTooLarge(limit));
+        }
+        out.extend_from_slice(&chunk);
+    }
+}

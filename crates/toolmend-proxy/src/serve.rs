@@ -1,0 +1,203 @@
+//! The accept loop: HTTP/1.1 connections with a request-head deadline, an optional cap on
+//! connections per client address, and a drain deadline on shutdown.
+//!
+//! `axum::serve` has none of these: a client trickling its head held a connection (and, at
+//! SIGTERM, the process) for as long as it liked.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::ConnectInfo;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::io::AsyncWriteExt;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+use tower_service::Service;
+
+use crate::config::{ProxyConfig, ProxyLimits};
+
+/// Serves `config` on `listener` until `shutdown` resolves, then stops accepting and lets the
+/// requests in flight finish for at most the drain timeout before closing their connections.
+///
+/// # Errors
+///
+/// When the router cannot be built.
+pub async fn serve_until(
+    config: ProxyConfig,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
+    let limits = config.limits.clone();
+    let router = crate::app(config).map_err(std::io::Error::other)?;
+    let peers = Peers::new(limits.max_connections_per_peer);
+    let (stop, stopping) = watch::channel(false);
+    let mut connections = JoinSet::new();
+    tokio::pin!(shutdown);
+    loop {
+        tokio::select! {
+            () = &mut shutdown => break,
+            accepted = listener.accept() => {
+                let (stream, peer) = match accepted {
+                    Ok(accepted) => accepted,
+                    Err(error) => {
+                        // Out of descriptors, or the peer left before accept: back off briefly.
+                        tracing::debug!(%error, "accept failed");
+                        tokio::time::sleep(Duration::from_millis(20)).await;
+                        continue;
+                    }
+                };
+                let Some(slot) = peers.take(peer.ip()) else {
+                    tracing::info!(%peer, "too many connections from one address: refused");
+                    connections.spawn(refuse(stream));
+                    continue;
+                };
+                connections.spawn(connection(
+                    stream,
+                    peer,
+                    router.clone(),
+                    limits.clone(),
+                    stopping.clone(),
+                    slot,
+                ));
+            }
+            Some(_) = connections.join_next(), if !connections.is_empty() => {}
+        }
+    }
+    drop(listener);
+    tracing::info!(
+        open = connections.len(),
+        "shutting down: draining requests in flight"
+    );
+    let _ = stop.send(true);
+    let drained = tokio::time::timeout(limits.drain_timeout, async {
+        while connections.join_next().await.is_some() {}
+    })
+    .await;
+    if drained.is_err() {
+        tracing::warn!(
+            open = connections.len(),
+            "drain deadline passed: closing the connections left"
+        );
+        connections.shutdown().await;
+    }
+    Ok(())
+}
+
+/// Serves one connection until it ends, or until shutdown (then the request in flight may
+/// finish; an idle or half-sent head is closed).
+async fn connection(
+    stream: TcpStream,
+    peer: SocketAddr,
+    router: Router,
+    limits: ProxyLimits,
+    mut stopping: watch::Receiver<bool>,
+    _slot: PeerSlot,
+) {
+    // Without TCP_NODELAY the small writes of a stream (one SSE event each) wait for the
+    // client's delayed ACK: about 40 ms added to every streamed response on Linux.
+    if let Err(error) = stream.set_nodelay(true) {
+        tracing::debug!(%error, "could not set TCP_NODELAY on an accepted connection");
+    }
+    let service = hyper::service::service_fn(move |mut request: hyper::Request<_>| {
+        request.extensions_mut().insert(ConnectInfo(peer));
+        let mut router = router.clone();
+        async move { router.call(request).await }
+    });
+    let mut builder = hyper::server::conn::http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_read_timeout);
+    let conn = builder.serve_connection(TokioIo::new(stream), service);
+    tokio::pin!(conn);
+    tokio::select! {
+        result = conn.as_mut() => {
+            if let Err(error) = result {
+                tracing::debug!(%error, "connection ended with an error");
+            }
+            return;
+        }
+        _ = stopping.wait_for(|stop| *stop) => conn.as_mut().graceful_shutdown(),
+    }
+    if let Err(error) = conn.await {
+        tracing::debug!(%error, "connection ended with an error while draining");
+    }
+}
+
+/// Answers a connection over the per-address cap with a 503 and closes it.
+async fn refuse(mut stream: TcpStream) {
+    let answer = b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain\r\n\
+        content-length: 42\r\nconnection: close\r\n\r\ntoolmend: too many connections from you\r\n\r\n";
+    let _ = stream.write_all(answer).await;
+    let _ = stream.shutdown().await;
+}
+
+/// Open connections per client address.
+#[derive(Debug, Clone)]
+struct Peers {
+    max: usize,
+    open: Arc<Mutex<HashMap<IpAddr, usize>>>,
+}
+
+impl Peers {
+    fn new(max: usize) -> Self {
+        Self {
+            max,
+            open: Arc::default(),
+        }
+    }
+
+    /// A slot for one more connection from `ip`, `None` at the cap (never with no cap).
+    fn take(&self, ip: IpAddr) -> Option<PeerSlot> {
+        if self.max == 0 {
+            return Some(PeerSlot(None));
+        }
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        let count = open.entry(ip).or_insert(0);
+        if *count >= self.max {
+            return None;
+        }
+        *count += 1;
+        Some(PeerSlot(Some((self.clone(), ip))))
+    }
+}
+
+/// One connection counted against its address until dropped.
+#[derive(Debug)]
+struct PeerSlot(Option<(Peers, IpAddr)>);
+
+impl Drop for PeerSlot {
+    fn drop(&mut self) {
+        if let Some((peers, ip)) = self.0.take() {
+            let mut open = peers.open.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(count) = open.get_mut(&ip) {
+                *count -= 1;
+                if *count == 0 {
+                    open.remove(&ip);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_peer_gets_at_most_its_cap_and_slots_come_back() {
+        let peers = Peers::new(2);
+        let ip: IpAddr = "10.0.0.1".parse().unwrap();
+        let a = peers.take(ip).unwrap();
+        let _b = peers.take(ip).unwrap();
+        assert!(peers.take(ip).is_none());
+        assert!(peers.take("10.0.0.2".parse().unwrap()).is_some());
+        drop(a);
+        assert!(peers.take(ip).is_some());
+        assert!(Peers::new(0).take(ip).is_some());
+    }
+}
