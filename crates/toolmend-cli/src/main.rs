@@ -26,7 +26,8 @@ enum Command {
     /// Run a corpus of turn cases with expectations and print a table; exit 1 on any miss.
     Eval(commands::eval::Args),
     /// Run the repairing HTTP proxy in front of an OpenAI- or Anthropic-compatible server.
-    Serve(commands::serve::Args),
+    // Boxed: its many flags would make every other command as large.
+    Serve(Box<commands::serve::Args>),
     /// Relay an MCP stdio server (`toolmend mcp -- npx …`), repairing `tools/call` on the way.
     Mcp(commands::mcp::Args),
 }

@@ -136,7 +136,15 @@ pub struct ProxyConfig {
     pub trust_forwarded: bool,
     /// Limits.
     pub limits: ProxyLimits,
+    /// Re-prompts per response holding a call that cannot be saved (0, the default: none;
+    /// at most [`MAX_REPROMPT`]). Non-streaming responses only.
+    pub reprompt: u8,
+    /// The tools (a JSON array, as text) used for requests that carry none (`--tools FILE`).
+    pub default_tools: Option<String>,
 }
+
+/// The most re-prompts `--reprompt` allows per response.
+pub const MAX_REPROMPT: u8 = 5;
 
 impl std::fmt::Debug for ProxyConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -154,6 +162,11 @@ impl std::fmt::Debug for ProxyConfig {
             .field("metrics_need_key", &self.metrics_need_key)
             .field("trust_forwarded", &self.trust_forwarded)
             .field("limits", &self.limits)
+            .field("reprompt", &self.reprompt)
+            .field(
+                "default_tools",
+                &self.default_tools.as_ref().map(String::len),
+            )
             .finish()
     }
 }
@@ -193,6 +206,8 @@ impl ProxyConfig {
             metrics_need_key: false,
             trust_forwarded: false,
             limits: ProxyLimits::default(),
+            reprompt: 0,
+            default_tools: None,
         }
     }
 
@@ -213,6 +228,8 @@ impl ProxyConfig {
             metrics_need_key,
             trust_forwarded,
             limits,
+            reprompt,
+            tools,
         } = file;
         if let Some(trust) = trust_forwarded {
             self.trust_forwarded = trust;
@@ -222,6 +239,12 @@ impl ProxyConfig {
         }
         if let Some(need) = metrics_need_key {
             self.metrics_need_key = need;
+        }
+        if let Some(n) = reprompt {
+            self.set("reprompt", &n.to_string())?;
+        }
+        if let Some(path) = tools {
+            self.set("tools", &path)?;
         }
         let pairs = [
             ("upstream", upstream),
@@ -379,6 +402,22 @@ impl ProxyConfig {
                 self.limits.max_connections_per_peer =
                     usize::try_from(number()?).map_err(|_| bad("too large:"))?;
             }
+            "reprompt" => {
+                self.reprompt = u8::try_from(number()?)
+                    .ok()
+                    .filter(|n| *n <= MAX_REPROMPT)
+                    .ok_or_else(|| bad("expected 0 to 5, got"))?;
+            }
+            "tools" => {
+                let text = std::fs::read_to_string(value)
+                    .map_err(|e| ConfigError(format!("`tools`: reading `{value}`: {e}")))?;
+                match serde_json::from_str::<serde_json::Value>(&text) {
+                    Ok(serde_json::Value::Array(items)) if !items.is_empty() => {
+                        self.default_tools = Some(text);
+                    }
+                    _ => return Err(bad("not a non-empty JSON array of tools:")),
+                }
+            }
             "max_concurrent_requests" => {
                 self.limits.max_concurrent_requests =
                     usize::try_from(number()?).map_err(|_| bad("too large:"))?;
@@ -410,6 +449,9 @@ struct FileConfig {
     metrics_need_key: Option<bool>,
     trust_forwarded: Option<bool>,
     limits: Option<FileLimits>,
+    reprompt: Option<u64>,
+    /// A path to a JSON file holding a tools array.
+    tools: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -36,6 +36,7 @@ mod error;
 mod mend;
 mod metrics;
 pub mod path;
+mod reprompt;
 mod routes;
 mod serve;
 mod stream;
@@ -44,9 +45,11 @@ pub mod wire;
 
 pub use app::app;
 pub use config::{
-    DEFAULT_ALLOW_PATHS, DEFAULT_LISTEN, InvalidPolicy, Mode, ProxyConfig, ProxyLimits, StormPolicy,
+    DEFAULT_ALLOW_PATHS, DEFAULT_LISTEN, InvalidPolicy, MAX_REPROMPT, Mode, ProxyConfig,
+    ProxyLimits, StormPolicy,
 };
 pub use error::ConfigError;
+pub use reprompt::REPROMPTS_HEADER;
 pub use serve::serve_until;
 
 /// The name of the response header listing the repairs made (`kind=count`, comma-separated).

@@ -47,6 +47,15 @@ pub(crate) struct Args {
     /// After SIGTERM, seconds the requests in flight get before their connections close.
     #[arg(long, value_name = "SECONDS")]
     drain_timeout: Option<u64>,
+    /// Re-prompts per non-streaming response holding a call that cannot be saved: the
+    /// upstream is asked again with the retry message as that call's result (0 to 5; 0, the
+    /// default, never).
+    #[arg(long)]
+    reprompt: Option<String>,
+    /// A JSON file with a tools array, used for requests that carry no `tools` (clients that
+    /// send only the new tool result on later turns).
+    #[arg(long)]
+    tools: Option<String>,
     /// A TOML file with the same settings (and `[limits]`).
     #[arg(long)]
     config: Option<PathBuf>,
@@ -70,6 +79,8 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
         ("api_key", &args.api_key),
         ("upstream_api_key", &args.upstream_api_key),
         ("allow_paths", &args.allow_paths),
+        ("reprompt", &args.reprompt),
+        ("tools", &args.tools),
     ];
     for (key, value) in flags {
         if let Some(value) = value {
