@@ -1,4 +1,4 @@
-"""Fixtures: the scripted model, `toolmend serve` in front of it, and the verdict of a run.
+"""Fixtures: the scripted model, `toolmend serve` in front of it, and the matrix of outcomes.
 
 The proxy is tests/sdk's `Proxy` (the real binary from `TOOLMEND_BIN`, default
 `target/debug/toolmend`), one per set of flags, started once per session and required to exit
@@ -11,7 +11,6 @@ printed at the end of the run.
 from __future__ import annotations
 
 import importlib.util
-import os
 import sys
 from pathlib import Path
 
@@ -20,7 +19,8 @@ import pytest
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from cases import CASES, Case  # noqa: E402
+from cases import Case  # noqa: E402
+from harness import OUTCOMES  # noqa: E402
 from mock_model import MockModel  # noqa: E402  (also puts tests/sdk on sys.path)
 
 _spec = importlib.util.spec_from_file_location("sdk_conftest", HERE.parent / "sdk" / "conftest.py")
@@ -28,15 +28,7 @@ sdk_conftest = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(sdk_conftest)
 Proxy = sdk_conftest.Proxy
 
-ROUTES = ["direct", "toolmend"]
 BASE_FLAGS = ("--recover", "content")
-
-# (framework, variant, case) -> outcome, for the summary matrix.
-OUTCOMES: dict[tuple[str, str, str], dict[str, str]] = {}
-
-
-def case_params(cases=CASES):
-    return [pytest.param(case, id=case.name) for case in cases]
 
 
 @pytest.fixture(scope="session")
@@ -76,23 +68,6 @@ def server(model, proxies):
     return get
 
 
-def verdict(framework: str, variant: str, route: str, case: Case, final_text, invocations,
-            direct_ok: bool = False) -> None:
-    """Record the outcome and assert it: failing directly, succeeding through toolmend.
-
-    `direct_ok` marks a case the framework copes with by itself (then the direct run must
-    succeed too, and the cell says so)."""
-    ok, why = case.succeeded(final_text, invocations)
-    OUTCOMES.setdefault((framework, variant, case.name), {})[route] = "pass" if ok else "fail"
-    if route == "toolmend":
-        assert ok, f"{framework}/{variant} through toolmend: {why}"
-    elif direct_ok:
-        assert ok, f"{framework}/{variant} directly was expected to cope: {why}"
-    else:
-        assert not ok, (f"{framework}/{variant} succeeded without toolmend, so the case shows "
-                        f"nothing: tool ran with {invocations}, answer {final_text!r}")
-
-
 def pytest_terminal_summary(terminalreporter):
     if not OUTCOMES:
         return
@@ -102,10 +77,3 @@ def pytest_terminal_summary(terminalreporter):
     for (framework, variant, case), cell in sorted(OUTCOMES.items()):
         write(f"  {framework:<14} {variant:<18} {case:<20} "
               f"{cell.get('direct', '-'):>5} / {cell.get('toolmend', '-')}")
-
-
-def xfail_unless_fixed(request, reason: str) -> None:
-    """A through-toolmend run that waits for a proxy fix: strict, so it breaks when fixed."""
-    if os.environ.get("AGENTS_NO_XFAIL"):
-        return
-    request.applymarker(pytest.mark.xfail(strict=True, reason=reason))

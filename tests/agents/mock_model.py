@@ -19,7 +19,7 @@ import sys
 import threading
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sdk"))
+sys.path.append(str(Path(__file__).resolve().parents[1] / "sdk"))
 
 from mock_upstream import (  # noqa: E402  (tests/sdk, put on the path above)
     MockUpstream, Reply, an_message, an_stream, every, oa_call, oa_completion, oa_stream,

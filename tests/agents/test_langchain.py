@@ -8,7 +8,7 @@ from langchain.agents import create_agent
 from langchain_core.tools import StructuredTool
 from langchain_openai import ChatOpenAI
 
-from conftest import ROUTES, case_params, verdict
+from harness import ROUTES, case_params, verdict
 from tools import make_tools
 
 FRAMEWORK = "langchain"

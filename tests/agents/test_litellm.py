@@ -13,8 +13,10 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no fetch of the
 import litellm  # noqa: E402
 import pytest  # noqa: E402
 
-from conftest import ROUTES, case_params, verdict  # noqa: E402
+from harness import ROUTES, case_params, verdict  # noqa: E402
 from tools import make_tools  # noqa: E402
+
+litellm.suppress_debug_info = True  # no "Provider List" banner on every exception
 
 FRAMEWORK = "litellm"
 VARIANTS = ["chat", "chat-stream", "anthropic", "anthropic-stream"]

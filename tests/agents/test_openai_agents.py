@@ -11,7 +11,7 @@ from agents import (Agent, OpenAIChatCompletionsModel, OpenAIResponsesModel, Run
 from openai import AsyncOpenAI
 
 from cases import BY_NAME
-from conftest import ROUTES, case_params, verdict, xfail_unless_fixed
+from harness import ROUTES, case_params, verdict, xfail_unless_fixed
 from tools import make_tools
 
 set_tracing_disabled(True)

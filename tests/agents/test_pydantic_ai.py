@@ -10,7 +10,7 @@ from pydantic_ai import Agent, Tool
 from pydantic_ai.models.openai import OpenAIChatModel, OpenAIResponsesModel
 from pydantic_ai.providers.openai import OpenAIProvider
 
-from conftest import ROUTES, case_params, verdict, xfail_unless_fixed
+from harness import ROUTES, case_params, verdict, xfail_unless_fixed
 from tools import make_tools
 
 FRAMEWORK = "pydantic-ai"
