@@ -39,8 +39,35 @@ def verdict(framework: str, variant: str, route: str, case: Case, final_text, in
                         f"nothing: tool ran with {invocations}, answer {final_text!r}")
 
 
-def xfail_unless_fixed(request, reason: str) -> None:
-    """A through-toolmend run that waits for a proxy fix: strict, so it breaks when fixed."""
-    if os.environ.get("AGENTS_NO_XFAIL"):
-        return
-    request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
+# Through-toolmend cells that wait for a proxy fix of issue #24: (framework, variant, case)
+# -> the fix; "*" matches any framework or variant. Each is xfail(strict=True): it must still
+# fail, so the marker breaks once the fix lands and the entry must go.
+FIX_IDS = "#24 item 1: calls recovered from text get the same ids in every turn"
+FIX_STRICT = "#24 item 2: a strict schema's omitted default/nullable property blocks all repair"
+FIX_RESIDUE = "#24 item 3: the newline between two removed <tool_call> blocks stays as text"
+FIX_REPROMPT = "#24 item 5: no `toolmend serve --reprompt N` yet"
+PENDING: dict[tuple[str, str, str], str] = {
+    ("openai-agents", "chat", "hermes-two-turns"): FIX_IDS,
+    ("openai-agents", "chat-stream", "hermes-two-turns"): FIX_IDS,
+    ("openai-agents", "*", "strict-omit-rename"): FIX_STRICT,
+    ("pydantic-ai", "*", "strict-omit-rename"): FIX_STRICT,
+    ("litellm", "*", "strict-omit-rename"): FIX_STRICT,
+    ("pydantic-ai", "chat-stream", "hermes-two-blocks"): FIX_RESIDUE,
+    ("*", "*", "reprompt"): FIX_REPROMPT,
+}
+
+
+def pending_reason(framework: str, variant: str, case: str) -> str | None:
+    for key in ((framework, variant, case), (framework, "*", case), ("*", variant, case),
+                ("*", "*", case)):
+        if key in PENDING:
+            return PENDING[key]
+    return None
+
+
+def expect(request, framework: str, variant: str, route: str, case: Case) -> None:
+    """Mark a through-toolmend cell in PENDING xfail (strict); `AGENTS_NO_XFAIL=1` runs them
+    as plain tests."""
+    reason = pending_reason(framework, variant, case.name)
+    if route == "toolmend" and reason and not os.environ.get("AGENTS_NO_XFAIL"):
+        request.applymarker(pytest.mark.xfail(strict=True, reason=reason))

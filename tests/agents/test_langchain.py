@@ -8,7 +8,7 @@ from langchain.agents import create_agent
 from langchain_core.tools import StructuredTool
 from langchain_openai import ChatOpenAI
 
-from harness import ROUTES, case_params, verdict
+from harness import ROUTES, case_params, expect, verdict
 from tools import make_tools
 
 FRAMEWORK = "langchain"
@@ -41,6 +41,7 @@ def run_agent(root: str, case, variant: str):
 @pytest.mark.parametrize("route", ROUTES)
 @pytest.mark.parametrize("case", case_params())
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_langchain(server, variant, case, route):
+def test_langchain(server, request, variant, case, route):
+    expect(request, FRAMEWORK, variant, route, case)
     final, record = run_agent(server(route, case), case, variant)
     verdict(FRAMEWORK, variant, route, case, final, record)

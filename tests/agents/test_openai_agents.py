@@ -10,8 +10,7 @@ from agents import (Agent, OpenAIChatCompletionsModel, OpenAIResponsesModel, Run
                     function_tool, set_tracing_disabled)
 from openai import AsyncOpenAI
 
-from cases import BY_NAME
-from harness import ROUTES, case_params, verdict, xfail_unless_fixed
+from harness import ROUTES, case_params, expect, verdict
 from tools import make_tools
 
 set_tracing_disabled(True)
@@ -45,12 +44,7 @@ async def run_agent(root: str, case, variant: str):
 @pytest.mark.parametrize("case", case_params())
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_openai_agents(server, request, variant, case, route):
-    if route == "toolmend":
-        pending = PENDING.get(case.name)
-        if pending:
-            xfail_unless_fixed(request, pending)
+    expect(request, FRAMEWORK, variant, route, case)
     final, record = asyncio.run(run_agent(server(route, case), case, variant))
     verdict(FRAMEWORK, variant, route, case, final, record)
 
-
-PENDING: dict[str, str] = {}
