@@ -182,8 +182,14 @@ for (const variant of VARIANTS) {
         const spec = cases[name];
         const [directText, directRecord] = await runAgent(model.url, name, spec, variant);
         const [directOk, directWhy] = succeeded(spec, spec.tool.name, directText, directRecord);
-        const [text, record] = await runAgent(await proxyFor(spec.flags), name, spec, variant);
-        const [ok, why] = succeeded(spec, spec.tool.name, text, record);
+        let ok;
+        let why;
+        try {
+          const [text, record] = await runAgent(await proxyFor(spec.flags), name, spec, variant);
+          [ok, why] = succeeded(spec, spec.tool.name, text, record);
+        } catch (error) { // a proxy that does not start (a flag it lacks) fails the cell
+          [ok, why] = [false, `${error.message}`];
+        }
         OUTCOMES.push(`ai-sdk         ${variant.padEnd(18)} ${name.padEnd(20)} ${(directOk ? 'pass' : 'fail').padStart(5)} / ${ok ? 'pass' : 'fail'}`);
         assert.ok(!directOk, `succeeded without toolmend, so the case shows nothing: ${JSON.stringify(directRecord)} ${directWhy}`);
         const pending = PENDING[`${variant}/${name}`];
