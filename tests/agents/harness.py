@@ -71,3 +71,16 @@ def expect(request, framework: str, variant: str, route: str, case: Case) -> Non
     reason = pending_reason(framework, variant, case.name)
     if route == "toolmend" and reason and not os.environ.get("AGENTS_NO_XFAIL"):
         request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
+
+
+def check(request, server, framework: str, variant: str, route: str, case: Case, run) -> None:
+    """One cell: `run(root)` -> (final text, invocations) against the model or the proxy,
+    judged by `verdict`; a proxy that does not start (a flag it lacks yet) fails the cell."""
+    expect(request, framework, variant, route, case)
+    try:
+        root = server(route, case)
+    except AssertionError as error:
+        final, record = f"the proxy did not start: {error}", []
+    else:
+        final, record = run(root)
+    verdict(framework, variant, route, case, final, record)

@@ -8,7 +8,7 @@ from langchain.agents import create_agent
 from langchain_core.tools import StructuredTool
 from langchain_openai import ChatOpenAI
 
-from harness import ROUTES, case_params, expect, verdict
+from harness import ROUTES, case_params, check
 from tools import make_tools
 
 FRAMEWORK = "langchain"
@@ -42,6 +42,5 @@ def run_agent(root: str, case, variant: str):
 @pytest.mark.parametrize("case", case_params())
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_langchain(server, request, variant, case, route):
-    expect(request, FRAMEWORK, variant, route, case)
-    final, record = run_agent(server(route, case), case, variant)
-    verdict(FRAMEWORK, variant, route, case, final, record)
+    check(request, server, FRAMEWORK, variant, route, case,
+          lambda root: run_agent(root, case, variant))

@@ -13,7 +13,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no fetch of the
 import litellm  # noqa: E402
 import pytest  # noqa: E402
 
-from harness import ROUTES, case_params, expect, verdict  # noqa: E402
+from harness import ROUTES, case_params, check  # noqa: E402
 from tools import make_tools  # noqa: E402
 
 litellm.suppress_debug_info = True  # no "Provider List" banner on every exception
@@ -58,6 +58,5 @@ def run_agent(root: str, case, variant: str):
 @pytest.mark.parametrize("case", case_params())
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_litellm(server, request, variant, case, route):
-    expect(request, FRAMEWORK, variant, route, case)
-    final, record = run_agent(server(route, case), case, variant)
-    verdict(FRAMEWORK, variant, route, case, final, record)
+    check(request, server, FRAMEWORK, variant, route, case,
+          lambda root: run_agent(root, case, variant))

@@ -10,7 +10,7 @@ from agents import (Agent, OpenAIChatCompletionsModel, OpenAIResponsesModel, Run
                     function_tool, set_tracing_disabled)
 from openai import AsyncOpenAI
 
-from harness import ROUTES, case_params, expect, verdict
+from harness import ROUTES, case_params, check
 from tools import make_tools
 
 set_tracing_disabled(True)
@@ -44,7 +44,6 @@ async def run_agent(root: str, case, variant: str):
 @pytest.mark.parametrize("case", case_params())
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_openai_agents(server, request, variant, case, route):
-    expect(request, FRAMEWORK, variant, route, case)
-    final, record = asyncio.run(run_agent(server(route, case), case, variant))
-    verdict(FRAMEWORK, variant, route, case, final, record)
+    check(request, server, FRAMEWORK, variant, route, case,
+          lambda root: asyncio.run(run_agent(root, case, variant)))
 

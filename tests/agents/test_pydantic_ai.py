@@ -10,7 +10,7 @@ from pydantic_ai import Agent, Tool
 from pydantic_ai.models.openai import OpenAIChatModel, OpenAIResponsesModel
 from pydantic_ai.providers.openai import OpenAIProvider
 
-from harness import ROUTES, case_params, expect, verdict
+from harness import ROUTES, case_params, check
 from tools import make_tools
 
 FRAMEWORK = "pydantic-ai"
@@ -40,11 +40,10 @@ async def run_agent(root: str, case, variant: str):
 @pytest.mark.parametrize("case", case_params())
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_pydantic_ai(server, request, variant, case, route):
-    expect(request, FRAMEWORK, variant, route, case)
     if route == "toolmend" and (variant, case.name) in BEYOND_THE_PROXY:
         pytest.skip(BEYOND_THE_PROXY[(variant, case.name)])
-    final, record = asyncio.run(run_agent(server(route, case), case, variant))
-    verdict(FRAMEWORK, variant, route, case, final, record)
+    check(request, server, FRAMEWORK, variant, route, case,
+          lambda root: asyncio.run(run_agent(root, case, variant)))
 
 
 # Cells no proxy can fix: the framework's own behaviour decides them.
