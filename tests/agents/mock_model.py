@@ -66,6 +66,23 @@ def _as_object(arguments: str) -> dict:
         return ast.literal_eval(arguments)
 
 
+def with_server_keys(events: list[bytes]) -> list[bytes]:
+    """Chat chunks as vLLM and OpenAI send them: `system_fingerprint`, `usage: null` until the
+    usage chunk, `logprobs: null` in every choice (keys a proxy must not drop)."""
+    out = []
+    for event in events:
+        if not event.startswith(b"data: {"):
+            out.append(event)
+            continue
+        chunk = json.loads(event[len(b"data: "):])
+        chunk.setdefault("system_fingerprint", "fp_mock")
+        chunk.setdefault("usage", None)
+        for choice in chunk["choices"]:
+            choice.setdefault("logprobs", None)
+        out.append(b"data: " + json.dumps(chunk).encode() + b"\n\n")
+    return out
+
+
 class MockModel(MockUpstream):
     """The agents' model: one scripted conversation per case, all three APIs."""
 
@@ -87,8 +104,8 @@ class MockModel(MockUpstream):
             if stream:
                 pieces = every(turn.text, FRAGMENT) if turn.text else []
                 streamed = [(cid, name, every(args, FRAGMENT)) for cid, name, args in calls]
-                return Reply(events=oa_stream(model, pieces, streamed, finish, f"chatcmpl-{n}"),
-                             content_type="text/event-stream")
+                events = oa_stream(model, pieces, streamed, finish, f"chatcmpl-{n}")
+                return Reply(events=with_server_keys(events), content_type="text/event-stream")
             native = [oa_call(cid, name, args) for cid, name, args in calls] or None
             return Reply(body=oa_completion(model, turn.text, native, finish, f"chatcmpl-{n}"))
         if path == "/v1/responses":
