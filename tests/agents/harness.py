@@ -13,6 +13,8 @@ import pytest
 from cases import CASES, Case
 
 ROUTES = ["direct", "toolmend"]
+# Each model request's limit, so a proxy that hangs fails its cell instead of stalling CI.
+REQUEST_TIMEOUT_S = 30.0
 
 # (framework, variant, case) -> outcome, for the summary matrix.
 OUTCOMES: dict[tuple[str, str, str], dict[str, str]] = {}

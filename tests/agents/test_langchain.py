@@ -8,7 +8,7 @@ from langchain.agents import create_agent
 from langchain_core.tools import StructuredTool
 from langchain_openai import ChatOpenAI
 
-from harness import ROUTES, case_params, check
+from harness import REQUEST_TIMEOUT_S, ROUTES, case_params, check
 from tools import make_tools
 
 FRAMEWORK = "langchain"
@@ -20,7 +20,7 @@ def run_agent(root: str, case, variant: str):
     record: list[dict] = []
     streaming = variant == "chat-stream"
     model = ChatOpenAI(model=case.name, base_url=root + "/v1", api_key="sk-mock",
-                       max_retries=0, streaming=streaming)
+                       max_retries=0, streaming=streaming, timeout=REQUEST_TIMEOUT_S)
     tool = StructuredTool.from_function(make_tools(record)[case.tool["name"]])
     agent = create_agent(model, tools=[tool], system_prompt="Use the tools.")
     inputs = {"messages": [{"role": "user", "content": "Read it."}]}

@@ -13,7 +13,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no fetch of the
 import litellm  # noqa: E402
 import pytest  # noqa: E402
 
-from harness import ROUTES, case_params, check  # noqa: E402
+from harness import REQUEST_TIMEOUT_S, ROUTES, case_params, check  # noqa: E402
 from tools import make_tools  # noqa: E402
 
 litellm.suppress_debug_info = True  # no "Provider List" banner on every exception
@@ -36,7 +36,8 @@ def run_agent(root: str, case, variant: str):
     try:
         for _ in range(MAX_TURNS):
             response = litellm.completion(messages=messages, tools=tools, stream=stream,
-                                          api_key="sk-mock", num_retries=0, **target)
+                                          api_key="sk-mock", num_retries=0,
+                                          timeout=REQUEST_TIMEOUT_S, **target)
             if stream:
                 response = litellm.stream_chunk_builder(list(response), messages=messages)
             message = response.choices[0].message

@@ -10,7 +10,7 @@ from agents import (Agent, OpenAIChatCompletionsModel, OpenAIResponsesModel, Run
                     function_tool, set_tracing_disabled)
 from openai import AsyncOpenAI
 
-from harness import ROUTES, case_params, check
+from harness import REQUEST_TIMEOUT_S, ROUTES, case_params, check
 from tools import make_tools
 
 set_tracing_disabled(True)
@@ -21,7 +21,8 @@ MAX_TURNS = 6
 
 async def run_agent(root: str, case, variant: str):
     record: list[dict] = []
-    client = AsyncOpenAI(base_url=root + "/v1", api_key="sk-mock", max_retries=0)
+    client = AsyncOpenAI(base_url=root + "/v1", api_key="sk-mock", max_retries=0,
+                         timeout=REQUEST_TIMEOUT_S)
     model_class = OpenAIChatCompletionsModel if variant.startswith("chat") else OpenAIResponsesModel
     agent = Agent(name="reader", instructions="Use the tools.",
                   model=model_class(model=case.name, openai_client=client),

@@ -6,11 +6,12 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from openai import AsyncOpenAI
 from pydantic_ai import Agent, Tool
 from pydantic_ai.models.openai import OpenAIChatModel, OpenAIResponsesModel
 from pydantic_ai.providers.openai import OpenAIProvider
 
-from harness import ROUTES, case_params, check
+from harness import REQUEST_TIMEOUT_S, ROUTES, case_params, check
 from tools import make_tools
 
 FRAMEWORK = "pydantic-ai"
@@ -19,7 +20,9 @@ VARIANTS = ["chat", "chat-stream", "responses"]
 
 async def run_agent(root: str, case, variant: str):
     record: list[dict] = []
-    provider = OpenAIProvider(base_url=root + "/v1", api_key="sk-mock")
+    client = AsyncOpenAI(base_url=root + "/v1", api_key="sk-mock", max_retries=0,
+                         timeout=REQUEST_TIMEOUT_S)
+    provider = OpenAIProvider(openai_client=client)
     model_class = OpenAIResponsesModel if variant == "responses" else OpenAIChatModel
     function = make_tools(record)[case.tool["name"]]
     tool = Tool(function, strict=case.name.startswith("strict") or None)
@@ -33,6 +36,7 @@ async def run_agent(root: str, case, variant: str):
             final = (await agent.run("Read it.")).output
     except Exception as error:  # the run stopping is an outcome the verdict judges
         final = f"{type(error).__name__}: {error}"
+    await client.close()
     return final, record
 
 

@@ -24,6 +24,8 @@ const TOOLMEND_BIN = process.env.TOOLMEND_BIN ?? resolve(ROOT, 'target', 'debug'
 const PYTHON = process.env.PYTHON ?? 'python3';
 const START_TIMEOUT_MS = 20_000;
 const MAX_STEPS = 6;
+// A whole agent run's limit, so a proxy that hangs fails its cell instead of stalling CI.
+const RUN_TIMEOUT_MS = 60_000;
 const VARIANTS = ['chat', 'chat-stream', 'responses', 'responses-stream'];
 const CASE_NAMES = [
   'rename-int-literal', 'stringified-array', 'hermes-leak', 'hermes-two-turns',
@@ -138,7 +140,8 @@ async function runAgent(root, name, spec, variant) {
   const languageModel = variant.startsWith('chat')
     ? createOpenAICompatible({ name: 'mock', baseURL: `${root}/v1`, apiKey: 'sk-mock' }).chatModel(name)
     : createOpenAI({ baseURL: `${root}/v1`, apiKey: 'sk-mock' }).responses(name);
-  const options = { model: languageModel, tools, prompt: 'Read it.', stopWhen: stepCountIs(MAX_STEPS), maxRetries: 0 };
+  const options = { model: languageModel, tools, prompt: 'Read it.', stopWhen: stepCountIs(MAX_STEPS), maxRetries: 0,
+    abortSignal: AbortSignal.timeout(RUN_TIMEOUT_MS) };
   let finalText;
   try {
     if (variant.endsWith('-stream')) {
