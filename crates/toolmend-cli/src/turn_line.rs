@@ -211,6 +211,12 @@ fn read_turn(
         .get("new_user_turn")
         .and_then(Value::as_bool)
         .unwrap_or(false);
+    // The line's id makes recovered calls' ids differ from line to line, reproducibly.
+    turn.id = match object.get("id") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(id)) => Some(id.clone()),
+        Some(other) => Some(other.to_string()),
+    };
     Ok((turn, native))
 }
 

@@ -233,6 +233,9 @@ async fn repair_route_inner(state: &Arc<AppState>, api: Api, request: Request) -
     if mender.tools().is_empty() {
         return pass_response(upstream);
     }
+    // What makes this response's turn unique in its conversation (the history grows with each
+    // turn): recovered calls' ids derive from it, so they never repeat across turns.
+    let turn_id = crate::mend::request_tag(&bytes);
     // The history is read only when a call needs the storm window (the body is shared, not
     // copied).
     let request_body = bytes.clone();
@@ -265,6 +268,7 @@ async fn repair_route_inner(state: &Arc<AppState>, api: Api, request: Request) -
             mender,
             Arc::clone(state),
             model.to_owned(),
+            turn_id,
             Box::new(history),
         );
         return build(status, headers, Body::from_stream(stream));
@@ -302,11 +306,17 @@ async fn repair_route_inner(state: &Arc<AppState>, api: Api, request: Request) -
     let Ok(mut value) = serde_json::from_slice::<serde_json::Value>(&body) else {
         return build(status, response_headers(&headers, false), Body::from(body));
     };
+    let cx = crate::mend::BodyContext {
+        mender: &mender,
+        config,
+        model,
+        turn_id: &turn_id,
+    };
     let (notes, changed) = match api {
-        Api::OpenAi => openai::repair_completion(&mut value, &mender, history, config, model),
-        Api::Anthropic => anthropic::repair_message(&mut value, &mender, history, config, model),
-        Api::Responses => responses::repair_response(&mut value, &mender, history, config, model),
-        Api::Ollama => ollama::repair_chat(&mut value, &mender, history, config, model),
+        Api::OpenAi => openai::repair_completion(&mut value, &cx, history),
+        Api::Anthropic => anthropic::repair_message(&mut value, &cx, history),
+        Api::Responses => responses::repair_response(&mut value, &cx, history),
+        Api::Ollama => ollama::repair_chat(&mut value, &cx, history),
     };
     let body = if changed {
         serde_json::to_vec(&value).map_or(body, Bytes::from)

@@ -13,6 +13,42 @@ use crate::config::{InvalidPolicy, Mode, ProxyConfig, StormPolicy};
 /// The name of the header listing what was repaired.
 pub(crate) const REPAIRS_HEADER: &str = "x-toolmend-repairs";
 
+/// What repairing one buffered response body needs besides the body.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct BodyContext<'a> {
+    pub(crate) mender: &'a Mender,
+    pub(crate) config: &'a ProxyConfig,
+    pub(crate) model: &'a str,
+    /// The turn's id for the library ([`request_tag`]).
+    pub(crate) turn_id: &'a str,
+}
+
+/// A tag of the request body: the id the proxy gives the response's turn, so calls recovered
+/// from its text get ids no other turn of the conversation has (each request of a
+/// conversation carries a longer history than the one before). Stateless: any instance tags the
+/// same request the same way.
+///
+/// Eight bytes at a time (FxHash's step, then a SplitMix64 finish): a request may hold a long
+/// history, and this runs on every repaired response.
+pub(crate) fn request_tag(body: &[u8]) -> String {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+    let mut hash = body.len() as u64;
+    let mut words = body.chunks_exact(8);
+    for word in &mut words {
+        let word = u64::from_le_bytes(word.try_into().unwrap_or_default());
+        hash = (hash.rotate_left(5) ^ word).wrapping_mul(K);
+    }
+    for &byte in words.remainder() {
+        hash = (hash.rotate_left(5) ^ u64::from(byte)).wrapping_mul(K);
+    }
+    hash ^= hash >> 30;
+    hash = hash.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    hash ^= hash >> 27;
+    hash = hash.wrapping_mul(0x94d0_49bb_1331_11eb);
+    hash ^= hash >> 31;
+    format!("req_{hash:016x}")
+}
+
 /// What becomes of one call in the response the client sees.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Fate {
@@ -129,16 +165,21 @@ pub(crate) fn history_session(mender: &Mender, turns: Vec<Vec<ToolCall>>) -> Ses
 /// body (the calls are still counted). The history is read only when there are native calls a
 /// storm could repeat.
 pub(crate) fn run_body_turn(
-    mender: &Mender,
-    turn: &AssistantTurn,
+    cx: &BodyContext<'_>,
+    turn: &mut AssistantTurn,
     history: impl FnOnce() -> Vec<Vec<ToolCall>>,
-    config: &ProxyConfig,
-    model: &str,
     notes: &mut Annotations,
 ) -> Option<TurnResult> {
+    let BodyContext {
+        mender,
+        config,
+        model,
+        turn_id,
+    } = *cx;
     if turn.tool_calls.is_empty() && turn.content.is_none() && turn.reasoning.is_none() {
         return None;
     }
+    turn.id = Some(turn_id.to_owned());
     let mut session = if turn.tool_calls.is_empty() {
         Session::new()
     } else {

@@ -102,8 +102,14 @@ async fn leaked_call_in_output_text_becomes_a_function_call() {
     assert_eq!(items[0]["content"][0]["text"], "Let me look.\n");
     assert_eq!(items[1]["type"], "function_call");
     assert_eq!(items[1]["name"], "list_dir");
-    assert_eq!(items[1]["call_id"], "call_tm_respabc123_0");
-    assert_eq!(items[1]["id"], "fc_tm_respabc123_0");
+    // The library's id for the recovered call (unique across the conversation's turns), and
+    // the item id made from it.
+    let call_id = items[1]["call_id"].as_str().unwrap();
+    assert!(
+        call_id.starts_with("call_tm_") && call_id.ends_with("_1"),
+        "{call_id}"
+    );
+    assert_eq!(items[1]["id"], format!("fc_{}", &call_id["call_".len()..]));
     let arguments: Value = serde_json::from_str(items[1]["arguments"].as_str().unwrap()).unwrap();
     assert_eq!(arguments, json!({"dir": "/tmp"}));
 }
@@ -301,17 +307,16 @@ async fn streamed_leak_becomes_a_new_item_before_completed() {
     assert_eq!(seen.done[0].1["content"][0]["text"], "Sure. ");
     let call = &seen.done[1].1;
     assert_eq!(
-        (&call["type"], &call["name"], &call["call_id"]),
-        (
-            &json!("function_call"),
-            &json!("list_dir"),
-            &json!("call_tm_respl_0")
-        )
+        (&call["type"], &call["name"]),
+        (&json!("function_call"), &json!("list_dir"))
     );
-    assert_eq!(seen.deltas["fc_tm_respl_0"], "{\"dir\": \"/\"}");
+    let call_id = call["call_id"].as_str().unwrap();
+    assert!(call_id.starts_with("call_tm_"), "{call_id}");
+    let item_id = format!("fc_{}", &call_id["call_".len()..]);
+    assert_eq!(seen.deltas[&item_id], "{\"dir\": \"/\"}");
     let completed = seen.completed.unwrap();
     assert_eq!(completed.as_array().unwrap().len(), 2);
-    assert_eq!(completed[1]["call_id"], "call_tm_respl_0");
+    assert_eq!(completed[1]["call_id"], call_id);
     assert_eq!(seen.types.last().unwrap(), "response.completed");
 }
 

@@ -10,6 +10,7 @@ use crate::recover::{RecoverMode, recover_text};
 use crate::repair::{
     Mended, Rejection, Strict, Verdict, compact, fast_path, mend_arguments, mend_value,
 };
+use crate::turn::call_id::{StableHasher, recovered_call_id, turn_tag};
 use crate::turn::canonical::{fingerprint, signature};
 use crate::turn::names::repair_name;
 use crate::turn::{AssistantTurn, Session, TurnResult, guard_message};
@@ -197,7 +198,9 @@ impl Mender {
         }
         let native = pending.len();
 
-        let (content, reasoning) = self.recover(turn, &mut pending, native);
+        let turn_number = session.turns;
+        session.turns = session.turns.wrapping_add(1);
+        let (content, reasoning) = self.recover(turn, turn_number, &mut pending, native);
         let mut report = TurnReport {
             duplicates_dropped: self.drop_duplicates(&mut pending, native),
             ..TurnReport::default()
@@ -358,6 +361,7 @@ impl Mender {
     fn recover(
         &self,
         turn: &AssistantTurn,
+        turn_number: u64,
         pending: &mut Vec<Pending>,
         native: usize,
     ) -> (Option<String>, Option<String>) {
@@ -373,6 +377,8 @@ impl Mender {
             .filter_map(|p| Some(signature(&p.result.name, p.result.arguments.as_ref()?)))
             .collect();
         let mut found = 0usize;
+        // Hashed only once a call is found: most turns recover nothing.
+        let mut tag: Option<String> = None;
         let channels: [(&mut Option<String>, Origin, bool); 2] = [
             (&mut content, Origin::Content, scan_content),
             (&mut reasoning, Origin::Reasoning, mode == RecoverMode::All),
@@ -396,7 +402,8 @@ impl Mender {
             let mut kept: Vec<std::ops::Range<usize>> = Vec::new();
             for call in recovered.calls {
                 found += 1;
-                let id = format!("call_recovered_{found}");
+                let tag = tag.get_or_insert_with(|| recovered_tag(turn, turn_number));
+                let id = recovered_call_id(tag, found);
                 let mut parts = Vec::new();
                 let first = self.mend_call(
                     id,
@@ -598,6 +605,17 @@ impl Mender {
 }
 
 /// Whether a call is valid (or repaired) and the same call as one of the `natives` signatures.
+/// The tag of a turn in its recovered calls' ids: its caller's id, its number in the session
+/// and its text (`turn/call_id.rs`).
+fn recovered_tag(turn: &AssistantTurn, turn_number: u64) -> String {
+    let mut hasher = StableHasher::new();
+    hasher.write(turn.id.as_deref().unwrap_or_default().as_bytes());
+    hasher.write(&turn_number.to_le_bytes());
+    hasher.write(turn.content.as_deref().unwrap_or_default().as_bytes());
+    hasher.write(turn.reasoning.as_deref().unwrap_or_default().as_bytes());
+    turn_tag(hasher.finish())
+}
+
 fn is_copy(p: &Pending, natives: &[String]) -> bool {
     p.rejection.is_none()
         && !p.unknown

@@ -5,10 +5,12 @@
 //! `signature` covers it), but calls recovered from it are added.
 
 use serde_json::{Map, Value, json};
-use toolmend::{AssistantTurn, CallResult, Mender, Status, ToolCall, TurnResult};
+use toolmend::{AssistantTurn, CallResult, Status, ToolCall, TurnResult};
 
 use crate::config::ProxyConfig;
-use crate::mend::{Annotations, Fate, append_text, arguments_text, fates, run_body_turn};
+use crate::mend::{
+    Annotations, BodyContext, Fate, append_text, arguments_text, fates, run_body_turn,
+};
 
 /// Whether a user message is a real user turn (not only `tool_result` blocks).
 fn is_user_turn(message: &Value) -> bool {
@@ -67,11 +69,10 @@ fn single<'a>(blocks: &'a [Value], kind: &str) -> Option<(usize, &'a Value)> {
 /// Repairs a message body in place; returns what was found and whether the body changed.
 pub(crate) fn repair_message(
     body: &mut Value,
-    mender: &Mender,
+    cx: &BodyContext<'_>,
     history: impl FnOnce() -> Vec<Vec<ToolCall>>,
-    config: &ProxyConfig,
-    model: &str,
 ) -> (Annotations, bool) {
+    let config = cx.config;
     let mut notes = Annotations::default();
     let Some(object) = body.as_object_mut() else {
         return (notes, false);
@@ -89,7 +90,7 @@ pub(crate) fn repair_message(
         Some("max_tokens") => Some("length".to_owned()),
         other => other.map(str::to_owned),
     };
-    let Some(result) = run_body_turn(mender, &turn, history, config, model, &mut notes) else {
+    let Some(result) = run_body_turn(cx, &mut turn, history, &mut notes) else {
         return (notes, false);
     };
     let text_index = text.map(|(i, _)| i);

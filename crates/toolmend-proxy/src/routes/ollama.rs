@@ -6,10 +6,12 @@
 //! of them. `done_reason` is kept (Ollama says `stop` even after a call).
 
 use serde_json::{Map, Value, json};
-use toolmend::{AssistantTurn, CallResult, Mender, ToolCall, TurnResult};
+use toolmend::{AssistantTurn, CallResult, ToolCall, TurnResult};
 
 use crate::config::ProxyConfig;
-use crate::mend::{Annotations, MessageCalls, arguments_text, message_calls, run_body_turn};
+use crate::mend::{
+    Annotations, BodyContext, MessageCalls, arguments_text, message_calls, run_body_turn,
+};
 
 /// The calls of a `tool_calls` array (arguments as their JSON text).
 pub(crate) fn read_calls(calls: Option<&Value>) -> Vec<ToolCall> {
@@ -70,11 +72,10 @@ pub(crate) fn finish_reason(body: &Map<String, Value>) -> Option<String> {
 /// Repairs a chat body in place; returns what was found and whether the body changed.
 pub(crate) fn repair_chat(
     body: &mut Value,
-    mender: &Mender,
+    cx: &BodyContext<'_>,
     history: impl FnOnce() -> Vec<Vec<ToolCall>>,
-    config: &ProxyConfig,
-    model: &str,
 ) -> (Annotations, bool) {
+    let config = cx.config;
     let mut notes = Annotations::default();
     let Some(object) = body.as_object_mut() else {
         return (notes, false);
@@ -89,7 +90,7 @@ pub(crate) fn repair_chat(
     turn.reasoning = text("thinking");
     turn.tool_calls = read_calls(message.get("tool_calls"));
     turn.finish_reason = finish;
-    let Some(result) = run_body_turn(mender, &turn, history, config, model, &mut notes) else {
+    let Some(result) = run_body_turn(cx, &mut turn, history, &mut notes) else {
         return (notes, false);
     };
     let changed = apply(message, &turn, &result, config);

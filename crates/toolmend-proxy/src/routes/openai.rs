@@ -1,10 +1,12 @@
 //! OpenAI Chat Completions: `choices[].message` ↔ toolmend turns (non-streaming bodies).
 
 use serde_json::{Map, Value, json};
-use toolmend::{AssistantTurn, CallResult, Mender, Session, Status, ToolCall, TurnResult};
+use toolmend::{AssistantTurn, CallResult, Session, Status, ToolCall, TurnResult};
 
 use crate::config::ProxyConfig;
-use crate::mend::{Annotations, MessageCalls, arguments_text, history_session, message_calls};
+use crate::mend::{
+    Annotations, BodyContext, MessageCalls, arguments_text, history_session, message_calls,
+};
 use crate::wire::set_call;
 
 /// The assistant tool calls since the last user message of an OpenAI `messages` array.
@@ -46,11 +48,15 @@ pub(crate) fn read_calls(calls: Option<&Value>) -> (Vec<ToolCall>, Vec<Value>) {
 /// Returns what was found; the body is changed only in repair mode.
 pub(crate) fn repair_completion(
     body: &mut Value,
-    mender: &Mender,
+    cx: &BodyContext<'_>,
     history: impl FnOnce() -> Vec<Vec<ToolCall>>,
-    config: &ProxyConfig,
-    model: &str,
 ) -> (Annotations, bool) {
+    let BodyContext {
+        mender,
+        config,
+        model,
+        turn_id,
+    } = *cx;
     let mut notes = Annotations::default();
     let mut changed = false;
     let Some(choices) = body.get_mut("choices").and_then(Value::as_array_mut) else {
@@ -69,7 +75,8 @@ pub(crate) fn repair_completion(
         let Some(message) = choice.get_mut("message").and_then(Value::as_object_mut) else {
             continue;
         };
-        let (turn, native) = read_turn(message, finish_reason);
+        let (mut turn, native) = read_turn(message, finish_reason);
+        turn.id = Some(turn_id.to_owned());
         if turn.tool_calls.is_empty() && turn.content.is_none() && turn.reasoning.is_none() {
             continue;
         }

@@ -8,10 +8,12 @@
 //! other items.
 
 use serde_json::{Map, Value, json};
-use toolmend::{AssistantTurn, CallResult, Mender, ToolCall, TurnResult};
+use toolmend::{AssistantTurn, CallResult, ToolCall, TurnResult};
 
 use crate::config::ProxyConfig;
-use crate::mend::{Annotations, Fate, append_text, arguments_text, fates, run_body_turn};
+use crate::mend::{
+    Annotations, BodyContext, Fate, append_text, arguments_text, fates, run_body_turn,
+};
 
 /// The `type` of an item.
 fn item_type(item: &Value) -> Option<&str> {
@@ -102,11 +104,10 @@ pub(crate) fn finish_reason(response: &Value) -> Option<String> {
 /// Repairs a response body in place; returns what was found and whether the body changed.
 pub(crate) fn repair_response(
     body: &mut Value,
-    mender: &Mender,
+    cx: &BodyContext<'_>,
     history: impl FnOnce() -> Vec<Vec<ToolCall>>,
-    config: &ProxyConfig,
-    model: &str,
 ) -> (Annotations, bool) {
+    let config = cx.config;
     let mut notes = Annotations::default();
     let finish = finish_reason(body);
     let Some(object) = body.as_object_mut() else {
@@ -121,7 +122,7 @@ pub(crate) fn repair_response(
     turn.reasoning = part_text(items, single_part(items, "reasoning", "reasoning_text"));
     turn.tool_calls = items.iter().filter_map(read_call).collect();
     turn.finish_reason = finish;
-    let Some(result) = run_body_turn(mender, &turn, history, config, model, &mut notes) else {
+    let Some(result) = run_body_turn(cx, &mut turn, history, &mut notes) else {
         return (notes, false);
     };
     let tail = id_tail(object.get("id").and_then(Value::as_str).unwrap_or(""));
@@ -145,11 +146,16 @@ pub(crate) fn id_tail(id: &str) -> String {
     }
 }
 
-/// A new `function_call` item for a recovered call, with a fresh `call_id` (number `n` of
-/// the response: the library's own ids repeat from one response to the next).
+/// A new `function_call` item for a recovered call: its `call_id` is the library's id for it
+/// (`call_tm_…`, unique across the conversation's turns), its item id the same with `fc_`;
+/// a call without an id gets number `n` of the response.
 pub(crate) fn new_call_item(call: &CallResult, tail: &str, n: usize) -> Value {
-    json!({"type": "function_call", "id": format!("fc_tm_{tail}_{n}"),
-        "call_id": format!("call_tm_{tail}_{n}"), "name": call.name.as_ref(),
+    let (id, call_id) = match call.id.strip_prefix("call_") {
+        Some(rest) if !rest.is_empty() => (format!("fc_{rest}"), call.id.clone()),
+        _ if !call.id.is_empty() => (format!("fc_{}", call.id), call.id.clone()),
+        _ => (format!("fc_tm_{tail}_{n}"), format!("call_tm_{tail}_{n}")),
+    };
+    json!({"type": "function_call", "id": id, "call_id": call_id, "name": call.name.as_ref(),
         "arguments": call.arguments_text, "status": "completed"})
 }
 

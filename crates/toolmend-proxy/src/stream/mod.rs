@@ -30,6 +30,8 @@ pub(crate) struct Context {
     pub(crate) mender: Arc<Mender>,
     pub(crate) state: Arc<AppState>,
     pub(crate) model: String,
+    /// The turn's id for the library (`mend::request_tag`): recovered calls' ids derive from it.
+    pub(crate) turn_id: String,
     history: Option<History>,
     session: Option<Session>,
 }
@@ -217,6 +219,7 @@ impl Natives {
         turn.tool_calls = std::mem::take(&mut self.calls);
         turn.content = content;
         turn.reasoning = reasoning;
+        turn.id = Some(cx.turn_id.clone());
         let mut session = match self.before.take() {
             Some(session) => session,
             None => cx.session().clone(),
@@ -287,6 +290,7 @@ pub(crate) fn transform(
     mender: Arc<Mender>,
     state: Arc<AppState>,
     model: String,
+    turn_id: String,
     history: History,
 ) -> impl Stream<Item = Result<Bytes, std::io::Error>> + Send + 'static {
     let transformer: Box<dyn Transform> = match api {
@@ -303,6 +307,7 @@ pub(crate) fn transform(
         mender,
         state,
         model,
+        turn_id,
         history: Some(history),
         session: None,
     };

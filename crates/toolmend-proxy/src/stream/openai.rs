@@ -122,6 +122,7 @@ impl OpenAiStream {
             })
             .collect();
         turn.finish_reason = finish_reason.map(str::to_owned);
+        turn.id = Some(cx.turn_id.clone());
         let result = {
             let mender = std::sync::Arc::clone(&cx.mender);
             mender.run_turn(cx.session(), &turn)

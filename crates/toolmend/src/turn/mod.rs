@@ -5,6 +5,7 @@
 //! it makes of it ([`TurnResult`]).
 
 mod budget;
+pub mod call_id;
 pub(crate) mod canonical;
 pub(crate) mod names;
 mod storm;
@@ -59,6 +60,10 @@ pub struct AssistantTurn {
     pub finish_reason: Option<String>,
     /// This turn answers a new user message: the storm window starts afresh.
     pub new_user_turn: bool,
+    /// Something unique to this turn in its conversation (the API's response id, the CLI
+    /// line's id), if the caller has one: the ids of calls recovered from the turn's text are
+    /// derived from it, with the session's turn number and the text (see [`call_id`]).
+    pub id: Option<String>,
 }
 
 /// What toolmend made of one turn.
@@ -81,6 +86,8 @@ pub struct TurnResult {
 pub struct Session {
     pub(crate) storm: StormBreaker,
     pub(crate) budget: RetryBudget,
+    /// Turns run so far: part of recovered calls' ids, so no two turns share one.
+    pub(crate) turns: u64,
 }
 
 impl Session {
@@ -101,6 +108,7 @@ impl Session {
         Self {
             storm: StormBreaker::new(window, threshold),
             budget: RetryBudget::new(max_reprompts),
+            turns: 0,
         }
     }
 
