@@ -44,14 +44,11 @@ def verdict(framework: str, variant: str, route: str, case: Case, final_text, in
 # Through-toolmend cells that wait for a proxy fix of issue #24: (framework, variant, case)
 # -> the fix; "*" matches any framework or variant. Each is xfail(strict=True): it must still
 # fail, so the marker breaks once the fix lands and the entry must go.
-FIX_IDS = "#24 item 1: calls recovered from text get the same ids in every turn"
 FIX_STRICT = "#24 item 2: a strict schema's omitted default/nullable property blocks all repair"
 FIX_RESIDUE = "#24 item 3: the newline between two removed <tool_call> blocks stays as text"
 FIX_CHUNK_KEYS = "#24 item 4: repaired Chat chunks drop `usage: null` (and other upstream keys)"
 FIX_REPROMPT = "#24 item 5: no `toolmend serve --reprompt N` yet"
 PENDING: dict[tuple[str, str, str], str] = {
-    ("openai-agents", "chat", "hermes-two-turns"): FIX_IDS,
-    ("openai-agents", "chat-stream", "hermes-two-turns"): FIX_IDS,
     ("openai-agents", "*", "strict-omit-rename"): FIX_STRICT,
     ("pydantic-ai", "*", "strict-omit-rename"): FIX_STRICT,
     ("litellm", "*", "strict-omit-rename"): FIX_STRICT,
