@@ -61,6 +61,12 @@ pub enum RepairKind {
     FieldRenamed,
     /// Dotted keys `a.b` were re-nested.
     Unflattened,
+    /// A required member a strict-style schema lets be omitted was filled with its declared
+    /// `default`.
+    StrictDefaultFilled,
+    /// A required member a strict-style schema lets be omitted was filled with `null`, which
+    /// its type admits (strict mode's spelling of "not given").
+    StrictNullFilled,
     /// A `null` in an optional field that does not allow null was dropped.
     NullStripped,
     /// A string holding a JSON array became the array.
@@ -125,6 +131,8 @@ impl RepairKind {
         Self::ArgumentsUnwrapped,
         Self::FieldRenamed,
         Self::Unflattened,
+        Self::StrictDefaultFilled,
+        Self::StrictNullFilled,
         Self::NullStripped,
         Self::JsonStringToArray,
         Self::JsonStringToObject,
@@ -170,6 +178,8 @@ impl RepairKind {
             Self::ArgumentsUnwrapped => "arguments_unwrapped",
             Self::FieldRenamed => "field_renamed",
             Self::Unflattened => "unflattened",
+            Self::StrictDefaultFilled => "strict_default_filled",
+            Self::StrictNullFilled => "strict_null_filled",
             Self::NullStripped => "null_stripped",
             Self::JsonStringToArray => "json_string_to_array",
             Self::JsonStringToObject => "json_string_to_object",

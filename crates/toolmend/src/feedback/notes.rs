@@ -52,6 +52,8 @@ pub(crate) fn note_for(repair: &Repair) -> Option<String> {
         RepairKind::AnchorStripped => format!("{field} carried regex anchors (^ or $) that were removed; send the plain value."),
         RepairKind::FieldRenamed => format!("a field of {field} was sent under another name and was renamed; use the declared field names."),
         RepairKind::Unflattened => format!("dotted keys in {field} were re-nested; send nested objects."),
+        RepairKind::StrictDefaultFilled => format!("{field} was omitted and was set to its declared default; send every field the schema requires."),
+        RepairKind::StrictNullFilled => format!("{field} was omitted and was sent as null (no value); send every field the schema requires, null when it has no value."),
         RepairKind::ArgumentsUnwrapped => "the arguments were wrapped in a call envelope that was removed; send only the arguments object.".to_owned(),
         RepairKind::RootStringWrapped => "the arguments were sent as a plain string and were wrapped into the tool's one field; send a JSON object.".to_owned(),
         RepairKind::MdLinkUnwrapped => format!("{field} was sent as a Markdown link and was replaced by its text; send plain paths."),

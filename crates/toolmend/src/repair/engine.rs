@@ -519,8 +519,21 @@ impl Walker<'_> {
                 .filter(|rule| failure.keywords.any(rule.triggers()))
                 .find_map(|rule| rule.apply(&site).map(|fix| (rule.kind(), fix)))
             {
-                self.repairs.push(Repair::new(kind, at.clone()));
                 self.changed = true;
+                if let Fix::Fill(members) = fix {
+                    let Value::Object(map) = &*value else {
+                        return None;
+                    };
+                    let mut map = map.clone();
+                    for (key, member) in members {
+                        let mut path = at.clone();
+                        pointer::push(&mut path, &key);
+                        self.repairs.push(Repair::new(kind, path));
+                        map.insert(key, member);
+                    }
+                    return Some(Fix::Replace(Value::Object(map)));
+                }
+                self.repairs.push(Repair::new(kind, at.clone()));
                 return Some(fix);
             }
         }
@@ -560,7 +573,7 @@ impl Walker<'_> {
                         Some(Fix::Remove) => {
                             removed.insert(key);
                         }
-                        None => {}
+                        Some(Fix::Fill(_)) | None => {}
                     }
                 }
                 if !removed.is_empty() {

@@ -406,6 +406,33 @@ impl<'s> SchemaView<'s> {
             .collect()
     }
 
+    /// Whether the object here is strict-style, as OpenAI's strict function calling requires:
+    /// some part says `additionalProperties: false` and every declared property is required.
+    pub(crate) fn is_strict_style(&self) -> bool {
+        let closed = self
+            .object_parts()
+            .any(|map| map.get("additionalProperties") == Some(&Value::Bool(false)));
+        if !closed {
+            return false;
+        }
+        let required: std::collections::HashSet<&str> = self.required_names().collect();
+        let declared = self.declared_names();
+        !declared.is_empty() && declared.iter().all(|name| required.contains(name))
+    }
+
+    /// The `default` the schema declares here, when its parts declare exactly one (parts that
+    /// disagree declare none).
+    pub(crate) fn declared_default(&self) -> Option<&'s Value> {
+        let mut found: Option<&'s Value> = None;
+        for default in self.object_parts().filter_map(|map| map.get("default")) {
+            match found {
+                Some(seen) if seen != default => return None,
+                _ => found = Some(default),
+            }
+        }
+        found
+    }
+
     fn object_parts(&self) -> impl Iterator<Item = &'s serde_json::Map<String, Value>> + '_ {
         self.parts.iter().filter_map(|p| p.as_object())
     }

@@ -18,6 +18,8 @@ mod object_wrapped_in_array;
 mod root_string_wrapped;
 mod scalar_coerced;
 mod single_key_object_to_array;
+mod strict_default_filled;
+mod strict_null_filled;
 mod unflattened;
 
 pub(crate) mod md_link_unwrapped;
@@ -72,6 +74,9 @@ pub(crate) enum Fix {
     Replace(Value),
     /// The member is dropped from its object (only ever returned for [`Place::Member`]).
     Remove,
+    /// These members are added to the object here, each reported at its own path (the engine
+    /// turns this into [`Fix::Replace`]).
+    Fill(Vec<(String, Value)>),
 }
 
 /// A shape rule.
@@ -90,6 +95,9 @@ pub(crate) trait Rule: Sync {
 ///
 /// 1–3 restructure objects (an envelope, alias keys, dotted keys) and run first because the
 ///   value rules below are asked about properties that only exist once the object is right.
+/// 3a–3b fill required members a strict-style schema lets be omitted (their declared default,
+///   else null where null is allowed), once 1–3 had their chance to find them under another
+///   name or dotted: an alias must become the member, never sit beside a filled null.
 /// 4 drops a null before any rule reinterprets it.
 /// 5–6 parse stringified JSON before 7–10 wrap anything: a string holding `["a","b"]` must
 ///   become that array, never `["[\"a\",\"b\"]"]`.
@@ -105,6 +113,8 @@ pub(crate) static RULES: &[&dyn Rule] = &[
     &arguments_unwrapped::ArgumentsUnwrapped,
     &field_renamed::FieldRenamed,
     &unflattened::Unflattened,
+    &strict_default_filled::StrictDefaultFilled,
+    &strict_null_filled::StrictNullFilled,
     &null_stripped::NullStripped,
     &json_string_to_array::JsonStringToArray,
     &json_string_to_object::JsonStringToObject,
@@ -117,6 +127,39 @@ pub(crate) static RULES: &[&dyn Rule] = &[
     &anchor_stripped::AnchorStripped,
     &root_string_wrapped::RootStringWrapped,
 ];
+
+/// The members a strict-style object at `site` is missing that `value_for` gives a value
+/// (the two `strict_*_filled` rules): `None` when the site is not such an object, or none is.
+///
+/// Only the members the validator reported missing and the schema declares are looked at.
+pub(crate) fn strict_fill(
+    site: &Site<'_, '_>,
+    value_for: impl Fn(&SchemaView<'_>) -> Option<Value>,
+) -> Option<Fix> {
+    let Value::Object(map) = site.value else {
+        return None;
+    };
+    if site.failure.missing.is_empty() || !site.view.is_strict_style() {
+        return None;
+    }
+    let mut members: Vec<(String, Value)> = Vec::new();
+    for name in &site.failure.missing {
+        if map.contains_key(name) || members.iter().any(|(k, _)| k == name) {
+            continue;
+        }
+        let Some(value) = site
+            .view
+            .declares(name)
+            .then(|| site.view.property(name))
+            .flatten()
+            .and_then(|view| value_for(&view))
+        else {
+            continue;
+        };
+        members.push((name.clone(), value));
+    }
+    (!members.is_empty()).then_some(Fix::Fill(members))
+}
 
 /// Parses a string that holds JSON text of one container (`[…]` or `{…}`): strictly, or by
 /// salvage when the strict parse fails (never a truncated or multi-value salvage), within the
