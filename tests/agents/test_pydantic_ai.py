@@ -44,15 +44,6 @@ async def run_agent(root: str, case, variant: str):
 @pytest.mark.parametrize("case", case_params())
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_pydantic_ai(server, request, variant, case, route):
-    if route == "toolmend" and (variant, case.name) in BEYOND_THE_PROXY:
-        pytest.skip(BEYOND_THE_PROXY[(variant, case.name)])
     check(request, server, FRAMEWORK, variant, route, case,
           lambda root: asyncio.run(run_agent(root, case, variant)))
 
-
-# Cells no proxy can fix: the framework's own behaviour decides them.
-BEYOND_THE_PROXY = {
-    ("chat-stream", "hermes-leak"):
-        "run_stream ends at the first text part, and this turn's text ('Let me look.') comes "
-        "before the call, as it would before a native call",
-}

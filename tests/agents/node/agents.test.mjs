@@ -35,10 +35,8 @@ const FINAL_PREFIX = 'DONE: ';
 
 // `${variant}/${case}` -> the proxy fix of issue #24 this cell waits for; it must still fail
 // through toolmend, so the test breaks once the fix lands and the entry must go.
-const FIX_STRICT = "#24 item 2: a strict schema's omitted default/nullable property blocks all repair";
 const FIX_REPROMPT = '#24 item 5: no `toolmend serve --reprompt N` yet';
 const PENDING = Object.fromEntries(VARIANTS.flatMap((variant) => [
-  [`${variant}/strict-omit-rename`, FIX_STRICT],
   [`${variant}/reprompt`, FIX_REPROMPT],
 ]));
 
