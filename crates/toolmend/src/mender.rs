@@ -448,14 +448,19 @@ impl Mender {
                 }
             }
             blocks.retain(|(span, _)| !kept.contains(span));
-            *text = Some(if kept.is_empty() && blocks.iter().all(|(_, any)| *any) {
+            let mut left = if kept.is_empty() && blocks.iter().all(|(_, any)| *any) {
                 recovered.text
             } else {
                 remove_ranges(
                     source,
                     blocks.iter().filter(|(_, any)| *any).map(|(span, _)| span),
                 )
-            });
+            };
+            if blocks.iter().any(|(_, any)| *any) && left.trim().is_empty() {
+                // Blanks between removed markup are not text the model wrote for anyone.
+                left.clear();
+            }
+            *text = Some(left);
         }
         (content, reasoning)
     }

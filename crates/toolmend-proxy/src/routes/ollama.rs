@@ -122,7 +122,8 @@ fn apply(
     } = message_calls(&native, result, config, rewrite);
     if content != turn.content {
         changed = true;
-        // Ollama always sends a string here.
+        // Ollama always sends a string here; blanks left between removed markup are none.
+        let content = content.filter(|text| !text.trim().is_empty());
         message.insert("content".into(), json!(content.unwrap_or_default()));
     }
     if result.reasoning != turn.reasoning

@@ -146,6 +146,8 @@ fn apply(
     } = message_calls(native, result, config, rewrite);
     if content != turn.content {
         changed = true;
+        // Blanks left between removed markup are no answer: no text at all.
+        let content = content.filter(|text| !text.trim().is_empty());
         message.insert("content".into(), json!(content));
     }
     if result.reasoning != turn.reasoning

@@ -20,9 +20,12 @@ use crate::routes::anthropic::new_block;
 
 #[derive(Debug)]
 enum Block {
-    /// A text or thinking block, scanned when `channel` is set.
+    /// A text or thinking block, scanned when `channel` is set. A scanned text block is
+    /// opened (`out` given, `start` sent) only when text other than whitespace is released: a
+    /// block that held only markup and blanks is left out.
     Text {
-        out: u64,
+        out: Option<u64>,
+        start: Option<(Bytes, Value)>,
         channel: Option<Box<Channel>>,
         thinking: bool,
     },
@@ -107,14 +110,21 @@ impl AnthropicStream {
     fn close(&mut self, cx: &mut Context, index: u64, out: &mut VecDeque<Bytes>) -> Option<u64> {
         match self.blocks.remove(&index)? {
             Block::Text {
-                out: at,
+                out: mut at,
+                mut start,
                 channel,
                 thinking,
             } => {
+                let mut consumed = false;
                 if let Some(mut channel) = channel {
                     let text = channel.end(cx);
+                    consumed = channel.consumed();
                     if !text.is_empty() && !thinking {
-                        out.push_back(delta_event(at, json!({"type": "text_delta", "text": text})));
+                        let index = self.open(&mut at, &mut start, out);
+                        out.push_back(delta_event(
+                            index,
+                            json!({"type": "text_delta", "text": text}),
+                        ));
                     }
                     if let Some(markup) = channel.markup() {
                         match thinking {
@@ -123,7 +133,11 @@ impl AnthropicStream {
                         }
                     }
                 }
-                Some(at)
+                if at.is_none() && consumed {
+                    // Only markup and blanks: no text block at all.
+                    return None;
+                }
+                Some(self.open(&mut at, &mut start, out))
             }
             Block::Other { out: at } => Some(at),
             Block::Tool {
@@ -137,6 +151,24 @@ impl AnthropicStream {
                 None
             }
         }
+    }
+
+    /// The output index of a text block, opening it first (its start event sent) if needed.
+    fn open(
+        &mut self,
+        at: &mut Option<u64>,
+        start: &mut Option<(Bytes, Value)>,
+        out: &mut VecDeque<Bytes>,
+    ) -> u64 {
+        if let Some(index) = *at {
+            return index;
+        }
+        let index = self.take_out();
+        *at = Some(index);
+        if let Some((raw, value)) = start.take() {
+            out.push_back(reindexed(raw, value, index));
+        }
+        index
     }
 
     fn repair_tool(
@@ -257,16 +289,23 @@ impl Transform for AnthropicStream {
                         } else {
                             cx.scan_content()
                         };
-                        let at = self.take_out();
+                        let channel = scan.then(|| Box::new(Channel::new(cx)));
+                        let (at, start) = if channel.is_some() && !thinking {
+                            (None, Some((event.raw, value)))
+                        } else {
+                            let at = self.take_out();
+                            out.push_back(reindexed(event.raw, value, at));
+                            (Some(at), None)
+                        };
                         self.blocks.insert(
                             index,
                             Block::Text {
                                 out: at,
-                                channel: scan.then(|| Box::new(Channel::new(cx))),
+                                start,
+                                channel,
                                 thinking,
                             },
                         );
-                        out.push_back(reindexed(event.raw, value, at));
                     }
                     _ => {
                         let at = self.take_out();
@@ -279,6 +318,7 @@ impl Transform for AnthropicStream {
                 let limit = cx.config().limits.max_call_arguments_bytes;
                 let next_out = self.next_out;
                 let mut took = false;
+                let mut opened = false;
                 match self.blocks.get_mut(&index) {
                     None => out.push_back(event.raw),
                     Some(Block::Other { out: at }) => {
@@ -286,33 +326,51 @@ impl Transform for AnthropicStream {
                         out.push_back(reindexed(event.raw, value, at));
                     }
                     Some(Block::Text {
-                        out: at,
+                        out: slot,
+                        start,
                         channel,
                         thinking,
                     }) => {
-                        let at = *at;
+                        let deferred = slot.is_none();
+                        let at = *slot.get_or_insert(next_out);
                         let key = if *thinking { "thinking" } else { "text" };
                         let text = value["delta"]
                             .get(key)
                             .and_then(Value::as_str)
                             .map(str::to_owned);
+                        let sink = &mut *out;
+                        let mut emit = |event: Bytes| {
+                            if deferred {
+                                // The first text other than blanks opens the block.
+                                opened = true;
+                                if let Some((raw, value)) = start.take() {
+                                    sink.push_back(reindexed(raw, value, at));
+                                }
+                            }
+                            sink.push_back(event);
+                        };
                         match (channel.as_mut(), text) {
                             (Some(channel), Some(text)) if *thinking => {
                                 // Scanned, never rewritten: the signature covers it.
                                 let _ = channel.push(cx, &text);
-                                out.push_back(reindexed(event.raw, value, at));
+                                emit(reindexed(event.raw, value, at));
                             }
                             (Some(channel), Some(text)) => {
                                 let released = channel.push(cx, &text);
-                                if released == text {
-                                    out.push_back(reindexed(event.raw, value, at));
+                                if released.is_empty() && deferred {
+                                    // Nothing for the client yet.
+                                } else if released == text {
+                                    emit(reindexed(event.raw, value, at));
                                 } else if !released.is_empty() {
                                     value["delta"][key] = json!(released);
                                     value["index"] = json!(at);
-                                    out.push_back(typed_event(&value));
+                                    emit(typed_event(&value));
                                 }
                             }
-                            _ => out.push_back(reindexed(event.raw, value, at)),
+                            _ => emit(reindexed(event.raw, value, at)),
+                        }
+                        if deferred && !opened {
+                            *slot = None;
                         }
                     }
                     Some(Block::Tool {
@@ -342,7 +400,7 @@ impl Transform for AnthropicStream {
                         }
                     }
                 }
-                if took {
+                if took || opened {
                     self.next_out += 1;
                     self.native_in += 1;
                     self.native_out += 1;

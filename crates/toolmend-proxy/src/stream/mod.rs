@@ -90,6 +90,12 @@ pub(crate) struct Channel {
     /// What the last chunk released, reused from chunk to chunk.
     released: StreamOutput,
     limit: usize,
+    /// Whitespace released before any other text, held: when the channel's text turns out to
+    /// be markup and blanks only, the blanks left between the markup are dropped with it (a
+    /// framework taking the first text as the answer must not answer `"\n"`).
+    blank: String,
+    /// Text other than whitespace was released (nothing is held back as blank any more).
+    spoke: bool,
 }
 
 impl Channel {
@@ -101,6 +107,28 @@ impl Channel {
             spans: Vec::new(),
             released: StreamOutput::default(),
             limit: cx.config().limits.max_response_bytes,
+            blank: String::new(),
+            spoke: false,
+        }
+    }
+
+    /// Whether markup was consumed from this channel.
+    pub(crate) fn consumed(&self) -> bool {
+        !self.spans.is_empty()
+    }
+
+    /// Holds released whitespace until other text follows it.
+    fn hold_blank(&mut self) {
+        if self.spoke {
+            return;
+        }
+        let text = &mut self.released.text;
+        if text.trim().is_empty() {
+            self.blank.push_str(text);
+            text.clear();
+        } else {
+            self.spoke = true;
+            text.insert_str(0, &std::mem::take(&mut self.blank));
         }
     }
 
@@ -117,6 +145,7 @@ impl Channel {
         self.released.calls.clear();
         recoverer.push_into(cx.mender.tools(), chunk, &mut self.released);
         take_spans(&mut self.spans, &self.released.calls);
+        self.hold_blank();
         if self.text.len() > self.limit {
             // Too long to keep scanning: release what is held and pass the rest through.
             let rest = self.end(cx);
@@ -125,14 +154,23 @@ impl Channel {
         &self.released.text
     }
 
-    /// Ends the channel: the rest of the held text.
+    /// Ends the channel: the rest of the held text. Blanks held before any other text are
+    /// dropped when markup was taken out and nothing else came (else they go out as sent).
     pub(crate) fn end(&mut self, cx: &Context) -> String {
         let Some(recoverer) = self.recoverer.take() else {
             return String::new();
         };
         let output = recoverer.finish(cx.mender.tools());
         take_spans(&mut self.spans, &output.calls);
-        output.text
+        let mut text = output.text;
+        if !self.spoke {
+            text.insert_str(0, &std::mem::take(&mut self.blank));
+            if text.trim().is_empty() && !self.spans.is_empty() {
+                text.clear();
+            }
+            self.spoke = !text.is_empty();
+        }
+        text
     }
 
     /// The consumed markup blocks, joined by line breaks (`None` when there were none): the

@@ -29,6 +29,10 @@ enum Item {
     Passed { out: u64 },
     /// A held `function_call` item.
     Call(Box<HeldCall>),
+    /// A `message` item whose text is scanned, held until text other than whitespace is
+    /// released (then it is forwarded from its first event on): a message that held only
+    /// markup and blanks is left out. Its events so far.
+    Deferred(Vec<(Bytes, Value)>),
 }
 
 #[derive(Debug, Default)]
@@ -50,6 +54,8 @@ struct Part {
     channel: Option<Box<Channel>>,
     /// The text the client has been sent.
     emitted: String,
+    /// Markup was taken out of it.
+    consumed: bool,
 }
 
 /// The Responses stream transformer.
@@ -132,7 +138,54 @@ impl ResponsesStream {
         match self.items.get(&index?)? {
             Item::Passed { out } => Some(*out),
             Item::Call(call) => call.passthrough,
+            Item::Deferred(_) => None,
         }
+    }
+
+    /// Whether the item at an upstream index is a message still held back.
+    fn deferred(&self, index: Option<u64>) -> bool {
+        index.is_some_and(|i| matches!(self.items.get(&i), Some(Item::Deferred(_))))
+    }
+
+    /// Whether markup was taken out of a text part of the item at an upstream index.
+    fn consumed(&self, index: u64) -> bool {
+        self.texts
+            .range((index, 0)..=(index, u64::MAX))
+            .any(|(_, p)| p.consumed || p.channel.as_ref().is_some_and(|c| c.consumed()))
+    }
+
+    /// Forwards a held-back message from its first event on.
+    fn open(&mut self, index: Option<u64>, out: &mut VecDeque<Bytes>) {
+        let Some(index) = index else {
+            return;
+        };
+        let Some(Item::Deferred(events)) = self.items.remove(&index) else {
+            return;
+        };
+        let at = self.take_out();
+        self.items.insert(index, Item::Passed { out: at });
+        let item = events
+            .first()
+            .and_then(|(_, v)| v.get("item").cloned())
+            .unwrap_or(Value::Null);
+        self.done_items.insert(at, item);
+        self.open_items.insert(at, index);
+        for (raw, value) in events {
+            self.emit(Some(raw), value, Some(at), out);
+        }
+    }
+
+    /// Holds an event of a held-back message.
+    fn defer(&mut self, index: Option<u64>, raw: Bytes, value: Value) {
+        if let Some(Item::Deferred(events)) = index.and_then(|i| self.items.get_mut(&i)) {
+            events.push((raw, value));
+        }
+    }
+
+    /// Leaves out a held-back message that held only markup and blanks.
+    fn drop_deferred(&mut self, index: u64) {
+        self.items.remove(&index);
+        self.changed = true;
     }
 
     /// Emits a whole `function_call` item with these parts.
@@ -304,6 +357,7 @@ impl ResponsesStream {
             return;
         };
         let rest = channel.end(cx);
+        part.consumed |= channel.consumed();
         if let Some(markup) = channel.markup() {
             self.content_markup.push(markup);
         }
@@ -311,6 +365,7 @@ impl ResponsesStream {
             return;
         }
         part.emitted.push_str(&rest);
+        self.open(Some(key.0), out);
         let at = self.passed(Some(key.0));
         let delta = json!({"type": "response.output_text.delta", "item_id": item_id,
             "output_index": at.unwrap_or(key.0), "content_index": key.1, "delta": rest,
@@ -327,6 +382,19 @@ impl ResponsesStream {
         let open: Vec<(u64, u64)> = self.texts.keys().copied().collect();
         for key in open {
             self.end_part(cx, key, &Value::Null, out);
+        }
+        let deferred: Vec<u64> = self
+            .items
+            .iter()
+            .filter(|(_, i)| matches!(i, Item::Deferred(_)))
+            .map(|(k, _)| *k)
+            .collect();
+        for index in deferred {
+            if self.consumed(index) {
+                self.drop_deferred(index);
+            } else {
+                self.open(Some(index), out);
+            }
         }
         for (_, mut channel) in std::mem::take(&mut self.reasoning) {
             let _ = channel.end(cx);
@@ -411,7 +479,6 @@ impl ResponsesStream {
         out: &mut VecDeque<Bytes>,
     ) {
         let index = u64_at(&value, "output_index");
-        let at = self.passed(index);
         let key = (
             index.unwrap_or(0),
             u64_at(&value, "content_index").unwrap_or(0),
@@ -421,14 +488,20 @@ impl ResponsesStream {
             .and_then(Value::as_str)
             .map(str::to_owned);
         let (Some(delta), true) = (delta, cx.scan_content()) else {
+            self.open(index, out);
+            let at = self.passed(index);
             return self.emit(Some(raw), value, at, out);
         };
         let part = self.texts.entry(key).or_default();
         let channel = part
             .channel
             .get_or_insert_with(|| Box::new(Channel::new(cx)));
-        let released = channel.push(cx, &delta);
-        part.emitted.push_str(released);
+        let released = channel.push(cx, &delta).to_owned();
+        part.emitted.push_str(&released);
+        if !released.is_empty() {
+            self.open(index, out);
+        }
+        let at = self.passed(index);
         if released == delta {
             return self.emit(Some(raw), value, at, out);
         }
@@ -514,6 +587,10 @@ impl Transform for ResponsesStream {
                     };
                     self.items.insert(index, Item::Call(Box::new(call)));
                     self.hold(cx, index, raw, value, out);
+                } else if item.get("type").and_then(Value::as_str) == Some("message")
+                    && cx.scan_content()
+                {
+                    self.items.insert(index, Item::Deferred(vec![(raw, value)]));
                 } else {
                     let at = self.take_out();
                     self.items.insert(index, Item::Passed { out: at });
@@ -532,7 +609,14 @@ impl Transform for ResponsesStream {
                     self.finish_call(cx, *call, Some((raw, value)), out);
                 }
             }
+            "response.output_item.done"
+                if self.deferred(index) && self.consumed(index.unwrap_or_default()) =>
+            {
+                // Only markup and blanks: no message item at all.
+                self.drop_deferred(index.unwrap_or_default());
+            }
             "response.output_item.done" => {
+                self.open(index, out);
                 let at = self.passed(index);
                 let mut touched = false;
                 // A message whose text was changed carries the text as sent.
@@ -562,6 +646,12 @@ impl Transform for ResponsesStream {
                 );
                 let item_id = value.get("item_id").cloned().unwrap_or(Value::Null);
                 self.end_part(cx, key, &item_id, out);
+                if self.deferred(index) {
+                    if self.consumed(key.0) {
+                        return self.defer(index, raw, value);
+                    }
+                    self.open(index, out);
+                }
                 let field = if kind == "response.output_text.done" {
                     "/text"
                 } else {
@@ -607,7 +697,11 @@ impl Transform for ResponsesStream {
                 }
                 self.emit(raw, value, None, out);
             }
+            "response.content_part.added" if self.deferred(index) => {
+                self.defer(index, raw, value);
+            }
             _ => {
+                self.open(index, out);
                 let at = self.passed(index);
                 self.emit(Some(raw), value, at, out);
             }

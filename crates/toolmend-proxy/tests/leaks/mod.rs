@@ -186,3 +186,102 @@ pub fn recovered_ids(text: &str) -> Vec<String> {
     }
     ids
 }
+
+/// Every JSON payload of a response: the body itself, each SSE `data:` or each NDJSON line.
+pub fn payloads(text: &str) -> Vec<Value> {
+    if let Ok(value) = serde_json::from_str::<Value>(text) {
+        return vec![value];
+    }
+    text.lines()
+        .map(|line| line.strip_prefix("data: ").unwrap_or(line))
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .collect()
+}
+
+/// The text the client sees and how many text parts carry it (Chat: messages or deltas with
+/// `content` other than null and ""; Anthropic: text blocks; Responses: message items; Ollama:
+/// lines with content other than "").
+pub fn visible_text(api: Api, stream: bool, text: &str) -> (String, usize) {
+    let mut joined = String::new();
+    let mut parts = 0;
+    for payload in payloads(text) {
+        match (api, stream) {
+            (Api::Chat, false) => {
+                if let Some(t) = payload
+                    .pointer("/choices/0/message/content")
+                    .and_then(Value::as_str)
+                {
+                    joined.push_str(t);
+                    parts += 1;
+                }
+            }
+            (Api::Chat, true) => {
+                if let Some(t) = payload
+                    .pointer("/choices/0/delta/content")
+                    .and_then(Value::as_str)
+                    && !t.is_empty()
+                {
+                    joined.push_str(t);
+                    parts += 1;
+                }
+            }
+            (Api::Messages, false) => {
+                for block in payload["content"].as_array().into_iter().flatten() {
+                    if block["type"] == "text" {
+                        joined.push_str(block["text"].as_str().unwrap_or_default());
+                        parts += 1;
+                    }
+                }
+            }
+            (Api::Messages, true) => {
+                if payload["type"] == "content_block_start"
+                    && payload["content_block"]["type"] == "text"
+                {
+                    parts += 1;
+                }
+                if let Some(t) = payload.pointer("/delta/text").and_then(Value::as_str) {
+                    joined.push_str(t);
+                }
+            }
+            (Api::Responses, false) => {
+                for item in payload["output"].as_array().into_iter().flatten() {
+                    if item["type"] == "message" {
+                        parts += 1;
+                        joined.push_str(item["content"][0]["text"].as_str().unwrap_or_default());
+                    }
+                }
+            }
+            (Api::Responses, true) => {
+                if payload["type"] == "response.output_item.added"
+                    && payload["item"]["type"] == "message"
+                {
+                    parts += 1;
+                }
+                if payload["type"] == "response.output_text.delta" {
+                    joined.push_str(payload["delta"].as_str().unwrap_or_default());
+                }
+                if payload["type"] == "response.completed" {
+                    let messages = payload["response"]["output"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter(|i| i["type"] == "message")
+                        .count();
+                    assert!(
+                        messages <= parts,
+                        "completed lists a message never sent: {payload}"
+                    );
+                }
+            }
+            (Api::Ollama, _) => {
+                if let Some(t) = payload.pointer("/message/content").and_then(Value::as_str)
+                    && !t.is_empty()
+                {
+                    joined.push_str(t);
+                    parts += 1;
+                }
+            }
+        }
+    }
+    (joined, parts)
+}
