@@ -44,11 +44,9 @@ def verdict(framework: str, variant: str, route: str, case: Case, final_text, in
 # Through-toolmend cells that wait for a proxy fix of issue #24: (framework, variant, case)
 # -> the fix; "*" matches any framework or variant. Each is xfail(strict=True): it must still
 # fail, so the marker breaks once the fix lands and the entry must go.
-FIX_RESIDUE = "#24 item 3: the newline between two removed <tool_call> blocks stays as text"
 FIX_CHUNK_KEYS = "#24 item 4: repaired Chat chunks drop `usage: null` (and other upstream keys)"
 FIX_REPROMPT = "#24 item 5: no `toolmend serve --reprompt N` yet"
 PENDING: dict[tuple[str, str, str], str] = {
-    ("pydantic-ai", "chat-stream", "hermes-two-blocks"): FIX_RESIDUE,
     ("*", "*", "reprompt"): FIX_REPROMPT,
     ("wire", "chat-stream", "rename-int-literal"): FIX_CHUNK_KEYS,
     ("wire", "chat-stream", "hermes-leak"): FIX_CHUNK_KEYS,
