@@ -42,6 +42,10 @@ struct ChoiceState {
     /// Next output call index.
     next_out: usize,
     finished: bool,
+    /// The last chunk that carried a call fragment, without its `choices` (`usage` as null),
+    /// and its choice: the chunks written for this choice keep their keys
+    /// (`system_fingerprint`, `service_tier`, `usage: null`, `logprobs`, …).
+    template: Option<(Map<String, Value>, Map<String, Value>)>,
 }
 
 /// The OpenAI stream transformer.
@@ -54,12 +58,21 @@ pub(crate) struct OpenAiStream {
 }
 
 impl OpenAiStream {
-    fn chunk(&self, choice: u64, delta: Value, finish: Option<&str>) -> Bytes {
-        let mut object = self.envelope.clone();
-        object.insert(
-            "choices".into(),
-            json!([{"index": choice, "delta": delta, "finish_reason": finish}]),
-        );
+    /// A chunk the proxy writes for a choice: the keys of the chunk that carried its calls
+    /// (else of the last chunk), with this delta and finish reason.
+    fn chunk(&self, state: &ChoiceState, choice: u64, delta: Value, finish: Option<&str>) -> Bytes {
+        let (mut object, sent) = match &state.template {
+            Some((envelope, choice)) => (envelope.clone(), Some(choice)),
+            None => (self.envelope.clone(), None),
+        };
+        let mut out = Map::new();
+        for (key, value) in sent.into_iter().flatten() {
+            out.insert(key.clone(), value.clone());
+        }
+        out.insert("index".into(), json!(choice));
+        out.insert("delta".into(), delta);
+        out.insert("finish_reason".into(), json!(finish));
+        object.insert("choices".into(), json!([out]));
         write(None, &Value::Object(object).to_string())
     }
 
@@ -84,19 +97,21 @@ impl OpenAiStream {
             .unwrap_or_else(|| "reasoning_content".into());
         let mut content_markup = None;
         let mut reasoning_markup = None;
+        let mut rest = None;
         if let Some(channel) = state.content.as_mut() {
-            let text = channel.end(cx);
-            if !text.is_empty() {
-                out.push_back(self.chunk(index, json!({"content": text}), None));
-            }
+            rest = Some(channel.end(cx));
             content_markup = channel.markup();
         }
+        if let Some(text) = rest.take().filter(|t| !t.is_empty()) {
+            out.push_back(self.chunk(&state, index, json!({"content": text}), None));
+        }
         if let Some(channel) = state.reasoning.as_mut() {
-            let text = channel.end(cx);
-            if !text.is_empty() {
-                out.push_back(self.chunk(index, json!({ reasoning_key.clone(): text }), None));
-            }
+            rest = Some(channel.end(cx));
             reasoning_markup = channel.markup();
+        }
+        if let Some(text) = rest.filter(|t| !t.is_empty()) {
+            let delta = json!({ reasoning_key.clone(): text });
+            out.push_back(self.chunk(&state, index, delta, None));
         }
         let buffered: Vec<&CallBuf> = state
             .calls
@@ -131,10 +146,10 @@ impl OpenAiStream {
             self.notes.add(&cx.model, call);
         }
         if let Some(text) = leftover(result.content.clone()) {
-            out.push_back(self.chunk(index, json!({"content": text}), None));
+            out.push_back(self.chunk(&state, index, json!({"content": text}), None));
         }
         if let Some(text) = leftover(result.reasoning.clone()) {
-            out.push_back(self.chunk(index, json!({ reasoning_key: text }), None));
+            out.push_back(self.chunk(&state, index, json!({ reasoning_key: text }), None));
         }
         let mut calls = Vec::new();
         let mut extra: Option<String> = None;
@@ -164,11 +179,11 @@ impl OpenAiStream {
                 "function": {"name": name, "arguments": arguments}}));
         }
         if let Some(text) = extra {
-            out.push_back(self.chunk(index, json!({"content": text}), None));
+            out.push_back(self.chunk(&state, index, json!({"content": text}), None));
         }
         let any_calls = !calls.is_empty() || state.calls.iter().any(|c| c.passthrough.is_some());
         if !calls.is_empty() {
-            out.push_back(self.chunk(index, json!({"tool_calls": calls}), None));
+            out.push_back(self.chunk(&state, index, json!({"tool_calls": calls}), None));
         }
         self.choices.insert(index, state);
         if recovered {
@@ -292,7 +307,10 @@ impl Transform for OpenAiStream {
             return out.push_back(event.raw);
         };
         self.envelope = object.clone();
-        self.envelope.remove("usage");
+        if let Some(usage) = self.envelope.get_mut("usage") {
+            // The usage is the upstream's to report once; a written chunk says `null`.
+            *usage = Value::Null;
+        }
         let chunk_id: String = object
             .get("id")
             .and_then(Value::as_str)
@@ -311,6 +329,12 @@ impl Transform for OpenAiStream {
                 .get("finish_reason")
                 .and_then(Value::as_str)
                 .map(str::to_owned);
+            if choice.pointer("/delta/tool_calls").is_some() {
+                // The delta stays as a placeholder: the written one takes its place.
+                let sent = choice.as_object().cloned().unwrap_or_default();
+                let envelope = self.envelope.clone();
+                self.choices.entry(index).or_default().template = Some((envelope, sent));
+            }
             let Some(delta) = choice.get_mut("delta").and_then(Value::as_object_mut) else {
                 kept.push(choice);
                 continue;
