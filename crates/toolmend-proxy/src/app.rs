@@ -236,25 +236,7 @@ async fn repair_route_inner(state: &Arc<AppState>, api: Api, request: Request) -
     // What makes this response's turn unique in its conversation (the history grows with each
     // turn): recovered calls' ids derive from it, so they never repeat across turns.
     let turn_id = crate::mend::request_tag(&bytes);
-    // The history is read only when a call needs the storm window (the body is shared, not
-    // copied).
-    let request_body = bytes.clone();
-    let history = move || -> Vec<Vec<toolmend::ToolCall>> {
-        let view = serde_json::from_slice::<RequestView<'_>>(&request_body).ok();
-        let raw = match api {
-            Api::Responses => view.and_then(|v| v.input),
-            _ => view.and_then(|v| v.messages),
-        };
-        let Some(value) = raw.and_then(|m| serde_json::from_str(m.get()).ok()) else {
-            return Vec::new();
-        };
-        match api {
-            // Ollama's `messages` are Chat-shaped (arguments as objects, read as their JSON).
-            Api::OpenAi | Api::Ollama => openai::history(&value),
-            Api::Anthropic => anthropic::history(&value),
-            Api::Responses => responses::history(&value),
-        }
-    };
+    let history = history_of(api, bytes.clone());
     let streamed = match api {
         Api::Ollama => is_type(upstream.headers(), "application/x-ndjson"),
         _ => is_type(upstream.headers(), "text/event-stream"),
@@ -302,33 +284,170 @@ async fn repair_route_inner(state: &Arc<AppState>, api: Api, request: Request) -
         }
     }
     let body = body.freeze();
-    let work = Instant::now();
-    let Ok(mut value) = serde_json::from_slice::<serde_json::Value>(&body) else {
-        return build(status, response_headers(&headers, false), Body::from(body));
-    };
+    drop(history);
     let cx = crate::mend::BodyContext {
         mender: &mender,
         config,
         model,
         turn_id: &turn_id,
     };
+    let keep = config.reprompt > 0 && crate::mend::repairing(config);
+    let mut answer = repair_buffered(api, &cx, &bytes, body, keep);
+    let mut headers = headers;
+    let mut status = status;
+    let mut spent = 0u8;
+    let mut request = bytes.clone();
+    // Re-prompts: while a call could not be saved, ask again with its retry message.
+    while spent < config.reprompt && !answer.notes.unsaved.is_empty() {
+        let Some(original) = answer.original.as_ref() else {
+            break;
+        };
+        let Some(next) = serde_json::from_slice::<serde_json::Value>(&request)
+            .ok()
+            .and_then(|r| crate::reprompt::follow_up(api, &r, original, &answer.notes.unsaved))
+            .and_then(|r| serde_json::to_vec(&r).ok())
+        else {
+            break;
+        };
+        spent += 1;
+        let next = Bytes::from(next);
+        let Some((next_status, next_headers, next_body)) =
+            send_buffered(state, &parts, next.clone()).await
+        else {
+            crate::metrics::count_reprompt(route_label(api), "upstream_error");
+            break;
+        };
+        let turn_id = crate::mend::request_tag(&next);
+        let cx = crate::mend::BodyContext {
+            turn_id: &turn_id,
+            ..cx
+        };
+        let next_answer = repair_buffered(api, &cx, &next, next_body, true);
+        if next_answer.original.is_none() {
+            crate::metrics::count_reprompt(route_label(api), "upstream_error");
+            break;
+        }
+        let outcome = if next_answer.notes.unsaved.is_empty() {
+            "fixed"
+        } else {
+            "unsaved"
+        };
+        crate::metrics::count_reprompt(route_label(api), outcome);
+        (answer, status, headers, request) = (next_answer, next_status, next_headers, next);
+    }
+    let mut out_headers = response_headers(&headers, answer.changed);
+    if let Some(value) = answer.notes.header() {
+        out_headers.insert(REPAIRS_HEADER, value);
+    }
+    if spent > 0 {
+        out_headers.insert(crate::reprompt::REPROMPTS_HEADER, u16::from(spent).into());
+    }
+    build(status, out_headers, Body::from(answer.body))
+}
+
+/// What became of one buffered response body.
+struct Buffered {
+    body: Bytes,
+    notes: crate::mend::Annotations,
+    changed: bool,
+    /// The body as the upstream sent it, parsed (kept for a re-prompt; `None` when not JSON).
+    original: Option<serde_json::Value>,
+}
+
+/// Repairs one buffered response body to the request `request`.
+fn repair_buffered(
+    api: Api,
+    cx: &crate::mend::BodyContext<'_>,
+    request: &Bytes,
+    body: Bytes,
+    keep_original: bool,
+) -> Buffered {
+    let work = Instant::now();
+    let Ok(mut value) = serde_json::from_slice::<serde_json::Value>(&body) else {
+        return Buffered {
+            body,
+            notes: crate::mend::Annotations::default(),
+            changed: false,
+            original: None,
+        };
+    };
+    let original = keep_original.then(|| value.clone());
+    let history = history_of(api, request.clone());
     let (notes, changed) = match api {
-        Api::OpenAi => openai::repair_completion(&mut value, &cx, history),
-        Api::Anthropic => anthropic::repair_message(&mut value, &cx, history),
-        Api::Responses => responses::repair_response(&mut value, &cx, history),
-        Api::Ollama => ollama::repair_chat(&mut value, &cx, history),
+        Api::OpenAi => openai::repair_completion(&mut value, cx, history),
+        Api::Anthropic => anthropic::repair_message(&mut value, cx, history),
+        Api::Responses => responses::repair_response(&mut value, cx, history),
+        Api::Ollama => ollama::repair_chat(&mut value, cx, history),
     };
     let body = if changed {
         serde_json::to_vec(&value).map_or(body, Bytes::from)
     } else {
         body
     };
-    let mut out_headers = response_headers(&headers, changed);
-    if let Some(value) = notes.header() {
-        out_headers.insert(REPAIRS_HEADER, value);
-    }
     crate::metrics::record_overhead(route_label(api), work.elapsed().as_secs_f64());
-    build(status, out_headers, Body::from(body))
+    Buffered {
+        body,
+        notes,
+        changed,
+        original,
+    }
+}
+
+/// Sends a re-prompt upstream and reads its whole answer; `None` when it fails, is not a
+/// success, is streamed or is over the buffering limit.
+async fn send_buffered(
+    state: &Arc<AppState>,
+    parts: &axum::http::request::Parts,
+    body: Bytes,
+) -> Option<(StatusCode, HeaderMap, Bytes)> {
+    let upstream = state
+        .upstream
+        .send(
+            parts.method.clone(),
+            &parts.uri,
+            &parts.headers,
+            body.into(),
+            true,
+        )
+        .await
+        .ok()?;
+    if !upstream.status().is_success() || is_streamed(upstream.headers()) {
+        return None;
+    }
+    let status = upstream.status();
+    let headers = upstream.headers().clone();
+    let limit = state.config.limits.max_response_bytes;
+    let mut out = BytesMut::new();
+    let mut chunks = upstream.bytes_stream();
+    while let Some(chunk) = chunks.next().await {
+        let chunk = chunk.ok()?;
+        if out.len() + chunk.len() > limit {
+            return None;
+        }
+        out.extend_from_slice(&chunk);
+    }
+    Some((status, headers, out.freeze()))
+}
+
+/// The history of a request's body, read only when a call needs the storm window (the body is
+/// shared, not copied).
+fn history_of(api: Api, request: Bytes) -> impl FnOnce() -> Vec<Vec<toolmend::ToolCall>> {
+    move || {
+        let view = serde_json::from_slice::<RequestView<'_>>(&request).ok();
+        let raw = match api {
+            Api::Responses => view.and_then(|v| v.input),
+            _ => view.and_then(|v| v.messages),
+        };
+        let Some(value) = raw.and_then(|m| serde_json::from_str(m.get()).ok()) else {
+            return Vec::new();
+        };
+        match api {
+            // Ollama's `messages` are Chat-shaped (arguments as objects, read as their JSON).
+            Api::OpenAi | Api::Ollama => openai::history(&value),
+            Api::Anthropic => anthropic::history(&value),
+            Api::Responses => responses::history(&value),
+        }
+    }
 }
 
 /// A response with this status, headers and body.

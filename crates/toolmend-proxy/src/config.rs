@@ -101,7 +101,15 @@ pub struct ProxyConfig {
     pub upstream_api_key: Option<String>,
     /// Limits.
     pub limits: ProxyLimits,
+    /// Re-prompts per response holding a call that cannot be saved (0, the default: none;
+    /// at most [`MAX_REPROMPT`]). Non-streaming responses only.
+    pub reprompt: u8,
+    /// The tools (a JSON array, as text) used for requests that carry none (`--tools FILE`).
+    pub default_tools: Option<String>,
 }
+
+/// The most re-prompts `--reprompt` allows per response.
+pub const MAX_REPROMPT: u8 = 5;
 
 impl std::fmt::Debug for ProxyConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -116,6 +124,11 @@ impl std::fmt::Debug for ProxyConfig {
             .field("api_key", &redact(&self.api_key))
             .field("upstream_api_key", &redact(&self.upstream_api_key))
             .field("limits", &self.limits)
+            .field("reprompt", &self.reprompt)
+            .field(
+                "default_tools",
+                &self.default_tools.as_ref().map(String::len),
+            )
             .finish()
     }
 }
@@ -137,6 +150,8 @@ impl ProxyConfig {
             api_key: None,
             upstream_api_key: None,
             limits: ProxyLimits::default(),
+            reprompt: 0,
+            default_tools: None,
         }
     }
 
@@ -154,7 +169,15 @@ impl ProxyConfig {
             api_key,
             upstream_api_key,
             limits,
+            reprompt,
+            tools,
         } = file;
+        if let Some(n) = reprompt {
+            self.set("reprompt", &n.to_string())?;
+        }
+        if let Some(path) = tools {
+            self.set("tools", &path)?;
+        }
         let pairs = [
             ("upstream", upstream),
             ("listen", listen),
@@ -258,6 +281,22 @@ impl ProxyConfig {
             }
             "read_timeout_ms" => self.limits.read_timeout = Duration::from_millis(number()?),
             "connect_timeout_ms" => self.limits.connect_timeout = Duration::from_millis(number()?),
+            "reprompt" => {
+                self.reprompt = u8::try_from(number()?)
+                    .ok()
+                    .filter(|n| *n <= MAX_REPROMPT)
+                    .ok_or_else(|| bad("expected 0 to 5, got"))?;
+            }
+            "tools" => {
+                let text = std::fs::read_to_string(value)
+                    .map_err(|e| ConfigError(format!("`tools`: reading `{value}`: {e}")))?;
+                match serde_json::from_str::<serde_json::Value>(&text) {
+                    Ok(serde_json::Value::Array(items)) if !items.is_empty() => {
+                        self.default_tools = Some(text);
+                    }
+                    _ => return Err(bad("not a non-empty JSON array of tools:")),
+                }
+            }
             "max_concurrent_requests" => {
                 self.limits.max_concurrent_requests =
                     usize::try_from(number()?).map_err(|_| bad("too large:"))?;
@@ -286,6 +325,9 @@ struct FileConfig {
     api_key: Option<String>,
     upstream_api_key: Option<String>,
     limits: Option<FileLimits>,
+    reprompt: Option<u64>,
+    /// A path to a JSON file holding a tools array.
+    tools: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -33,14 +33,18 @@ mod config;
 mod error;
 mod mend;
 mod metrics;
+mod reprompt;
 mod routes;
 mod stream;
 mod upstream;
 pub mod wire;
 
 pub use app::app;
-pub use config::{DEFAULT_LISTEN, InvalidPolicy, Mode, ProxyConfig, ProxyLimits, StormPolicy};
+pub use config::{
+    DEFAULT_LISTEN, InvalidPolicy, MAX_REPROMPT, Mode, ProxyConfig, ProxyLimits, StormPolicy,
+};
 pub use error::ConfigError;
+pub use reprompt::REPROMPTS_HEADER;
 
 /// The name of the response header listing the repairs made (`kind=count`, comma-separated).
 pub const REPAIRS_HEADER: &str = mend::REPAIRS_HEADER;

@@ -113,6 +113,16 @@ pub(crate) fn fates(calls: &[CallResult], config: &ProxyConfig) -> Vec<Fate> {
 #[derive(Debug, Default)]
 pub(crate) struct Annotations {
     counts: BTreeMap<&'static str, u32>,
+    /// The native calls that could not be saved, for a re-prompt.
+    pub(crate) unsaved: Vec<Unsaved>,
+}
+
+/// A native call that could not be saved: its id and its retry message.
+#[derive(Debug, Clone)]
+pub(crate) struct Unsaved {
+    pub(crate) id: String,
+    pub(crate) name: String,
+    pub(crate) message: String,
 }
 
 impl Annotations {
@@ -123,6 +133,13 @@ impl Annotations {
             *self.counts.entry(repair.kind.name()).or_default() += 1;
         }
         if call.status == Status::Invalid {
+            if call.native_index.is_some() {
+                self.unsaved.push(Unsaved {
+                    id: call.id.clone(),
+                    name: call.name.to_string(),
+                    message: call.error.clone().unwrap_or_default(),
+                });
+            }
             *self.counts.entry("invalid").or_default() += 1;
             tracing::warn!(tool = %call.name, "a tool call could not be repaired");
         }

@@ -123,6 +123,24 @@ pub(crate) fn count_call(model: &str, call: &CallResult) {
     }
 }
 
+/// Counts one re-prompt and its outcome: `fixed` (the answer's calls were valid or
+/// repaired), `unsaved` (a call still could not be saved), `upstream_error` (the upstream
+/// failed or answered something unreadable; the previous answer is returned).
+pub(crate) fn count_reprompt(route: &'static str, outcome: &'static str) {
+    metrics::counter!("toolmend_reprompts_total", "route" => route, "outcome" => outcome)
+        .increment(1);
+}
+
+/// Counts a response to a request that carried no tools (and no `--tools` stood in): its calls
+/// pass unrepaired. `calls` is how many it held (`None` for a stream, not read).
+pub(crate) fn count_untooled(route: &'static str, calls: Option<usize>) {
+    metrics::counter!("toolmend_untooled_responses_total", "route" => route).increment(1);
+    if let Some(calls) = calls {
+        metrics::counter!("toolmend_untooled_calls_total", "route" => route)
+            .increment(calls as u64);
+    }
+}
+
 /// Records the time the proxy itself spent on a response (repair work, not the upstream).
 pub(crate) fn record_overhead(route: &'static str, seconds: f64) {
     metrics::histogram!("toolmend_overhead_seconds", "route" => route).record(seconds);

@@ -34,6 +34,15 @@ pub(crate) struct Args {
     /// The key sent upstream instead of the client's.
     #[arg(long)]
     upstream_api_key: Option<String>,
+    /// Re-prompts per non-streaming response holding a call that cannot be saved: the
+    /// upstream is asked again with the retry message as that call's result (0 to 5; 0, the
+    /// default, never).
+    #[arg(long)]
+    reprompt: Option<String>,
+    /// A JSON file with a tools array, used for requests that carry no `tools` (clients that
+    /// send only the new tool result on later turns).
+    #[arg(long)]
+    tools: Option<String>,
     /// A TOML file with the same settings (and `[limits]`).
     #[arg(long)]
     config: Option<PathBuf>,
@@ -56,6 +65,8 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
         ("storm", &args.storm),
         ("api_key", &args.api_key),
         ("upstream_api_key", &args.upstream_api_key),
+        ("reprompt", &args.reprompt),
+        ("tools", &args.tools),
     ];
     for (key, value) in flags {
         if let Some(value) = value {
