@@ -42,9 +42,12 @@ def verdict(framework: str, variant: str, route: str, case: Case, final_text,
 # fail, so the marker breaks once the fix lands and the entry must go.
 FIX_CHUNK_KEYS = ("#24 item 4, left after 96b4fcb: the chunk holding calls recovered from a Chat "
                   "stream's text drops its choice's `logprobs: null` (top-level keys are kept)")
-FIX_REPROMPT = "#24 item 5: no `toolmend serve --reprompt N` yet"
+FIX_REPROMPT = ("#24 item 5: `--reprompt N` re-prompts non-streaming responses only (27956ee); "
+                "a stream holding a call that cannot be saved is not held and asked again")
 PENDING: dict[tuple[str, str, str], str] = {
-    ("*", "*", "reprompt"): FIX_REPROMPT,
+    ("*", "chat-stream", "reprompt"): FIX_REPROMPT,
+    ("*", "responses-stream", "reprompt"): FIX_REPROMPT,
+    ("*", "anthropic-stream", "reprompt"): FIX_REPROMPT,
     ("wire", "chat-stream", "hermes-leak"): FIX_CHUNK_KEYS,
 }
 
