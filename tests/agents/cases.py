@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable
 
 # ---- the tools (JSON Schema; the Python and Node tests declare the same tools natively) ------
@@ -115,6 +116,10 @@ class Case:
     script: Callable[[list[str]], Turn]
     # The proxy flags this case needs beyond `--recover content`.
     flags: tuple[str, ...] = ()
+    # The client sends `tools` with its first request only (later turns carry none).
+    tools_first_turn_only: bool = False
+    # The frameworks whose loops can play this case (None: all).
+    frameworks: tuple[str, ...] | None = None
 
     def succeeded(self, final_text: str | None, invocations: list[dict]) -> tuple[bool, str]:
         """Whether an agent run did the job; the reason when it did not."""
@@ -160,6 +165,23 @@ def reprompted(hopeless: str, fixed: str) -> Callable[[list[str]], Turn]:
     return script
 
 
+def second_call_broken(first: str, second: str) -> Callable[[list[str]], Turn]:
+    """A valid call, then (one tool result in) a broken one, then the answer."""
+
+    def script(results: list[str]) -> Turn:
+        if not results:
+            return Turn(calls=[("read_file", first)])
+        if len(results) == 1:
+            return Turn(calls=[("read_file", second)])
+        return final(results)
+
+    return script
+
+
+# `--tools FILE` for requests that carry none: cases.py's READ_FILE as a Chat tools array
+# (test_cases.py checks the file still says what READ_FILE says).
+TOOLS_FILE = Path(__file__).resolve().parent / "read_file.tools.json"
+
 HOSTS = {"path": "/etc/hosts", "limit": 3, "follow": True}
 A = {"path": "/a.txt", "limit": 5, "follow": False}
 B = {"path": "/b.txt", "limit": 5, "follow": False}
@@ -194,11 +216,18 @@ CASES = [
          READ_FILE, [HOSTS],
          reprompted('{"limit": 3, "follow": true}', json.dumps(HOSTS)),
          flags=("--reprompt", "1")),
+    Case("later-turn-no-tools",
+         "a client that sends `tools` on its first request only; the second turn's call is broken",
+         READ_FILE, [A, B],
+         second_call_broken(json.dumps(A), '{"file_path": "/b.txt", "limit": "5", "follow": false}'),
+         flags=("--tools", str(TOOLS_FILE)), tools_first_turn_only=True,
+         frameworks=("litellm",)),
 ]
 BY_NAME = {case.name: case for case in CASES}
 
 
 def as_json() -> dict:
-    """The cases as data, for the Node tests."""
+    """The cases the AI SDK's loop plays, as data, for the Node tests."""
     return {case.name: {"title": case.title, "tool": case.tool, "expected": case.expected,
-                        "flags": list(case.flags)} for case in CASES}
+                        "flags": list(case.flags)} for case in CASES
+            if case.frameworks is None or "ai-sdk" in case.frameworks}

@@ -39,7 +39,7 @@ def run_agent(root: str, case, variant: str):
 
 
 @pytest.mark.parametrize("route", ROUTES)
-@pytest.mark.parametrize("case", case_params())
+@pytest.mark.parametrize("case", case_params(FRAMEWORK))
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_langchain(server, request, variant, case, route):
     check(request, server, FRAMEWORK, variant, route, case,

@@ -41,7 +41,7 @@ async def run_agent(root: str, case, variant: str):
 
 
 @pytest.mark.parametrize("route", ROUTES)
-@pytest.mark.parametrize("case", case_params())
+@pytest.mark.parametrize("case", case_params(FRAMEWORK))
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_pydantic_ai(server, request, variant, case, route):
     check(request, server, FRAMEWORK, variant, route, case,
