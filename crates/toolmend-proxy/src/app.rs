@@ -200,10 +200,13 @@ async fn repair_route_inner(state: &Arc<AppState>, api: Api, request: Request) -
         Err(e) => return e.into_api_response(api),
     };
     let view: Option<RequestView<'_>> = serde_json::from_slice(&bytes).ok();
+    // A request without tools gets the `--tools` set, if there is one.
     let tools = view
         .as_ref()
         .and_then(|v| v.tools)
-        .filter(|t| !matches!(t.get().trim(), "[]" | "null"));
+        .map(RawValue::get)
+        .filter(|t| !matches!(t.trim(), "[]" | "null"))
+        .or(config.default_tools.as_deref());
     let upstream = state
         .upstream
         .send(
@@ -221,15 +224,18 @@ async fn repair_route_inner(state: &Arc<AppState>, api: Api, request: Request) -
             return e.into_api_response(api);
         }
     };
-    let (Some(view), Some(tools)) = (view.as_ref(), tools) else {
+    let Some(view) = view.as_ref() else {
         return pass_response(upstream);
     };
     if !upstream.status().is_success() {
         return pass_response(upstream);
     }
+    let Some(tools) = tools else {
+        return untooled(api, upstream, config.limits.max_response_bytes).await;
+    };
     let model = view.model.as_deref().unwrap_or("");
     tracing::Span::current().record("model", model);
-    let mender = state.cache.get(tools.get(), model);
+    let mender = state.cache.get(tools, model);
     if mender.tools().is_empty() {
         return pass_response(upstream);
     }
@@ -343,6 +349,63 @@ async fn repair_route_inner(state: &Arc<AppState>, api: Api, request: Request) -
         out_headers.insert(crate::reprompt::REPROMPTS_HEADER, u16::from(spent).into());
     }
     build(status, out_headers, Body::from(answer.body))
+}
+
+/// A response to a request with no tools (and no `--tools`): passed as received, its calls
+/// counted (read from a non-streaming body within the buffering limit).
+async fn untooled(api: Api, upstream: reqwest::Response, limit: usize) -> Response {
+    let route = route_label(api);
+    if is_streamed(upstream.headers()) {
+        crate::metrics::count_untooled(route, None);
+        return pass_response(upstream);
+    }
+    let status = upstream.status();
+    let headers = response_headers(upstream.headers(), false);
+    let mut body = BytesMut::new();
+    let mut chunks = upstream.bytes_stream();
+    while let Some(chunk) = chunks.next().await {
+        match chunk {
+            Ok(chunk) if body.len() + chunk.len() > limit => {
+                crate::metrics::count_untooled(route, None);
+                body.extend_from_slice(&chunk);
+                let head = futures_util::stream::once(async move { Ok(body.freeze()) });
+                let rest = chunks.take_while(|c| std::future::ready(c.is_ok()));
+                return build(status, headers, Body::from_stream(head.chain(rest)));
+            }
+            Ok(chunk) => body.extend_from_slice(&chunk),
+            Err(_) => break,
+        }
+    }
+    let body = body.freeze();
+    let calls = serde_json::from_slice::<serde_json::Value>(&body)
+        .ok()
+        .map(|value| native_calls(api, &value));
+    crate::metrics::count_untooled(route, calls);
+    build(status, headers, Body::from(body))
+}
+
+/// How many native calls a response body holds.
+fn native_calls(api: Api, body: &serde_json::Value) -> usize {
+    let count = |items: Option<&serde_json::Value>, kind: Option<&str>| {
+        items
+            .and_then(serde_json::Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter(|i| kind.is_none_or(|k| i.get("type").and_then(|t| t.as_str()) == Some(k)))
+            .count()
+    };
+    match api {
+        Api::OpenAi => body
+            .get("choices")
+            .and_then(serde_json::Value::as_array)
+            .into_iter()
+            .flatten()
+            .map(|c| count(c.pointer("/message/tool_calls"), None))
+            .sum(),
+        Api::Anthropic => count(body.get("content"), Some("tool_use")),
+        Api::Responses => count(body.get("output"), Some("function_call")),
+        Api::Ollama => count(body.pointer("/message/tool_calls"), None),
+    }
 }
 
 /// What became of one buffered response body.
