@@ -45,15 +45,12 @@ FIX_CHUNK_KEYS = ("#24 item 4, left after 96b4fcb: the chunk holding calls recov
                   "stream's text drops its choice's `logprobs: null` (top-level keys are kept)")
 FIX_REPROMPT = ("#24 item 5: `--reprompt N` re-prompts non-streaming responses only (27956ee); "
                 "a stream holding a call that cannot be saved is not held and asked again")
-FIX_TOOLS_FILE = ("#24 item 6: `--tools FILE` is read (27956ee) but not yet used for requests "
-                  "that carry no tools")
 NO_FALLBACK_FOR_DUMMY = ("not planned in #24: LiteLLM sends Anthropic a `dummy_tool` when a request has no "
                          "tools, so the request's own tools win over `--tools` and `read_file` is unknown "
                          "to the proxy (a fallback for calls of tools the request lacks would fix it)")
 PENDING: dict[tuple[str, str, str], str] = {
     ("litellm", "anthropic", "later-turn-no-tools"): NO_FALLBACK_FOR_DUMMY,
     ("litellm", "anthropic-stream", "later-turn-no-tools"): NO_FALLBACK_FOR_DUMMY,
-    ("litellm", "*", "later-turn-no-tools"): FIX_TOOLS_FILE,
     ("*", "chat-stream", "reprompt"): FIX_REPROMPT,
     ("*", "responses-stream", "reprompt"): FIX_REPROMPT,
     ("*", "anthropic-stream", "reprompt"): FIX_REPROMPT,
