@@ -59,12 +59,13 @@ def oa_call(call_id: str, name: str, arguments: str) -> dict:
     return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
 
 
-def oa_completion(model: str, content, tool_calls, finish: str) -> bytes:
+def oa_completion(model: str, content, tool_calls, finish: str,
+                  response_id: str = "chatcmpl-mock") -> bytes:
     message = {"role": "assistant", "content": content}
     if tool_calls:
         message["tool_calls"] = tool_calls
     body = {
-        "id": "chatcmpl-mock",
+        "id": response_id,
         "object": "chat.completion",
         "created": 1763700000,
         "model": model,
@@ -75,9 +76,10 @@ def oa_completion(model: str, content, tool_calls, finish: str) -> bytes:
     return json.dumps(body, indent=1).encode()
 
 
-def oa_chunk(model: str, delta: dict, finish=None, choices=True, usage=None) -> bytes:
+def oa_chunk(model: str, delta: dict, finish=None, choices=True, usage=None,
+             response_id: str = "chatcmpl-mock") -> bytes:
     chunk = {
-        "id": "chatcmpl-mock",
+        "id": response_id,
         "object": "chat.completion.chunk",
         "created": 1763700000,
         "model": model,
@@ -88,23 +90,24 @@ def oa_chunk(model: str, delta: dict, finish=None, choices=True, usage=None) -> 
     return b"data: " + json.dumps(chunk).encode() + b"\n\n"
 
 
-def oa_stream(model: str, text_pieces, calls, finish: str) -> list[bytes]:
+def oa_stream(model: str, text_pieces, calls, finish: str,
+              response_id: str = "chatcmpl-mock") -> list[bytes]:
     """A chat.completion.chunk stream: text deltas, then each call's header and fragments.
 
     `calls` is a list of (id, name, fragments) in index order.
     """
-    events = [oa_chunk(model, {"role": "assistant", "content": ""})]
-    events += [oa_chunk(model, {"content": piece}) for piece in text_pieces]
+    events = [oa_chunk(model, {"role": "assistant", "content": ""}, response_id=response_id)]
+    events += [oa_chunk(model, {"content": piece}, response_id=response_id) for piece in text_pieces]
     for index, (call_id, name, fragments) in enumerate(calls):
         head = {"index": index, "id": call_id, "type": "function",
                 "function": {"name": name, "arguments": ""}}
-        events.append(oa_chunk(model, {"tool_calls": [head]}))
+        events.append(oa_chunk(model, {"tool_calls": [head]}, response_id=response_id))
         for fragment in fragments:
             piece = {"index": index, "function": {"arguments": fragment}}
-            events.append(oa_chunk(model, {"tool_calls": [piece]}))
-    events.append(oa_chunk(model, {}, finish=finish))
+            events.append(oa_chunk(model, {"tool_calls": [piece]}, response_id=response_id))
+    events.append(oa_chunk(model, {}, finish=finish, response_id=response_id))
     usage = {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
-    events.append(oa_chunk(model, {}, choices=False, usage=usage))
+    events.append(oa_chunk(model, {}, choices=False, usage=usage, response_id=response_id))
     events.append(b": keep-alive comment\n\n")
     events.append(b"data: [DONE]\n\n")
     return events
@@ -123,9 +126,9 @@ def every(text: str, width: int) -> list[str]:
 # ---- Anthropic ----------------------------------------------------------------------------
 
 
-def an_message(model: str, content: list, stop: str) -> bytes:
+def an_message(model: str, content: list, stop: str, message_id: str = "msg_mock") -> bytes:
     body = {
-        "id": "msg_mock",
+        "id": message_id,
         "type": "message",
         "role": "assistant",
         "model": model,
@@ -141,9 +144,10 @@ def an_event(name: str, data: dict) -> bytes:
     return b"event: " + name.encode() + b"\ndata: " + json.dumps(data).encode() + b"\n\n"
 
 
-def an_stream(model: str, text_pieces, calls, stop: str) -> list[bytes]:
+def an_stream(model: str, text_pieces, calls, stop: str,
+              message_id: str = "msg_mock") -> list[bytes]:
     """A Messages SSE stream: one text block, then one tool_use block per (id, name, fragments)."""
-    start = {"id": "msg_mock", "type": "message", "role": "assistant", "model": model,
+    start = {"id": message_id, "type": "message", "role": "assistant", "model": model,
              "content": [], "stop_reason": None, "stop_sequence": None,
              "usage": {"input_tokens": 11, "output_tokens": 1}}
     events = [an_event("message_start", {"type": "message_start", "message": start})]
@@ -175,8 +179,8 @@ def an_stream(model: str, text_pieces, calls, stop: str) -> list[bytes]:
 # ---- OpenAI Responses ---------------------------------------------------------------------
 
 
-def rs_call(n: int, name: str, arguments: str, status: str = "completed") -> dict:
-    return {"type": "function_call", "id": f"fc_{n}", "call_id": f"call_{n}", "name": name,
+def rs_call(n: int, name: str, arguments: str, status: str = "completed", prefix: str = "") -> dict:
+    return {"type": "function_call", "id": f"fc_{prefix}{n}", "call_id": f"call_{prefix}{n}", "name": name,
             "arguments": arguments, "status": status}
 
 
@@ -185,8 +189,9 @@ def rs_message(text: str, status: str = "completed") -> dict:
             "content": [{"type": "output_text", "text": text, "annotations": []}]}
 
 
-def rs_response(model: str, output: list, status: str = "completed") -> dict:
-    return {"id": "resp_mock1", "object": "response", "created_at": 1763700000,
+def rs_response(model: str, output: list, status: str = "completed",
+                response_id: str = "resp_mock1") -> dict:
+    return {"id": response_id, "object": "response", "created_at": 1763700000,
             "status": status, "model": model, "output": output, "parallel_tool_calls": True,
             "tool_choice": "auto", "tools": [],
             "usage": {"input_tokens": 11, "output_tokens": 7, "total_tokens": 18,
@@ -194,10 +199,11 @@ def rs_response(model: str, output: list, status: str = "completed") -> dict:
                       "output_tokens_details": {"reasoning_tokens": 0}}}
 
 
-def rs_stream(model: str, text_pieces, calls) -> list[bytes]:
+def rs_stream(model: str, text_pieces, calls, response_id: str = "resp_mock1",
+              prefix: str = "") -> list[bytes]:
     """A Responses SSE stream: a message item from the text pieces (if any), then one
     function_call item per (name, fragments); numbered events, `response.completed` last."""
-    events: list[dict] = [{"type": "response.created", "response": rs_response(model, [], "in_progress")}]
+    events: list[dict] = [{"type": "response.created", "response": rs_response(model, [], "in_progress", response_id)}]
     output = []
     if text_pieces:
         text = "".join(text_pieces)
@@ -217,16 +223,16 @@ def rs_stream(model: str, text_pieces, calls) -> list[bytes]:
         at = len(output)
         arguments = "".join(fragments)
         events.append({"type": "response.output_item.added", "output_index": at,
-                       "item": rs_call(n, name, "", "in_progress")})
+                       "item": rs_call(n, name, "", "in_progress", prefix)})
         for fragment in fragments:
-            events.append({"type": "response.function_call_arguments.delta", "item_id": f"fc_{n}",
+            events.append({"type": "response.function_call_arguments.delta", "item_id": f"fc_{prefix}{n}",
                            "output_index": at, "delta": fragment})
-        events.append({"type": "response.function_call_arguments.done", "item_id": f"fc_{n}",
+        events.append({"type": "response.function_call_arguments.done", "item_id": f"fc_{prefix}{n}",
                        "output_index": at, "arguments": arguments})
         events.append({"type": "response.output_item.done", "output_index": at,
-                       "item": rs_call(n, name, arguments)})
-        output.append(rs_call(n, name, arguments))
-    events.append({"type": "response.completed", "response": rs_response(model, output)})
+                       "item": rs_call(n, name, arguments, prefix=prefix)})
+        output.append(rs_call(n, name, arguments, prefix=prefix))
+    events.append({"type": "response.completed", "response": rs_response(model, output, response_id=response_id)})
     out = []
     for seq, event in enumerate(events):
         event["sequence_number"] = seq
@@ -407,18 +413,7 @@ class MockUpstream:
                 body = self.read_body()
                 self.record(body)
                 request = json.loads(body)
-                model, stream = request.get("model", ""), bool(request.get("stream"))
-                if self.path == "/v1/chat/completions":
-                    self.send(openai_reply(model, stream))
-                elif self.path == "/v1/messages":
-                    self.send(anthropic_reply(model, stream))
-                elif self.path == "/v1/responses":
-                    self.send(responses_reply(model, stream))
-                elif self.path == "/api/chat":
-                    # Ollama streams unless told not to.
-                    self.send(ollama_reply(model, request.get("stream", True)))
-                else:
-                    self.send(Reply(status=404, body=b'{"error": {"message": "not found"}}'))
+                self.send(upstream.reply(self.path, request))
 
             def read_body(self) -> bytes:
                 if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
@@ -464,6 +459,21 @@ class MockUpstream:
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def reply(self, path: str, request: dict) -> Reply:
+        """The scripted response to a POST of `request` (parsed JSON) to `path`; a subclass
+        scripts other scenarios (tests/agents does, for whole agent conversations)."""
+        model, stream = request.get("model", ""), bool(request.get("stream"))
+        if path == "/v1/chat/completions":
+            return openai_reply(model, stream)
+        if path == "/v1/messages":
+            return anthropic_reply(model, stream)
+        if path == "/v1/responses":
+            return responses_reply(model, stream)
+        if path == "/api/chat":
+            # Ollama streams unless told not to.
+            return ollama_reply(model, request.get("stream", True))
+        return Reply(status=404, body=b'{"error": {"message": "not found"}}')
 
     @property
     def url(self) -> str:
