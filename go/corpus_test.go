@@ -7,9 +7,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"testing"
 )
 
@@ -190,18 +192,52 @@ func compareCalls(t *testing.T, id string, got []CallResult, want []cliCall) {
 	}
 	for i, w := range want {
 		g := got[i]
-		gotArgs, wantArgs := string(g.Arguments), string(w.Arguments)
-		if wantArgs == "null" {
-			wantArgs = ""
-		}
 		mismatch := g.ID != w.ID || g.Name != w.Name || g.Origin != w.Origin || g.Status != w.Status ||
-			gotArgs != wantArgs || fmt.Sprint(g.Repairs) != fmt.Sprint(w.Repairs) ||
+			!sameJSON(g.Arguments, w.Arguments) || fmt.Sprint(g.Repairs) != fmt.Sprint(w.Repairs) ||
 			fmt.Sprint(g.Notes) != fmt.Sprint(w.Notes) || g.Outcome != deref(w.Outcome) ||
 			g.Error != deref(w.Error)
 		if mismatch {
 			t.Errorf("%s call %d:\n go  %+v\n cli %+v", id, i, g, w)
 		}
 	}
+}
+
+// sameJSON says whether two JSON texts are the same value (numbers compared as written);
+// nil and null are the same.
+func sameJSON(a, b json.RawMessage) bool {
+	read := func(raw json.RawMessage) (any, bool) {
+		if len(raw) == 0 {
+			return nil, true
+		}
+		d := json.NewDecoder(bytes.NewReader(raw))
+		d.UseNumber()
+		var v any
+		err := d.Decode(&v)
+		return v, err == nil
+	}
+	av, aok := read(a)
+	bv, bok := read(b)
+	return aok && bok && reflect.DeepEqual(normalNumbers(av), normalNumbers(bv))
+}
+
+// normalNumbers spells every number one way (`1E-2` and `1e-2` are one value).
+func normalNumbers(v any) any {
+	switch t := v.(type) {
+	case json.Number:
+		if r, ok := new(big.Rat).SetString(string(t)); ok {
+			return r.RatString()
+		}
+		return string(t)
+	case []any:
+		for i := range t {
+			t[i] = normalNumbers(t[i])
+		}
+	case map[string]any:
+		for k := range t {
+			t[k] = normalNumbers(t[k])
+		}
+	}
+	return v
 }
 
 func deref(s *string) string {

@@ -122,10 +122,7 @@ func (m *Mender) RepairCall(name, arguments string) (CallResult, error) {
 	runtime.KeepAlive(name)
 	runtime.KeepAlive(arguments)
 	var result CallResult
-	err := finish("RepairCall", status, buf, func(b []byte) (err error) {
-		result, err = decodeCall(b)
-		return err
-	})
+	err := finish("RepairCall", status, buf, func(b []byte) error { return result.decode(b, &arguments) })
 	return result, err
 }
 
@@ -160,15 +157,7 @@ func (m *Mender) RunTurn(session *Session, message any, opts TurnOptions) (TurnR
 	runtime.KeepAlive(request)
 	var result TurnResult
 	err = finish("RunTurn", status, buf, func(b []byte) error {
-		if err := json.Unmarshal(b, &result); err != nil {
-			return err
-		}
-		for i := range result.Calls {
-			if string(result.Calls[i].Arguments) == "null" {
-				result.Calls[i].Arguments = nil
-			}
-		}
-		return nil
+		return json.Unmarshal(b, &result)
 	})
 	return result, err
 }

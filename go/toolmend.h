@@ -49,6 +49,22 @@ extern "C" {
 // mismatched ABI. Bump the name with `version` in the workspace (a test checks they agree).
 const char *toolmend_version_0_1_0(void);
 
+// Calls `repair_call(name, arguments)` `iterations` times in Rust; with `encode` non-zero
+// each result is also written as the ABI's JSON (what a Go call adds on the Rust side).
+// `*out` holds the last result's status name.
+//
+// # Safety
+// `mender` is null or a live handle; each `(ptr, len)` pair is null with length 0 or `len`
+// readable bytes; `out` is writable.
+ToolmendStatus toolmend_bench_repair_call(const struct ToolmendMender *mender,
+                                          const uint8_t *name,
+                                          size_t name_len,
+                                          const uint8_t *arguments,
+                                          size_t arguments_len,
+                                          uint64_t iterations,
+                                          int32_t encode,
+                                          struct ToolmendBuf *out);
+
 // Builds a mender from a tool list (JSON array) and options (JSON object, or empty).
 //
 // On success `*mender_out` is the handle and `*out` holds `{"toolNames": [...],

@@ -177,15 +177,3 @@ func jsonText(v any) ([]byte, error) {
 		return json.Marshal(v)
 	}
 }
-
-// decodeCall reads one call result, with a JSON null Arguments as nil.
-func decodeCall(data []byte) (CallResult, error) {
-	var c CallResult
-	if err := json.Unmarshal(data, &c); err != nil {
-		return CallResult{}, err
-	}
-	if string(c.Arguments) == "null" {
-		c.Arguments = nil
-	}
-	return c, nil
-}

@@ -26,6 +26,13 @@ pub struct ToolmendMender {
     inner: toolmend::Mender,
 }
 
+impl ToolmendMender {
+    /// The library's mender.
+    pub(crate) fn inner(&self) -> &toolmend::Mender {
+        &self.inner
+    }
+}
+
 /// A conversation's storm window and retry budget (locked per turn).
 #[derive(Debug)]
 pub struct ToolmendSession {
@@ -42,7 +49,7 @@ pub struct ToolmendRecoverer {
 }
 
 /// Runs `work` with panics caught; writes its bytes or message to `*out`.
-fn guarded(
+pub(crate) fn guarded(
     out: *mut ToolmendBuf,
     work: impl FnOnce() -> Result<Vec<u8>, InputError>,
 ) -> ToolmendStatus {
@@ -67,8 +74,11 @@ fn guarded(
 }
 
 /// `value` as JSON bytes.
-fn json<T: Serialize>(value: &T) -> Result<Vec<u8>, InputError> {
-    serde_json::to_vec(value).map_err(|e| InputError(format!("cannot write the result: {e}")))
+pub(crate) fn json<T: Serialize>(value: &T) -> Result<Vec<u8>, InputError> {
+    // Sized for a typical call result, so small results are written without regrowing.
+    let mut bytes = Vec::with_capacity(256);
+    serde_json::to_writer(&mut bytes, value)
+        .map(|()| bytes).map_err(|e| InputError(format!("cannot write the result: {e}")))
 }
 
 /// Options from JSON text (`""` means every default).
@@ -93,7 +103,7 @@ fn tools(text: &str) -> Result<Value, InputError> {
 ///
 /// # Safety
 /// `ptr` is null or a live handle of type `T` returned by this crate.
-unsafe fn handle<'a, T>(what: &str, ptr: *const T) -> Result<&'a T, InputError> {
+pub(crate) unsafe fn handle<'a, T>(what: &str, ptr: *const T) -> Result<&'a T, InputError> {
     // SAFETY: null or a live handle that outlives the call (the caller's duty).
     unsafe { ptr.as_ref() }.ok_or_else(|| InputError(format!("null {what}")))
 }
@@ -207,7 +217,7 @@ pub unsafe extern "C" fn toolmend_mender_repair_call(
         // SAFETY: as above.
         let arguments = unsafe { text("arguments", arguments, arguments_len) }?;
         let result = mender.inner.repair_call(name, arguments);
-        json(&CallOut::new(&result))
+        json(&CallOut::for_input(&result, arguments))
     })
 }
 

@@ -10,11 +10,13 @@
 //! the Python face shapes it (`crates/toolmend-py`). The header is `include/toolmend.h`
 //! (cbindgen; `.ci/run` checks it for drift).
 
+mod bench;
 mod buffer;
 mod handles;
 mod input;
 mod wire;
 
+pub use bench::toolmend_bench_repair_call;
 pub use buffer::ToolmendBuf;
 pub use handles::{
     ToolmendMender, ToolmendRecoverer, ToolmendSession, toolmend_buf_free, toolmend_mender_free,

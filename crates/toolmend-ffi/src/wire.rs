@@ -158,8 +158,20 @@ pub(crate) struct CallOut<'a> {
     name: &'a str,
     origin: Origin,
     status: Status,
+    /// Absent when `null`, or when `argumentsIsText` says the text is these arguments.
+    #[serde(skip_serializing_if = "Option::is_none")]
     arguments: Option<&'a Value>,
-    arguments_text: &'a str,
+    /// A dispatchable call's text is its arguments (the bytes sent, or the repaired text):
+    /// the value is not written twice, and the binding reads `arguments` from the text.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    arguments_is_text: bool,
+    /// Absent when `argumentsTextIsInput` says it is the caller's own arguments text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    arguments_text: Option<&'a str>,
+    /// The text is, byte for byte, the arguments the caller passed (a valid call): the
+    /// binding already holds it, so it is not copied back.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    arguments_text_is_input: bool,
     repairs: &'a [Repair],
     notes: &'a [String],
     outcome: Option<Outcome>,
@@ -169,19 +181,34 @@ pub(crate) struct CallOut<'a> {
 
 impl<'a> CallOut<'a> {
     pub(crate) fn new(r: &'a CallResult) -> Self {
+        let arguments_is_text = r.is_dispatchable() && r.arguments.is_some();
         Self {
             id: &r.id,
             name: &r.name,
             origin: r.origin,
             status: r.status,
-            arguments: r.arguments.as_ref(),
-            arguments_text: &r.arguments_text,
+            arguments: r.arguments.as_ref().filter(|_| !arguments_is_text),
+            arguments_is_text,
+            arguments_text: Some(&r.arguments_text),
+            arguments_text_is_input: false,
             repairs: &r.repairs,
             notes: &r.notes,
             outcome: r.outcome,
             error: r.error.as_deref(),
             native_index: r.native_index,
         }
+    }
+}
+
+impl<'a> CallOut<'a> {
+    /// The result of `repair_call(_, input)`: the text is left out when it is `input`.
+    pub(crate) fn for_input(r: &'a CallResult, input: &str) -> Self {
+        let mut out = Self::new(r);
+        if r.arguments_text == input {
+            out.arguments_text = None;
+            out.arguments_text_is_input = true;
+        }
+        out
     }
 }
 
