@@ -3,11 +3,11 @@
 //! Measurement only (no result crosses): `go test -bench` times Go's `RepairCall` against
 //! this loop on the same mender and call, in the same process and run.
 
+use crate::ToolmendStatus;
 use crate::buffer::ToolmendBuf;
 use crate::handles::{ToolmendMender, guarded, handle, json};
 use crate::input::text;
 use crate::wire::CallOut;
-use crate::ToolmendStatus;
 
 /// Calls `repair_call(name, arguments)` `iterations` times in Rust; with `encode` non-zero
 /// each result is also written as the ABI's JSON (what a Go call adds on the Rust side).

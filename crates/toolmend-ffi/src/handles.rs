@@ -65,7 +65,10 @@ pub(crate) fn guarded(
                 .map(|s| (*s).to_owned())
                 .or_else(|| payload.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "panic".to_owned());
-            (TOOLMEND_PANIC, format!("toolmend panicked: {message}").into_bytes())
+            (
+                TOOLMEND_PANIC,
+                format!("toolmend panicked: {message}").into_bytes(),
+            )
         }
     };
     // SAFETY: `out` is non-null and points at a writable `ToolmendBuf` (the caller's duty).
@@ -78,7 +81,8 @@ pub(crate) fn json<T: Serialize>(value: &T) -> Result<Vec<u8>, InputError> {
     // Sized for a typical call result, so small results are written without regrowing.
     let mut bytes = Vec::with_capacity(256);
     serde_json::to_writer(&mut bytes, value)
-        .map(|()| bytes).map_err(|e| InputError(format!("cannot write the result: {e}")))
+        .map(|()| bytes)
+        .map_err(|e| InputError(format!("cannot write the result: {e}")))
 }
 
 /// Options from JSON text (`""` means every default).
@@ -91,10 +95,12 @@ fn options<T: DeserializeOwned + Default>(what: &str, text: &str) -> Result<T, I
 
 /// A tool list from JSON text (a JSON array of tool objects).
 fn tools(text: &str) -> Result<Value, InputError> {
-    let value: Value = serde_json::from_str(text)
-        .map_err(|e| InputError(format!("tools is not JSON: {e}")))?;
+    let value: Value =
+        serde_json::from_str(text).map_err(|e| InputError(format!("tools is not JSON: {e}")))?;
     if !value.is_array() {
-        return Err(InputError("tools must be a JSON array of tool objects".into()));
+        return Err(InputError(
+            "tools must be a JSON array of tool objects".into(),
+        ));
     }
     Ok(value)
 }
@@ -159,7 +165,12 @@ pub unsafe extern "C" fn toolmend_mender_new(
 fn info(mender: &toolmend::Mender) -> MenderInfoOut {
     MenderInfoOut {
         tool_names: mender.tools().iter().map(|t| t.name().to_owned()).collect(),
-        rejected: mender.tools().rejected().iter().map(ToString::to_string).collect(),
+        rejected: mender
+            .tools()
+            .rejected()
+            .iter()
+            .map(ToString::to_string)
+            .collect(),
     }
 }
 
@@ -389,7 +400,11 @@ pub unsafe extern "C" fn toolmend_recoverer_feed(
         released.text.clear();
         released.calls.clear();
         stream.push_into(&recoverer.tools, chunk, released);
-        json(&recovered(&released.text, &released.calls, &recoverer.channel))
+        json(&recovered(
+            &released.text,
+            &released.calls,
+            &recoverer.channel,
+        ))
     })
 }
 

@@ -11,12 +11,18 @@ pub(crate) struct InputError(pub(crate) String);
 /// # Safety
 /// `ptr` is null with `len == 0`, or points at `len` readable bytes that stay unchanged for
 /// the duration of the call.
-pub(crate) unsafe fn text<'a>(what: &str, ptr: *const u8, len: usize) -> Result<&'a str, InputError> {
+pub(crate) unsafe fn text<'a>(
+    what: &str,
+    ptr: *const u8,
+    len: usize,
+) -> Result<&'a str, InputError> {
     if ptr.is_null() {
         return if len == 0 {
             Ok("")
         } else {
-            Err(InputError(format!("{what}: null pointer with length {len}")))
+            Err(InputError(format!(
+                "{what}: null pointer with length {len}"
+            )))
         };
     }
     // SAFETY: non-null, and `len` readable bytes that outlive the call (the caller's duty).

@@ -60,6 +60,9 @@ mod tests {
             env!("CARGO_PKG_VERSION").replace('.', "_")
         );
         let source = include_str!("lib.rs");
-        assert!(source.contains(&format!("fn {symbol}()")), "rename the symbol to {symbol}");
+        assert!(
+            source.contains(&format!("fn {symbol}()")),
+            "rename the symbol to {symbol}"
+        );
     }
 }

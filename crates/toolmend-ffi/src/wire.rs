@@ -7,8 +7,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use toolmend::recover::RecoveredCall;
 use toolmend::{
-    AssistantTurn, CallResult, Limits, MenderOptions, Origin, Outcome, RecoverMode, Repair,
-    Status, ToolCall, TurnReport, TurnResult,
+    AssistantTurn, CallResult, Limits, MenderOptions, Origin, Outcome, RecoverMode, Repair, Status,
+    ToolCall, TurnReport, TurnResult,
 };
 
 use crate::input::InputError;
