@@ -16,11 +16,17 @@ var errBadJSON = errors.New("toolmend: malformed result from the engine")
 
 // UnmarshalJSON reads a call result as the engine writes it (with arguments taken from the
 // text when the engine says they are the same).
-func (c *CallResult) UnmarshalJSON(data []byte) error { return c.decode(data, nil) }
+func (c *CallResult) UnmarshalJSON(data []byte) error { return c.decode(data, nil, nil) }
 
-// decode reads a call result; input is the arguments text RepairCall passed, which the
-// engine leaves out when the result's text is that input (nil: no input to take).
-func (c *CallResult) decode(data []byte, input *string) error {
+// The labels a result repeats, kept as constants so reading one allocates nothing.
+var (
+	statuses = []string{"valid", "repaired", "recovered", "invalid", "suppressed", "unvalidated"}
+	origins  = []string{"native", "content", "reasoning"}
+)
+
+// decode reads a call result; name and input are what RepairCall passed: the engine leaves
+// the text out when it is that input (nil: no input to take).
+func (c *CallResult) decode(data []byte, name, input *string) error {
 	r := scanner{b: data}
 	*c = CallResult{}
 	argumentsIsText, textIsInput := false, false
@@ -31,20 +37,23 @@ func (c *CallResult) decode(data []byte, input *string) error {
 		return nil
 	}
 	for {
-		key, ok := r.str()
+		key, ok := r.key()
 		if !ok || !r.consume(':') {
 			return errBadJSON
 		}
-		switch key {
+		switch string(key) {
 		case "id":
 			ok = r.strOrNull(&c.ID)
 		case "name":
-			ok = r.strOrNull(&c.Name)
+			// Usually the name asked for: shared, not copied.
+			if ok = r.strOrNull(&c.Name); ok && name != nil && c.Name == *name {
+				c.Name = *name
+			}
 		case "origin":
-			ok = r.strOrNull(&c.Origin)
+			ok = r.label(&c.Origin, origins)
 		case "status":
 			var s string
-			ok = r.strOrNull(&s)
+			ok = r.label(&s, statuses)
 			c.Status = Status(s)
 		case "arguments":
 			var raw []byte
@@ -159,6 +168,40 @@ func (r *scanner) intOrNull(dst **int) bool {
 	}
 	*dst = &n
 	return true
+}
+
+// key reads an object key as bytes (keys the engine writes hold no escapes).
+func (r *scanner) key() ([]byte, bool) {
+	if !r.consume('"') {
+		return nil, false
+	}
+	start := r.i
+	for r.i < len(r.b) {
+		switch r.b[r.i] {
+		case '"':
+			r.i++
+			return r.b[start : r.i-1], true
+		case '\\':
+			return nil, false
+		}
+		r.i++
+	}
+	return nil, false
+}
+
+// label reads a string that is usually one of known; a known one is not copied.
+func (r *scanner) label(dst *string, known []string) bool {
+	save := r.i
+	if raw, ok := r.key(); ok {
+		for _, k := range known {
+			if string(raw) == k {
+				*dst = k
+				return true
+			}
+		}
+	}
+	r.i = save
+	return r.strOrNull(dst)
 }
 
 // str reads a string, decoding escapes.

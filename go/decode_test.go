@@ -65,7 +65,7 @@ func TestCallResultDecoderTakesArgumentsFromTheText(t *testing.T) {
 func TestCallResultDecoderTakesTheTextFromTheInput(t *testing.T) {
 	input := `{"a" :1}`
 	var c CallResult
-	if err := c.decode([]byte(`{"status":"valid","argumentsIsText":true,"argumentsTextIsInput":true}`), &input); err != nil {
+	if err := c.decode([]byte(`{"status":"valid","argumentsIsText":true,"argumentsTextIsInput":true}`), nil, &input); err != nil {
 		t.Fatal(err)
 	}
 	if c.ArgumentsText != input || string(c.Arguments) != input {

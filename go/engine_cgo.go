@@ -122,7 +122,7 @@ func (m *Mender) RepairCall(name, arguments string) (CallResult, error) {
 	runtime.KeepAlive(name)
 	runtime.KeepAlive(arguments)
 	var result CallResult
-	err := finish("RepairCall", status, buf, func(b []byte) error { return result.decode(b, &arguments) })
+	err := finish("RepairCall", status, buf, func(b []byte) error { return result.decode(b, &name, &arguments) })
 	return result, err
 }
 

@@ -466,3 +466,58 @@ pub unsafe extern "C" fn toolmend_buf_free(buf: ToolmendBuf) {
     // SAFETY: the caller's duty, as documented above.
     unsafe { buf.free() };
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A panic inside an entry point is caught: a status and its message, no unwind.
+    #[test]
+    fn a_panic_becomes_a_status_and_a_message() {
+        let mut buf = ToolmendBuf::EMPTY;
+        let status = guarded(&raw mut buf, || panic!("boom"));
+        assert_eq!(status, TOOLMEND_PANIC);
+        // SAFETY: written by `guarded` just above.
+        let message = unsafe { std::slice::from_raw_parts(buf.ptr, buf.len) };
+        assert_eq!(message, b"toolmend panicked: boom");
+        // SAFETY: the buffer is freed once.
+        unsafe { buf.free() };
+    }
+
+    /// Null handles and a bad tool list are refused with a message, never dereferenced.
+    #[test]
+    fn null_handles_and_bad_tools_are_errors() {
+        let mut buf = ToolmendBuf::EMPTY;
+        // SAFETY: a null mender is allowed; the other pointers are valid.
+        let status = unsafe {
+            toolmend_mender_repair_call(
+                std::ptr::null(),
+                b"a".as_ptr(),
+                1,
+                b"{}".as_ptr(),
+                2,
+                &raw mut buf,
+            )
+        };
+        assert_eq!(status, TOOLMEND_ERROR);
+        // SAFETY: written by the call above; freed once.
+        unsafe { buf.free() };
+        let mut mender = std::ptr::null_mut();
+        let tools = b"{}";
+        // SAFETY: valid pointers and lengths.
+        let status = unsafe {
+            toolmend_mender_new(
+                tools.as_ptr(),
+                tools.len(),
+                std::ptr::null(),
+                0,
+                &raw mut mender,
+                &raw mut buf,
+            )
+        };
+        assert_eq!(status, TOOLMEND_ERROR);
+        assert!(mender.is_null());
+        // SAFETY: written by the call above; freed once.
+        unsafe { buf.free() };
+    }
+}
