@@ -502,6 +502,7 @@ mod tests {
         assert_eq!(status, TOOLMEND_ERROR);
         // SAFETY: written by the call above; freed once.
         unsafe { buf.free() };
+        let mut buf = ToolmendBuf::EMPTY;
         let mut mender = std::ptr::null_mut();
         let tools = b"{}";
         // SAFETY: valid pointers and lengths.
