@@ -1,0 +1,3 @@
+module example.invalid/toolmend/go
+
+go 1.22
