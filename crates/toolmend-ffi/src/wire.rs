@@ -8,7 +8,7 @@ use serde_json::Value;
 use toolmend::recover::RecoveredCall;
 use toolmend::{
     AssistantTurn, CallResult, Limits, MenderOptions, Origin, Outcome, RecoverMode, Repair, Status,
-    ToolCall, TurnReport, TurnResult,
+    TurnReport, TurnResult,
 };
 
 use crate::input::InputError;
@@ -120,30 +120,12 @@ pub(crate) struct TurnIn {
 
 impl TurnIn {
     /// The library's turn: `content`, `reasoning_content`/`reasoning`, `tool_calls`
-    /// (`id`, `function.name`, `function.arguments`), read as the Python face reads them.
+    /// (`id`, `function.name`, `function.arguments`), read as every face reads them
+    /// ([`AssistantTurn::from_openai_message`]).
     pub(crate) fn build(self) -> Result<AssistantTurn, InputError> {
-        let message = &self.message;
-        let text = |key: &str| message.get(key).and_then(Value::as_str).map(str::to_owned);
-        let mut turn = AssistantTurn::default();
-        turn.content = text("content");
-        turn.reasoning = text("reasoning_content").or_else(|| text("reasoning"));
-        if let Some(calls) = message.get("tool_calls").and_then(Value::as_array) {
-            for call in calls {
-                let function = call.get("function").unwrap_or(call);
-                let name = function
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .ok_or_else(|| InputError("every tool call needs function.name".into()))?;
-                let arguments = match function.get("arguments") {
-                    Some(Value::String(s)) => s.clone(),
-                    None | Some(Value::Null) => String::new(),
-                    // Already parsed (some clients): its JSON text.
-                    Some(other) => other.to_string(),
-                };
-                let id = call.get("id").and_then(Value::as_str).unwrap_or_default();
-                turn.tool_calls.push(ToolCall::new(id, name, arguments));
-            }
-        }
+        let message = Value::Object(self.message);
+        let mut turn =
+            AssistantTurn::from_openai_message(&message).map_err(|e| InputError(e.to_string()))?;
         turn.finish_reason = self.finish_reason;
         turn.new_user_turn = self.new_user_turn;
         Ok(turn)
