@@ -634,6 +634,59 @@ impl Mender {
         Call::from_result(py, &result)
     }
 
+    /// Repairs a column of calls at once, with the GIL released for the whole batch (the
+    /// engine of `toolmend.arrow.repair_calls`).
+    ///
+    /// `names[i]` and `arguments[i]` are one call; a `None` argument text is read as `""`
+    /// (so it is judged like an empty string, never invented). Returns four lists of the same
+    /// length: `status`, `arguments_repaired` (the text to dispatch, the input bytes when
+    /// valid, `None` when not dispatchable), `repairs` (`(kind, path)` pairs) and `error`.
+    #[allow(clippy::type_complexity)]
+    fn repair_many(
+        &self,
+        py: Python<'_>,
+        names: Vec<Option<String>>,
+        arguments: Vec<Option<String>>,
+    ) -> PyResult<(
+        Vec<String>,
+        Vec<Option<String>>,
+        Vec<Vec<(String, String)>>,
+        Vec<Option<String>>,
+    )> {
+        if names.len() != arguments.len() {
+            return Err(PyValueError::new_err(format!(
+                "names and arguments differ in length ({} and {})",
+                names.len(),
+                arguments.len()
+            )));
+        }
+        let mender = &self.inner;
+        Ok(py.detach(|| {
+            let mut status = Vec::with_capacity(names.len());
+            let mut repaired = Vec::with_capacity(names.len());
+            let mut repairs = Vec::with_capacity(names.len());
+            let mut error = Vec::with_capacity(names.len());
+            for (name, args) in names.iter().zip(&arguments) {
+                let r = mender.repair_call(
+                    name.as_deref().unwrap_or(""),
+                    args.as_deref().unwrap_or(""),
+                );
+                let label = erased::Label::label(&r.status);
+                let dispatchable = matches!(label.as_str(), "valid" | "repaired" | "recovered");
+                repaired.push(dispatchable.then(|| r.arguments_text.clone()));
+                repairs.push(
+                    r.repairs
+                        .iter()
+                        .map(|rep| (rep.kind.name().to_owned(), rep.path.clone()))
+                        .collect(),
+                );
+                error.push(r.error.clone());
+                status.push(label);
+            }
+            (status, repaired, repairs, error)
+        }))
+    }
+
     /// Runs one assistant message through every stage with the session's state.
     ///
     /// `message` is an OpenAI-style assistant message (dict or SDK object): `content`,
