@@ -32,7 +32,12 @@ fn history(repeats: usize) -> Vec<Value> {
 }
 
 /// Status, repairs header and body text of one request.
-async fn answer(base: &str, model: &str, stream: bool, messages: &[Value]) -> (u16, String, String) {
+async fn answer(
+    base: &str,
+    model: &str,
+    stream: bool,
+    messages: &[Value],
+) -> (u16, String, String) {
     let request = json!({"model": model, "stream": stream, "tools": openai_tools(),
         "messages": messages});
     let response = post_json(base, "/v1/chat/completions", &[], &request).await;
@@ -57,19 +62,32 @@ async fn two_replicas_give_the_same_answer_whatever_each_served_before() {
 
     // The same call every turn (a storm once the history holds enough of them), and a broken
     // call that needs repair, non-streamed and streamed.
-    mock.script("storm", Script::json(completion(call("s", "list_dir", "{\"dir\": \"/\"}"))));
+    mock.script(
+        "storm",
+        Script::json(completion(call("s", "list_dir", "{\"dir\": \"/\"}"))),
+    );
     mock.script(
         "broken",
-        Script::json(completion(call("b", "Read_File", "{\"file_path\": \"a.txt\",}"))),
+        Script::json(completion(call(
+            "b",
+            "Read_File",
+            "{\"file_path\": \"a.txt\",}",
+        ))),
     );
     let chunk = |delta: Value, finish: Option<&str>| {
         json!({"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m",
             "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
     };
     let stream = sse_body(&[
-        chunk(json!({"role": "assistant", "tool_calls": [{"index": 0, "id": "b", "type": "function",
-            "function": {"name": "read_file", "arguments": "{\"file_path\": "}}]}), None),
-        chunk(json!({"tool_calls": [{"index": 0, "function": {"arguments": "\"a.txt\"}"}}]}), None),
+        chunk(
+            json!({"role": "assistant", "tool_calls": [{"index": 0, "id": "b", "type": "function",
+            "function": {"name": "read_file", "arguments": "{\"file_path\": "}}]}),
+            None,
+        ),
+        chunk(
+            json!({"tool_calls": [{"index": 0, "function": {"arguments": "\"a.txt\"}"}}]}),
+            None,
+        ),
         chunk(json!({}), Some("tool_calls")),
     ]);
     mock.script("streamed", Script::Chunks(vec![stream.into_bytes()]));
@@ -90,7 +108,11 @@ async fn two_replicas_give_the_same_answer_whatever_each_served_before() {
         let messages = history(1);
         let first = answer(&a, model, stream, &messages).await;
         for base in [&b, &a, &b] {
-            assert_eq!(answer(base, model, stream, &messages).await, first, "{model}");
+            assert_eq!(
+                answer(base, model, stream, &messages).await,
+                first,
+                "{model}"
+            );
         }
         assert!(first.2.contains("\\\"path\\\""), "not repaired: {first:?}");
     }

@@ -131,7 +131,9 @@ class Mender:
     def repair_call(self, name: str, arguments: str) -> Call: ...
     def repair_many(
         self, names: List[Optional[str]], arguments: List[Optional[str]]
-    ) -> Tuple[List[str], List[Optional[str]], List[List[Tuple[str, str]]], List[Optional[str]]]: ...
+    ) -> Tuple[
+        List[str], List[Optional[str]], List[int], List[str], List[str], List[Optional[str]]
+    ]: ...
     def run_turn(
         self,
         session: Session,

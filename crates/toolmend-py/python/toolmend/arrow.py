@@ -89,14 +89,16 @@ def repair_calls(batch, tools, **options):
     mender = _mender(tools, options)
     names = batch.column("name").to_pylist()
     arguments = batch.column("arguments").to_pylist()
-    status, repaired, repairs, error = mender.repair_many(names, arguments)
+    status, repaired, offsets, kinds, paths, error = mender.repair_many(names, arguments)
     types = result_schema()
+    entries = pa.StructArray.from_arrays(
+        [pa.array(kinds, pa.string()), pa.array(paths, pa.string())], names=["kind", "path"]
+    )
     added = {
         "status": pa.array(status, types["status"]),
         "arguments_repaired": pa.array(repaired, types["arguments_repaired"]),
-        "repairs": pa.array(
-            [[{"kind": k, "path": p} for k, p in row] for row in repairs], types["repairs"]
-        ),
+        # Built from the flat lists and their offsets: no Python object per repair.
+        "repairs": pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), entries).cast(types["repairs"]),
         "error": pa.array(error, types["error"]),
     }
     keep = [n for n in batch.schema.names if n not in added]
