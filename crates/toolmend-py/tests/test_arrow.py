@@ -88,3 +88,21 @@ def test_bad_input_is_a_clear_error(tools):
         toolmend.arrow.repair_calls(pa.RecordBatch.from_pydict({"name": ["read"]}), tools)
     with pytest.raises(TypeError, match="RecordBatch or Table"):
         toolmend.arrow.repair_calls({"name": ["read"], "arguments": ["{}"]}, tools)
+
+
+def test_a_tools_column_gives_each_row_its_own_tool_set(tools):
+    other = [{"name": "list", "input_schema": {"type": "object", "required": ["dir"],
+                                                "properties": {"dir": {"type": "string"}}}}]
+    rows = batch(extra=False).append_column("tools", pa.array([json.dumps(tools)] * len(ROWS)))
+    same = toolmend.arrow.repair_calls(rows, None)
+    assert same.column("status").to_pylist() == toolmend.arrow.repair_calls(batch(extra=False), tools).column("status").to_pylist()
+    mixed = pa.RecordBatch.from_pydict({
+        "name": ["read", "list", "read"],
+        "arguments": ['{"path": "a",}', '{"dir": "/"}', '{"path": "b"}'],
+        "tools": [json.dumps(tools), json.dumps(other), json.dumps(tools)],
+    })
+    out = toolmend.arrow.repair_calls(mixed)
+    assert out.column("status").to_pylist() == ["repaired", "valid", "valid"]
+    assert out.column("repairs")[1].as_py() == [] and out.column("repairs")[0].as_py()
+    with pytest.raises(ValueError, match="tools="):
+        toolmend.arrow.repair_calls(batch())

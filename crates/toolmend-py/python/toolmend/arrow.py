@@ -50,12 +50,37 @@ def _mender(tools: Any, options: Dict[str, Any]) -> Mender:
         if mender is not None:
             _cache.move_to_end(key)
             return mender
-    mender = Mender(tools, **options)
+    mender = Mender(json.loads(tools) if isinstance(tools, str) else tools, **options)
     with _cache_lock:
         _cache[key] = mender
         while len(_cache) > _CACHE_ENTRIES:
             _cache.popitem(last=False)
     return mender
+
+
+def _per_row_tools(tools_column, names, arguments, options):
+    """``repair_many`` per distinct tool set of the rows, results put back in row order."""
+    groups: "Dict[str, list]" = {}
+    for i, text in enumerate(tools_column):
+        if text is None:
+            raise ValueError(f"row {i} has no tools (null in the 'tools' column)")
+        groups.setdefault(text, []).append(i)
+    n = len(names)
+    status, repaired, error = [None] * n, [None] * n, [None] * n
+    per_row = [None] * n
+    for text, rows in groups.items():
+        s, r, offs, ks, ps, e = _mender(text, options).repair_many(
+            [names[i] for i in rows], [arguments[i] for i in rows]
+        )
+        for j, i in enumerate(rows):
+            status[i], repaired[i], error[i] = s[j], r[j], e[j]
+            per_row[i] = (ks[offs[j] : offs[j + 1]], ps[offs[j] : offs[j + 1]])
+    offsets, kinds, paths = [0], [], []
+    for ks, ps in per_row:
+        kinds.extend(ks)
+        paths.extend(ps)
+        offsets.append(len(kinds))
+    return status, repaired, offsets, kinds, paths, error
 
 
 def result_schema():
@@ -70,14 +95,16 @@ def result_schema():
     }
 
 
-def repair_calls(batch, tools, **options):
+def repair_calls(batch, tools=None, **options):
     """Repairs every call of an Arrow batch; returns the batch with the result columns added.
 
     ``batch``: a ``pyarrow.RecordBatch`` or ``pyarrow.Table`` with string columns ``name`` and
     ``arguments`` (a null ``arguments`` is judged as empty text, never filled in). ``tools``: the
-    tool set (anything ``Mender`` accepts: a list of tool dicts in OpenAI, Anthropic or MCP
-    form, their JSON text, or a ``Mender``). ``options``: ``Mender``'s keywords (``model``,
-    ``recover``, limits). Columns already named like a result column are replaced.
+    tool set of the whole batch (anything ``Mender`` accepts: a list of tool dicts in OpenAI,
+    Anthropic or MCP form, their JSON text, or a ``Mender``); when it is ``None``, each row's
+    tools come from a string column ``tools`` (JSON text; rows with the same text share one
+    ``Mender``). ``options``: ``Mender``'s keywords (``model``, ``recover``, limits). Columns
+    already named like a result column are replaced.
     """
     import pyarrow as pa
 
@@ -86,10 +113,16 @@ def repair_calls(batch, tools, **options):
     for column in ("name", "arguments"):
         if column not in batch.schema.names:
             raise ValueError(f"repair_calls needs a {column!r} column; the batch has {batch.schema.names}")
-    mender = _mender(tools, options)
     names = batch.column("name").to_pylist()
     arguments = batch.column("arguments").to_pylist()
-    status, repaired, offsets, kinds, paths, error = mender.repair_many(names, arguments)
+    if tools is not None:
+        status, repaired, offsets, kinds, paths, error = _mender(tools, options).repair_many(names, arguments)
+    elif "tools" in batch.schema.names:
+        status, repaired, offsets, kinds, paths, error = _per_row_tools(
+            batch.column("tools").to_pylist(), names, arguments, options
+        )
+    else:
+        raise ValueError("repair_calls needs tools=... or a 'tools' column (JSON text per row)")
     types = result_schema()
     entries = pa.StructArray.from_arrays(
         [pa.array(kinds, pa.string()), pa.array(paths, pa.string())], names=["kind", "path"]
