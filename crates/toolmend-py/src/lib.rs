@@ -634,6 +634,61 @@ impl Mender {
         Call::from_result(py, &result)
     }
 
+    /// Repairs a column of calls at once, with the GIL released for the whole batch (the
+    /// engine of `toolmend.arrow.repair_calls`).
+    ///
+    /// `names[i]` and `arguments[i]` are one call; a `None` argument text is read as `""`
+    /// (judged like an empty string, never filled in). Returns `status`, `arguments_repaired`
+    /// (the text to dispatch, the input bytes when valid, `None` when not dispatchable),
+    /// the repairs as Arrow-style flat lists (`offsets` of length n + 1 into `kinds` and
+    /// `paths`) and `error`.
+    #[allow(clippy::type_complexity)]
+    fn repair_many(
+        &self,
+        py: Python<'_>,
+        names: Vec<Option<String>>,
+        arguments: Vec<Option<String>>,
+    ) -> PyResult<(
+        Vec<String>,
+        Vec<Option<String>>,
+        Vec<i64>,
+        Vec<String>,
+        Vec<String>,
+        Vec<Option<String>>,
+    )> {
+        if names.len() != arguments.len() {
+            return Err(PyValueError::new_err(format!(
+                "names and arguments differ in length ({} and {})",
+                names.len(),
+                arguments.len()
+            )));
+        }
+        let mender = &self.inner;
+        Ok(py.detach(|| {
+            let mut status = Vec::with_capacity(names.len());
+            let mut repaired = Vec::with_capacity(names.len());
+            let mut offsets = Vec::with_capacity(names.len() + 1);
+            let (mut kinds, mut paths) = (Vec::new(), Vec::new());
+            let mut error = Vec::with_capacity(names.len());
+            offsets.push(0);
+            for (name, args) in names.iter().zip(&arguments) {
+                let r = mender
+                    .repair_call(name.as_deref().unwrap_or(""), args.as_deref().unwrap_or(""));
+                let label = erased::Label::label(&r.status);
+                let dispatchable = matches!(label.as_str(), "valid" | "repaired" | "recovered");
+                repaired.push(dispatchable.then(|| r.arguments_text.clone()));
+                for rep in &r.repairs {
+                    kinds.push(rep.kind.name().to_owned());
+                    paths.push(rep.path.clone());
+                }
+                offsets.push(i64::try_from(kinds.len()).unwrap_or(i64::MAX));
+                error.push(r.error.clone());
+                status.push(label);
+            }
+            (status, repaired, offsets, kinds, paths, error)
+        }))
+    }
+
     /// Runs one assistant message through every stage with the session's state.
     ///
     /// `message` is an OpenAI-style assistant message (dict or SDK object): `content`,

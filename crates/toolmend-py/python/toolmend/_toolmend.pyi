@@ -129,6 +129,11 @@ class Mender:
         max_call_errors: int = ...,
     ) -> None: ...
     def repair_call(self, name: str, arguments: str) -> Call: ...
+    def repair_many(
+        self, names: List[Optional[str]], arguments: List[Optional[str]]
+    ) -> Tuple[
+        List[str], List[Optional[str]], List[int], List[str], List[str], List[Optional[str]]
+    ]: ...
     def run_turn(
         self,
         session: Session,
