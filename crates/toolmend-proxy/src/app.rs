@@ -253,14 +253,24 @@ async fn repair_read(
     }
     // The operator's `--tools` set is not held to the clients' size limit.
     let tools = tools.or(config.default_tools.as_deref());
+    let model = view.as_ref().and_then(|v| v.model.as_deref()).unwrap_or("");
+    // Compiled (or found in the cache) before the request goes out: its history is mended
+    // with the same tools.
+    let mender = tools.map(|tools| state.cache.get(tools, model));
+    let sent = match &mender {
+        Some(mender) if config.history == crate::config::HistoryPolicy::Repair => {
+            crate::history::mend_request(api, route_label(api), mender, &bytes)
+        }
+        _ => bytes.clone(),
+    };
     let upstream = state
         .upstream
         .send(
             parts.method.clone(),
             &parts.uri,
             &parts.headers,
-            bytes.clone().into(),
-            tools.is_some(),
+            sent.clone().into(),
+            mender.is_some(),
         )
         .await;
     let upstream = match upstream {
@@ -270,9 +280,9 @@ async fn repair_read(
             return e.into_api_response(api);
         }
     };
-    let Some(view) = view.as_ref() else {
+    if view.is_none() {
         return pass_response(upstream);
-    };
+    }
     if !upstream.status().is_success() {
         return pass_response(upstream);
     }
@@ -284,19 +294,17 @@ async fn repair_read(
         crate::metrics::count_uninspected(route_label(api), "content_encoding");
         return pass_response(upstream);
     }
-    let Some(tools) = tools else {
+    let Some(mender) = mender else {
         return untooled(api, upstream, config.limits.max_response_bytes).await;
     };
-    let model = view.model.as_deref().unwrap_or("");
     tracing::Span::current().record("model", model);
-    let mender = state.cache.get(tools, model);
     if mender.tools().is_empty() {
         return pass_response(upstream);
     }
     // What makes this response's turn unique in its conversation (the history grows with each
     // turn): recovered calls' ids derive from it, so they never repeat across turns.
     let turn_id = crate::mend::request_tag(&bytes);
-    let history = history_of(api, bytes.clone());
+    let history = history_of(api, sent.clone());
     let streamed = match api {
         Api::Ollama => is_type(upstream.headers(), "application/x-ndjson"),
         _ => is_type(upstream.headers(), "text/event-stream"),
@@ -367,11 +375,11 @@ async fn repair_read(
         turn_id: &turn_id,
     };
     let keep = config.reprompt > 0 && crate::mend::repairing(config);
-    let mut answer = repair_buffered(api, &cx, &bytes, body, keep);
+    let mut answer = repair_buffered(api, &cx, &sent, body, keep);
     let mut headers = headers;
     let mut status = status;
     let mut spent = 0u8;
-    let mut request = bytes.clone();
+    let mut request = sent.clone();
     // Re-prompts: while a call could not be saved, ask again with its retry message.
     while spent < config.reprompt && !answer.notes.unsaved.is_empty() {
         let Some(original) = answer.original.as_ref() else {

@@ -19,6 +19,18 @@ pub enum Mode {
     Observe,
 }
 
+/// Whether the tool calls in a request's history are mended before it goes upstream.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HistoryPolicy {
+    /// Mend the arguments an upstream would reject (the default; see
+    /// [`toolmend::Mender::mend_history`]): the request goes out as sent when none needs it.
+    #[default]
+    Repair,
+    /// Send every request as the client sent it.
+    Off,
+}
+
 /// What happens to a call that cannot be saved.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
@@ -141,6 +153,8 @@ pub struct ProxyConfig {
     pub reprompt: u8,
     /// The tools (a JSON array, as text) used for requests that carry none (`--tools FILE`).
     pub default_tools: Option<String>,
+    /// What happens to the tool calls in a request's history (`--history`).
+    pub history: HistoryPolicy,
 }
 
 /// The most re-prompts `--reprompt` allows per response.
@@ -167,6 +181,7 @@ impl std::fmt::Debug for ProxyConfig {
                 "default_tools",
                 &self.default_tools.as_ref().map(String::len),
             )
+            .field("history", &self.history)
             .finish()
     }
 }
@@ -208,6 +223,7 @@ impl ProxyConfig {
             limits: ProxyLimits::default(),
             reprompt: 0,
             default_tools: None,
+            history: HistoryPolicy::Repair,
         }
     }
 
@@ -230,6 +246,7 @@ impl ProxyConfig {
             limits,
             reprompt,
             tools,
+            history,
         } = file;
         if let Some(trust) = trust_forwarded {
             self.trust_forwarded = trust;
@@ -255,6 +272,7 @@ impl ProxyConfig {
             ("storm", storm),
             ("api_key", api_key),
             ("upstream_api_key", upstream_api_key),
+            ("history", history),
         ];
         for (key, value) in pairs {
             if let Some(value) = value {
@@ -313,7 +331,8 @@ impl ProxyConfig {
     /// `TOOLMEND_HEADER_READ_TIMEOUT_MS`, `TOOLMEND_BODY_READ_TIMEOUT_MS`,
     /// `TOOLMEND_MIN_BODY_RATE`, `TOOLMEND_MAX_CONNECTIONS_PER_PEER`,
     /// `TOOLMEND_DRAIN_TIMEOUT_MS`, `TOOLMEND_ALLOW_PATHS` (comma-separated),
-    /// `TOOLMEND_METRICS_NEED_KEY`, `TOOLMEND_TRUST_FORWARDED`); other variables are ignored.
+    /// `TOOLMEND_METRICS_NEED_KEY`, `TOOLMEND_TRUST_FORWARDED`, `TOOLMEND_HISTORY`); other
+    /// variables are ignored.
     pub fn merge_env<K, V>(
         &mut self,
         vars: impl IntoIterator<Item = (K, V)>,
@@ -343,6 +362,13 @@ impl ProxyConfig {
             "recover" => {
                 self.recover = RecoverMode::from_name(value)
                     .ok_or_else(|| bad("expected off|strip|content|all, got"))?;
+            }
+            "history" => {
+                self.history = match value {
+                    "repair" => HistoryPolicy::Repair,
+                    "off" => HistoryPolicy::Off,
+                    _ => return Err(bad("expected repair|off, got")),
+                };
             }
             "mode" => {
                 self.mode = match value {
@@ -452,6 +478,7 @@ struct FileConfig {
     reprompt: Option<u64>,
     /// A path to a JSON file holding a tools array.
     tools: Option<String>,
+    history: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]

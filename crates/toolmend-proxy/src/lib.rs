@@ -33,6 +33,7 @@ mod body;
 mod cache;
 mod config;
 mod error;
+mod history;
 mod mend;
 mod metrics;
 pub mod path;
@@ -45,8 +46,8 @@ pub mod wire;
 
 pub use app::app;
 pub use config::{
-    DEFAULT_ALLOW_PATHS, DEFAULT_LISTEN, InvalidPolicy, MAX_REPROMPT, Mode, ProxyConfig,
-    ProxyLimits, StormPolicy,
+    DEFAULT_ALLOW_PATHS, DEFAULT_LISTEN, HistoryPolicy, InvalidPolicy, MAX_REPROMPT, Mode,
+    ProxyConfig, ProxyLimits, StormPolicy,
 };
 pub use error::ConfigError;
 pub use reprompt::REPROMPTS_HEADER;

@@ -123,6 +123,14 @@ pub(crate) fn count_call(model: &str, call: &CallResult) {
     }
 }
 
+/// Counts one tool call of a request's history mended before forwarding: `kind` is
+/// `repaired` or `emptied` (sent as `{}`: it could not be saved, and as sent it would have
+/// failed the request).
+pub(crate) fn count_history_repair(route: &'static str, kind: &'static str) {
+    metrics::counter!("toolmend_history_repairs_total", "route" => route, "kind" => kind)
+        .increment(1);
+}
+
 /// Counts a response body the proxy passed on without reading it (and logs why): `reason` is
 /// one of a fixed set of labels, e.g. `content_encoding` (compressed in a way it cannot
 /// decode), `decode_error`, `too_large`, `not_json`, `upstream_cut`.

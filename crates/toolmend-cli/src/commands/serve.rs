@@ -56,6 +56,11 @@ pub(crate) struct Args {
     /// send only the new tool result on later turns).
     #[arg(long)]
     tools: Option<String>,
+    /// Tool calls in a request's history whose arguments an upstream would reject (empty,
+    /// broken JSON, not an object): `repair` (the default) mends them, `off` sends them as
+    /// they are.
+    #[arg(long, value_name = "repair|off")]
+    history: Option<String>,
     /// A TOML file with the same settings (and `[limits]`).
     #[arg(long)]
     config: Option<PathBuf>,
@@ -81,6 +86,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
         ("allow_paths", &args.allow_paths),
         ("reprompt", &args.reprompt),
         ("tools", &args.tools),
+        ("history", &args.history),
     ];
     for (key, value) in flags {
         if let Some(value) = value {

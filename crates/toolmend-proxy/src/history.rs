@@ -1,0 +1,64 @@
+//! The request side: tool calls in a request's history that would make the upstream fail are
+//! mended before it goes out (`--history repair`, the default; issue #29 §1).
+//!
+//! The reading is the library's ([`toolmend::Mender::mend_history`]): well-formed arguments
+//! keep their bytes, broken ones are mended like a call, unsavable ones become `{}`, content is
+//! never touched. A request that needs nothing goes out as the same bytes; one that holds no
+//! tool call at all (the marker is not in its bytes) is not even parsed.
+
+use bytes::Bytes;
+use memchr::memmem;
+use toolmend::Mender;
+use toolmend::history::WireApi;
+
+use crate::error::Api;
+
+/// The text every request with an assistant tool call in its history holds.
+fn marker(api: Api) -> &'static [u8] {
+    match api {
+        Api::OpenAi | Api::Ollama => b"\"tool_calls\"",
+        Api::Responses => b"\"function_call\"",
+        Api::Anthropic => b"\"tool_use\"",
+    }
+}
+
+fn wire(api: Api) -> WireApi {
+    match api {
+        Api::OpenAi => WireApi::OpenAiChat,
+        Api::Responses => WireApi::OpenAiResponses,
+        Api::Anthropic => WireApi::Anthropic,
+        Api::Ollama => WireApi::Ollama,
+    }
+}
+
+/// The request body `bytes` to send upstream: its history's broken tool-call arguments
+/// mended (each change counted in `toolmend_history_repairs_total{route,kind}` and logged at
+/// info), or `bytes` itself when none needs it.
+pub(crate) fn mend_request(api: Api, route: &'static str, mender: &Mender, bytes: &Bytes) -> Bytes {
+    if memmem::find(bytes, marker(api)).is_none() {
+        return bytes.clone();
+    }
+    let Ok(mut body) = serde_json::from_slice::<serde_json::Value>(bytes) else {
+        return bytes.clone();
+    };
+    let repairs = mender.mend_history(wire(api), &mut body);
+    if repairs.is_empty() {
+        return bytes.clone();
+    }
+    for repair in &repairs {
+        tracing::info!(
+            route,
+            path = %repair.path,
+            tool = ?short(&repair.tool),
+            kind = repair.kind.name(),
+            "history tool call mended before forwarding"
+        );
+        crate::metrics::count_history_repair(route, repair.kind.name());
+    }
+    serde_json::to_vec(&body).map_or_else(|_| bytes.clone(), Bytes::from)
+}
+
+/// A client-chosen name for a log line (escaped by `?`): its first 64 characters.
+fn short(name: &str) -> String {
+    name.chars().take(64).collect()
+}
