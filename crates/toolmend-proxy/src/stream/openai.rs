@@ -46,6 +46,10 @@ struct ChoiceState {
     /// and its choice: the chunks written for this choice keep their keys
     /// (`system_fingerprint`, `service_tier`, `usage: null`, `logprobs`, …).
     template: Option<(Map<String, Value>, Map<String, Value>)>,
+    /// The keys of this choice's first chunk besides `index`, `delta` and `finish_reason`
+    /// (`logprobs`, …), kept once: the chunks written for calls recovered from text, which no
+    /// call chunk carried, keep them too.
+    extras: Option<Map<String, Value>>,
 }
 
 /// The OpenAI stream transformer.
@@ -63,7 +67,7 @@ impl OpenAiStream {
     fn chunk(&self, state: &ChoiceState, choice: u64, delta: Value, finish: Option<&str>) -> Bytes {
         let (mut object, sent) = match &state.template {
             Some((envelope, choice)) => (envelope.clone(), Some(choice)),
-            None => (self.envelope.clone(), None),
+            None => (self.envelope.clone(), state.extras.as_ref()),
         };
         let mut out = Map::new();
         for (key, value) in sent.into_iter().flatten() {
@@ -339,6 +343,17 @@ impl Transform for OpenAiStream {
                 let sent = choice.as_object().cloned().unwrap_or_default();
                 let envelope = self.envelope.clone();
                 self.choices.entry(index).or_default().template = Some((envelope, sent));
+            }
+            let state = self.choices.entry(index).or_default();
+            if state.extras.is_none()
+                && let Some(sent) = choice.as_object()
+            {
+                let extras = sent
+                    .iter()
+                    .filter(|(k, _)| !matches!(k.as_str(), "index" | "delta" | "finish_reason"))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                state.extras = Some(extras);
             }
             let Some(delta) = choice.get_mut("delta").and_then(Value::as_object_mut) else {
                 kept.push(choice);
