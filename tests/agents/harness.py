@@ -41,8 +41,6 @@ def verdict(framework: str, variant: str, route: str, case: Case, final_text,
 # Through-toolmend cells that wait for a proxy fix of issue #24: (framework, variant, case)
 # -> the fix; "*" matches any framework or variant. Each is xfail(strict=True): it must still
 # fail, so the marker breaks once the fix lands and the entry must go.
-FIX_CHUNK_KEYS = ("#24 item 4, left after 96b4fcb: the chunk holding calls recovered from a Chat "
-                  "stream's text drops its choice's `logprobs: null` (top-level keys are kept)")
 FIX_REPROMPT = ("#24 item 5: `--reprompt N` re-prompts non-streaming responses only (27956ee); "
                 "a stream holding a call that cannot be saved is not held and asked again")
 NO_FALLBACK_FOR_DUMMY = ("not planned in #24: LiteLLM sends Anthropic a `dummy_tool` when a request has no "
@@ -54,7 +52,6 @@ PENDING: dict[tuple[str, str, str], str] = {
     ("*", "chat-stream", "reprompt"): FIX_REPROMPT,
     ("*", "responses-stream", "reprompt"): FIX_REPROMPT,
     ("*", "anthropic-stream", "reprompt"): FIX_REPROMPT,
-    ("wire", "chat-stream", "hermes-leak"): FIX_CHUNK_KEYS,
 }
 
 
