@@ -42,7 +42,8 @@ fn parse(input: &Input<'_>, _start: usize, body: usize) -> Step<Block> {
 }
 
 /// One call after its `<｜tool▁call▁begin｜>`, V3 or V3.1.
-fn one_call(s: &str, i: usize) -> Step<(RawCall, usize)> {
+fn one_call(input: &Input<'_>, i: usize) -> Step<(RawCall, usize)> {
+    let s = input.text;
     let sep = find_within(s, i, SEP, MAX_NAME_BYTES)?;
     let after = sep + SEP.len();
     if s[i..sep].trim() == "function" {
