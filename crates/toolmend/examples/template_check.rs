@@ -6,7 +6,8 @@
 //! `*.jinja` file in the directory given (llama.cpp's `models/templates`, fetched by
 //! `bench/templates.sh` into a cache outside the repo: they are other people's files), three
 //! turns are rendered: one, two and three calls, with strings holding quotes, newlines and
-//! unicode, numbers, nested objects and arrays. The assistant's part is the render of the whole
+//! unicode, numbers, nested objects and arrays; a fourth has strings that start and end with a
+//! line break. The assistant's part is the render of the whole
 //! conversation minus the render of the conversation before it (with the generation prompt),
 //! and it is scanned as a model's text would be.
 //!
@@ -184,7 +185,7 @@ fn tools() -> Json {
     ])
 }
 
-/// The turns: one, two and three calls.
+/// The turns: one, two and three calls, then values with line breaks at their ends.
 fn turns() -> Vec<Vec<(&'static str, Json)>> {
     let read = ("read_file", json!({"path": "src/main.rs", "limit": 40}));
     let edit = (
@@ -198,10 +199,17 @@ fn turns() -> Vec<Vec<(&'static str, Json)>> {
         json!({"title": "Sync: <team> & co", "when": {"day": "2025-03-01", "hour": 9, "tz": {"name": "UTC", "offset": 0}},
             "attendees": ["ana", "bo"], "priority": 2.5, "remind": true}),
     );
+    // A string that starts and ends with a line break (a file's content): XML families that
+    // strip the line break a template writes around a value must not take the value's own.
+    let lines = (
+        "edit_file",
+        json!({"path": "a.txt", "old_string": "\nx\n", "new_string": "y\n"}),
+    );
     vec![
         vec![read.clone()],
         vec![edit.clone(), read.clone()],
         vec![read, event, edit],
+        vec![lines],
     ]
 }
 
