@@ -366,6 +366,9 @@ fn to_value(json: &Json) -> Value {
 /// `raise_exception`, `strftime_now` and a `tojson` that writes like Python's `json.dumps`.
 fn environment() -> Environment<'static> {
     let mut env = Environment::new();
+    // Hugging Face renders chat templates with both on (and so does llama.cpp).
+    env.set_trim_blocks(true);
+    env.set_lstrip_blocks(true);
     minijinja_contrib::add_to_environment(&mut env);
     env.set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
     env.add_function("raise_exception", |msg: String| -> Result<Value, Error> {
