@@ -33,6 +33,9 @@ pub(crate) enum Field {
     Untyped(String),
     /// A value whose type the markup says (DSML `string=`, Kimi K3 `type=`, Gemma quoting).
     Typed(Value),
+    /// Nested elements (MiniMax M3): objects and arrays as the markup says, string leaves raw
+    /// text converted with the nested schema (a leaf without one stays a string).
+    Nested(Value),
 }
 
 impl RawCall {
@@ -99,6 +102,7 @@ impl RawCall {
                     let value = match field {
                         Field::Untyped(raw) => coerce(schema, key, raw),
                         Field::Typed(value) => value.clone(),
+                        Field::Nested(value) => coerce_nested(schema, key, value),
                     };
                     map.insert(key.clone(), value);
                 }
@@ -128,6 +132,34 @@ fn wrapped(fields: &[(String, Field)], schema: Option<&Value>) -> Option<Value> 
                 _ => None,
             }
         }
-        Field::Typed(_) => None,
+        Field::Typed(_) | Field::Nested(_) => None,
+    }
+}
+
+/// `value` of parameter `key` under `parent` (an object schema), its string leaves converted
+/// with their own schemas: an object's members by `properties`, an array's items by `items`.
+fn coerce_nested(parent: Option<&Value>, key: &str, value: &Value) -> Value {
+    let own = parent.and_then(|p| property(p, key));
+    match value {
+        Value::String(raw) => coerce(parent, key, raw),
+        Value::Object(members) => Value::Object(
+            members
+                .iter()
+                .map(|(k, v)| (k.clone(), coerce_nested(own, k, v)))
+                .collect(),
+        ),
+        Value::Array(items) => {
+            // The items schema, under a parameter name of its own.
+            let holder = own
+                .and_then(|o| o.get("items"))
+                .map(|items| serde_json::json!({"properties": {"item": items}}));
+            Value::Array(
+                items
+                    .iter()
+                    .map(|v| coerce_nested(holder.as_ref(), "item", v))
+                    .collect(),
+            )
+        }
+        other => other.clone(),
     }
 }

@@ -18,10 +18,15 @@
 //! after the name or between tags is a line break, and a `\"`-escaped JSON value for an
 //! object or array parameter is read once unescaped (only when it does not parse as it is).
 //!
+//! A block whose `</tool_call>` is missing at the end of the message (GLM-4.6 stops so) is a
+//! finished call only when its pairs hold every parameter the tool declares: a pair list has
+//! no end of its own, so only then can no pair still be missing (the end-of-message policy,
+//! [`super::close_or_eos`], with that proof of completeness).
+//!
 //! **Never accepts** a name that is not a single token on the tag's line, text between pairs,
-//! or a block without `</tool_call>`.
+//! or a block without `</tool_call>` before more text or missing a declared parameter.
 
-use super::{Block, Grammar, Input};
+use super::{Block, Grammar, Input, close_or_eos};
 use crate::recover::call::{Args, Field, RawCall};
 use crate::recover::cursor::{
     MAX_NAME_BYTES, Step, Stop, expect_ws, find_before, name, skip_ws, strip_one_newline,
@@ -37,7 +42,10 @@ pub(crate) const GRAMMAR: Grammar = Grammar {
 fn parse(input: &Input<'_>, _start: usize, body: usize) -> Step<Block> {
     let s = input.text;
     let (name, i) = name_line(s, body)?;
-    let fields = pairs(s, i, "</tool_call>")?;
+    let fields = match pairs(s, i, "</tool_call>") {
+        Err(Stop::Incomplete) if input.message_end => eos_pairs(input, &name, i)?,
+        other => other?,
+    };
     Block::new(
         fields.1,
         vec![RawCall {
@@ -45,6 +53,38 @@ fn parse(input: &Input<'_>, _start: usize, body: usize) -> Step<Block> {
             args: Args::Fields(fields.0),
         }],
     )
+}
+
+/// The pairs of a block the message ends in without `</tool_call>`: finished only when they
+/// hold every parameter the declared tool `name` has (at least one).
+fn eos_pairs(input: &Input<'_>, name: &str, at: usize) -> Step<(Vec<(String, Field)>, usize)> {
+    let declared: Vec<&String> = input
+        .tools
+        .get(name)
+        .and_then(|tool| tool.schema())
+        .and_then(|schema| schema.get("properties"))
+        .and_then(serde_json::Value::as_object)
+        .map(|props| props.keys().collect())
+        .unwrap_or_default();
+    // Read the pairs as if the closer followed the text (`close_or_eos` takes the end).
+    let mut fields = Vec::new();
+    let mut i = at;
+    loop {
+        if let Ok(end) = close_or_eos(input, i, "</tool_call>") {
+            let complete = !declared.is_empty()
+                && declared
+                    .iter()
+                    .all(|key| fields.iter().any(|(k, _)| k == *key));
+            return if complete {
+                Ok((fields, end))
+            } else {
+                Err(Stop::Incomplete)
+            };
+        }
+        let (pair, next) = one_pair(input.text, i)?;
+        fields.push(pair);
+        i = next;
+    }
 }
 
 /// The name after the opening tag: text up to the first `<` or line break.
@@ -103,20 +143,26 @@ pub(crate) fn pairs(s: &str, at: usize, close: &str) -> Step<(Vec<(String, Field
             Err(Stop::Incomplete) => return Err(Stop::Incomplete),
             Err(Stop::Invalid) => {}
         }
-        let key_at = expect_ws(s, i, "<arg_key>")?;
-        let key_end = find_before(s, key_at, "</arg_key>", STOPS)?;
-        let value_at = expect_ws(s, skip_gap(s, key_end + "</arg_key>".len())?, "<arg_value>")?;
-        let value_end = find_before(s, value_at, "</arg_value>", STOPS)?;
-        let key = s[key_at..key_end].trim();
-        if key.is_empty() || key.len() > MAX_NAME_BYTES {
-            return Err(Stop::Invalid);
-        }
-        fields.push((
-            key.to_owned(),
-            Field::Untyped(strip_one_newline(&s[value_at..value_end]).to_owned()),
-        ));
-        i = value_end + "</arg_value>".len();
+        let (pair, next) = one_pair(s, i)?;
+        fields.push(pair);
+        i = next;
     }
+}
+
+/// One `<arg_key>K</arg_key><arg_value>V</arg_value>` pair at `at` (gaps skipped), and the
+/// index after it.
+fn one_pair(s: &str, at: usize) -> Step<((String, Field), usize)> {
+    let i = skip_gap(s, at)?;
+    let key_at = expect_ws(s, i, "<arg_key>")?;
+    let key_end = find_before(s, key_at, "</arg_key>", STOPS)?;
+    let value_at = expect_ws(s, skip_gap(s, key_end + "</arg_key>".len())?, "<arg_value>")?;
+    let value_end = find_before(s, value_at, "</arg_value>", STOPS)?;
+    let key = s[key_at..key_end].trim();
+    if key.is_empty() || key.len() > MAX_NAME_BYTES {
+        return Err(Stop::Invalid);
+    }
+    let field = Field::Untyped(strip_one_newline(&s[value_at..value_end]).to_owned());
+    Ok(((key.to_owned(), field), value_end + "</arg_value>".len()))
 }
 
 #[cfg(test)]
@@ -209,6 +255,27 @@ mod tests {
         ignores("GLM opens a call with <tool_call> and the name.");
         ignores("<tool_call>git_diff");
         ignores("<tool_call>deploy</tool_call>");
+    }
+
+    #[test]
+    fn a_block_holding_every_declared_parameter_may_end_the_message_unclosed() {
+        // `grep` declares pattern, path and max_count: all three present, then end of message.
+        let all = "<tool_call>grep\n<arg_key>pattern</arg_key>\n<arg_value>fn main</arg_value>\n<arg_key>path</arg_key>\n<arg_value>src</arg_value>\n<arg_key>max_count</arg_key>\n<arg_value>3</arg_value>\n";
+        assert_eq!(
+            recovers(
+                all,
+                &[(
+                    "grep",
+                    json!({"pattern": "fn main", "path": "src", "max_count": 3})
+                )]
+            ),
+            ""
+        );
+        rejects_truncation(all);
+        // A declared parameter missing: another pair may have been coming; no call.
+        ignores("<tool_call>grep\n<arg_key>pattern</arg_key>\n<arg_value>fn main</arg_value>\n");
+        // Text after it: not the end of the message.
+        ignores("<tool_call>bash\n<arg_key>command</arg_key>\n<arg_value>ls</arg_value>\nDone.");
     }
 
     #[test]

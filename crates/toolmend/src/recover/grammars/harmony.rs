@@ -6,13 +6,18 @@
 //!
 //! **Detects** a message (`<|start|>assistant` …, or the first message's bare `<|channel|>` …)
 //! whose header holds `to=functions.NAME` (before or after the channel, on any channel: calls on
-//! `analysis` happen), whose body is a JSON object, and which ends in `<|call|>`. A name glued
+//! `analysis` happen), whose body is a JSON object, and which ends in `<|call|>`, or at the end
+//! of the message right after the object (servers strip the `<|call|>` stop token). A message
+//! may start mid-header, ` to=functions.NAME<|channel|>…`, when the prompt supplied
+//! `<|start|>assistant` (as the gpt-oss template does): that recipient counts, and the text
+//! before `<|channel|>` stays text (a stream has released it already). A name glued
 //! to its content type (`to=functions.shelljson`) loses the `json` suffix only when the stripped
 //! name is declared and the full one is not. A recipient without `functions.` (`browser.search`,
 //! `python`) is recovered only when a tool of exactly that name is declared.
 //!
-//! **Never accepts** a message without `<|call|>` or without a recipient (plain `analysis` or
-//! `final` messages stay text), or the special-token-stripped form
+//! **Never accepts** a message ended by anything but `<|call|>` or the end of the message
+//! (`<|end|>`), a message without a recipient (plain `analysis` or `final` messages stay
+//! text), or the special-token-stripped form
 //! (`assistantcommentary to=functions.bash json{...}`): too ambiguous.
 
 use super::{Block, Grammar, Input};
@@ -30,18 +35,36 @@ pub(crate) const GRAMMAR: Grammar = Grammar {
 /// Longest header (recipient, channel, content type) read before `<|message|>`.
 const MAX_HEADER: usize = 256;
 
-fn parse(input: &Input<'_>, _start: usize, body: usize) -> Step<Block> {
+fn parse(input: &Input<'_>, start: usize, body: usize) -> Step<Block> {
     let s = input.text;
     let message = find_within(s, body, "<|message|>", MAX_HEADER)?;
     let header = &s[body..message];
     let recipient = header
         .split(|c: char| c.is_whitespace() || c == '<' || c == '>')
         .find_map(|word| word.strip_prefix("to="))
+        .or_else(|| leading_recipient(s, start))
         .ok_or(Stop::Invalid)?;
     let name = tool_name(input, recipient).ok_or(Stop::Invalid)?;
     let (from, to) = object_span(s, message + "<|message|>".len())?;
-    let end = expect_ws(s, to, "<|call|>")?;
+    let end = match expect_ws(s, to, "<|call|>") {
+        Ok(end) => end,
+        // End of message right after the arguments: the stop token was stripped.
+        Err(_) if input.message_end && s[to..].trim().is_empty() => s.len(),
+        Err(stop) => return Err(stop),
+    };
     Block::new(end, vec![RawCall::json(name, s[from..to].to_owned())])
+}
+
+/// The recipient of a message that starts mid-header: the text before the `<|channel|>` at
+/// `start` is nothing but ` to=RECIPIENT` (the prompt ended with `<|start|>assistant`).
+fn leading_recipient(s: &str, start: usize) -> Option<&str> {
+    if !s[start..].starts_with("<|channel|>") {
+        return None;
+    }
+    let recipient = s[..start].trim_start().strip_prefix("to=")?;
+    let valid =
+        !recipient.is_empty() && !recipient.contains(|c: char| c.is_whitespace() || c == '<');
+    valid.then_some(recipient)
 }
 
 /// The tool a recipient names.
@@ -107,6 +130,35 @@ mod tests {
                 ("glob", json!({"pattern": "*.js"})),
                 ("git_diff", json!({})),
             ],
+        );
+    }
+
+    #[test]
+    fn a_call_at_the_end_of_the_message_lacks_only_its_stop_token() {
+        recovers(
+            "<|start|>assistant<|channel|>commentary to=functions.read_file json<|message|>{\"path\":\"a.rs\"}\n",
+            &[("read_file", json!({"path": "a.rs"}))],
+        );
+        // Not at the end of the message: more text follows, so no call.
+        ignores("<|channel|>commentary to=functions.bash<|message|>{\"command\":\"ls\"} and more");
+    }
+
+    #[test]
+    fn a_message_may_start_mid_header() {
+        let rest = recovers(
+            " to=functions.read_file<|channel|>commentary json<|message|>{\"path\": \"src/main.rs\", \"limit\": 40}<|call|>",
+            &[("read_file", json!({"path": "src/main.rs", "limit": 40}))],
+        );
+        assert_eq!(rest, " to=functions.read_file");
+        rejects_truncation(
+            " to=functions.read_file<|channel|>commentary json<|message|>{\"path\": \"a\"}<|call|>",
+        );
+        // Only at the start of the message, and only a bare recipient before the channel.
+        ignores(
+            "Sure. to=functions.read_file<|channel|>commentary json<|message|>{\"path\": \"a\"}<|call|>",
+        );
+        ignores(
+            "to=functions.read_file x<|channel|>commentary<|message|>{\"path\": \"a\"}<|call|>",
         );
     }
 

@@ -9,15 +9,17 @@
 //! JSON<|tool_call_end|>`. The name is the ID without its `:INDEX` suffix (split on the last
 //! `:`) and without a leading `functions.`: dotted MCP names and hyphens are kept (vLLM keeps
 //! only the last dotted segment; SGLang rejects hyphens). Multi-line JSON is fine. The section
-//! closer is optional (GRAMMARS §1.3).
+//! closer is optional (GRAMMARS §1.3), and so is the last call's `<|tool_call_end|>` when the
+//! message ends right after its complete JSON (K2-Thinking stops so: the end-of-message policy,
+//! [`super::close_or_eos`]).
 //!
 //! A call whose JSON is broken but reaches its own `<|tool_call_end|>` is left out; its valid
 //! neighbours in the section are kept.
 //!
-//! **Never accepts** a call without `<|tool_call_end|>`, arguments that are not a strict JSON
-//! object.
+//! **Never accepts** a call without `<|tool_call_end|>` before more text, arguments that are
+//! not a strict JSON object, or cut off.
 
-use super::{Block, Grammar, Input, section};
+use super::{Block, Grammar, Input, close_or_eos, section};
 use crate::recover::call::RawCall;
 use crate::recover::cursor::{MAX_NAME_BYTES, Step, expect_ws, find_before, find_within, name};
 use crate::recover::json::object_span;
@@ -48,14 +50,16 @@ fn parse(input: &Input<'_>, _start: usize, body: usize) -> Step<Block> {
 }
 
 /// One call after its `<|tool_call_begin|>`: `functions.NAME:IDX` + arguments + end.
-fn one_call(s: &str, i: usize) -> Step<(RawCall, usize)> {
+fn one_call(input: &Input<'_>, i: usize) -> Step<(RawCall, usize)> {
+    let s = input.text;
     let args_at = find_within(s, i, ARGS, MAX_NAME_BYTES + 16)?;
     let id = s[i..args_at].trim();
     let id = id.rsplit_once(':').map_or(id, |(name, _index)| name);
     let id = id.strip_prefix("functions.").unwrap_or(id);
     let name = name(id, 0, id.len())?;
     let at = args_at + ARGS.len();
-    let whole = object_span(s, at).and_then(|(from, to)| Ok((from, to, expect_ws(s, to, END)?)));
+    let whole =
+        object_span(s, at).and_then(|(from, to)| Ok((from, to, close_or_eos(input, to, END)?)));
     match (
         whole,
         find_before(s, at, END, &[CALL, "<|tool_calls_section_end|>"]),
@@ -133,6 +137,20 @@ mod tests {
     #[test]
     fn rejects_truncated_blocks() {
         rejects_truncation(ONE);
+    }
+
+    #[test]
+    fn a_call_complete_at_the_end_of_the_message_needs_no_closer() {
+        let text = "<|tool_calls_section_begin|><|tool_call_begin|>functions.read_file:0<|tool_call_argument_begin|>{\"path\": \"a.rs\"}\n";
+        assert_eq!(
+            recovers(text, &[("read_file", json!({"path": "a.rs"}))]),
+            ""
+        );
+        rejects_truncation(text);
+        // More text after it: not the end of the message, no call.
+        ignores(
+            "<|tool_calls_section_begin|><|tool_call_begin|>functions.read_file:0<|tool_call_argument_begin|>{\"path\": \"a.rs\"} and then",
+        );
     }
 
     #[test]

@@ -15,7 +15,8 @@
 //! Primitive values are raw text, converted with the tool's schema.
 //!
 //! Nested mappings are child elements and lists are `<item>` children (`<opts><item>a
-//! </item></opts>` → `{"opts": ["a"]}`); nested text stays a string except `true`/`false`.
+//! </item></opts>` → `{"opts": ["a"]}`); nested text is converted with the nested schema
+//! (`properties`, `items`), and without one stays a string except `true`/`false`.
 //!
 //! **Never accepts** text mixed with child elements, or a block without its closers.
 
@@ -68,7 +69,7 @@ fn invoke(s: &str, at: usize) -> Step<(RawCall, usize)> {
         let (key, node, end) = element(s, i, 0)?;
         let field = match node {
             Node::Text(text) => Field::Untyped(text),
-            nested => Field::Typed(nested.into_value()),
+            nested => Field::Nested(nested.into_value()),
         };
         fields.push((key, field));
         i = end;
@@ -189,6 +190,22 @@ mod tests {
             json!({"opts": {"globs": ["*.rs", "*.toml"], "hidden": true}})
         );
         assert_eq!(found.text, "");
+    }
+
+    #[test]
+    fn types_nested_text_with_the_nested_schema() {
+        let int = json!({"type": "integer"});
+        let tools = crate::ToolSet::from_json(&json!([{"name": "rg", "parameters": {
+            "type": "object", "properties": {"opts": {"type": "object", "properties": {
+                "depth": int, "sizes": {"type": "array", "items": int},
+                "tz": {"type": "object", "properties": {"offset": int}}}}}}}]));
+        let text = "]<]minimax[>[<tool_call>]<]minimax[>[<invoke name=\"rg\">]<]minimax[>[<opts>]<]minimax[>[<depth>9]<]minimax[>[</depth>]<]minimax[>[<sizes>]<]minimax[>[<item>1]<]minimax[>[</item>]<]minimax[>[<item>2]<]minimax[>[</item>]<]minimax[>[</sizes>]<]minimax[>[<tz>]<]minimax[>[<offset>0]<]minimax[>[</offset>]<]minimax[>[</tz>]<]minimax[>[<note>7]<]minimax[>[</note>]<]minimax[>[</opts>]<]minimax[>[</invoke>]<]minimax[>[</tool_call>";
+        let found = crate::recover::recover_text(text, &tools, 16);
+        let args: serde_json::Value = serde_json::from_str(&found.calls[0].arguments).unwrap();
+        assert_eq!(
+            args,
+            json!({"opts": {"depth": 9, "sizes": [1, 2], "tz": {"offset": 0}, "note": "7"}})
+        );
     }
 
     #[test]

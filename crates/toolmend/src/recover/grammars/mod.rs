@@ -109,14 +109,14 @@ pub(crate) fn section(
     mut i: usize,
     call_start: &str,
     closers: &[&str],
-    one_call: fn(&str, usize) -> Step<(RawCall, usize)>,
+    one_call: fn(&Input<'_>, usize) -> Step<(RawCall, usize)>,
 ) -> Step<Block> {
     use super::cursor::{Stop, optional};
     let s = input.text;
     let mut calls = Vec::new();
     let mut last_end = i;
     loop {
-        let (call, end) = match one_call(s, i) {
+        let (call, end) = match one_call(input, i) {
             Ok(parsed) => parsed,
             Err(Stop::Incomplete) if input.eof && !calls.is_empty() => {
                 return Block::new(last_end, calls);

@@ -55,7 +55,7 @@ fn parse(input: &Input<'_>, start: usize, body: usize) -> Step<Block> {
         }
         return bare(input, body);
     }
-    calls(s, body, "</tool_call>", true)
+    calls(s, body, "</tool_call>", true, false)
 }
 
 /// What starts a new Qwen3-Coder or Seed-OSS call: met inside a value before its closer, it
@@ -69,7 +69,7 @@ const STOPS: &[&str] = &["<function="];
 /// parses every one). A following function that can never complete ends the block before it.
 fn bare(input: &Input<'_>, at: usize) -> Step<Block> {
     let s = input.text;
-    let (call, mut end) = function(s, at, true)?;
+    let (call, mut end) = function(s, at, true, false)?;
     let mut calls = vec![call];
     loop {
         let next = match peek_ws(s, end, "<function=") {
@@ -78,7 +78,7 @@ fn bare(input: &Input<'_>, at: usize) -> Step<Block> {
             Err(Stop::Incomplete) if input.eof => break,
             Err(stop) => return Err(stop),
         };
-        match function(s, next, true) {
+        match function(s, next, true, false) {
             Ok((call, after)) => {
                 calls.push(call);
                 end = after;
@@ -92,11 +92,13 @@ fn bare(input: &Input<'_>, at: usize) -> Step<Block> {
 
 /// One or more `<function=…>` blocks after `at`, then `close`. Shared with Seed-OSS, whose
 /// parameters must be closed (`lenient == false`).
-pub(crate) fn calls(s: &str, at: usize, close: &str, lenient: bool) -> Step<Block> {
+/// `verbatim`: values are taken as written (Seed-OSS writes them so); otherwise one line break
+/// at each end, which Qwen3-Coder's template writes around a value, is dropped.
+pub(crate) fn calls(s: &str, at: usize, close: &str, lenient: bool, verbatim: bool) -> Step<Block> {
     let mut i = expect_ws(s, at, "<function=")?;
     let mut calls = Vec::new();
     loop {
-        let (call, end) = function(s, i, lenient)?;
+        let (call, end) = function(s, i, lenient, verbatim)?;
         calls.push(call);
         match peek_ws(s, end, "<function=")? {
             Some(next) => i = next,
@@ -107,7 +109,7 @@ pub(crate) fn calls(s: &str, at: usize, close: &str, lenient: bool) -> Step<Bloc
 
 /// A function whose name starts at `at` (just after `<function=`); returns the call and the
 /// index after `</function>`.
-fn function(s: &str, at: usize, lenient: bool) -> Step<(RawCall, usize)> {
+fn function(s: &str, at: usize, lenient: bool, verbatim: bool) -> Step<(RawCall, usize)> {
     let (name, gt) = name_until(s, at, b">")?;
     let mut i = skip_ws(s, gt + 1);
     if s.as_bytes().get(i) == Some(&b'{') {
@@ -150,7 +152,13 @@ fn function(s: &str, at: usize, lenient: bool) -> Step<(RawCall, usize)> {
                 (c, c + "</parameter>".len())
             }
         };
-        let value = strip_one_newline(&s[value_at..value_end]).to_owned();
+        let raw = &s[value_at..value_end];
+        let value = if verbatim {
+            raw
+        } else {
+            strip_one_newline(raw)
+        }
+        .to_owned();
         fields.push((key, Field::Untyped(value)));
         i = next;
     }

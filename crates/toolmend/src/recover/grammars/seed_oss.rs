@@ -10,7 +10,9 @@
 //! ```
 //!
 //! **Detects** the Qwen3-Coder body (§2.5) inside `<seed:tool_call>` … `</seed:tool_call>`;
-//! values are converted with the tool's schema. Calls after or inside `<seed:think>` are both
+//! values are taken as written, line breaks at their ends included (Seed-OSS's template writes
+//! `<parameter=k>VALUE</parameter>`, unlike Qwen3-Coder's), and converted with the tool's
+//! schema (a non-string value trimmed first). Calls after or inside `<seed:think>` are both
 //! recovered (GRAMMARS §1.5; vLLM only looks after `</seed:think>`).
 //!
 //! **Never accepts** a parameter without `</parameter>` (vLLM's Seed regex does not either), a
@@ -27,7 +29,7 @@ pub(crate) const GRAMMAR: Grammar = Grammar {
 };
 
 fn parse(input: &Input<'_>, _start: usize, body: usize) -> Step<Block> {
-    qwen3_coder::calls(input.text, body, "</seed:tool_call>", false)
+    qwen3_coder::calls(input.text, body, "</seed:tool_call>", false, true)
 }
 
 #[cfg(test)]
@@ -50,6 +52,18 @@ mod tests {
         let text = "<seed:think>Need the CI config.</seed:think><seed:tool_call>\n<function=read_file>\n<parameter=path>.gitlab-ci.yml</parameter>\n</function>\n</seed:tool_call>";
         let rest = recovers(text, &[("read_file", json!({"path": ".gitlab-ci.yml"}))]);
         assert_eq!(rest, "<seed:think>Need the CI config.</seed:think>");
+    }
+
+    #[test]
+    fn values_keep_their_line_breaks_and_typed_ones_are_trimmed() {
+        recovers(
+            "<seed:tool_call>\n<function=write_file>\n<parameter=path>a.txt</parameter>\n<parameter=content>\nx\n</parameter>\n</function>\n</seed:tool_call>",
+            &[("write_file", json!({"path": "a.txt", "content": "\nx\n"}))],
+        );
+        recovers(
+            "<seed:tool_call>\n<function=read_file>\n<parameter=path>a.txt</parameter>\n<parameter=limit> 420\n</parameter>\n</function>\n</seed:tool_call>",
+            &[("read_file", json!({"path": "a.txt", "limit": 420}))],
+        );
     }
 
     #[test]

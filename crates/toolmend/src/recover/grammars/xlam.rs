@@ -7,13 +7,14 @@
 //! **Detects** a bare JSON array of `{name, arguments}` objects, only as the whole trimmed
 //! message (or the whole text after `</think>`), with every name declared (GRAMMARS §1.6). It
 //! has no sentinel, so it has no entry in the family table: [`super::super::whole`] calls
-//! [`parse_whole`].
+//! [`parse_whole`]. One extra `]` right after the complete array (models close the list
+//! twice) belongs to the payload.
 //!
 //! **Never accepts** an array inside prose or inside a ```` ```json ```` fence (vLLM does), or
 //! an element that is not a call object.
 
 use super::{Block, Input};
-use crate::recover::cursor::{Step, Stop};
+use crate::recover::cursor::{Step, Stop, skip_ws};
 use crate::recover::json::{ARGS_OR_PARAMETERS, call_array, value_span};
 
 /// The array as the whole message.
@@ -23,10 +24,15 @@ pub(crate) fn parse_whole(input: &Input<'_>, start: usize) -> Step<Block> {
         return Err(Stop::Invalid);
     }
     let (from, to) = value_span(s, start)?;
-    Block::new(
-        to,
-        call_array(&s[from..to], ARGS_OR_PARAMETERS).ok_or(Stop::Invalid)?,
-    )
+    let calls = call_array(&s[from..to], ARGS_OR_PARAMETERS).ok_or(Stop::Invalid)?;
+    // A list closed twice: the extra `]` is the payload's, not text after it.
+    let extra = skip_ws(s, to);
+    let end = if s.as_bytes().get(extra) == Some(&b']') {
+        extra + 1
+    } else {
+        to
+    };
+    Block::new(end, calls)
 }
 
 #[cfg(test)]
@@ -72,6 +78,17 @@ mod tests {
         );
         ignores("[1, 2, 3]");
         ignores("[]");
+    }
+
+    #[test]
+    fn an_extra_closing_bracket_belongs_to_the_list() {
+        let rest = recovers(
+            "[{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.rs\"}}]]\n",
+            &[("read_file", json!({"path": "a.rs"}))],
+        );
+        assert_eq!(rest, "\n");
+        // Only one.
+        ignores("[{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.rs\"}}]]]");
     }
 
     #[test]
