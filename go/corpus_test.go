@@ -177,7 +177,7 @@ func runLine(t *testing.T, line corpusLine, menders map[string]*Mender, sessions
 		}
 		sessions[line.Session] = s
 	}
-	r, err := m.RunTurn(s, []byte(line.Message), TurnOptions{FinishReason: line.FinishReason, NewUserTurn: line.NewUserTurn})
+	r, err := m.RunTurn(s, []byte(line.Message), TurnOptions{FinishReason: line.FinishReason, NewUserTurn: line.NewUserTurn, TurnID: line.ID})
 	if err != nil {
 		t.Fatalf("%s: %v", line.ID, err)
 	}

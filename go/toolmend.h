@@ -108,7 +108,7 @@ ToolmendStatus toolmend_mender_repair_call(const struct ToolmendMender *mender,
                                            size_t arguments_len,
                                            struct ToolmendBuf *out);
 
-// Runs one assistant turn (`{"message": {...}, "finishReason": ..., "newUserTurn": ...}`)
+// Runs one assistant turn (`{"message": {...}, "finishReason": ..., "newUserTurn": ..., "turnId": ...}`)
 // through every stage with the session's state; `*out` holds `{content, reasoning, calls,
 // report}`.
 //

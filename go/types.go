@@ -118,6 +118,10 @@ type TurnOptions struct {
 	FinishReason string `json:"finishReason,omitempty"`
 	// NewUserTurn says the turn answers a new user message (the storm window starts afresh).
 	NewUserTurn bool `json:"newUserTurn,omitempty"`
+	// TurnID is something unique to the turn in its conversation (the response id): the ids
+	// of calls recovered from the turn's text derive from it, with the session's turn number
+	// and the text. Empty: from those two alone.
+	TurnID string `json:"turnId,omitempty"`
 }
 
 // TurnResult is what RunTurn made of one assistant message.

@@ -232,7 +232,7 @@ pub unsafe extern "C" fn toolmend_mender_repair_call(
     })
 }
 
-/// Runs one assistant turn (`{"message": {...}, "finishReason": ..., "newUserTurn": ...}`)
+/// Runs one assistant turn (`{"message": {...}, "finishReason": ..., "newUserTurn": ..., "turnId": ...}`)
 /// through every stage with the session's state; `*out` holds `{content, reasoning, calls,
 /// report}`.
 ///

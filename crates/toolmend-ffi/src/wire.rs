@@ -116,6 +116,10 @@ pub(crate) struct TurnIn {
     finish_reason: Option<String>,
     #[serde(default)]
     new_user_turn: bool,
+    /// Something unique to the turn in its conversation (a response id): recovered calls'
+    /// ids derive from it ([`AssistantTurn::id`]).
+    #[serde(default)]
+    turn_id: Option<String>,
 }
 
 impl TurnIn {
@@ -128,6 +132,7 @@ impl TurnIn {
             AssistantTurn::from_openai_message(&message).map_err(|e| InputError(e.to_string()))?;
         turn.finish_reason = self.finish_reason;
         turn.new_user_turn = self.new_user_turn;
+        turn.id = self.turn_id;
         Ok(turn)
     }
 }
