@@ -8,7 +8,7 @@ use std::io::Write;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use support::{Script, openai_tools, sse_body, start};
+use support::{Script, metrics_text, openai_tools, sse_body, start};
 use toolmend_proxy::REPAIRS_HEADER;
 
 /// A client that decodes nothing, so the test sees the proxy's bytes as sent.
@@ -166,12 +166,7 @@ async fn an_encoding_it_cannot_decode_passes_as_received_and_is_counted() {
     let response = chat(&base, "twice", false).await;
     assert_eq!(response.headers()["content-encoding"], "gzip, gzip");
     assert_eq!(response.bytes().await.unwrap(), body);
-    let metrics = reqwest::get(format!("{base}/metrics"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = metrics_text(&base).await;
     assert!(
         metrics
             .lines()

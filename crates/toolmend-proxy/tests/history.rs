@@ -73,12 +73,7 @@ async fn chat_history_is_mended_and_content_untouched() {
     for i in [0, 2, 3, 4, 5] {
         assert_eq!(got["messages"][i], sent["messages"][i], "message {i}");
     }
-    let metrics = reqwest::get(format!("{base}/metrics"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = metrics_text(&base).await;
     assert!(
         metrics
             .lines()

@@ -3,7 +3,9 @@
 mod support;
 
 use serde_json::{Value, json};
-use support::{Script, join_openai, openai_tools, post_json, repairs, sse_body, start};
+use support::{
+    Script, join_openai, metrics_text, openai_tools, post_json, repairs, sse_body, start,
+};
 use toolmend_proxy::{InvalidPolicy, REPAIRS_HEADER};
 
 fn completion(message: Value, finish: &str) -> String {
@@ -72,12 +74,7 @@ async fn broken_arguments_are_repaired_and_reported() {
     assert_eq!(out["system_fingerprint"], "fp_x");
     assert_eq!(out["usage"]["total_tokens"], 3);
 
-    let metrics = reqwest::get(format!("{base}/metrics"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = metrics_text(&base).await;
     // Other tests of this binary count too: look for this one's series.
     let series = metrics.lines().find(|l| {
         l.starts_with("toolmend_calls_total")

@@ -162,12 +162,7 @@ async fn a_hopeless_call_is_asked_again_and_the_fixed_answer_returned() {
         let message = tool_result(path, &seen[1]);
         assert!(message.as_str().unwrap().contains("read_file"), "{message}");
     }
-    let metrics = reqwest::get(format!("{base}/metrics"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = support::metrics_text(&base).await;
     let fixed = metrics.lines().find(|l| {
         l.starts_with("toolmend_reprompts_total")
             && l.contains("route=\"chat\"")

@@ -5,7 +5,7 @@
 mod support;
 
 use serde_json::{Value, json};
-use support::{Script, openai_tools, post_json, start};
+use support::{Script, metrics_text, openai_tools, post_json, start};
 use toolmend_proxy::{ProxyConfig, REPAIRS_HEADER};
 
 fn completion() -> String {
@@ -39,12 +39,7 @@ async fn calls_without_a_schema_pass_counted_and_tools_file_supplies_one() {
     let response = post_json(&base, "/v1/chat/completions", &[], &later_turn()).await;
     assert!(response.headers().get(REPAIRS_HEADER).is_none());
     assert_eq!(response.text().await.unwrap(), completion());
-    let metrics = reqwest::get(format!("{base}/metrics"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = metrics_text(&base).await;
     assert_eq!(
         metric(&metrics, "toolmend_untooled_responses_total"),
         1,

@@ -256,6 +256,16 @@ pub async fn post_text(base: &str, path: &str, body: &serde_json::Value) -> Stri
     post_json(base, path, &[], body).await.text().await.unwrap()
 }
 
+/// The proxy's `/metrics` exposition text.
+pub async fn metrics_text(base: &str) -> String {
+    reqwest::get(format!("{base}/metrics"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+}
+
 /// The value of a response's repairs header (the header must be there).
 pub fn repairs(response: &reqwest::Response) -> String {
     response.headers()[toolmend_proxy::REPAIRS_HEADER]
