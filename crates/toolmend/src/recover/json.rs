@@ -120,16 +120,35 @@ pub(crate) fn call_object(text: &str, name_keys: &[&str], arg_keys: &[&str]) -> 
     })
 }
 
-/// Reads a JSON array of call objects (Mistral, xLAM, Granite, Hunyuan, Phi-4-mini).
+/// Reads a JSON array of call objects (Mistral, xLAM, Granite, Hunyuan, Phi-4-mini, Nemotron,
+/// LFM2).
+///
+/// A bad entry loses only itself (issue #28): an object that names a call but whose arguments
+/// cannot be read (`"arguments": 5`, a string that holds no object, an unknown arguments key)
+/// becomes an unnamed placeholder, which is never recovered, and its neighbours are kept. Any
+/// other element (not an object, or no string `name`) means the array is no call list; so does
+/// an array in which no entry reads.
 pub(crate) fn call_array(text: &str, arg_keys: &[&str]) -> Option<Vec<RawCall>> {
     let items: Vec<&RawValue> = serde_json::from_str(text).ok()?;
-    if items.is_empty() {
-        return None;
+    let mut calls = Vec::with_capacity(items.len());
+    for item in items {
+        match call_object(item.get(), &["name"], arg_keys) {
+            Some(call) => calls.push(call),
+            None if names_a_call(item.get()) => {
+                calls.push(RawCall::json(String::new(), String::new()))
+            }
+            None => return None,
+        }
     }
-    items
-        .iter()
-        .map(|item| call_object(item.get(), &["name"], arg_keys))
-        .collect()
+    calls.iter().any(|c| !c.name.is_empty()).then_some(calls)
+}
+
+/// Whether `text` is an object with a string `name`: a call, however broken its arguments.
+fn names_a_call(text: &str) -> bool {
+    serde_json::from_str::<BTreeMap<&str, &RawValue>>(text)
+        .ok()
+        .and_then(|fields| fields.get("name").map(|name| name.get().starts_with('"')))
+        .unwrap_or(false)
 }
 
 /// The arguments keys most JSON families accept.
@@ -138,6 +157,27 @@ pub(crate) const ARGS_OR_PARAMETERS: &[&str] = &["arguments", "parameters"];
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bad_entry_loses_only_itself() {
+        let calls = call_array(
+            r#"[{"name": "a", "arguments": 5}, {"name": "b", "arguments": {"x": 1}}, {"name": "c", "args": {}}]"#,
+            ARGS_OR_PARAMETERS,
+        )
+        .unwrap();
+        let names: Vec<&str> = calls.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["", "b", ""]);
+        // Not a call list: an element that names no call, or no entry that reads.
+        assert!(
+            call_array(
+                r#"[{"name": "b", "arguments": {}}, "text"]"#,
+                ARGS_OR_PARAMETERS
+            )
+            .is_none()
+        );
+        assert!(call_array(r#"[{"name": "a", "arguments": 5}]"#, ARGS_OR_PARAMETERS).is_none());
+        assert!(call_array("[]", ARGS_OR_PARAMETERS).is_none());
+    }
 
     #[test]
     fn spans_are_string_aware() {

@@ -72,6 +72,14 @@ mod tests {
     }
 
     #[test]
+    fn a_bad_entry_loses_only_itself() {
+        recovers(
+            "<TOOLCALL>[{\"name\": \"get_weather\", \"arguments\": 5}, {\"name\": \"read_file\", \"arguments\": {\"path\": \"a\"}}]</TOOLCALL>",
+            &[("read_file", json!({"path": "a"}))],
+        );
+    }
+
+    #[test]
     fn ignores_look_alikes() {
         ignores("Nemotron wraps calls in <TOOLCALL> tags.");
         ignores(
