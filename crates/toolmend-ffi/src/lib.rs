@@ -9,7 +9,7 @@
 //! becomes [`TOOLMEND_PANIC`] with its message, never an unwind across the boundary.
 //!
 //! The crate holds no logic: each function maps to the library's public API, shaped as
-//! the Python face shapes it (`crates/toolmend-py`). The header is `include/toolmend.h`
+//! the Python face shapes it (`crates/toolmend-py`). The header is `go/toolmend.h`
 //! (cbindgen; `.ci/run` checks it for drift).
 
 mod bench;

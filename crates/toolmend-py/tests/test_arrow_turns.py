@@ -145,6 +145,18 @@ def test_nested_message_columns_and_row_tools():
     assert out.schema.field("calls").type == toolmend.arrow.turn_result_schema()["calls"]
 
 
+def test_struct_columns_from_a_jsonl_reader():
+    """pyarrow.json gives every row every key of the column (null where absent): read as absent."""
+    import pyarrow.json
+
+    path = REPO / "corpus" / "valid.jsonl"
+    out = toolmend.arrow.run_turns(pyarrow.json.read_json(path))
+    lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    for line, calls in zip(lines, out.column("calls").to_pylist()):
+        sent = [c["function"]["arguments"] for c in line["message"]["tool_calls"]]
+        assert [(c["status"], c["arguments_text"]) for c in calls] == [("valid", s) for s in sent], line["id"]
+
+
 def test_result_columns_replace_columns_of_the_same_name():
     batch = pa.table({"message": [json.dumps(message('{"path": "a"}'))], "report": ["old"]})
     out = toolmend.arrow.run_turns(batch, tools=read_tools())

@@ -186,13 +186,28 @@ _TEXT_COLUMNS = ("session", "model", "finish_reason")
 _TURN_OPTIONS = ("recover", "model", "max_reprompts", "include_values")
 
 
+def _without_nulls(value):
+    """``value`` with null object members left out, at every depth."""
+    if isinstance(value, dict):
+        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_nulls(v) for v in value]
+    return value
+
+
 def _json_column(column):
-    """A column as JSON text per row: string columns as written, nested ones encoded."""
+    """A column as JSON text per row: string columns as written, nested ones encoded.
+
+    A struct column gives every row every field of its type, null where the row had none (a
+    JSONL reader unifies the rows' keys), so it cannot tell a missing key from a null one: a
+    null member is read as missing, or a tool would gain ``"enum": null`` and the like. JSON
+    text columns are read exactly.
+    """
     import pyarrow as pa
 
     if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
         return column.to_pylist()
-    return [None if v is None else json.dumps(v) for v in column.to_pylist()]
+    return [None if v is None else json.dumps(_without_nulls(v)) for v in column.to_pylist()]
 
 
 def _id_column(column):
