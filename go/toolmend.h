@@ -9,43 +9,43 @@
 // The ABI's revision within a version, as this header declares it: bumped whenever a
 // function's signature, a struct, a code or the record's layout changes, and the version
 // symbol renamed with it (the archive's revision is in that symbol's name). 2:
-// `toolmend_mender_repair_call` returns a [`ToolmendCall`] record instead of JSON.
+// `toolmend_mender_repair_call` returns a `ToolmendCall` record instead of JSON.
 #define TOOLMEND_ABI_REVISION 2
 
-// Status codes of the head.
+// Status code: the call passed untouched.
 #define TOOLMEND_CALL_STATUS_VALID 1
 
-// The call was repaired and re-validated.
+// Status code: the call was repaired and re-validated.
 #define TOOLMEND_CALL_STATUS_REPAIRED 2
 
-// The call was found in text.
+// Status code: the call was found in text.
 #define TOOLMEND_CALL_STATUS_RECOVERED 3
 
-// The call could not be saved (`TOOLMEND_FIELD_ERROR` holds the retry message).
+// Status code: the call could not be saved (`TOOLMEND_FIELD_ERROR` holds the retry message).
 #define TOOLMEND_CALL_STATUS_INVALID 4
 
-// The call was not dispatched (storm breaker).
+// Status code: the call was not dispatched (storm breaker).
 #define TOOLMEND_CALL_STATUS_SUPPRESSED 5
 
-// The tool's schema was refused, so the call could not be checked.
+// Status code: the tool's schema was refused, so the call could not be checked.
 #define TOOLMEND_CALL_STATUS_UNVALIDATED 6
 
-// Origin codes of the head: the response's own `tool_calls`.
+// Origin code: the response's own `tool_calls`.
 #define TOOLMEND_CALL_ORIGIN_NATIVE 1
 
-// Recovered from the content text.
+// Origin code: recovered from the content text.
 #define TOOLMEND_CALL_ORIGIN_CONTENT 2
 
-// Recovered from the reasoning channel.
+// Origin code: recovered from the reasoning channel.
 #define TOOLMEND_CALL_ORIGIN_REASONING 3
 
-// Outcome codes of the head: repaired here.
+// Outcome code: repaired here, without asking the model again.
 #define TOOLMEND_CALL_OUTCOME_LOCAL_SALVAGE 1
 
-// Rejected; the model gets a retry message.
+// Outcome code: rejected; the model gets a retry message.
 #define TOOLMEND_CALL_OUTCOME_REPROMPT 2
 
-// Rejected past the retry budget.
+// Outcome code: rejected past the retry budget.
 #define TOOLMEND_CALL_OUTCOME_GAVE_UP 3
 
 // Flag: the name is the one the caller passed (no `TOOLMEND_FIELD_NAME`).
@@ -119,11 +119,11 @@ typedef struct ToolmendBuf {
 
 // A call result: the function's outcome, the head, and the tagged fields.
 //
-// With `code` [`crate::TOOLMEND_OK`] the head and `body` are the result; otherwise the head is
+// With `code` `TOOLMEND_OK` the head and `body` are the result; otherwise the head is
 // zero and `body` holds the error message. `body` is freed with `toolmend_buf_free` (an empty
 // one, as a valid call's, needs no call).
 typedef struct ToolmendCall {
-  // [`crate::TOOLMEND_OK`], [`crate::TOOLMEND_ERROR`] or [`crate::TOOLMEND_PANIC`].
+  // `TOOLMEND_OK`, `TOOLMEND_ERROR` or `TOOLMEND_PANIC`.
   ToolmendStatus code;
   // A `TOOLMEND_CALL_STATUS_*` code; 0: named by a `TOOLMEND_FIELD_STATUS` field.
   uint8_t status;
@@ -154,8 +154,8 @@ extern "C" {
 //
 // The symbol's name carries the version and the ABI revision: a binding built for another
 // names a symbol this archive does not export, so linking fails instead of calling through a
-// mismatched ABI. Rename it with `version` in the workspace and with [`TOOLMEND_ABI_REVISION`] (a test
-// checks they agree).
+// mismatched ABI. Rename it with `version` in the workspace and with `TOOLMEND_ABI_REVISION`
+// (a test checks they agree).
 const char *toolmend_version_0_1_0_abi2(void);
 
 // Calls `repair_call(name, arguments)` `iterations` times in Rust; with `encode` non-zero
