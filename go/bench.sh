@@ -17,11 +17,11 @@ go test -run '^$' -bench 'RepairCall$|Crossing' -benchtime "${BENCHTIME:-1s}" -c
             return (m % 2) ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
         }
         END {
-            printf "| call | Rust (ns) | Rust + JSON out (ns) | Go RepairCall (ns) | Go / Rust |\n|---|---:|---:|---:|---:|\n"
+            printf "| call | Rust (ns) | Rust + record out (ns) | Go RepairCall (ns) | Go / Rust |\n|---|---:|---:|---:|---:|\n"
             split("valid repaired", calls, " ")
             for (c = 1; c <= 2; c++) {
                 k = "RepairCall/" calls[c]
-                r = median(k "/rust"); j = median(k "/rust+json"); g = median(k "/go")
+                r = median(k "/rust"); j = median(k "/rust+record"); g = median(k "/go")
                 printf "| %s | %.0f | %.0f | %.0f | %.2f× |\n", calls[c], r, j, g, g / r
             }
             printf "\ncgo crossing alone (a call that does nothing): %.1f ns\n", median("Crossing")

@@ -14,12 +14,12 @@ import "runtime"
 // crossOnce makes n calls into the archive that do nothing (the cgo crossing alone).
 func crossOnce(n int) {
 	for i := 0; i < n; i++ {
-		C.toolmend_version_0_1_0()
+		C.toolmend_version_0_1_0_abi2()
 	}
 }
 
 // rustRepairCalls runs the same RepairCall n times inside Rust (encode: also writing the
-// ABI's JSON each time), for the benchmark's reference.
+// ABI's record each time), for the benchmark's reference.
 func rustRepairCalls(m *Mender, name, arguments string, n int, encode bool) error {
 	m.mu.RLock()
 	defer m.mu.RUnlock()

@@ -14,8 +14,8 @@ const benchTools = `[{"type": "function", "function": {"name": "read", "paramete
   "properties": {"path": {"type": "string"}, "offset": {"type": "integer", "minimum": 0},
   "limit": {"type": "integer", "minimum": 1}}, "required": ["path"], "additionalProperties": false}}}]`
 
-// BenchmarkRepairCall: go = RepairCall from Go (the crossing, Rust's JSON out, Go's decode);
-// rust = the same call looped in Rust; rust+json = that plus Rust writing the ABI's JSON.
+// BenchmarkRepairCall: go = RepairCall from Go (the crossing, the record out, Go reading it);
+// rust = the same call looped in Rust; rust+record = that plus Rust writing the ABI's record.
 // Ratios: go/rust is the goal (≤ 1.5 on these ~100 B calls); see bench.sh.
 func BenchmarkRepairCall(b *testing.B) {
 	m, err := New(benchTools, Options{})
@@ -36,7 +36,7 @@ func BenchmarkRepairCall(b *testing.B) {
 				b.Fatal(err)
 			}
 		})
-		b.Run(c.name+"/rust+json", func(b *testing.B) {
+		b.Run(c.name+"/rust+record", func(b *testing.B) {
 			if err := rustRepairCalls(m, "read", c.args, b.N, true); err != nil {
 				b.Fatal(err)
 			}

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -287,4 +288,85 @@ func checkValidBytes(t *testing.T, line corpusLine, got TurnResult, want cliLine
 				one.Status, want.Message.ToolCalls[i].Function.Arguments)
 		}
 	}
+}
+
+// cliRepair is `toolmend repair --json`'s output: the library's serde form and the text.
+type cliRepair struct {
+	cliCall
+	ArgumentsText string `json:"arguments_text"`
+}
+
+// Every native call of the corpus through RepairCall (the record) gives what `toolmend repair
+// --json` gives for it: valid, repaired and refused calls alike, the text byte for byte.
+func TestRepairCallMatchesTheCLI(t *testing.T) {
+	bin := toolmendBin(t)
+	dir := t.TempDir()
+	compared, statuses := 0, map[Status]int{}
+	for _, file := range corpusFiles {
+		for n, line := range readCorpus(t, filepath.Join("..", "corpus", file+".jsonl")) {
+			var msg struct {
+				ToolCalls []struct {
+					Function struct {
+						Name      string `json:"name"`
+						Arguments string `json:"arguments"`
+					} `json:"function"`
+				} `json:"tool_calls"`
+			}
+			if json.Unmarshal(line.Message, &msg) != nil || len(msg.ToolCalls) == 0 {
+				continue
+			}
+			tools := filepath.Join(dir, fmt.Sprintf("%s-%d.json", file, n))
+			if err := os.WriteFile(tools, line.Tools, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			m, err := New([]byte(line.Tools), Options{Model: line.Model})
+			if err != nil {
+				t.Fatalf("%s: %v", line.ID, err)
+			}
+			for i, sent := range msg.ToolCalls {
+				name, args := sent.Function.Name, sent.Function.Arguments
+				want, ok := runCLIRepair(t, bin, tools, name, line.Model, args)
+				if !ok {
+					continue // not a tool of the list: the CLI refuses it before repairing
+				}
+				got, err := m.RepairCall(name, args)
+				if err != nil {
+					t.Fatalf("%s call %d: %v", line.ID, i, err)
+				}
+				compareCalls(t, fmt.Sprintf("%s call %d (RepairCall)", line.ID, i), []CallResult{got}, []cliCall{want.cliCall})
+				if got.ArgumentsText != want.ArgumentsText {
+					t.Errorf("%s call %d: text %q, the CLI %q", line.ID, i, got.ArgumentsText, want.ArgumentsText)
+				}
+				if got.Status == StatusValid && got.ArgumentsText != args {
+					t.Errorf("%s call %d: valid but not the bytes sent: %q", line.ID, i, got.ArgumentsText)
+				}
+				compared++
+				statuses[got.Status]++
+			}
+			m.Close()
+		}
+	}
+	if compared < 400 || statuses[StatusValid] == 0 || statuses[StatusRepaired] == 0 || statuses[StatusInvalid] == 0 {
+		t.Fatalf("only %d calls compared (%v)", compared, statuses)
+	}
+	t.Logf("%d calls equal to the CLI's (%v)", compared, statuses)
+}
+
+// runCLIRepair runs `toolmend repair --json` on one call (the arguments on stdin, as sent);
+// false when the CLI refused the call before repairing it (no such tool).
+func runCLIRepair(t *testing.T, bin, tools, name, model, args string) (cliRepair, bool) {
+	t.Helper()
+	cmd := exec.Command(bin, "repair", "--schema", tools, "--tool", name, "--model", model, "--json")
+	cmd.Stdin = strings.NewReader(args)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, _ := cmd.Output() // exit 1 for a call it could not save, with the result printed
+	var r cliRepair
+	if len(bytes.TrimSpace(out)) == 0 {
+		return r, false
+	}
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatalf("toolmend repair %s: %v\n%s\n%s", name, err, out, stderr.String())
+	}
+	return r, true
 }

@@ -7,16 +7,16 @@ import (
 	"unicode/utf8"
 )
 
-// A decoder for the call result the engine writes, the hot path of RepairCall: encoding/json
-// spends about ten times the engine's own time on these few hundred bytes. It reads exactly
-// the JSON the engine writes (an object of known fields); unknown fields are skipped, and
-// anything it cannot read is an error, never a guess.
+// A decoder for the call results the engine writes in a turn's JSON (RunTurn; RepairCall reads
+// a record instead, record.go): encoding/json spends about ten times the engine's own time on
+// these few hundred bytes. It reads exactly the JSON the engine writes (an object of known
+// fields); unknown fields are skipped, and anything it cannot read is an error, never a guess.
 
 var errBadJSON = errors.New("toolmend: malformed result from the engine")
 
 // UnmarshalJSON reads a call result as the engine writes it (with arguments taken from the
 // text when the engine says they are the same).
-func (c *CallResult) UnmarshalJSON(data []byte) error { return c.decode(data, nil, nil) }
+func (c *CallResult) UnmarshalJSON(data []byte) error { return c.decode(data) }
 
 // The labels a result repeats, kept as constants so reading one allocates nothing.
 var (
@@ -24,12 +24,11 @@ var (
 	origins  = []string{"native", "content", "reasoning"}
 )
 
-// decode reads a call result; name and input are what RepairCall passed: the engine leaves
-// the text out when it is that input (nil: no input to take).
-func (c *CallResult) decode(data []byte, name, input *string) error {
+// decode reads a call result.
+func (c *CallResult) decode(data []byte) error {
 	r := scanner{b: data}
 	*c = CallResult{}
-	argumentsIsText, textIsInput := false, false
+	argumentsIsText := false
 	if !r.consume('{') {
 		return errBadJSON
 	}
@@ -45,10 +44,7 @@ func (c *CallResult) decode(data []byte, name, input *string) error {
 		case "id":
 			ok = r.strOrNull(&c.ID)
 		case "name":
-			// Usually the name asked for: shared, not copied.
-			if ok = r.strOrNull(&c.Name); ok && name != nil && c.Name == *name {
-				c.Name = *name
-			}
+			ok = r.strOrNull(&c.Name)
 		case "origin":
 			ok = r.label(&c.Origin, origins)
 		case "status":
@@ -62,8 +58,6 @@ func (c *CallResult) decode(data []byte, name, input *string) error {
 			}
 		case "argumentsIsText":
 			argumentsIsText, ok = r.boolean()
-		case "argumentsTextIsInput":
-			textIsInput, ok = r.boolean()
 		case "argumentsText":
 			ok = r.strOrNull(&c.ArgumentsText)
 		case "repairs":
@@ -88,12 +82,6 @@ func (c *CallResult) decode(data []byte, name, input *string) error {
 		if !r.consume(',') {
 			return errBadJSON
 		}
-	}
-	if textIsInput {
-		if input == nil {
-			return errBadJSON
-		}
-		c.ArgumentsText = *input
 	}
 	if argumentsIsText {
 		c.Arguments = []byte(c.ArgumentsText)

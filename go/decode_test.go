@@ -61,17 +61,3 @@ func TestCallResultDecoderTakesArgumentsFromTheText(t *testing.T) {
 		}
 	}
 }
-
-func TestCallResultDecoderTakesTheTextFromTheInput(t *testing.T) {
-	input := `{"a" :1}`
-	var c CallResult
-	if err := c.decode([]byte(`{"status":"valid","argumentsIsText":true,"argumentsTextIsInput":true}`), nil, &input); err != nil {
-		t.Fatal(err)
-	}
-	if c.ArgumentsText != input || string(c.Arguments) != input {
-		t.Fatalf("got %+v", c)
-	}
-	if err := c.UnmarshalJSON([]byte(`{"argumentsTextIsInput":true}`)); err == nil {
-		t.Fatal("a text that is the input was read without an input")
-	}
-}

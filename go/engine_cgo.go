@@ -15,8 +15,9 @@ import (
 	"unsafe"
 )
 
-// The link-time version check: toolmend_version_0_1_0 exists only in a 0.1.0 archive.
-func engineVersion() string { return C.GoString(C.toolmend_version_0_1_0()) }
+// The link-time version check: toolmend_version_0_1_0_abi2 exists only in a 0.1.0 archive of
+// ABI revision 2.
+func engineVersion() string { return C.GoString(C.toolmend_version_0_1_0_abi2()) }
 
 // bytesArg is the pointer and length of b for C (the bytes hold no Go pointers).
 func bytesArg(b []byte) (*C.uint8_t, C.size_t) {
@@ -117,13 +118,24 @@ func (m *Mender) RepairCall(name, arguments string) (CallResult, error) {
 	}
 	np, nl := stringArg(name)
 	ap, al := stringArg(arguments)
-	var buf C.ToolmendBuf
-	status := C.toolmend_mender_repair_call(m.handle, np, nl, ap, al, &buf)
+	// A record, returned by value: no Go pointer crosses, and a valid call's has no body.
+	r := C.toolmend_mender_repair_call(m.handle, np, nl, ap, al)
 	runtime.KeepAlive(name)
 	runtime.KeepAlive(arguments)
+	var body []byte
+	if r.body.ptr != nil {
+		defer C.toolmend_buf_free(r.body)
+		body = unsafe.Slice((*byte)(unsafe.Pointer(r.body.ptr)), int(r.body.len))
+	}
+	if r.code != C.TOOLMEND_OK {
+		return CallResult{}, &Error{Op: "RepairCall", Message: string(body), Panic: r.code == C.TOOLMEND_PANIC}
+	}
 	var result CallResult
-	err := finish("RepairCall", status, buf, func(b []byte) error { return result.decode(b, &name, &arguments) })
-	return result, err
+	head := callHead{status: uint8(r.status), origin: uint8(r.origin), outcome: uint8(r.outcome), flags: uint8(r.flags)}
+	if err := result.readRecord(head, body, name, arguments); err != nil {
+		return CallResult{}, err
+	}
+	return result, nil
 }
 
 // RunTurn runs one OpenAI-style assistant message (content, reasoning_content, tool_calls

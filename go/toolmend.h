@@ -6,6 +6,94 @@
 #include <stddef.h>
 #include <stdint.h>
 
+// The ABI's revision within a version, as this header declares it: bumped whenever a
+// function's signature, a struct, a code or the record's layout changes, and the version
+// symbol renamed with it (the archive's revision is in that symbol's name). 2:
+// `toolmend_mender_repair_call` returns a `ToolmendCall` record instead of JSON.
+#define TOOLMEND_ABI_REVISION 2
+
+// Status code: the call passed untouched.
+#define TOOLMEND_CALL_STATUS_VALID 1
+
+// Status code: the call was repaired and re-validated.
+#define TOOLMEND_CALL_STATUS_REPAIRED 2
+
+// Status code: the call was found in text.
+#define TOOLMEND_CALL_STATUS_RECOVERED 3
+
+// Status code: the call could not be saved (`TOOLMEND_FIELD_ERROR` holds the retry message).
+#define TOOLMEND_CALL_STATUS_INVALID 4
+
+// Status code: the call was not dispatched (storm breaker).
+#define TOOLMEND_CALL_STATUS_SUPPRESSED 5
+
+// Status code: the tool's schema was refused, so the call could not be checked.
+#define TOOLMEND_CALL_STATUS_UNVALIDATED 6
+
+// Origin code: the response's own `tool_calls`.
+#define TOOLMEND_CALL_ORIGIN_NATIVE 1
+
+// Origin code: recovered from the content text.
+#define TOOLMEND_CALL_ORIGIN_CONTENT 2
+
+// Origin code: recovered from the reasoning channel.
+#define TOOLMEND_CALL_ORIGIN_REASONING 3
+
+// Outcome code: repaired here, without asking the model again.
+#define TOOLMEND_CALL_OUTCOME_LOCAL_SALVAGE 1
+
+// Outcome code: rejected; the model gets a retry message.
+#define TOOLMEND_CALL_OUTCOME_REPROMPT 2
+
+// Outcome code: rejected past the retry budget.
+#define TOOLMEND_CALL_OUTCOME_GAVE_UP 3
+
+// Flag: the name is the one the caller passed (no `TOOLMEND_FIELD_NAME`).
+#define TOOLMEND_CALL_NAME_IS_INPUT 1
+
+// Flag: the arguments text is, byte for byte, the one the caller passed (no
+// `TOOLMEND_FIELD_ARGUMENTS_TEXT`).
+#define TOOLMEND_CALL_TEXT_IS_INPUT 2
+
+// Flag: the arguments (JSON) are the arguments text (no `TOOLMEND_FIELD_ARGUMENTS`).
+#define TOOLMEND_CALL_ARGUMENTS_IS_TEXT 4
+
+// Field tag: the call id (absent: empty).
+#define TOOLMEND_FIELD_ID 1
+
+// Field tag: the tool name (absent: the input name, per the flag).
+#define TOOLMEND_FIELD_NAME 2
+
+// Field tag: the final arguments as JSON (absent: none, or the text, per the flag).
+#define TOOLMEND_FIELD_ARGUMENTS 3
+
+// Field tag: the arguments text to dispatch (absent: the input text, per the flag).
+#define TOOLMEND_FIELD_ARGUMENTS_TEXT 4
+
+// Field tag: a repair's kind (its snake_case name); its `TOOLMEND_FIELD_REPAIR_PATH` follows.
+#define TOOLMEND_FIELD_REPAIR_KIND 5
+
+// Field tag: the JSON Pointer of the repair named just before.
+#define TOOLMEND_FIELD_REPAIR_PATH 6
+
+// Field tag: one note, in order.
+#define TOOLMEND_FIELD_NOTE 7
+
+// Field tag: the retry or guard message.
+#define TOOLMEND_FIELD_ERROR 8
+
+// Field tag: the index in the turn's `tool_calls`, 8 bytes little-endian.
+#define TOOLMEND_FIELD_NATIVE_INDEX 9
+
+// Field tag: a status with no head code (its serde name).
+#define TOOLMEND_FIELD_STATUS 10
+
+// Field tag: an origin with no head code (its serde name).
+#define TOOLMEND_FIELD_ORIGIN 11
+
+// Field tag: an outcome with no head code (its serde name).
+#define TOOLMEND_FIELD_OUTCOME 12
+
 // A compiled tool list and its repair pipeline; shareable across threads.
 typedef struct ToolmendMender ToolmendMender;
 
@@ -29,6 +117,26 @@ typedef struct ToolmendBuf {
   size_t len;
 } ToolmendBuf;
 
+// A call result: the function's outcome, the head, and the tagged fields.
+//
+// With `code` `TOOLMEND_OK` the head and `body` are the result; otherwise the head is
+// zero and `body` holds the error message. `body` is freed with `toolmend_buf_free` (an empty
+// one, as a valid call's, needs no call).
+typedef struct ToolmendCall {
+  // `TOOLMEND_OK`, `TOOLMEND_ERROR` or `TOOLMEND_PANIC`.
+  ToolmendStatus code;
+  // A `TOOLMEND_CALL_STATUS_*` code; 0: named by a `TOOLMEND_FIELD_STATUS` field.
+  uint8_t status;
+  // A `TOOLMEND_CALL_ORIGIN_*` code; 0: named by a `TOOLMEND_FIELD_ORIGIN` field.
+  uint8_t origin;
+  // A `TOOLMEND_CALL_OUTCOME_*` code; 0: none, or named by a `TOOLMEND_FIELD_OUTCOME` field.
+  uint8_t outcome;
+  // `TOOLMEND_CALL_*` flags: which values are the caller's own input.
+  uint8_t flags;
+  // The tagged fields (or, when `code` is not OK, the error message).
+  struct ToolmendBuf body;
+} ToolmendCall;
+
 // Success: the buffer holds the result as JSON text.
 #define TOOLMEND_OK 0
 
@@ -44,14 +152,15 @@ extern "C" {
 
 // The archive's version, and its link-time check.
 //
-// The symbol's name carries the version: a binding built for another version names a
-// symbol this archive does not export, so linking fails instead of calling through a
-// mismatched ABI. Bump the name with `version` in the workspace (a test checks they agree).
-const char *toolmend_version_0_1_0(void);
+// The symbol's name carries the version and the ABI revision: a binding built for another
+// names a symbol this archive does not export, so linking fails instead of calling through a
+// mismatched ABI. Rename it with `version` in the workspace and with `TOOLMEND_ABI_REVISION`
+// (a test checks they agree).
+const char *toolmend_version_0_1_0_abi2(void);
 
 // Calls `repair_call(name, arguments)` `iterations` times in Rust; with `encode` non-zero
-// each result is also written as the ABI's JSON (what a Go call adds on the Rust side).
-// `*out` holds the last result's status name.
+// each result is also written as the ABI's record (what a Go call adds on the Rust side).
+// `*out` holds the last record's body.
 //
 // # Safety
 // `mender` is null or a live handle; each `(ptr, len)` pair is null with length 0 or `len`
@@ -95,18 +204,21 @@ ToolmendStatus toolmend_mender_info(const struct ToolmendMender *mender, struct 
 
 // Validates one call's arguments text against its tool and repairs only what failed.
 //
-// `*out` holds the call result (`status`, `arguments`, `argumentsText`, `repairs`, `notes`,
-// `outcome`, `error`, …). A broken call is a result (`invalid` with `error`), not an error.
+// Returns the result as a record (`ToolmendCall`: status, origin, outcome and flags in the
+// head, the rest as tagged fields in `body`; see the `TOOLMEND_FIELD_*` tags). A valid call's
+// record is all head: its name, text and arguments are the caller's input, and `body` is
+// empty. A broken call is a result (`TOOLMEND_CALL_STATUS_INVALID` with an error field), not
+// an error; `code` is not OK only for a refused input (null mender, text not UTF-8) or a
+// caught panic, with the message in `body`.
 //
 // # Safety
 // `mender` is null or a live handle; each `(ptr, len)` pair is null with length 0 or `len`
-// readable bytes; `out` is writable. Any number of threads may call this on one mender.
-ToolmendStatus toolmend_mender_repair_call(const struct ToolmendMender *mender,
-                                           const uint8_t *name,
-                                           size_t name_len,
-                                           const uint8_t *arguments,
-                                           size_t arguments_len,
-                                           struct ToolmendBuf *out);
+// readable bytes. Any number of threads may call this on one mender.
+struct ToolmendCall toolmend_mender_repair_call(const struct ToolmendMender *mender,
+                                                const uint8_t *name,
+                                                size_t name_len,
+                                                const uint8_t *arguments,
+                                                size_t arguments_len);
 
 // Runs one assistant turn (`{"message": {...}, "finishReason": ..., "newUserTurn": ..., "turnId": ...}`)
 // through every stage with the session's state; `*out` holds `{content, reasoning, calls,

@@ -6,8 +6,12 @@ import (
 )
 
 // Version is the engine version this package was written for. The cgo build links a
-// version-named symbol (toolmend_version_0_1_0), so a mismatched archive fails to link.
+// version-named symbol (toolmend_version_0_1_0_abi2: the version and the ABI revision), so a
+// mismatched archive fails to link.
 const Version = "0.1.0"
+
+// abiRevision is the ABI revision of toolmend.h this package reads (TOOLMEND_ABI_REVISION).
+const abiRevision = 2
 
 // ErrNoCgo is returned by every function of a build without cgo (CGO_ENABLED=0).
 var ErrNoCgo = errors.New("toolmend: this build has no cgo, so the engine is not linked; " +

@@ -5,13 +5,13 @@
 
 use crate::ToolmendStatus;
 use crate::buffer::ToolmendBuf;
-use crate::handles::{ToolmendMender, guarded, handle, json};
+use crate::handles::{ToolmendMender, guarded, handle};
 use crate::input::text;
-use crate::wire::CallOut;
+use crate::record;
 
 /// Calls `repair_call(name, arguments)` `iterations` times in Rust; with `encode` non-zero
-/// each result is also written as the ABI's JSON (what a Go call adds on the Rust side).
-/// `*out` holds the last result's status name.
+/// each result is also written as the ABI's record (what a Go call adds on the Rust side).
+/// `*out` holds the last record's body.
 ///
 /// # Safety
 /// `mender` is null or a live handle; each `(ptr, len)` pair is null with length 0 or `len`
@@ -38,7 +38,10 @@ pub unsafe extern "C" fn toolmend_bench_repair_call(
         for _ in 0..iterations {
             let result = std::hint::black_box(mender.inner().repair_call(name, arguments));
             if encode != 0 {
-                last = json(&CallOut::for_input(&result, arguments))?;
+                let (head, body) = record::encode(&result, name, arguments)?;
+                std::hint::black_box(&head);
+                // What the ABI hands over: the body as a boxed slice (no allocation when empty).
+                last = body.into_boxed_slice().into_vec();
                 std::hint::black_box(&last);
             }
         }

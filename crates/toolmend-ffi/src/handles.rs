@@ -14,8 +14,9 @@ use toolmend::recover::{StreamOutput, StreamRecoverer};
 
 use crate::buffer::ToolmendBuf;
 use crate::input::{InputError, text};
+use crate::record::{self, ToolmendCall};
 use crate::wire::{
-    CallOut, MenderInfoOut, MenderOptionsIn, RecoveredCallOut, RecoveredOut, RecovererOptionsIn,
+    MenderInfoOut, MenderOptionsIn, RecoveredCallOut, RecoveredOut, RecovererOptionsIn,
     SessionOptionsIn, TurnIn, TurnOut,
 };
 use crate::{TOOLMEND_ERROR, TOOLMEND_OK, TOOLMEND_PANIC, ToolmendStatus};
@@ -205,12 +206,16 @@ pub unsafe extern "C" fn toolmend_mender_info(
 
 /// Validates one call's arguments text against its tool and repairs only what failed.
 ///
-/// `*out` holds the call result (`status`, `arguments`, `argumentsText`, `repairs`, `notes`,
-/// `outcome`, `error`, …). A broken call is a result (`invalid` with `error`), not an error.
+/// Returns the result as a record (`ToolmendCall`: status, origin, outcome and flags in the
+/// head, the rest as tagged fields in `body`; see the `TOOLMEND_FIELD_*` tags). A valid call's
+/// record is all head: its name, text and arguments are the caller's input, and `body` is
+/// empty. A broken call is a result (`TOOLMEND_CALL_STATUS_INVALID` with an error field), not
+/// an error; `code` is not OK only for a refused input (null mender, text not UTF-8) or a
+/// caught panic, with the message in `body`.
 ///
 /// # Safety
 /// `mender` is null or a live handle; each `(ptr, len)` pair is null with length 0 or `len`
-/// readable bytes; `out` is writable. Any number of threads may call this on one mender.
+/// readable bytes. Any number of threads may call this on one mender.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn toolmend_mender_repair_call(
     mender: *const ToolmendMender,
@@ -218,9 +223,10 @@ pub unsafe extern "C" fn toolmend_mender_repair_call(
     name_len: usize,
     arguments: *const u8,
     arguments_len: usize,
-    out: *mut ToolmendBuf,
-) -> ToolmendStatus {
-    guarded(out, || {
+) -> ToolmendCall {
+    let mut head = None;
+    let mut body = ToolmendBuf::EMPTY;
+    let code = guarded(&raw mut body, || {
         // SAFETY: the caller's duty, as documented above.
         let mender = unsafe { handle("mender", mender) }?;
         // SAFETY: as above.
@@ -228,8 +234,14 @@ pub unsafe extern "C" fn toolmend_mender_repair_call(
         // SAFETY: as above.
         let arguments = unsafe { text("arguments", arguments, arguments_len) }?;
         let result = mender.inner.repair_call(name, arguments);
-        json(&CallOut::for_input(&result, arguments))
-    })
+        let (call, bytes) = record::encode(&result, name, arguments)?;
+        head = Some(call);
+        Ok(bytes)
+    });
+    match head {
+        Some(call) if code == TOOLMEND_OK => ToolmendCall { body, ..call },
+        _ => ToolmendCall::failed(code, body),
+    }
 }
 
 /// Runs one assistant turn (`{"message": {...}, "finishReason": ..., "newUserTurn": ..., "turnId": ...}`)
@@ -487,21 +499,14 @@ mod tests {
     /// Null handles and a bad tool list are refused with a message, never dereferenced.
     #[test]
     fn null_handles_and_bad_tools_are_errors() {
-        let mut buf = ToolmendBuf::EMPTY;
         // SAFETY: a null mender is allowed; the other pointers are valid.
-        let status = unsafe {
-            toolmend_mender_repair_call(
-                std::ptr::null(),
-                b"a".as_ptr(),
-                1,
-                b"{}".as_ptr(),
-                2,
-                &raw mut buf,
-            )
+        let call = unsafe {
+            toolmend_mender_repair_call(std::ptr::null(), b"a".as_ptr(), 1, b"{}".as_ptr(), 2)
         };
-        assert_eq!(status, TOOLMEND_ERROR);
-        // SAFETY: written by the call above; freed once.
-        unsafe { buf.free() };
+        assert_eq!(call.code, TOOLMEND_ERROR);
+        assert_eq!((call.status, call.flags), (0, 0));
+        // SAFETY: returned by the call above; freed once.
+        unsafe { call.body.free() };
         let mut buf = ToolmendBuf::EMPTY;
         let mut mender = std::ptr::null_mut();
         let tools = b"{}";

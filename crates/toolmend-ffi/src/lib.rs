@@ -1,19 +1,22 @@
 //! `toolmend-ffi`: a C ABI over the `toolmend` library, for the Go package (`go/`).
 //!
-//! JSON text in, JSON text out. Every function returns a [`ToolmendStatus`] code and writes
+//! JSON text in, JSON text out, but for the hot path: `toolmend_mender_repair_call` returns a
+//! compact record ([`ToolmendCall`]: codes and flags, and tagged fields only for what is not
+//! the caller's own input). Every other function returns a [`ToolmendStatus`] code and writes
 //! its result (or an error message) into a [`ToolmendBuf`] owned by Rust, which the caller
 //! hands back to [`toolmend_buf_free`]. Handles (mender, session, recoverer) are opaque and
 //! freed by their `_free` function. Every entry point runs under `catch_unwind`: a panic
 //! becomes [`TOOLMEND_PANIC`] with its message, never an unwind across the boundary.
 //!
 //! The crate holds no logic: each function maps to the library's public API, shaped as
-//! the Python face shapes it (`crates/toolmend-py`). The header is `include/toolmend.h`
+//! the Python face shapes it (`crates/toolmend-py`). The header is `go/toolmend.h`
 //! (cbindgen; `.ci/run` checks it for drift).
 
 mod bench;
 mod buffer;
 mod handles;
 mod input;
+mod record;
 mod wire;
 
 pub use bench::toolmend_bench_repair_call;
@@ -25,6 +28,7 @@ pub use handles::{
     toolmend_recoverer_finish, toolmend_recoverer_free, toolmend_recoverer_new,
     toolmend_session_free, toolmend_session_new, toolmend_session_new_user_turn,
 };
+pub use record::*;
 
 /// A function's outcome: [`TOOLMEND_OK`], [`TOOLMEND_ERROR`] or [`TOOLMEND_PANIC`].
 pub type ToolmendStatus = i32;
@@ -38,13 +42,20 @@ pub const TOOLMEND_PANIC: ToolmendStatus = 2;
 /// The crate version, as a NUL-terminated string.
 const VERSION: &std::ffi::CStr = c"0.1.0";
 
+/// The ABI's revision within a version, as this header declares it: bumped whenever a
+/// function's signature, a struct, a code or the record's layout changes, and the version
+/// symbol renamed with it (the archive's revision is in that symbol's name). 2:
+/// `toolmend_mender_repair_call` returns a `ToolmendCall` record instead of JSON.
+pub const TOOLMEND_ABI_REVISION: u32 = 2;
+
 /// The archive's version, and its link-time check.
 ///
-/// The symbol's name carries the version: a binding built for another version names a
-/// symbol this archive does not export, so linking fails instead of calling through a
-/// mismatched ABI. Bump the name with `version` in the workspace (a test checks they agree).
+/// The symbol's name carries the version and the ABI revision: a binding built for another
+/// names a symbol this archive does not export, so linking fails instead of calling through a
+/// mismatched ABI. Rename it with `version` in the workspace and with `TOOLMEND_ABI_REVISION`
+/// (a test checks they agree).
 #[unsafe(no_mangle)]
-pub extern "C" fn toolmend_version_0_1_0() -> *const std::ffi::c_char {
+pub extern "C" fn toolmend_version_0_1_0_abi2() -> *const std::ffi::c_char {
     VERSION.as_ptr()
 }
 
@@ -56,7 +67,7 @@ mod tests {
     fn version_symbol_matches_the_crate_version() {
         assert_eq!(VERSION.to_str().unwrap(), env!("CARGO_PKG_VERSION"));
         let symbol = format!(
-            "toolmend_version_{}",
+            "toolmend_version_{}_abi{TOOLMEND_ABI_REVISION}",
             env!("CARGO_PKG_VERSION").replace('.', "_")
         );
         let source = include_str!("lib.rs");

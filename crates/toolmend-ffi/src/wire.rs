@@ -152,13 +152,7 @@ pub(crate) struct CallOut<'a> {
     /// the value is not written twice, and the binding reads `arguments` from the text.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     arguments_is_text: bool,
-    /// Absent when `argumentsTextIsInput` says it is the caller's own arguments text.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    arguments_text: Option<&'a str>,
-    /// The text is, byte for byte, the arguments the caller passed (a valid call): the
-    /// binding already holds it, so it is not copied back.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    arguments_text_is_input: bool,
+    arguments_text: &'a str,
     repairs: &'a [Repair],
     notes: &'a [String],
     outcome: Option<Outcome>,
@@ -176,26 +170,13 @@ impl<'a> CallOut<'a> {
             status: r.status,
             arguments: r.arguments.as_ref().filter(|_| !arguments_is_text),
             arguments_is_text,
-            arguments_text: Some(&r.arguments_text),
-            arguments_text_is_input: false,
+            arguments_text: &r.arguments_text,
             repairs: &r.repairs,
             notes: &r.notes,
             outcome: r.outcome,
             error: r.error.as_deref(),
             native_index: r.native_index,
         }
-    }
-}
-
-impl<'a> CallOut<'a> {
-    /// The result of `repair_call(_, input)`: the text is left out when it is `input`.
-    pub(crate) fn for_input(r: &'a CallResult, input: &str) -> Self {
-        let mut out = Self::new(r);
-        if r.arguments_text == input {
-            out.arguments_text = None;
-            out.arguments_text_is_input = true;
-        }
-        out
     }
 }
 

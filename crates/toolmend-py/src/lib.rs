@@ -7,6 +7,7 @@
 
 mod convert;
 mod strict;
+mod turn_batch;
 
 use std::sync::{Arc, Mutex};
 
@@ -1036,6 +1037,7 @@ fn _toolmend(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(salvage_values, m)?)?;
     m.add_function(wrap_pyfunction!(loads_strict, m)?)?;
     m.add_function(wrap_pyfunction!(repair_kinds, m)?)?;
+    m.add_function(wrap_pyfunction!(turn_batch::run_turn_rows, m)?)?;
     m.add("ToolmendError", py.get_type::<ToolmendError>())?;
     m.add("ToolSpecError", py.get_type::<ToolSpecError>())?;
     m.add("SalvageError", py.get_type::<SalvageError>())?;
