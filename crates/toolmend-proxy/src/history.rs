@@ -22,6 +22,13 @@ fn marker(api: Api) -> &'static [u8] {
     }
 }
 
+/// Whether a request body may hold an assistant tool call in its history: its marker is in
+/// the bytes, or the body escapes an ASCII character (`\u00XX`: a key could be spelled that
+/// way). When not, there is nothing to mend or replay, and the body is not parsed.
+pub(crate) fn holds_calls(api: Api, body: &[u8]) -> bool {
+    memmem::find(body, marker(api)).is_some() || memmem::find(body, b"\\u00").is_some()
+}
+
 fn wire(api: Api) -> WireApi {
     match api {
         Api::OpenAi => WireApi::OpenAiChat,
@@ -35,7 +42,7 @@ fn wire(api: Api) -> WireApi {
 /// mended (each change counted in `toolmend_history_repairs_total{route,kind}` and logged at
 /// info), or `bytes` itself when none needs it.
 pub(crate) fn mend_request(api: Api, route: &'static str, mender: &Mender, bytes: &Bytes) -> Bytes {
-    if memmem::find(bytes, marker(api)).is_none() {
+    if !holds_calls(api, bytes) {
         return bytes.clone();
     }
     let Ok(mut body) = serde_json::from_slice::<serde_json::Value>(bytes) else {
