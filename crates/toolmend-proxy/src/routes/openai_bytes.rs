@@ -110,7 +110,11 @@ fn objects(array: &str) -> Result<Vec<&str>, Unread> {
     let items: Vec<&RawValue> = serde_json::from_str(array)?;
     items
         .into_iter()
-        .map(|item| Some(item.get()).filter(|t| t.starts_with('{')).ok_or(Unread))
+        .map(|item| {
+            Some(item.get())
+                .filter(|t| t.starts_with('{'))
+                .ok_or(Unread)
+        })
         .collect()
 }
 
@@ -270,4 +274,113 @@ pub(crate) fn repair_completion(
     }
     read.repaired = changed.then_some(tree);
     Ok(read)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+    use toolmend::{Mender, MenderOptions, RecoverMode, ToolSet};
+
+    use super::*;
+
+    fn mender() -> Mender {
+        let tools = json!([{"type": "function", "function": {"name": "get_weather",
+            "parameters": {"type": "object", "properties": {
+                "location": {"type": "string"},
+                "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+                "days": {"type": "integer"}},
+            "required": ["location"], "additionalProperties": false}}}]);
+        let options = MenderOptions::default().with_recover(RecoverMode::Content);
+        Mender::with_options(ToolSet::from_json(&tools), options)
+    }
+
+    fn call(function: Value) -> Value {
+        json!({"id": "call_1", "type": "function", "function": function})
+    }
+
+    fn completion(message: Value) -> Value {
+        json!({"id": "c", "object": "chat.completion", "choices": [
+            {"index": 0, "message": message, "finish_reason": "tool_calls"}]})
+    }
+
+    /// Bodies in many shapes: valid, repairable, unsavable, recovered from text, and shapes
+    /// the byte reader leaves to the tree path.
+    fn bodies() -> Vec<String> {
+        let valid = r#"{"location":"Paris","unit":"celsius"}"#;
+        let mut bodies: Vec<String> = [
+            completion(json!({"role": "assistant", "content": "Looking it up.",
+                "tool_calls": [call(json!({"name": "get_weather", "arguments": valid}))]})),
+            completion(json!({"role": "assistant", "content": null,
+                "tool_calls": [call(json!({"name": "get_weather",
+                    "arguments": r#"{"location":"Paris","unit":"Celsius","days":"5"}"#}))]})),
+            completion(json!({"role": "assistant", "tool_calls": [
+                call(json!({"name": "get_weather", "arguments": "{\"location\": 'Paris',}"})),
+                call(json!({"name": "get_weather", "arguments": valid}))]})),
+            completion(json!({"role": "assistant", "tool_calls": [
+                call(json!({"name": "get_weather", "arguments": "not json at all"}))]})),
+            completion(json!({"role": "assistant", "tool_calls": [
+                call(json!({"name": "nope", "arguments": "{}"}))]})),
+            completion(json!({"role": "assistant", "content":
+                "<tool_call>{\"name\": \"get_weather\", \"arguments\": {\"location\": \"Rome\"}}</tool_call>"})),
+            completion(json!({"role": "assistant", "content": "Plain words.",
+                "reasoning_content": "thinking"})),
+            completion(json!({"role": "assistant", "tool_calls": [
+                call(json!({"name": "get_weather", "arguments": {"location": "Oslo"}}))]})),
+            completion(json!({"role": "assistant", "tool_calls": [
+                json!({"id": "x", "function": null}),
+                json!({"id": 5, "name": "get_weather", "arguments": valid})]})),
+            completion(json!({"role": "assistant", "tool_calls": "none"})),
+            completion(json!("not a message")),
+            json!({"choices": [1, {"message": {"content": "hi"}}, {"message": {"tool_calls": [
+                call(json!({"name": "get_weather", "arguments": "{\"location\": \"Oslo\""}))]}}]}),
+            json!({"choices": {"a": 1}}),
+            json!({"no_choices": true}),
+            json!([1, 2]),
+        ]
+        .iter()
+        .map(Value::to_string)
+        .collect();
+        // A duplicate member (left to the tree path), and a body spaced out.
+        bodies.push(r#"{"choices":[{"message":{"content":"a","content":"b"}}]}"#.to_owned());
+        bodies.push(
+            r#"{ "choices": [ { "message" : { "tool_calls" : [ { "function": {
+                "name": "get_weather", "arguments": "{\"location\": \"Lima\"}" } } ] } } ] }"#
+                .to_owned(),
+        );
+        bodies
+    }
+
+    #[test]
+    fn reads_what_the_tree_path_reads_and_keeps_a_valid_body_as_its_bytes() {
+        let mender = mender();
+        let mut read_here = 0;
+        for mode in [crate::config::Mode::Repair, crate::config::Mode::Observe] {
+            let mut config = ProxyConfig::new("http://h");
+            config.mode = mode;
+            let cx = BodyContext {
+                mender: &mender,
+                config: &config,
+                model: "m",
+                turn_id: "req_1",
+            };
+            for body in bodies() {
+                let Ok(read) = repair_completion(body.as_bytes(), &cx, Vec::new) else {
+                    continue;
+                };
+                read_here += 1;
+                let mut tree: Value = serde_json::from_str(&body).unwrap();
+                let (notes, changed) =
+                    super::super::openai::repair_completion(&mut tree, &cx, Vec::new);
+                assert_eq!(read.notes.header(), notes.header(), "{body}");
+                assert_eq!(read.repaired.is_some(), changed, "{body}");
+                if let Some(repaired) = read.repaired {
+                    assert_eq!(repaired, tree, "{body}");
+                }
+            }
+        }
+        assert!(
+            read_here >= 20,
+            "most shapes are read from the bytes: {read_here}"
+        );
+    }
 }
