@@ -429,20 +429,13 @@ impl Mender {
                     &mut parts,
                 );
                 parts.insert(0, first);
-                if copies_only && origin == Origin::Content && {
-                    let natives = natives.get_or_insert_with(|| {
-                        pending[..native]
-                            .iter()
-                            .filter(|p| p.rejection.is_none() && !p.unknown)
-                            .filter_map(|p| {
-                                Some(signature(&p.result.name, p.result.arguments.as_ref()?))
-                            })
-                            .collect()
-                    });
-                    !parts.iter().all(|p| is_copy(p, natives))
-                } {
-                    kept.push(call.span.clone());
-                    continue;
+                if copies_only && origin == Origin::Content {
+                    let natives =
+                        natives.get_or_insert_with(|| native_signatures(&pending[..native]));
+                    if !parts.iter().all(|p| is_copy(p, natives)) {
+                        kept.push(call.span.clone());
+                        continue;
+                    }
                 }
                 let mut dispatchable = false;
                 for mut p in parts {
@@ -645,6 +638,15 @@ fn recovered_tag(turn: &AssistantTurn, turn_number: u64) -> String {
     hasher.write(turn.content.as_deref().unwrap_or_default().as_bytes());
     hasher.write(turn.reasoning.as_deref().unwrap_or_default().as_bytes());
     turn_tag(hasher.finish())
+}
+
+/// The signatures of the native calls a recovered call may copy (not rejected, of a known tool).
+fn native_signatures(natives: &[Pending]) -> Vec<String> {
+    natives
+        .iter()
+        .filter(|p| p.rejection.is_none() && !p.unknown)
+        .filter_map(|p| Some(signature(&p.result.name, p.result.arguments.as_ref()?)))
+        .collect()
 }
 
 fn is_copy(p: &Pending, natives: &[String]) -> bool {
