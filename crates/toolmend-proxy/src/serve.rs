@@ -52,7 +52,9 @@ pub async fn serve_until(
     let peers = Peers::new(limits.max_connections_per_peer);
     let (stop, stopping) = watch::channel(false);
     let mut connections = JoinSet::new();
-    let pending_timer = tokio::spawn(keep_a_timer_pending());
+    // Dropped (its task aborted) when serving ends, however it ends.
+    let mut pending_timer = JoinSet::new();
+    pending_timer.spawn(keep_a_timer_pending());
     tokio::pin!(shutdown);
     loop {
         tokio::select! {
@@ -85,7 +87,6 @@ pub async fn serve_until(
         }
     }
     drop(listener);
-    pending_timer.abort();
     tracing::info!(
         open = connections.len(),
         "shutting down: draining requests in flight"
