@@ -326,7 +326,7 @@ async fn repair_read(
 
     let status = upstream.status();
     let headers = upstream.headers().clone();
-    let mut body = BytesMut::new();
+    let mut body = crate::body::Gathered::default();
     let mut chunks = upstream.bytes_stream();
     while let Some(chunk) = chunks.next().await {
         match chunk {
@@ -335,7 +335,7 @@ async fn repair_read(
                 // when it came compressed: held no longer than one chunk).
                 tracing::warn!("response over the buffering limit, forwarded unrepaired");
                 crate::metrics::count_uninspected(route_label(api), "too_large");
-                body.extend_from_slice(&chunk);
+                body.push(chunk);
                 let head = futures_util::stream::once(async move { Ok(body.freeze()) });
                 let stream = head.chain(chunks.map(|c| c.map_err(cut_error)));
                 return build(
@@ -344,7 +344,7 @@ async fn repair_read(
                     Body::from_stream(stream),
                 );
             }
-            Ok(chunk) => body.extend_from_slice(&chunk),
+            Ok(chunk) => body.push(chunk),
             Err(e) => {
                 // Cut mid-body: nothing was sent yet. With nothing read, a 502; else what
                 // arrived, then the connection is closed (the client sees the cut, as it would
@@ -503,6 +503,24 @@ fn repair_buffered(
     keep_original: bool,
 ) -> Buffered {
     let work = Instant::now();
+    if api == Api::OpenAi && !keep_original {
+        // Read from the bytes: a valid body goes out as received, its tree never built.
+        let history = history_of(api, request.clone());
+        if let Ok(read) = crate::routes::openai_bytes::repair_completion(&body, cx, history) {
+            let changed = read.repaired.is_some();
+            let body = read
+                .repaired
+                .and_then(|tree| serde_json::to_vec(&tree).ok())
+                .map_or(body, Bytes::from);
+            crate::metrics::record_overhead(route_label(api), work.elapsed().as_secs_f64());
+            return Buffered {
+                body,
+                notes: read.notes,
+                changed,
+                original: None,
+            };
+        }
+    }
     let Ok(mut value) = serde_json::from_slice::<serde_json::Value>(&body) else {
         crate::metrics::count_uninspected(route_label(api), "not_json");
         return Buffered {
@@ -574,6 +592,10 @@ async fn send_buffered(
 /// shared, not copied).
 fn history_of(api: Api, request: Bytes) -> impl FnOnce() -> Vec<Vec<toolmend::ToolCall>> {
     move || {
+        // No assistant call in the whole body: no history to read.
+        if !crate::history::holds_calls(api, &request) {
+            return Vec::new();
+        }
         let view = serde_json::from_slice::<RequestView<'_>>(&request).ok();
         let raw = match api {
             Api::Responses => view.and_then(|v| v.input),

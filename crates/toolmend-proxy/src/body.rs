@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use axum::body::Body;
 use axum::http::{HeaderMap, header};
 use bytes::{Bytes, BytesMut};
-use futures_util::StreamExt;
+use futures_util::{FutureExt, StreamExt};
 
 use crate::config::ProxyLimits;
 use crate::error::ProxyError;
@@ -40,26 +40,95 @@ pub(crate) async fn read_body(body: Body, limits: &ProxyLimits) -> Result<Bytes,
     let started = Instant::now();
     let limit = limits.max_request_bytes;
     let mut chunks = body.into_data_stream();
-    let mut out = BytesMut::new();
+    let mut out = Gathered::default();
     loop {
-        // Each byte received buys 1/rate seconds beyond the first body timeout.
-        let earned = match limits.min_body_rate {
-            0 => Duration::MAX,
-            rate => Duration::from_secs_f64(out.len() as f64 / rate as f64),
+        // A chunk already there (a body that came with its head) arms no timer.
+        let next = match chunks.next().now_or_never() {
+            Some(next) => next,
+            None => {
+                // Each byte received buys 1/rate seconds beyond the first body timeout.
+                let earned = match limits.min_body_rate {
+                    0 => Duration::MAX,
+                    rate => Duration::from_secs_f64(out.len() as f64 / rate as f64),
+                };
+                let deadline = limits.body_read_timeout.saturating_add(earned);
+                let wait = deadline
+                    .saturating_sub(started.elapsed())
+                    .min(limits.body_read_timeout);
+                match tokio::time::timeout(wait, chunks.next()).await {
+                    Err(_) => return Err(ProxyError::BodyTimeout),
+                    Ok(next) => next,
+                }
+            }
         };
-        let deadline = limits.body_read_timeout.saturating_add(earned);
-        let wait = deadline
-            .saturating_sub(started.elapsed())
-            .min(limits.body_read_timeout);
-        let chunk = match tokio::time::timeout(wait, chunks.next()).await {
-            Err(_) => return Err(ProxyError::BodyTimeout),
-            Ok(None) => return Ok(out.freeze()),
-            Ok(Some(Err(e))) => return Err(ProxyError::BadRequestBody(e.to_string())),
-            Ok(Some(Ok(chunk))) => chunk,
+        let chunk = match next {
+            None => return Ok(out.freeze()),
+            Some(Err(e)) => return Err(ProxyError::BadRequestBody(e.to_string())),
+            Some(Ok(chunk)) => chunk,
         };
         if out.len() + chunk.len() > limit {
             return Err(ProxyError::RequestTooLarge(limit));
         }
-        out.extend_from_slice(&chunk);
+        out.push(chunk);
+    }
+}
+
+/// Chunks gathered into one body; a body that came as one chunk is that chunk, not a copy.
+#[derive(Debug, Default)]
+pub(crate) struct Gathered {
+    first: Option<Bytes>,
+    rest: BytesMut,
+}
+
+impl Gathered {
+    /// The bytes gathered so far.
+    pub(crate) fn len(&self) -> usize {
+        self.first.as_ref().map_or(0, Bytes::len) + self.rest.len()
+    }
+
+    /// Whether nothing was gathered.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Adds a chunk: the first is held as it is, a second copies both into one buffer.
+    pub(crate) fn push(&mut self, chunk: Bytes) {
+        if self.is_empty() {
+            self.first = Some(chunk);
+            return;
+        }
+        if let Some(first) = self.first.take() {
+            self.rest.extend_from_slice(&first);
+        }
+        self.rest.extend_from_slice(&chunk);
+    }
+
+    /// The whole body.
+    pub(crate) fn freeze(self) -> Bytes {
+        match self.first {
+            Some(first) => first,
+            None => self.rest.freeze(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_chunk_is_kept_and_more_are_joined() {
+        let mut one = Gathered::default();
+        assert!(one.is_empty());
+        let chunk = Bytes::from_static(b"abc");
+        one.push(chunk.clone());
+        let kept = one.freeze();
+        assert_eq!(kept.as_ptr(), chunk.as_ptr(), "one chunk is not copied");
+        let mut three = Gathered::default();
+        for part in [&b"ab"[..], b"", b"cd"] {
+            three.push(Bytes::copy_from_slice(part));
+        }
+        assert_eq!(three.len(), 4);
+        assert_eq!(&three.freeze()[..], b"abcd");
     }
 }

@@ -22,6 +22,15 @@ fn marker(api: Api) -> &'static [u8] {
     }
 }
 
+/// Whether a request body may hold an assistant tool call in its history: its marker is in
+/// the bytes, or the body escapes an ASCII character (`\u0000`–`\u007f`: a key could be
+/// spelled that way). When not, there is nothing to mend or replay, and the body is not parsed.
+pub(crate) fn holds_calls(api: Api, body: &[u8]) -> bool {
+    memmem::find(body, marker(api)).is_some()
+        || memmem::find_iter(body, b"\\u00")
+            .any(|at| body.get(at + 4).is_some_and(|b| (b'0'..=b'7').contains(b)))
+}
+
 fn wire(api: Api) -> WireApi {
     match api {
         Api::OpenAi => WireApi::OpenAiChat,
@@ -35,7 +44,7 @@ fn wire(api: Api) -> WireApi {
 /// mended (each change counted in `toolmend_history_repairs_total{route,kind}` and logged at
 /// info), or `bytes` itself when none needs it.
 pub(crate) fn mend_request(api: Api, route: &'static str, mender: &Mender, bytes: &Bytes) -> Bytes {
-    if memmem::find(bytes, marker(api)).is_none() {
+    if !holds_calls(api, bytes) {
         return bytes.clone();
     }
     let Ok(mut body) = serde_json::from_slice::<serde_json::Value>(bytes) else {
@@ -61,4 +70,30 @@ pub(crate) fn mend_request(api: Api, route: &'static str, mender: &Mender, bytes
 /// A client-chosen name for a log line (escaped by `?`): its first 64 characters.
 fn short(name: &str) -> String {
     name.chars().take(64).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_call_marker_or_an_escaped_ascii_key_is_read() {
+        assert!(holds_calls(
+            Api::OpenAi,
+            br#"{"messages":[{"tool_calls":[]}]}"#
+        ));
+        assert!(holds_calls(
+            Api::OpenAi,
+            br#"{"messages":[{"tool\u005fcalls":[]}]}"#
+        ));
+        // Escaped non-ASCII text (`é`) spells no key of ours.
+        assert!(!holds_calls(
+            Api::OpenAi,
+            br#"{"messages":[{"content":"caf\u00e9"}]}"#
+        ));
+        assert!(!holds_calls(
+            Api::Anthropic,
+            br#"{"messages":[{"tool_calls":[]}]}"#
+        ));
+    }
 }

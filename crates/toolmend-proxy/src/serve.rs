@@ -21,6 +21,21 @@ use tower_service::Service;
 
 use crate::config::{ProxyConfig, ProxyLimits};
 
+/// Keeps a timer pending at most a second ahead, for as long as the proxy serves.
+///
+/// Tokio wakes its timer driver (a write to its event fd, and one more poll) whenever a timer
+/// is set earlier than every pending one. With no timer pending, every request's timeouts (the
+/// next head's deadline, the upstream read timeout) woke it: one syscall and one more
+/// scheduler round per request. With this one pending, a timeout more than a second away
+/// wakes nothing; a shorter one still does, as it must.
+async fn keep_a_timer_pending() {
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+    }
+}
+
 /// Serves `config` on `listener` until `shutdown` resolves, then stops accepting and lets the
 /// requests in flight finish for at most the drain timeout before closing their connections.
 ///
@@ -37,6 +52,9 @@ pub async fn serve_until(
     let peers = Peers::new(limits.max_connections_per_peer);
     let (stop, stopping) = watch::channel(false);
     let mut connections = JoinSet::new();
+    // Dropped (its task aborted) when serving ends, however it ends.
+    let mut pending_timer = JoinSet::new();
+    pending_timer.spawn(keep_a_timer_pending());
     tokio::pin!(shutdown);
     loop {
         tokio::select! {

@@ -387,11 +387,9 @@ impl Mender {
         let mut reasoning = turn.reasoning.clone();
         let scan_content = mode != RecoverMode::Off;
         let copies_only = mode == RecoverMode::Content && !turn.tool_calls.is_empty();
-        let natives: Vec<String> = pending[..native]
-            .iter()
-            .filter(|p| copies_only && p.rejection.is_none() && !p.unknown)
-            .filter_map(|p| Some(signature(&p.result.name, p.result.arguments.as_ref()?)))
-            .collect();
+        // The native calls' signatures, computed once a recovered call needs them: most turns
+        // recover nothing.
+        let mut natives: Option<Vec<String>> = None;
         let mut found = 0usize;
         // Hashed only once a call is found: most turns recover nothing.
         let mut tag: Option<String> = None;
@@ -431,12 +429,13 @@ impl Mender {
                     &mut parts,
                 );
                 parts.insert(0, first);
-                if copies_only
-                    && origin == Origin::Content
-                    && !parts.iter().all(|p| is_copy(p, &natives))
-                {
-                    kept.push(call.span.clone());
-                    continue;
+                if copies_only && origin == Origin::Content {
+                    let natives =
+                        natives.get_or_insert_with(|| native_signatures(&pending[..native]));
+                    if !parts.iter().all(|p| is_copy(p, natives)) {
+                        kept.push(call.span.clone());
+                        continue;
+                    }
                 }
                 let mut dispatchable = false;
                 for mut p in parts {
@@ -485,6 +484,10 @@ impl Mender {
     /// (DESIGN §5.3): not dispatched, not listed; their markup was consumed like any recovered
     /// call's. Returns how many were dropped.
     fn drop_duplicates(&self, pending: &mut Vec<Pending>, native: usize) -> usize {
+        if pending.len() <= native {
+            // No recovered call: nothing to drop, no signature to compute.
+            return 0;
+        }
         let mut seen: Vec<String> = Vec::new();
         let mut i = 0usize;
         let mut dropped = 0usize;
@@ -635,6 +638,15 @@ fn recovered_tag(turn: &AssistantTurn, turn_number: u64) -> String {
     hasher.write(turn.content.as_deref().unwrap_or_default().as_bytes());
     hasher.write(turn.reasoning.as_deref().unwrap_or_default().as_bytes());
     turn_tag(hasher.finish())
+}
+
+/// The signatures of the native calls a recovered call may copy (not rejected, of a known tool).
+fn native_signatures(natives: &[Pending]) -> Vec<String> {
+    natives
+        .iter()
+        .filter(|p| p.rejection.is_none() && !p.unknown)
+        .filter_map(|p| Some(signature(&p.result.name, p.result.arguments.as_ref()?)))
+        .collect()
 }
 
 fn is_copy(p: &Pending, natives: &[String]) -> bool {

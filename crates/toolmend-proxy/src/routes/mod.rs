@@ -3,4 +3,5 @@
 pub(crate) mod anthropic;
 pub(crate) mod ollama;
 pub(crate) mod openai;
+pub(crate) mod openai_bytes;
 pub(crate) mod responses;

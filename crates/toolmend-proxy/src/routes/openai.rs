@@ -107,6 +107,37 @@ pub(crate) fn repair_completion(
     (notes, changed)
 }
 
+/// Writes one choice's result into the completion `body` (the choice at `index` of its
+/// `choices`), as [`repair_completion`] does in repair mode; returns whether it changed.
+pub(crate) fn apply_choice(
+    body: &mut Value,
+    index: usize,
+    turn: &AssistantTurn,
+    result: &TurnResult,
+    config: &ProxyConfig,
+) -> bool {
+    let Some(choice) = body
+        .get_mut("choices")
+        .and_then(Value::as_array_mut)
+        .and_then(|choices| choices.get_mut(index))
+        .and_then(Value::as_object_mut)
+    else {
+        return false;
+    };
+    let Some(message) = choice.get_mut("message").and_then(Value::as_object_mut) else {
+        return false;
+    };
+    let native = match message.get("tool_calls") {
+        Some(Value::Array(native)) => native.clone(),
+        _ => Vec::new(),
+    };
+    let (did, finish) = apply(message, turn, &native, result, config);
+    if let Some(finish) = finish {
+        choice.insert("finish_reason".into(), json!(finish));
+    }
+    did
+}
+
 fn read_turn(
     message: &Map<String, Value>,
     finish_reason: Option<String>,
