@@ -191,6 +191,23 @@ impl Quiet {
         }
     }
 
+    /// The byte classes (see [`Classes`]) a short chunk must avoid to be admitted and hold no
+    /// `>` or `]`: [`Self::admits`] and [`Classes::closes`] as one mask, so the test is one
+    /// bit test after the classes are read.
+    #[inline]
+    pub(crate) fn stops(self) -> u8 {
+        match self {
+            Self::No => Classes::ANY,
+            Self::Run(b'`') => Classes::NOT_BACKTICK,
+            Self::Run(b'~') => Classes::NOT_TILDE,
+            // No other run is waited at; were one added, it would only lose the shortcut.
+            Self::Run(_) => Classes::ANY,
+            Self::Prose => Classes::PATTERN | Classes::CLOSE,
+            Self::FenceLine => Classes::BREAK | Classes::CLOSE,
+            Self::Span => Classes::BREAK | Classes::BACKTICK | Classes::CLOSE,
+        }
+    }
+
     /// Whether bytes that pass are decided text (else they stay held with what precedes them).
     #[inline]
     pub(crate) fn flows(self) -> bool {
@@ -214,13 +231,37 @@ impl Classes {
     /// `>` or `]`: the last byte of every closing reasoning tag.
     const CLOSE: u8 = 8;
     /// A byte that is not ASCII whitespace.
-    const VISIBLE: u8 = 16;
+    pub(crate) const VISIBLE: u8 = 16;
+    /// A byte other than a backtick (a chunk without it is a run of backticks).
+    const NOT_BACKTICK: u8 = 32;
+    /// A byte other than `~` (a chunk without it is a run of tildes).
+    const NOT_TILDE: u8 = 64;
+    /// Every byte: a mask holding it admits no chunk.
+    pub(crate) const ANY: u8 = 128;
 
     /// The classes of the bytes of `chunk`.
     #[inline]
     pub(crate) fn of(chunk: &[u8]) -> Self {
         let table = &dispatch().classes;
         Self(chunk.iter().fold(0, |acc, &b| acc | table[usize::from(b)]))
+    }
+
+    /// The classes of the bytes of `chunk`, by `table` (from [`Self::table`]: a caller that
+    /// keeps it skips the lazy table's check per chunk).
+    #[inline]
+    pub(crate) fn of_in(table: &[u8; 256], chunk: &[u8]) -> Self {
+        Self(chunk.iter().fold(0, |acc, &b| acc | table[usize::from(b)]))
+    }
+
+    /// The table of every byte's classes.
+    pub(crate) fn table() -> &'static [u8; 256] {
+        &dispatch().classes
+    }
+
+    /// Whether no byte falls in a class of `mask`.
+    #[inline]
+    pub(crate) fn avoid(self, mask: u8) -> bool {
+        self.0 & mask == 0
     }
 
     /// Whether a `>` or `]` is among the bytes.
@@ -245,7 +286,10 @@ fn class_table(starts: &[bool; 256]) -> [u8; 256] {
             | set(b == b'\n', Classes::BREAK)
             | set(b == b'`', Classes::BACKTICK)
             | set(matches!(b, b'>' | b']'), Classes::CLOSE)
-            | set(!b.is_ascii_whitespace(), Classes::VISIBLE);
+            | set(!b.is_ascii_whitespace(), Classes::VISIBLE)
+            | set(b != b'`', Classes::NOT_BACKTICK)
+            | set(b != b'~', Classes::NOT_TILDE)
+            | Classes::ANY;
     }
     table
 }
