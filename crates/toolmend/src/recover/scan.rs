@@ -157,24 +157,10 @@ pub(crate) enum Quiet {
 }
 
 impl Quiet {
-    /// Whether appending `chunk`, whose bytes fall in `classes` (see [`Classes::of`]), leaves
-    /// the decision as it is: a few bit tests, no pass over the chunk (except a run's byte).
-    #[inline]
-    pub(crate) fn admits(self, chunk: &[u8], classes: Classes) -> bool {
-        let stops = match self {
-            Self::No => return false,
-            Self::Run(ch) => return chunk.iter().all(|&b| b == ch),
-            Self::Prose => Classes::PATTERN,
-            Self::FenceLine => Classes::BREAK,
-            Self::Span => Classes::BREAK | Classes::BACKTICK,
-        };
-        classes.0 & stops == 0
-    }
-
     /// Whether appending `chunk` leaves the decision as it is and the chunk holds no `>` or
     /// `]` (the streaming recoverer's own condition: a reasoning closer may end there), by
     /// memchr passes that test both at once (for a long chunk: faster per byte than
-    /// [`Classes::of`], with a fixed cost per pass).
+    /// [`Classes::of_in`], with a fixed cost per pass).
     pub(crate) fn passes(self, chunk: &[u8]) -> bool {
         let none = |set: &[u8]| match *set {
             [a, b, c] => memchr::memchr3(a, b, c, chunk).is_none(),
@@ -191,9 +177,9 @@ impl Quiet {
         }
     }
 
-    /// The byte classes (see [`Classes`]) a short chunk must avoid to be admitted and hold no
-    /// `>` or `]`: [`Self::admits`] and [`Classes::closes`] as one mask, so the test is one
-    /// bit test after the classes are read.
+    /// The byte classes (see [`Classes`]) a short chunk must avoid to leave the decision as it
+    /// is and hold no `>` or `]` (as [`Self::passes`] asks of a long one): one bit test after
+    /// the classes are read.
     #[inline]
     pub(crate) fn stops(self) -> u8 {
         match self {
@@ -239,13 +225,6 @@ impl Classes {
     /// Every byte: a mask holding it admits no chunk.
     pub(crate) const ANY: u8 = 128;
 
-    /// The classes of the bytes of `chunk`.
-    #[inline]
-    pub(crate) fn of(chunk: &[u8]) -> Self {
-        let table = &dispatch().classes;
-        Self(chunk.iter().fold(0, |acc, &b| acc | table[usize::from(b)]))
-    }
-
     /// The classes of the bytes of `chunk`, by `table` (from [`Self::table`]: a caller that
     /// keeps it skips the lazy table's check per chunk).
     #[inline]
@@ -262,18 +241,6 @@ impl Classes {
     #[inline]
     pub(crate) fn avoid(self, mask: u8) -> bool {
         self.0 & mask == 0
-    }
-
-    /// Whether a `>` or `]` is among the bytes.
-    #[inline]
-    pub(crate) fn closes(self) -> bool {
-        self.0 & Self::CLOSE != 0
-    }
-
-    /// Whether every byte is ASCII whitespace.
-    #[inline]
-    pub(crate) fn blank(self) -> bool {
-        self.0 & Self::VISIBLE == 0
     }
 }
 

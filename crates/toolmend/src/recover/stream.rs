@@ -162,6 +162,24 @@ fn closer_in(text: &[u8], from: usize) -> bool {
 /// longer one by memchr passes, faster per byte but with a fixed cost per call).
 const SHORT_CHUNK: usize = 32;
 
+/// Appends `chunk` to `out`; a chunk of up to 8 bytes is copied with its length known in each
+/// arm, so the copy compiles inline instead of calling `memcpy` (whose call costs as much as
+/// the rest of a quiet chunk's work).
+#[inline(always)]
+fn push_short(out: &mut String, chunk: &str) {
+    match chunk.len() {
+        1 => out.push_str(chunk),
+        2 => out.push_str(chunk),
+        3 => out.push_str(chunk),
+        4 => out.push_str(chunk),
+        5 => out.push_str(chunk),
+        6 => out.push_str(chunk),
+        7 => out.push_str(chunk),
+        8 => out.push_str(chunk),
+        _ => out.push_str(chunk),
+    }
+}
+
 /// An open block this short is parsed again at every line break, so a stray sentinel in prose
 /// is ruled out within its line (bounded work: the block is short).
 const SHORT_BLOCK: usize = 1024;
@@ -268,11 +286,20 @@ impl StreamRecoverer {
     fn append_quiet(&mut self, chunk: &str, out: &mut String) {
         let cut = self.shortcut;
         debug_assert!(cut.hold != usize::MAX || self.deferred.is_empty());
-        self.text.push_str(chunk);
+        let from = self.text.len();
+        push_short(&mut self.text, chunk);
         if cut.flows {
             self.safe = self.text.len();
         }
-        self.release(self.safe.min(cut.hold), out);
+        let limit = self.safe.min(cut.hold);
+        if limit == self.text.len() && self.emitted == from && self.ranges.is_empty() {
+            // The common case (prose or a fence's line flowing through): the chunk itself is
+            // what is released.
+            push_short(out, chunk);
+            self.emitted = limit;
+        } else {
+            self.release(limit, out);
+        }
     }
 
     /// The quiet test for a chunk longer than [`SHORT_CHUNK`]: memchr passes (faster per byte
@@ -286,7 +313,11 @@ impl StreamRecoverer {
             return false;
         }
         // No early exit: the fold compiles to wide compares.
-        let visible = || bytes.iter().fold(false, |acc, b| acc | !b.is_ascii_whitespace());
+        let visible = || {
+            bytes
+                .iter()
+                .fold(false, |acc, b| acc | !b.is_ascii_whitespace())
+        };
         if stops & Classes::VISIBLE != 0 && visible() {
             return false;
         }
@@ -538,6 +569,21 @@ mod tests {
         // A token wholly before the window is not seen again.
         let far = format!("</{}", "x".repeat(40));
         assert!(!closer_in(far.as_bytes(), far.len()));
+    }
+
+    /// The quiet shortcut holds a blank start only while it is blank: the first visible
+    /// chunk of prose releases it with the blanks (it is no payload), whatever its size.
+    #[test]
+    fn prose_after_blank_chunks_is_released_at_once() {
+        let tools = ToolSet::default();
+        for word in ["hi", "hello there, a longer chunk of plain words"] {
+            let mut stream = StreamRecoverer::new(16);
+            for chunk in ["  ", "\n", " "] {
+                assert_eq!(stream.push(&tools, chunk).text, "");
+            }
+            assert_eq!(stream.push(&tools, word).text, format!("  \n {word}"));
+            assert_eq!(stream.push(&tools, " ok").text, " ok");
+        }
     }
 
     #[test]
