@@ -608,7 +608,7 @@ impl TurnResult {
             .iter()
             .map(|c| {
                 let c = c.borrow(py);
-                format!("{}:{}", c.name, c.status)
+                format!("{}:{}", c.name(), c.status())
             })
             .collect();
         format!(

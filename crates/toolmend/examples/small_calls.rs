@@ -62,6 +62,9 @@ fn main() {
             .collect();
         rounds.sort_by(f64::total_cmp);
         let ns = rounds[ROUNDS / 2];
-        println!("{}", json!({"group": group, "calls": inputs.len(), "ns": ns}));
+        println!(
+            "{}",
+            json!({"group": group, "calls": inputs.len(), "ns": ns})
+        );
     }
 }
