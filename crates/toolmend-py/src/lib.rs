@@ -9,7 +9,7 @@ mod convert;
 mod strict;
 mod turn_batch;
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use pyo3::IntoPyObjectExt;
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -312,29 +312,40 @@ impl Repair {
 /// `arguments` the final arguments as Python objects (`None` when invalid); `arguments_text`
 /// the JSON text to dispatch (the input bytes when valid); `error` the retry message for the
 /// model; `outcome` `local-salvage`, `re-prompt`, `gave-up` or `None`.
-#[pyclass(frozen, get_all, module = "toolmend")]
+///
+/// The attributes are read from the library's answer when first asked for (`arguments` and
+/// `repairs` built once, then the same objects on every access): a caller that reads only
+/// `status` and `arguments_text` pays for nothing else (issue #31, the Python crossing).
+#[pyclass(frozen, module = "toolmend")]
 struct Call {
-    id: String,
-    name: String,
-    origin: String,
-    status: String,
-    arguments: Py<PyAny>,
-    arguments_text: String,
-    repairs: Vec<Py<Repair>>,
-    notes: Vec<String>,
-    outcome: Option<String>,
-    error: Option<String>,
-    native_index: Option<usize>,
+    result: CallResult,
+    arguments: OnceLock<Py<PyAny>>,
+    repairs: OnceLock<Vec<Py<Repair>>>,
 }
 
 impl Call {
-    fn from_result(py: Python<'_>, r: &CallResult) -> PyResult<Self> {
-        let label = |v: &dyn erased::Label| v.label();
-        let arguments = match &r.arguments {
-            Some(v) => to_py(py, v)?.unbind(),
-            None => py.None(),
-        };
-        let repairs = r
+    fn from_result(_py: Python<'_>, r: &CallResult) -> PyResult<Self> {
+        Ok(Self::from_owned(r.clone()))
+    }
+
+    fn from_owned(result: CallResult) -> Self {
+        Self {
+            result,
+            arguments: OnceLock::new(),
+            repairs: OnceLock::new(),
+        }
+    }
+
+    fn status_label(&self) -> String {
+        erased::Label::label(&self.result.status)
+    }
+
+    fn repair_objects(&self, py: Python<'_>) -> PyResult<&Vec<Py<Repair>>> {
+        if let Some(built) = self.repairs.get() {
+            return Ok(built);
+        }
+        let built = self
+            .result
             .repairs
             .iter()
             .map(|rep| {
@@ -346,20 +357,20 @@ impl Call {
                     },
                 )
             })
-            .collect::<PyResult<_>>()?;
-        Ok(Self {
-            id: r.id.clone(),
-            name: r.name.to_string(),
-            origin: label(&r.origin),
-            status: label(&r.status),
-            arguments,
-            arguments_text: r.arguments_text.clone(),
-            repairs,
-            notes: r.notes.clone(),
-            outcome: r.outcome.map(|o| o.label().to_owned()),
-            error: r.error.clone(),
-            native_index: r.native_index,
-        })
+            .collect::<PyResult<Vec<_>>>()?;
+        // Another thread may have built them first: every reader then sees the same objects.
+        Ok(self.repairs.get_or_init(|| built))
+    }
+
+    fn arguments_object(&self, py: Python<'_>) -> PyResult<&Py<PyAny>> {
+        if let Some(built) = self.arguments.get() {
+            return Ok(built);
+        }
+        let built = match &self.result.arguments {
+            Some(v) => to_py(py, v)?.unbind(),
+            None => py.None(),
+        };
+        Ok(self.arguments.get_or_init(|| built))
     }
 }
 
@@ -381,33 +392,91 @@ mod erased {
 
 #[pymethods]
 impl Call {
+    #[getter]
+    fn id(&self) -> &str {
+        &self.result.id
+    }
+
+    #[getter]
+    fn name(&self) -> &str {
+        &self.result.name
+    }
+
+    #[getter]
+    fn origin(&self) -> String {
+        erased::Label::label(&self.result.origin)
+    }
+
+    #[getter]
+    fn status(&self) -> String {
+        self.status_label()
+    }
+
+    #[getter]
+    fn arguments(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        Ok(self.arguments_object(py)?.clone_ref(py))
+    }
+
+    #[getter]
+    fn arguments_text(&self) -> &str {
+        &self.result.arguments_text
+    }
+
+    #[getter]
+    fn repairs(&self, py: Python<'_>) -> PyResult<Vec<Py<Repair>>> {
+        Ok(self
+            .repair_objects(py)?
+            .iter()
+            .map(|r| r.clone_ref(py))
+            .collect())
+    }
+
+    #[getter]
+    fn notes(&self) -> Vec<String> {
+        self.result.notes.clone()
+    }
+
+    #[getter]
+    fn outcome(&self) -> Option<&'static str> {
+        self.result.outcome.map(|o| o.label())
+    }
+
+    #[getter]
+    fn error(&self) -> Option<&str> {
+        self.result.error.as_deref()
+    }
+
+    #[getter]
+    fn native_index(&self) -> Option<usize> {
+        self.result.native_index
+    }
+
     /// Whether the call may be dispatched (`valid`, `repaired` or `recovered`).
     #[getter]
     fn dispatchable(&self) -> bool {
-        matches!(self.status.as_str(), "valid" | "repaired" | "recovered")
+        matches!(
+            self.status_label().as_str(),
+            "valid" | "repaired" | "recovered"
+        )
     }
 
     /// Whether a repair of `kind` was made.
-    fn has(&self, py: Python<'_>, kind: &str) -> bool {
-        self.repairs.iter().any(|r| r.borrow(py).kind == kind)
+    fn has(&self, kind: &str) -> bool {
+        self.result.repairs.iter().any(|r| r.kind.name() == kind)
     }
 
     fn __repr__(&self, py: Python<'_>) -> String {
-        let kinds: Vec<String> = self
-            .repairs
-            .iter()
-            .map(|r| r.borrow(py).kind.clone())
-            .collect();
+        let kinds: Vec<&str> = self.result.repairs.iter().map(|r| r.kind.name()).collect();
         let mut out = format!(
             "Call(name={}, status={}, arguments_text={}",
-            py_repr(py, &self.name),
-            py_repr(py, &self.status),
-            py_repr(py, repr_clip(&self.arguments_text))
+            py_repr(py, &*self.result.name),
+            py_repr(py, self.status_label()),
+            py_repr(py, repr_clip(&self.result.arguments_text))
         );
         if !kinds.is_empty() {
             out.push_str(&format!(", repairs={}", py_repr(py, kinds)));
         }
-        if let Some(error) = &self.error {
+        if let Some(error) = &self.result.error {
             out.push_str(&format!(", error={}", py_repr(py, repr_clip(error))));
         }
         out.push(')');
@@ -418,22 +487,22 @@ impl Call {
     /// logs and JSON: the attributes, `repairs` as dicts, and `dispatchable`.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        d.set_item("id", &self.id)?;
-        d.set_item("name", &self.name)?;
-        d.set_item("origin", &self.origin)?;
-        d.set_item("status", &self.status)?;
-        d.set_item("arguments", self.arguments.bind(py))?;
-        d.set_item("arguments_text", &self.arguments_text)?;
+        d.set_item("id", self.id())?;
+        d.set_item("name", self.name())?;
+        d.set_item("origin", self.origin())?;
+        d.set_item("status", self.status())?;
+        d.set_item("arguments", self.arguments_object(py)?.bind(py))?;
+        d.set_item("arguments_text", self.arguments_text())?;
         let repairs = self
-            .repairs
+            .repair_objects(py)?
             .iter()
             .map(|r| r.borrow(py).to_dict(py))
             .collect::<PyResult<Vec<_>>>()?;
         d.set_item("repairs", repairs)?;
-        d.set_item("notes", &self.notes)?;
-        d.set_item("outcome", &self.outcome)?;
-        d.set_item("error", &self.error)?;
-        d.set_item("native_index", self.native_index)?;
+        d.set_item("notes", &self.result.notes)?;
+        d.set_item("outcome", self.outcome())?;
+        d.set_item("error", self.error())?;
+        d.set_item("native_index", self.native_index())?;
         d.set_item("dispatchable", self.dispatchable())?;
         Ok(d)
     }
@@ -540,7 +609,7 @@ impl TurnResult {
             .iter()
             .map(|c| {
                 let c = c.borrow(py);
-                format!("{}:{}", c.name, c.status)
+                format!("{}:{}", c.name(), c.status())
             })
             .collect();
         format!(
@@ -632,7 +701,7 @@ impl Mender {
         } else {
             run()
         };
-        Call::from_result(py, &result)
+        Ok(Call::from_owned(result))
     }
 
     /// Repairs a column of calls at once, with the GIL released for the whole batch (the

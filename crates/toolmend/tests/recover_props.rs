@@ -108,6 +108,35 @@ proptest! {
         prop_assert_eq!(streamed, found);
     }
 
+    /// Token-sized chunks (1–7 bytes, as servers send them) of texts that mix markup with
+    /// long runs and long fenced lines: the chunks the quiet shortcut appends unread.
+    #[test]
+    fn streaming_token_sized_chunks_equals_the_whole_text_scan(
+        picks in proptest::collection::vec(
+            prop_oneof![
+                4 => (0..PIECES.len()).prop_map(|i| PIECES[i].to_owned()),
+                1 => (0usize..4, 1usize..120).prop_map(|(unit, n)| [" ", "x", "`", "~"][unit].repeat(n)),
+                1 => Just("```\n".to_owned()),
+            ],
+            0..30,
+        ),
+        sizes in proptest::collection::vec(1usize..=7, 1..16),
+    ) {
+        let text: String = picks.concat();
+        let tools = tools();
+        let whole = recover_text(&text, &tools, 16);
+        let mut cuts = Vec::new();
+        let mut at = 0;
+        for size in sizes.iter().cycle() {
+            at += size;
+            if at >= text.len() {
+                break;
+            }
+            cuts.push(at);
+        }
+        prop_assert_eq!(stream_cut(&tools, &text, &cuts), whole);
+    }
+
     #[test]
     fn streaming_any_split_equals_the_whole_text_scan(
         picks in proptest::collection::vec(

@@ -158,6 +158,51 @@ fn quiet_shapes_byte_by_byte_then_one_chunk_stream_like_the_whole_text() {
     }
 }
 
+/// Cuts of 1, 2, …, 7, 1, … bytes starting with `first` (token-sized chunks, as `growth_ratio`
+/// streams them).
+fn token_cuts(len: usize, first: usize) -> Vec<usize> {
+    let (mut cuts, mut at, mut size) = (Vec::new(), 0, first);
+    while at + size < len {
+        at += size;
+        cuts.push(at);
+        size = size % 7 + 1;
+    }
+    cuts
+}
+
+/// The shapes of `growth_ratio`'s stream rows (runs of spaces, newlines, backticks, tildes, a
+/// span then blanks, a fence then one long line) with markup after them, fed in token-sized
+/// chunks from every phase of the 1–7 cycle: the quiet shortcut, decided once per full push,
+/// must carry each state (issue #31).
+#[test]
+fn growth_shapes_in_token_sized_chunks_stream_like_the_whole_text() {
+    let call =
+        "<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a\"}}\n</tool_call>";
+    let long = " ".repeat(700);
+    let mut texts = vec![
+        format!("{long}{call}"),
+        "\n".repeat(700) + call,
+        format!("{}x {call}", "`".repeat(700)),
+        format!("{}\n{call}", "~".repeat(700)),
+        format!("`x\n{long} y` {call}"),
+        // The fence and its one long line: unclosed, with a call in the line, closed by a
+        // line, closed and followed by a call, and with a `]` and `>` in the line.
+        format!("```\n{long}"),
+        format!("```\n{long}{call}{long}"),
+        format!("```\n{long}\n```\n{call}"),
+        format!("```python\n{long}x]y>z{long}\n```\n{call} tail"),
+        format!("~~~\n{long}\n~~~\n{call}"),
+        // After a reasoning closer, a blank region then a payload.
+        format!("a</think>{long}{{\"name\": \"read_file\", \"arguments\": {{\"path\": \"a\"}}}}"),
+    ];
+    texts.extend(quiet_shapes());
+    for text in &texts {
+        for first in 1..=7 {
+            assert_same(text, &token_cuts(text.len(), first));
+        }
+    }
+}
+
 /// `push_into` appends what `push` returns: text and calls of successive chunks accumulate in
 /// one output, in order.
 #[test]

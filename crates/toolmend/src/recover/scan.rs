@@ -157,24 +157,10 @@ pub(crate) enum Quiet {
 }
 
 impl Quiet {
-    /// Whether appending `chunk`, whose bytes fall in `classes` (see [`Classes::of`]), leaves
-    /// the decision as it is: a few bit tests, no pass over the chunk (except a run's byte).
-    #[inline]
-    pub(crate) fn admits(self, chunk: &[u8], classes: Classes) -> bool {
-        let stops = match self {
-            Self::No => return false,
-            Self::Run(ch) => return chunk.iter().all(|&b| b == ch),
-            Self::Prose => Classes::PATTERN,
-            Self::FenceLine => Classes::BREAK,
-            Self::Span => Classes::BREAK | Classes::BACKTICK,
-        };
-        classes.0 & stops == 0
-    }
-
     /// Whether appending `chunk` leaves the decision as it is and the chunk holds no `>` or
     /// `]` (the streaming recoverer's own condition: a reasoning closer may end there), by
     /// memchr passes that test both at once (for a long chunk: faster per byte than
-    /// [`Classes::of`], with a fixed cost per pass).
+    /// [`Classes::of_in`], with a fixed cost per pass).
     pub(crate) fn passes(self, chunk: &[u8]) -> bool {
         let none = |set: &[u8]| match *set {
             [a, b, c] => memchr::memchr3(a, b, c, chunk).is_none(),
@@ -188,6 +174,23 @@ impl Quiet {
             // No early exit: the fold compiles to wide compares (`ch` is never `>` or `]`).
             Self::Run(ch) => chunk.iter().fold(0, |acc, &b| acc | (b ^ ch)) == 0,
             Self::Span => none(b"`\n>") && none(b"]"),
+        }
+    }
+
+    /// The byte classes (see [`Classes`]) a short chunk must avoid to leave the decision as it
+    /// is and hold no `>` or `]` (as [`Self::passes`] asks of a long one): one bit test after
+    /// the classes are read.
+    #[inline]
+    pub(crate) fn stops(self) -> u8 {
+        match self {
+            Self::No => Classes::ANY,
+            Self::Run(b'`') => Classes::NOT_BACKTICK,
+            Self::Run(b'~') => Classes::NOT_TILDE,
+            // No other run is waited at; were one added, it would only lose the shortcut.
+            Self::Run(_) => Classes::ANY,
+            Self::Prose => Classes::PATTERN | Classes::CLOSE,
+            Self::FenceLine => Classes::BREAK | Classes::CLOSE,
+            Self::Span => Classes::BREAK | Classes::BACKTICK | Classes::CLOSE,
         }
     }
 
@@ -214,25 +217,30 @@ impl Classes {
     /// `>` or `]`: the last byte of every closing reasoning tag.
     const CLOSE: u8 = 8;
     /// A byte that is not ASCII whitespace.
-    const VISIBLE: u8 = 16;
+    pub(crate) const VISIBLE: u8 = 16;
+    /// A byte other than a backtick (a chunk without it is a run of backticks).
+    const NOT_BACKTICK: u8 = 32;
+    /// A byte other than `~` (a chunk without it is a run of tildes).
+    const NOT_TILDE: u8 = 64;
+    /// Every byte: a mask holding it admits no chunk.
+    pub(crate) const ANY: u8 = 128;
 
-    /// The classes of the bytes of `chunk`.
+    /// The classes of the bytes of `chunk`, by `table` (from [`Self::table`]: a caller that
+    /// keeps it skips the lazy table's check per chunk).
     #[inline]
-    pub(crate) fn of(chunk: &[u8]) -> Self {
-        let table = &dispatch().classes;
+    pub(crate) fn of_in(table: &[u8; 256], chunk: &[u8]) -> Self {
         Self(chunk.iter().fold(0, |acc, &b| acc | table[usize::from(b)]))
     }
 
-    /// Whether a `>` or `]` is among the bytes.
-    #[inline]
-    pub(crate) fn closes(self) -> bool {
-        self.0 & Self::CLOSE != 0
+    /// The table of every byte's classes.
+    pub(crate) fn table() -> &'static [u8; 256] {
+        &dispatch().classes
     }
 
-    /// Whether every byte is ASCII whitespace.
+    /// Whether no byte falls in a class of `mask`.
     #[inline]
-    pub(crate) fn blank(self) -> bool {
-        self.0 & Self::VISIBLE == 0
+    pub(crate) fn avoid(self, mask: u8) -> bool {
+        self.0 & mask == 0
     }
 }
 
@@ -245,7 +253,10 @@ fn class_table(starts: &[bool; 256]) -> [u8; 256] {
             | set(b == b'\n', Classes::BREAK)
             | set(b == b'`', Classes::BACKTICK)
             | set(matches!(b, b'>' | b']'), Classes::CLOSE)
-            | set(!b.is_ascii_whitespace(), Classes::VISIBLE);
+            | set(!b.is_ascii_whitespace(), Classes::VISIBLE)
+            | set(b != b'`', Classes::NOT_BACKTICK)
+            | set(b != b'~', Classes::NOT_TILDE)
+            | Classes::ANY;
     }
     table
 }

@@ -64,6 +64,36 @@ pub struct StreamRecoverer {
     ran_at: usize,
     /// The growth an open block must see before the next re-parse (see [`Self::due`]).
     gap: Option<Gap>,
+    /// Which chunks may be appended unread and where they stop, as the last full push left
+    /// the state (see [`Shortcut`]).
+    shortcut: Shortcut,
+    /// The byte class table ([`Classes::table`]), kept so a short chunk is classified without
+    /// the lazy table's check.
+    classes: &'static [u8; 256],
+}
+
+/// What the quiet path needs to know, decided once per full push instead of once per chunk:
+/// only a full push changes the state it is read from (the scanner's wait, an open block, the
+/// whole-message checks, the found blocks), so every chunk appended quietly in between sees
+/// the same answer.
+#[derive(Debug, Clone, Copy)]
+struct Shortcut {
+    /// The byte classes a chunk must avoid to be appended unread ([`Classes::ANY`]: none is;
+    /// [`Classes::VISIBLE`] among them: only a blank chunk is, a region may still be a payload).
+    stops: u8,
+    /// Whether appended bytes are decided text (`scan::Quiet::flows`).
+    flows: bool,
+    /// Where emission stops for a region that may still be a payload (`usize::MAX`: nowhere).
+    hold: usize,
+}
+
+impl Shortcut {
+    /// Admits no chunk.
+    const NONE: Self = Self {
+        stops: Classes::ANY,
+        flows: false,
+        hold: usize::MAX,
+    };
 }
 
 /// The state of the whole-message check of one region.
@@ -132,6 +162,24 @@ fn closer_in(text: &[u8], from: usize) -> bool {
 /// longer one by memchr passes, faster per byte but with a fixed cost per call).
 const SHORT_CHUNK: usize = 32;
 
+/// Appends `chunk` to `out`; a chunk of up to 8 bytes is copied with its length known in each
+/// arm, so the copy compiles inline instead of calling `memcpy` (whose call costs as much as
+/// the rest of a quiet chunk's work).
+#[inline(always)]
+fn push_short(out: &mut String, chunk: &str) {
+    match chunk.len() {
+        1 => out.push_str(chunk),
+        2 => out.push_str(chunk),
+        3 => out.push_str(chunk),
+        4 => out.push_str(chunk),
+        5 => out.push_str(chunk),
+        6 => out.push_str(chunk),
+        7 => out.push_str(chunk),
+        8 => out.push_str(chunk),
+        _ => out.push_str(chunk),
+    }
+}
+
 /// An open block this short is parsed again at every line break, so a stray sentinel in prose
 /// is ruled out within its line (bounded work: the block is short).
 const SHORT_BLOCK: usize = 1024;
@@ -163,6 +211,8 @@ impl StreamRecoverer {
             visible_to: 0,
             ran_at: 0,
             gap: None,
+            shortcut: Shortcut::NONE,
+            classes: Classes::table(),
         }
     }
 
@@ -178,10 +228,18 @@ impl StreamRecoverer {
     /// chunk once its buffers have grown.
     ///
     /// Inlined into the caller with the quiet path (a chunk that changes no pending decision),
-    /// so a chunk of a few bytes costs no call beyond the append.
+    /// so a chunk of a few bytes costs one table lookup per byte, a bit test and the appends
+    /// (issue #8 item 7, issue #31).
     #[inline]
     pub fn push_into(&mut self, tools: &ToolSet, chunk: &str, out: &mut StreamOutput) {
-        if !self.push_quiet(chunk, &mut out.text) {
+        let bytes = chunk.as_bytes();
+        if bytes.len().wrapping_sub(1) < SHORT_CHUNK {
+            if Classes::of_in(self.classes, bytes).avoid(self.shortcut.stops) {
+                self.append_quiet(chunk, &mut out.text);
+            } else {
+                self.push_full(tools, chunk, out);
+            }
+        } else if !self.push_quiet_long(chunk, &mut out.text) {
             self.push_full(tools, chunk, out);
         }
     }
@@ -218,70 +276,90 @@ impl StreamRecoverer {
             None => safe,
         };
         self.release(limit, &mut out.text);
+        self.shortcut = self.shortcut();
     }
 
-    /// Appends a chunk that changes no pending decision, without running the scanner or the
-    /// whole-message checks (the next full push reads it once), and releases what it frees:
-    /// the scanner's wait allows its bytes (`scan::Quiet`), it holds no `>` or `]` (a reasoning
-    /// closer may end there), and each whole-message region stays as it is (ruled out, or
-    /// blank and the chunk blank). Returns false, having done nothing, when the chunk needs a
-    /// full push.
-    ///
-    /// A chunk of at most [`SHORT_CHUNK`] bytes is classified by one table lookup per byte
-    /// (`scan::Classes`), so a stream cut into chunks of a few bytes costs, per chunk, a call,
-    /// a few bit tests and the append (issue #8 item 7); a longer chunk by memchr passes, the
-    /// blank test only while a region may still be a payload.
+    /// Appends a chunk the [`Shortcut`] admits (it changes no pending decision) without
+    /// running the scanner or the whole-message checks (the next full push reads it once),
+    /// and releases what it frees.
     #[inline]
-    fn push_quiet(&mut self, chunk: &str, out: &mut String) -> bool {
-        if self.scanner.in_block() {
-            return false;
-        }
-        let bytes = chunk.as_bytes();
-        let quiet = self.scanner.quiet();
-        let short = (bytes.len() <= SHORT_CHUNK).then(|| Classes::of(bytes));
-        let passes = match short {
-            Some(classes) => quiet.admits(bytes, classes) && !classes.closes(),
-            None => quiet.passes(bytes),
-        };
-        if !passes {
-            return false;
-        }
-        let blank = || match short {
-            Some(classes) => classes.blank(),
-            // No early exit: the fold compiles to wide compares.
-            None => !bytes
-                .iter()
-                .fold(false, |acc, b| acc | !b.is_ascii_whitespace()),
-        };
-        let Some(hold) = self.quiet_hold(blank) else {
-            return false;
-        };
-        debug_assert!(hold.is_some() || self.deferred.is_empty());
-        self.text.push_str(chunk);
-        if quiet.flows() {
+    fn append_quiet(&mut self, chunk: &str, out: &mut String) {
+        let cut = self.shortcut;
+        debug_assert!(cut.hold != usize::MAX || self.deferred.is_empty());
+        let from = self.text.len();
+        push_short(&mut self.text, chunk);
+        if cut.flows {
             self.safe = self.text.len();
         }
-        let limit = hold.map_or(self.safe, |at| self.safe.min(at));
-        self.release(limit, out);
+        let limit = self.safe.min(cut.hold);
+        if limit == self.text.len() && self.emitted == from && self.ranges.is_empty() {
+            // The common case (prose or a fence's line flowing through): the chunk itself is
+            // what is released.
+            push_short(out, chunk);
+            self.emitted = limit;
+        } else {
+            self.release(limit, out);
+        }
+    }
+
+    /// The quiet test for a chunk longer than [`SHORT_CHUNK`]: memchr passes (faster per byte
+    /// than a table lookup, with a fixed cost per pass), the blank test only when a region may
+    /// still be a payload. Returns false, having done nothing, when the chunk needs a full
+    /// push.
+    fn push_quiet_long(&mut self, chunk: &str, out: &mut String) -> bool {
+        let stops = self.shortcut.stops;
+        let bytes = chunk.as_bytes();
+        if stops & Classes::ANY != 0 || !self.scanner.quiet().passes(bytes) {
+            return false;
+        }
+        // No early exit: the fold compiles to wide compares.
+        let visible = || {
+            bytes
+                .iter()
+                .fold(false, |acc, b| acc | !b.is_ascii_whitespace())
+        };
+        if stops & Classes::VISIBLE != 0 && visible() {
+            return false;
+        }
+        self.append_quiet(chunk, out);
         true
     }
 
-    /// Where emission stops after a quiet chunk, as a full push would find it: `Some(None)`
-    /// when nothing is held, `Some(Some(at))` when a region starting at `at` stays held, `None`
-    /// when only a full check can tell (`blank` says whether the chunk is blank).
-    #[inline]
-    fn quiet_hold(&self, blank: impl Fn() -> bool) -> Option<Option<usize>> {
-        let off = self.any_found || self.options.max_calls == 0;
-        let still = |region: usize, check: &RegionCheck| match check.first {
-            _ if off || check.rejected => Some(None),
-            None if blank() => Some(Some(region)),
-            _ => None,
-        };
-        match still(0, &self.zero)? {
-            Some(at) => Some(Some(at)),
-            None if self.region == 0 => Some(None),
-            None => still(self.region, &self.think),
+    /// The [`Shortcut`] of the current state: what the scanner's wait allows (`scan::Quiet`),
+    /// nothing while a block is open, and for each whole-message region that may still be a
+    /// payload (no visible byte yet) only blank chunks, held at the region's start.
+    fn shortcut(&self) -> Shortcut {
+        let quiet = self.scanner.quiet();
+        if self.scanner.in_block() {
+            return Shortcut::NONE;
         }
+        let mut cut = Shortcut {
+            stops: quiet.stops(),
+            flows: quiet.flows(),
+            hold: usize::MAX,
+        };
+        let off = self.any_found || self.options.max_calls == 0;
+        // Whether a region stays as it is for any chunk (`Some(false)`), for a blank one
+        // (`Some(true)`), or only a full check can tell (`None`).
+        let still = |check: &RegionCheck| match check.first {
+            _ if off || check.rejected => Some(false),
+            None => Some(true),
+            Some(_) => None,
+        };
+        let regions = [(0, &self.zero), (self.region, &self.think)];
+        let used = if self.region == 0 { 1 } else { 2 };
+        for (start, check) in regions.into_iter().take(used) {
+            match still(check) {
+                None => return Shortcut::NONE,
+                Some(true) => {
+                    cut.stops |= Classes::VISIBLE;
+                    cut.hold = start;
+                    break;
+                }
+                Some(false) => {}
+            }
+        }
+        cut
     }
 
     /// The last non-whitespace character of the text, reading only the bytes that arrived
@@ -491,6 +569,21 @@ mod tests {
         // A token wholly before the window is not seen again.
         let far = format!("</{}", "x".repeat(40));
         assert!(!closer_in(far.as_bytes(), far.len()));
+    }
+
+    /// The quiet shortcut holds a blank start only while it is blank: the first visible
+    /// chunk of prose releases it with the blanks (it is no payload), whatever its size.
+    #[test]
+    fn prose_after_blank_chunks_is_released_at_once() {
+        let tools = ToolSet::default();
+        for word in ["hi", "hello there, a longer chunk of plain words"] {
+            let mut stream = StreamRecoverer::new(16);
+            for chunk in ["  ", "\n", " "] {
+                assert_eq!(stream.push(&tools, chunk).text, "");
+            }
+            assert_eq!(stream.push(&tools, word).text, format!("  \n {word}"));
+            assert_eq!(stream.push(&tools, " ok").text, " ok");
+        }
     }
 
     #[test]
