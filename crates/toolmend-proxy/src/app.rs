@@ -115,7 +115,7 @@ fn hold(permit: OwnedSemaphorePermit, response: Response) -> Response {
 }
 
 /// Whether a body is a stream of events: SSE, or Ollama's NDJSON.
-fn is_streamed(headers: &HeaderMap) -> bool {
+pub(crate) fn is_streamed(headers: &HeaderMap) -> bool {
     is_type(headers, "text/event-stream") || is_type(headers, "application/x-ndjson")
 }
 
@@ -178,7 +178,7 @@ struct RequestView<'a> {
     input: Option<&'a RawValue>,
 }
 
-fn route_label(api: Api) -> &'static str {
+pub(crate) fn route_label(api: Api) -> &'static str {
     match api {
         Api::OpenAi => "chat",
         Api::Anthropic => "messages",
@@ -309,6 +309,20 @@ async fn repair_read(
         Api::Ollama => is_type(upstream.headers(), "application/x-ndjson"),
         _ => is_type(upstream.headers(), "text/event-stream"),
     };
+    if streamed && config.reprompt > 0 && crate::mend::repairing(config) {
+        let status = upstream.status();
+        let headers = response_headers(upstream.headers(), true);
+        let prompted = crate::stream::reprompt::Prompted {
+            api,
+            state: Arc::clone(state),
+            mender,
+            model: model.to_owned(),
+            request: sent,
+            parts: parts.clone(),
+        };
+        let stream = crate::stream::reprompt::respond(prompted, upstream);
+        return build(status, headers, Body::from_stream(stream));
+    }
     if streamed {
         let status = upstream.status();
         let headers = response_headers(upstream.headers(), true);
@@ -572,7 +586,7 @@ async fn send_buffered(
 
 /// The history of a request's body, read only when a call needs the storm window (the body is
 /// shared, not copied).
-fn history_of(api: Api, request: Bytes) -> impl FnOnce() -> Vec<Vec<toolmend::ToolCall>> {
+pub(crate) fn history_of(api: Api, request: Bytes) -> impl FnOnce() -> Vec<Vec<toolmend::ToolCall>> {
     move || {
         let view = serde_json::from_slice::<RequestView<'_>>(&request).ok();
         let raw = match api {
