@@ -586,7 +586,10 @@ async fn send_buffered(
 
 /// The history of a request's body, read only when a call needs the storm window (the body is
 /// shared, not copied).
-pub(crate) fn history_of(api: Api, request: Bytes) -> impl FnOnce() -> Vec<Vec<toolmend::ToolCall>> {
+pub(crate) fn history_of(
+    api: Api,
+    request: Bytes,
+) -> impl FnOnce() -> Vec<Vec<toolmend::ToolCall>> {
     move || {
         let view = serde_json::from_slice::<RequestView<'_>>(&request).ok();
         let raw = match api {

@@ -23,15 +23,15 @@ use axum::http::request::Parts;
 use bytes::Bytes;
 use futures_util::{Stream, StreamExt};
 use tokio::sync::mpsc;
-use tracing::Instrument;
 use toolmend::Mender;
+use tracing::Instrument;
 
 use crate::app::AppState;
 use crate::error::Api;
 use crate::mend::Unsaved;
 use crate::stream::Framing;
 use splice::Splice;
-use turn::UpstreamTurn;
+use turn::{Piece, UpstreamTurn};
 
 /// One item of the client's body.
 type Chunk = Result<Bytes, std::io::Error>;
@@ -73,6 +73,9 @@ struct Answer {
     gave_up: bool,
     /// The upstream stream was cut (its error ends the client's body after what is held).
     cut: Option<std::io::Error>,
+    /// What the client had when holding began (the held events are recorded as sent; a
+    /// re-prompt drops them and goes back to this).
+    before_hold: Option<Splice>,
 }
 
 /// Runs the answers of one client stream; ends when the client goes away.
@@ -93,15 +96,7 @@ async fn drive(prompted: Prompted, first: reqwest::Response, tx: mpsc::Sender<Ch
     loop {
         let turn = Arc::new(Mutex::new(UpstreamTurn::new(api, limit)));
         let unsaved = Arc::new(Mutex::new(Vec::<Unsaved>::new()));
-        let read = Arc::clone(&turn);
-        let body = upstream.bytes_stream().inspect(move |chunk| {
-            if let Ok(mut turn) = read.lock() {
-                match chunk {
-                    Ok(chunk) => turn.push(chunk),
-                    Err(_) => turn.cut = true,
-                }
-            }
-        });
+        let body = events_of(upstream, &turn);
         let history = crate::app::history_of(api, request.clone());
         let repaired = crate::stream::transform_reporting(
             api,
@@ -143,6 +138,9 @@ async fn drive(prompted: Prompted, first: reqwest::Response, tx: mpsc::Sender<Ch
                 () = tx.closed() => return,
             };
             if let Some(response) = sent {
+                if let Some(before) = answer.before_hold {
+                    splice = before;
+                }
                 tracing::info!(spent, "a streamed call could not be saved: asked again");
                 for close in splice.next_answer() {
                     if tx.send(Ok(close)).await.is_err() {
@@ -157,6 +155,47 @@ async fn drive(prompted: Prompted, first: reqwest::Response, tx: mpsc::Sender<Ch
         release(api, answer, spent, &tx).await;
         return;
     }
+}
+
+/// The upstream body cut into whole events, each read into `turn` as it passes.
+fn events_of(
+    upstream: reqwest::Response,
+    turn: &Arc<Mutex<UpstreamTurn>>,
+) -> impl Stream<Item = reqwest::Result<Bytes>> + Send + Unpin + 'static {
+    let split = Arc::clone(turn);
+    let read = Arc::clone(turn);
+    let last = Arc::clone(turn);
+    let pieces = upstream.bytes_stream().map(move |chunk| {
+        let items: Vec<reqwest::Result<Piece>> = match (chunk, split.lock()) {
+            (Ok(chunk), Ok(mut turn)) => turn.split(chunk).into_iter().map(Ok).collect(),
+            (Ok(chunk), Err(_)) => vec![Ok(Piece::Bytes(chunk))],
+            (Err(e), Ok(mut turn)) => {
+                // A cut: the partial event goes first, as received, then the error.
+                turn.cut = true;
+                let rest = turn.rest().map(|rest| Ok(Piece::Bytes(rest)));
+                rest.into_iter().chain([Err(e)]).collect()
+            }
+            (Err(e), Err(_)) => vec![Err(e)],
+        };
+        futures_util::stream::iter(items)
+    });
+    let bytes = pieces.flatten().map(move |piece| {
+        Ok(match piece? {
+            Piece::Event(event) => {
+                if let Ok(mut turn) = read.lock() {
+                    turn.read(&event);
+                }
+                event.raw
+            }
+            Piece::Bytes(bytes) => bytes,
+        })
+    });
+    let rest =
+        futures_util::stream::once(
+            async move { last.lock().ok().and_then(|mut turn| turn.rest()) },
+        )
+        .filter_map(|rest| std::future::ready(rest.map(Ok)));
+    Box::pin(bytes.chain(rest))
 }
 
 /// Sends one answer's events: those before its first call as they come, the rest held.
@@ -177,6 +216,7 @@ async fn stream_answer(
         held_bytes: 0,
         gave_up: false,
         cut: None,
+        before_hold: None,
     };
     let mut ready = VecDeque::new();
     while let Some(chunk) = repaired.next().await {
@@ -190,6 +230,9 @@ async fn stream_answer(
         framing.push(&bytes, &mut events);
         let holding = turn.lock().is_ok_and(|t| t.call_started && !t.overflow);
         for event in events.drain(..) {
+            if holding && !answer.gave_up && answer.before_hold.is_none() {
+                answer.before_hold = Some(splice.clone());
+            }
             let Some(bytes) = splice.send(event) else {
                 continue;
             };
@@ -199,6 +242,7 @@ async fn stream_answer(
                 if answer.held_bytes > limit {
                     // Too much to hold: it goes out, and this answer is not re-prompted.
                     answer.gave_up = true;
+                    answer.before_hold = None;
                     ready.extend(answer.held.drain(..));
                 }
             } else {

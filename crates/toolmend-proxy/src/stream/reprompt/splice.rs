@@ -17,7 +17,7 @@ use crate::error::Api;
 use crate::stream::sse::{Event, typed_event, write};
 
 /// What the client has been sent so far, and the answer being spliced in.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct Splice {
     api: Api,
     /// Which upstream answer is going out (0: the first).
@@ -58,7 +58,8 @@ impl Splice {
     pub(crate) fn next_answer(&mut self) -> Vec<Bytes> {
         self.attempt = self.attempt.saturating_add(1);
         self.offset = self.started;
-        self.earlier.extend(std::mem::take(&mut self.items).into_values());
+        self.earlier
+            .extend(std::mem::take(&mut self.items).into_values());
         std::mem::take(&mut self.open)
             .into_iter()
             .map(|index| typed_event(&json!({"type": "content_block_stop", "index": index})))

@@ -8,12 +8,21 @@
 
 use std::collections::BTreeMap;
 
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use serde_json::{Map, Value, json};
 
 use crate::error::Api;
 use crate::stream::Framing;
 use crate::stream::sse::Event;
+
+/// A piece of the upstream body on its way to the repair.
+#[derive(Debug)]
+pub(crate) enum Piece {
+    /// A whole event, read into the turn as it passes.
+    Event(Event),
+    /// Bytes passed on unread (a partial event, or past the limit).
+    Bytes(Bytes),
+}
 
 /// One upstream stream's assistant turn, read as its bytes arrive.
 #[derive(Debug)]
@@ -21,6 +30,8 @@ pub(crate) struct UpstreamTurn {
     api: Api,
     framing: Framing,
     events: Vec<Event>,
+    /// Bytes read and not yet given out as whole events.
+    pending: BytesMut,
     /// Bytes read so far, against `limit`.
     read: usize,
     limit: usize,
@@ -50,6 +61,7 @@ impl UpstreamTurn {
             api,
             framing: Framing::for_api(api),
             events: Vec::new(),
+            pending: BytesMut::new(),
             read: 0,
             limit,
             overflow: false,
@@ -64,10 +76,12 @@ impl UpstreamTurn {
         }
     }
 
-    /// Reads one chunk of the upstream body.
-    pub(crate) fn push(&mut self, chunk: &Bytes) {
+    /// Cuts one chunk of the upstream body into whole events (the bytes of a partial event
+    /// wait for the next chunk, or [`Self::rest`]). Each is [`Self::read`] as it passes on to
+    /// the repair, so what the proxy sends before a call starts is known event by event.
+    pub(crate) fn split(&mut self, chunk: Bytes) -> Vec<Piece> {
         if self.overflow {
-            return;
+            return vec![Piece::Bytes(chunk)];
         }
         self.read += chunk.len();
         if self.read > self.limit {
@@ -76,14 +90,34 @@ impl UpstreamTurn {
             self.items.clear();
             self.chat_calls.clear();
             self.text.clear();
+            let mut out: Vec<Piece> = self.rest().into_iter().map(Piece::Bytes).collect();
+            out.push(Piece::Bytes(chunk));
+            return out;
+        }
+        self.pending.extend_from_slice(&chunk);
+        self.framing.push(&chunk, &mut self.events);
+        let mut out = Vec::with_capacity(self.events.len());
+        for event in std::mem::take(&mut self.events) {
+            let _ = self.pending.split_to(event.raw.len());
+            out.push(Piece::Event(event));
+        }
+        out
+    }
+
+    /// Reads one event of the stream (once it is handed on).
+    pub(crate) fn read(&mut self, event: &Event) {
+        if self.overflow {
             return;
         }
-        self.framing.push(chunk, &mut self.events);
-        for event in std::mem::take(&mut self.events) {
-            if let Some((value, kind)) = event.typed_json() {
-                self.read_event(&value, &kind);
-            }
+        if let Some((value, kind)) = event.typed_json() {
+            self.read_event(&value, &kind);
         }
+    }
+
+    /// The bytes of a last, partial event (at the end of the body, or before a cut).
+    pub(crate) fn rest(&mut self) -> Option<Bytes> {
+        let rest = std::mem::take(&mut self.pending);
+        (!rest.is_empty()).then(|| rest.freeze())
     }
 
     fn read_event(&mut self, value: &Value, kind: &str) {
