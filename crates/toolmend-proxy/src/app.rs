@@ -251,8 +251,14 @@ async fn repair_read(
         tracing::info!(bytes = tools.len(), "tools over the size limit: refused");
         return ProxyError::ToolsTooLarge(config.limits.max_tools_bytes).into_api_response(api);
     }
-    // The operator's `--tools` set is not held to the clients' size limit.
-    let tools = tools.or(config.default_tools.as_deref());
+    // The operator's `--tools` set is not held to the clients' size limit. With tools of its
+    // own, a request gets it as a fallback for calls of tools it lacks.
+    let merged = tools.zip(config.default_tools.as_deref());
+    let merged = merged.map(|(own, fallback)| crate::fallback_tools::with_fallback(own, fallback));
+    let tools = merged
+        .as_deref()
+        .or(tools)
+        .or(config.default_tools.as_deref());
     let model = view.as_ref().and_then(|v| v.model.as_deref()).unwrap_or("");
     // Compiled (or found in the cache) before the request goes out: its history is mended
     // with the same tools.

@@ -36,8 +36,8 @@ use turn::{Piece, UpstreamTurn};
 /// One item of the client's body.
 type Chunk = Result<Bytes, std::io::Error>;
 
-/// Streams buffered per client before the proxy waits for it (the transformer's own output
-/// is event-sized, so this bounds what a slow client makes the proxy keep).
+/// Chunks queued for the client before the proxy waits for it (each is about one event, so
+/// this bounds what a slow client makes the proxy keep; the upstream waits in turn).
 const CLIENT_QUEUE: usize = 16;
 
 /// What a re-prompted stream needs from its first request.

@@ -77,14 +77,8 @@ impl Splice {
         };
         let changed = match self.api {
             Api::OpenAi => self.chat(&mut value),
-            Api::Anthropic => match self.anthropic(&mut value, &kind) {
-                Some(changed) => changed,
-                None => return None,
-            },
-            _ => match self.responses(&mut value, &kind) {
-                Some(changed) => changed,
-                None => return None,
-            },
+            Api::Anthropic => self.anthropic(&mut value, &kind)?,
+            _ => self.responses(&mut value, &kind)?,
         };
         if !changed {
             return Some(event.raw);
