@@ -40,19 +40,8 @@ def verdict(framework: str, variant: str, route: str, case: Case, final_text,
 
 # Through-toolmend cells that wait for a proxy fix of issue #24: (framework, variant, case)
 # -> the fix; "*" matches any framework or variant. Each is xfail(strict=True): it must still
-# fail, so the marker breaks once the fix lands and the entry must go.
-FIX_REPROMPT = ("#24 item 5: `--reprompt N` re-prompts non-streaming responses only (27956ee); "
-                "a stream holding a call that cannot be saved is not held and asked again")
-NO_FALLBACK_FOR_DUMMY = ("not planned in #24: LiteLLM sends Anthropic a `dummy_tool` when a request has no "
-                         "tools, so the request's own tools win over `--tools` and `read_file` is unknown "
-                         "to the proxy (a fallback for calls of tools the request lacks would fix it)")
-PENDING: dict[tuple[str, str, str], str] = {
-    ("litellm", "anthropic", "later-turn-no-tools"): NO_FALLBACK_FOR_DUMMY,
-    ("litellm", "anthropic-stream", "later-turn-no-tools"): NO_FALLBACK_FOR_DUMMY,
-    ("*", "chat-stream", "reprompt"): FIX_REPROMPT,
-    ("*", "responses-stream", "reprompt"): FIX_REPROMPT,
-    ("*", "anthropic-stream", "reprompt"): FIX_REPROMPT,
-}
+# fail, so the marker breaks once the fix lands and the entry must go. None wait today.
+PENDING: dict[tuple[str, str, str], str] = {}
 
 
 # Through-toolmend cells no proxy can fix: the framework's own behaviour or schema decides them

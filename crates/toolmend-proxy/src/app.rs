@@ -115,7 +115,7 @@ fn hold(permit: OwnedSemaphorePermit, response: Response) -> Response {
 }
 
 /// Whether a body is a stream of events: SSE, or Ollama's NDJSON.
-fn is_streamed(headers: &HeaderMap) -> bool {
+pub(crate) fn is_streamed(headers: &HeaderMap) -> bool {
     is_type(headers, "text/event-stream") || is_type(headers, "application/x-ndjson")
 }
 
@@ -178,7 +178,7 @@ struct RequestView<'a> {
     input: Option<&'a RawValue>,
 }
 
-fn route_label(api: Api) -> &'static str {
+pub(crate) fn route_label(api: Api) -> &'static str {
     match api {
         Api::OpenAi => "chat",
         Api::Anthropic => "messages",
@@ -251,8 +251,14 @@ async fn repair_read(
         tracing::info!(bytes = tools.len(), "tools over the size limit: refused");
         return ProxyError::ToolsTooLarge(config.limits.max_tools_bytes).into_api_response(api);
     }
-    // The operator's `--tools` set is not held to the clients' size limit.
-    let tools = tools.or(config.default_tools.as_deref());
+    // The operator's `--tools` set is not held to the clients' size limit. With tools of its
+    // own, a request gets it as a fallback for calls of tools it lacks.
+    let merged = tools.zip(config.default_tools.as_deref());
+    let merged = merged.map(|(own, fallback)| crate::fallback_tools::with_fallback(own, fallback));
+    let tools = merged
+        .as_deref()
+        .or(tools)
+        .or(config.default_tools.as_deref());
     let model = view.as_ref().and_then(|v| v.model.as_deref()).unwrap_or("");
     // Compiled (or found in the cache) before the request goes out: its history is mended
     // with the same tools.
@@ -309,6 +315,20 @@ async fn repair_read(
         Api::Ollama => is_type(upstream.headers(), "application/x-ndjson"),
         _ => is_type(upstream.headers(), "text/event-stream"),
     };
+    if streamed && config.reprompt > 0 && crate::mend::repairing(config) {
+        let status = upstream.status();
+        let headers = response_headers(upstream.headers(), true);
+        let prompted = crate::stream::reprompt::Prompted {
+            api,
+            state: Arc::clone(state),
+            mender,
+            model: model.to_owned(),
+            request: sent,
+            parts: parts.clone(),
+        };
+        let stream = crate::stream::reprompt::respond(prompted, upstream);
+        return build(status, headers, Body::from_stream(stream));
+    }
     if streamed {
         let status = upstream.status();
         let headers = response_headers(upstream.headers(), true);
@@ -590,7 +610,10 @@ async fn send_buffered(
 
 /// The history of a request's body, read only when a call needs the storm window (the body is
 /// shared, not copied).
-fn history_of(api: Api, request: Bytes) -> impl FnOnce() -> Vec<Vec<toolmend::ToolCall>> {
+pub(crate) fn history_of(
+    api: Api,
+    request: Bytes,
+) -> impl FnOnce() -> Vec<Vec<toolmend::ToolCall>> {
     move || {
         // No assistant call in the whole body: no history to read.
         if !crate::history::holds_calls(api, &request) {

@@ -151,7 +151,8 @@ pub struct ProxyConfig {
     /// Re-prompts per response holding a call that cannot be saved (0, the default: none;
     /// at most [`MAX_REPROMPT`]). Non-streaming responses only.
     pub reprompt: u8,
-    /// The tools (a JSON array, as text) used for requests that carry none (`--tools FILE`).
+    /// The tools (a JSON array, as text) used for requests that carry none, and after a
+    /// request's own for calls of tools they lack (`--tools FILE`).
     pub default_tools: Option<String>,
     /// What happens to the tool calls in a request's history (`--history`).
     pub history: HistoryPolicy,

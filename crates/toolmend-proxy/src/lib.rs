@@ -33,6 +33,7 @@ mod body;
 mod cache;
 mod config;
 mod error;
+mod fallback_tools;
 mod history;
 mod mend;
 mod metrics;

@@ -85,3 +85,35 @@ async fn calls_without_a_schema_pass_counted_and_tools_file_supplies_one() {
     );
     std::fs::remove_file(&file).unwrap();
 }
+
+/// LiteLLM's `dummy_tool`: a request whose own tools lack the tool a call names gets the
+/// `--tools` set for that call; the request's own tool still decides a call of its name.
+#[tokio::test]
+async fn tools_file_covers_calls_of_tools_the_request_lacks() {
+    let file = std::env::temp_dir().join(format!("toolmend-fallback-{}.json", std::process::id()));
+    std::fs::write(&file, openai_tools().to_string()).unwrap();
+    let mut config = ProxyConfig::new("http://unused");
+    config.set("tools", file.to_str().unwrap()).unwrap();
+    let tools = config.default_tools.clone();
+    let (mock, base) = start(move |c| c.default_tools = tools).await;
+    let dummy = json!([{"type": "function", "function": {"name": "dummy_tool",
+        "description": "unused", "parameters": {"type": "object",
+            "properties": {"path": {"type": "integer"}}, "required": ["path"]}}}]);
+    let mut request = later_turn();
+    request["tools"] = dummy;
+    mock.script("later", Script::json(completion()));
+    let response = post_json(&base, "/v1/chat/completions", &[], &request).await;
+    assert!(support::repairs(&response).contains("field_renamed=1"));
+    let out: Value = response.json().await.unwrap();
+    let arguments = &out["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"];
+    assert_eq!(arguments, "{\"path\":\"a\"}");
+
+    // A name in both: the request's schema (`path` an integer) decides, not the file's.
+    request["tools"][0]["function"]["name"] = json!("read_file");
+    let response = post_json(&base, "/v1/chat/completions", &[], &request).await;
+    assert!(
+        support::repairs(&response).contains("invalid=1"),
+        "the request's own tool wins"
+    );
+    std::fs::remove_file(&file).ok();
+}

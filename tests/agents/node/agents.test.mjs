@@ -35,9 +35,8 @@ const FINAL_PREFIX = 'DONE: ';
 
 // `${variant}/${case}` -> the proxy fix of issue #24 this cell waits for; it must still fail
 // through toolmend, so the test breaks once the fix lands and the entry must go.
-const FIX_REPROMPT = '#24 item 5: `--reprompt N` re-prompts non-streaming responses only (27956ee)';
-const PENDING = Object.fromEntries(VARIANTS.filter((variant) => variant.endsWith('-stream'))
-  .map((variant) => [`${variant}/reprompt`, FIX_REPROMPT]));
+// None wait today (the streamed `reprompt` cells passed once `--reprompt` held streams too).
+const PENDING = {};
 
 // What the model's input must be, per tool (zod; the JSON Schema sent is cases.py's).
 const VALIDATORS = {

@@ -53,7 +53,8 @@ pub(crate) struct Args {
     #[arg(long)]
     reprompt: Option<String>,
     /// A JSON file with a tools array, used for requests that carry no `tools` (clients that
-    /// send only the new tool result on later turns).
+    /// send only the new tool result on later turns), and for calls of tools a request's own
+    /// `tools` lack (LiteLLM's `dummy_tool`).
     #[arg(long)]
     tools: Option<String>,
     /// Tool calls in a request's history whose arguments an upstream would reject (empty,

@@ -494,4 +494,8 @@ impl Transform for AnthropicStream {
         // Reached without `message_delta`: the message was never ended by the upstream.
         self.end_with(cx, out, false);
     }
+
+    fn take_unsaved(&mut self) -> Vec<crate::mend::Unsaved> {
+        std::mem::take(&mut self.notes.unsaved)
+    }
 }

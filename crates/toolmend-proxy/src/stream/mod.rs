@@ -4,6 +4,7 @@
 pub(crate) mod anthropic;
 pub(crate) mod ollama;
 pub(crate) mod openai;
+pub(crate) mod reprompt;
 pub(crate) mod responses;
 pub(crate) mod sse;
 
@@ -19,7 +20,7 @@ use toolmend::{AssistantTurn, CallResult, Mender, RecoverMode, Session, ToolCall
 
 use crate::app::AppState;
 use crate::error::Api;
-use crate::mend::{Annotations, Fate, append_text, fate};
+use crate::mend::{Annotations, Fate, Unsaved, append_text, fate};
 use sse::{Event, SseParser};
 
 /// The history of a request, read only when a call needs the storm window.
@@ -77,7 +78,12 @@ pub(crate) trait Transform: Send {
     fn event(&mut self, cx: &mut Context, event: Event, out: &mut VecDeque<Bytes>);
     /// The stream ended (cleanly or not): flush everything held.
     fn finish(&mut self, cx: &mut Context, out: &mut VecDeque<Bytes>);
+    /// The native calls that could not be saved, taken once the stream ended (`--reprompt`).
+    fn take_unsaved(&mut self) -> Vec<Unsaved>;
 }
+
+/// Where a stream reports its unsaved calls when it ends (`--reprompt`).
+pub(crate) type UnsavedSink = Arc<std::sync::Mutex<Vec<Unsaved>>>;
 
 /// One text channel scanned for leaked calls as it streams.
 #[derive(Debug)]
@@ -306,6 +312,14 @@ enum Framing {
 }
 
 impl Framing {
+    /// The framing of an API's streams.
+    fn for_api(api: Api) -> Self {
+        match api {
+            Api::Ollama => Self::Lines(ollama::LineParser::default()),
+            _ => Self::Sse(SseParser::default()),
+        }
+    }
+
     fn push(&mut self, chunk: &[u8], out: &mut Vec<Event>) {
         match self {
             Self::Sse(p) => p.push(chunk, out),
@@ -348,16 +362,28 @@ pub(crate) fn transform(
     turn_id: String,
     history: History,
 ) -> impl Stream<Item = Result<Bytes, std::io::Error>> + Send + 'static {
+    transform_reporting(api, upstream, mender, state, model, turn_id, history, None)
+}
+
+/// [`transform`], reporting the calls that could not be saved to `unsaved` when it ends.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn transform_reporting(
+    api: Api,
+    upstream: impl Stream<Item = reqwest::Result<Bytes>> + Send + Unpin + 'static,
+    mender: Arc<Mender>,
+    state: Arc<AppState>,
+    model: String,
+    turn_id: String,
+    history: History,
+    unsaved: Option<UnsavedSink>,
+) -> impl Stream<Item = Result<Bytes, std::io::Error>> + Send + 'static {
     let transformer: Box<dyn Transform> = match api {
         Api::OpenAi => Box::new(openai::OpenAiStream::default()),
         Api::Anthropic => Box::new(anthropic::AnthropicStream::default()),
         Api::Responses => Box::new(responses::ResponsesStream::default()),
         Api::Ollama => Box::new(ollama::OllamaStream::default()),
     };
-    let parser = match api {
-        Api::Ollama => Framing::Lines(ollama::LineParser::default()),
-        _ => Framing::Sse(SseParser::default()),
-    };
+    let parser = Framing::for_api(api);
     let cx = Context {
         mender,
         state,
@@ -377,6 +403,7 @@ pub(crate) fn transform(
         events: Vec::new(),
         done: false,
         tail: None,
+        unsaved,
     };
     futures_util::stream::unfold(machine, |mut m| async move {
         loop {
@@ -419,6 +446,12 @@ pub(crate) fn transform(
                     m.transformer.finish(&mut m.cx, &mut m.out);
                 }
             }
+            if m.done
+                && let Some(sink) = m.unsaved.take()
+                && let Ok(mut sink) = sink.lock()
+            {
+                sink.extend(m.transformer.take_unsaved());
+            }
             if let Some(tail) = m.tail.take() {
                 m.out.push_back(tail);
             }
@@ -438,4 +471,6 @@ struct Machine<S> {
     done: bool,
     /// What a cut stream left to forward after everything held.
     tail: Option<Bytes>,
+    /// Where the calls that could not be saved go when the stream ends.
+    unsaved: Option<UnsavedSink>,
 }

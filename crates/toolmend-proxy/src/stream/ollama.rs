@@ -293,4 +293,8 @@ impl Transform for OllamaStream {
     fn finish(&mut self, cx: &mut Context, out: &mut VecDeque<Bytes>) {
         self.end(cx, out);
     }
+
+    fn take_unsaved(&mut self) -> Vec<crate::mend::Unsaved> {
+        std::mem::take(&mut self.notes.unsaved)
+    }
 }

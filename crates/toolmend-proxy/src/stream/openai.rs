@@ -460,4 +460,8 @@ impl Transform for OpenAiStream {
             self.flush_choice(cx, index, None, out);
         }
     }
+
+    fn take_unsaved(&mut self) -> Vec<crate::mend::Unsaved> {
+        std::mem::take(&mut self.notes.unsaved)
+    }
 }
