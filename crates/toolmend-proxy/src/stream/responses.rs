@@ -434,6 +434,8 @@ impl ResponsesStream {
             self.text_delta(key, item_id, rest, out);
         }
         if consumed {
+            // From here on, what would be sent is held (the opening below too).
+            self.held.get_or_insert_with(Vec::new);
             if self.deferred(Some(key.0)) {
                 // Nothing of it sent yet: opened now, in its place, and left out at release
                 // if it ends with no text.
