@@ -401,7 +401,8 @@ impl AnthropicStream {
     }
 
     /// Flushes a block the upstream never closed, without a stop: held text goes out, and a
-    /// held call as received (a cut call is never repaired, nor closed).
+    /// held call as received (a cut call is never repaired, nor closed), unless it cannot be
+    /// saved and `--invalid reject` replaces it with its retry message.
     fn flush_open(&mut self, cx: &mut Context, index: u64, out: &mut VecDeque<Bytes>) {
         if !matches!(
             self.blocks.get(&index),
@@ -426,8 +427,26 @@ impl AnthropicStream {
             .get("name")
             .and_then(Value::as_str)
             .unwrap_or_default();
-        self.natives.sent(ToolCall::new(id, name, &arguments));
         self.native_in += 1;
+        // Judged like any call, so it is counted and `--invalid` applies: a call the library
+        // cannot save (cut inside the arguments of a tool that may mutate) is rejected with
+        // its retry message, or passes as received.
+        let call = ToolCall::new(id, name, &arguments);
+        let result = self.natives.run(cx, vec![call.clone()]);
+        let mut retry: Option<String> = None;
+        for (call, fate) in result.calls.iter().zip(fates(&result.calls, cx.config())) {
+            self.notes.add(&cx.model, call);
+            if call.status == Status::Invalid
+                && let Fate::DropWithText(text) = fate
+            {
+                retry = Some(crate::mend::append_text(retry, &text));
+            }
+        }
+        if let Some(text) = retry {
+            self.text_block(&text, out);
+            return;
+        }
+        self.natives.sent(call);
         self.native_out += 1;
         let at = self.take_out();
         start["input"] = json!({});
