@@ -73,7 +73,11 @@ async fn taken_and_refused_blocks_keep_their_order() {
         let out = post_text(&base, api.path(), &api.request(&model, true, 0)).await;
         assert_eq!(recovered_ids(&out).len(), 2, "{model}: {out}");
         let (visible, _) = visible_text(api, true, &out);
-        assert_eq!(visible, format!("one \n two {REFUSED} three"), "{model}: {out}");
+        assert_eq!(
+            visible,
+            format!("one \n two {REFUSED} three"),
+            "{model}: {out}"
+        );
         if let Some(stated) = stated_text(api, &out) {
             assert_eq!(stated, visible, "{model}: {out}");
         }
@@ -103,13 +107,17 @@ async fn a_block_that_copies_no_native_call_stays_in_place() {
     // Chat: with native calls in the turn, `--recover content` takes only blocks that copy
     // one of them; this one does not, so it is text, where it was.
     let (mock, base) = start(|_| {}).await;
-    let block = "<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"b\"}}\n</tool_call>";
+    let block =
+        "<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"b\"}}\n</tool_call>";
     let chunk = |delta: Value, finish: Value| {
         serde_json::json!({"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1,
             "model": "m", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
     };
     let body = support::sse_body(&[
-        chunk(serde_json::json!({"content": format!("before {block}")}), Value::Null),
+        chunk(
+            serde_json::json!({"content": format!("before {block}")}),
+            Value::Null,
+        ),
         chunk(serde_json::json!({"content": " after"}), Value::Null),
         chunk(
             serde_json::json!({"tool_calls": [{"index": 0, "id": "call_1", "type": "function",

@@ -3,4 +3,5 @@
 pub(crate) mod anthropic;
 pub(crate) mod ollama;
 pub(crate) mod openai;
+pub(crate) mod parts;
 pub(crate) mod responses;

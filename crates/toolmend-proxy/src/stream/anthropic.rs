@@ -292,10 +292,7 @@ impl AnthropicStream {
                 out.push_back(reindexed(raw, value, at));
             }
             if !text.is_empty() {
-                out.push_back(delta_event(
-                    at,
-                    json!({"type": "text_delta", "text": text}),
-                ));
+                out.push_back(delta_event(at, json!({"type": "text_delta", "text": text})));
             }
             if stop {
                 out.push_back(stop_event(at));
@@ -677,5 +674,4 @@ impl AnthropicStream {
             _ => out.push_back(event.raw),
         }
     }
-
 }

@@ -5,8 +5,8 @@
 //! a valid call is replayed as the events received; a repaired one is emitted as added, one
 //! delta, `…arguments.done` and `output_item.done`, all carrying the repaired arguments.
 //! `output_text` deltas stream through a [`Channel`] (only a possible sentinel suffix is held),
-//! and the part's `…done` events carry the text as emitted. Reasoning text is scanned when
-//! `--recover all` but never rewritten. Calls recovered from text are added as new
+//! and the part's `…done` events carry the text as emitted. Reasoning text and reasoning
+//! summaries are scanned when `--recover all` but never rewritten. Calls recovered from text are added as new
 //! `function_call` items before `response.completed`, whose `output` is then rewritten to the
 //! items as emitted. Output indices and `sequence_number`s are renumbered once anything was
 //! added or dropped; every other event passes in order, as received while nothing changed.
@@ -111,6 +111,9 @@ enum HeldOut {
     },
 }
 
+/// Marks a reasoning summary's index in the key of its channel.
+const SUMMARY: u64 = 1 << 32;
+
 fn u64_at(value: &Value, key: &str) -> Option<u64> {
     value.get(key).and_then(Value::as_u64)
 }
@@ -118,7 +121,10 @@ fn u64_at(value: &Value, key: &str) -> Option<u64> {
 /// Gives a held text part's `…done` event (or its item's `output_item.done`) the part's whole
 /// text as sent; `raw` is dropped when the text changed.
 fn patch_text(value: &mut Value, texts: &BTreeMap<(u64, u64), Part>, raw: &mut Option<Bytes>) {
-    let kind = value.get("type").and_then(Value::as_str).unwrap_or_default();
+    let kind = value
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
     let index = u64_at(value, "output_index");
     let Some(index) = index else {
         return;
@@ -859,11 +865,15 @@ impl Transform for ResponsesStream {
                 let at = self.passed(index);
                 self.emit(raw, value, at, out);
             }
-            "response.reasoning_text.delta" if cx.scan_reasoning() => {
-                let key = (
-                    index.unwrap_or(0),
-                    u64_at(&value, "content_index").unwrap_or(0),
-                );
+            "response.reasoning_text.delta" | "response.reasoning_summary_text.delta"
+                if cx.scan_reasoning() =>
+            {
+                // A summary's channels are keyed apart from the reasoning text's parts.
+                let part = match kind.as_str() {
+                    "response.reasoning_text.delta" => u64_at(&value, "content_index"),
+                    _ => u64_at(&value, "summary_index").map(|i| i | SUMMARY),
+                };
+                let key = (index.unwrap_or(0), part.unwrap_or(0));
                 if let Some(delta) = value.get("delta").and_then(Value::as_str) {
                     // Scanned, never rewritten.
                     let channel = self
