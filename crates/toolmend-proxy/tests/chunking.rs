@@ -219,10 +219,10 @@ fn messy_stream_is_repaired() {
     let joined = run(&messy(), &[]);
     assert_eq!(joined.reasoning, "think <b>first</b>");
     // Recovered from content only when the turn has no native calls (`--recover content`):
-    // here it has two, so the held markup comes back as text, at the end of the message.
+    // here it has two, so the held markup comes back as text, where it was (issue #29 §2).
     assert_eq!(
         joined.content,
-        "Plan:  done<tool_call>\n{\"name\": \"list_dir\", \"arguments\": {\"dir\": \"/t\"}}\n</tool_call>"
+        "Plan: <tool_call>\n{\"name\": \"list_dir\", \"arguments\": {\"dir\": \"/t\"}}\n</tool_call> done"
     );
     assert_eq!(joined.calls[&0].2, "{\"path\":\"x\",\"max_lines\":3}");
     assert_eq!(joined.calls[&1].2, "{\"dir\": \"é/ü\"}");
@@ -245,12 +245,13 @@ fn responses_and_ollama_streams_are_repaired() {
         "{text}"
     );
     // A turn with a native call recovers nothing from text (`--recover content`): the markup
-    // comes back as a message item of its own, after the call.
+    // comes back where it was, in its message (issue #29 §2).
     assert!(text.contains(r#""delta":"Ok ","#), "{text}");
     assert!(
-        text.contains(r#""id":"msg_tm_respp_0","status":"completed","role":"assistant","content":[{"type":"output_text","text":"<tool_call>"#),
+        text.contains(r#""delta":"<tool_call>{\"name\": \"list_dir\", \"arguments\": {\"dir\": \"/\"}}</tool_call>.""#),
         "{text}"
     );
+    assert!(!text.contains("msg_tm_"), "{text}");
     // The message the upstream never closed is still in the completed output.
     assert!(
         text.contains(r#""output":[{"type":"message","id":"m1""#),
@@ -263,7 +264,7 @@ fn responses_and_ollama_streams_are_repaired() {
         "{text}"
     );
     assert!(
-        text.contains(r#""content":"<tool_call>{\"name\": \"list_dir\""#),
+        text.contains(r#""content":"<tool_call>{\"name\": \"list_dir\", \"arguments\": {\"dir\": \"/\"}}</tool_call>.""#),
         "{text}"
     );
     assert!(text.contains(r#""thinking":"hm é""#), "{text}");

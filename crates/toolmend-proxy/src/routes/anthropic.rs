@@ -1,8 +1,9 @@
 //! Anthropic Messages: `content` blocks ↔ toolmend turns (non-streaming bodies).
 //!
-//! `tool_use` blocks are the native calls; a single `text` block is the content channel and a
-//! single `thinking` block the reasoning channel. Thinking text is never rewritten (its
-//! `signature` covers it), but calls recovered from it are added.
+//! `tool_use` blocks are the native calls; the `text` blocks, joined, are the content channel
+//! (each keeps what the library kept of it, [`super::parts`]) and the `thinking` blocks, joined,
+//! the reasoning channel. Thinking text is never rewritten (its `signature` covers it), but
+//! calls recovered from it are added.
 
 use serde_json::{Map, Value, json};
 use toolmend::{AssistantTurn, CallResult, Status, ToolCall, TurnResult};
@@ -56,14 +57,20 @@ fn tool_use(block: &Value) -> Option<ToolCall> {
     })
 }
 
-/// The only block of a type, if there is exactly one.
-fn single<'a>(blocks: &'a [Value], kind: &str) -> Option<(usize, &'a Value)> {
-    let mut found = blocks
+/// The text of every block of a type (its `field`), with the block's index.
+fn texts<'a>(blocks: &'a [Value], kind: &str, field: &str) -> Vec<(usize, &'a str)> {
+    blocks
         .iter()
         .enumerate()
-        .filter(|(_, b)| block_type(b) == Some(kind));
-    let first = found.next()?;
-    found.next().is_none().then_some(first)
+        .filter(|(_, b)| block_type(b) == Some(kind))
+        .filter_map(|(i, b)| Some((i, b.get(field)?.as_str()?)))
+        .collect()
+}
+
+/// The joined text of `found`, `None` when there is none.
+fn joined(found: &[(usize, &str)]) -> Option<String> {
+    let parts: Vec<&str> = found.iter().map(|(_, t)| *t).collect();
+    (!parts.is_empty()).then(|| super::parts::join(&parts))
 }
 
 /// Repairs a message body in place; returns what was found and whether the body changed.
@@ -80,11 +87,10 @@ pub(crate) fn repair_message(
     let Some(Value::Array(blocks)) = object.get("content") else {
         return (notes, false);
     };
-    let text = single(blocks, "text");
-    let thinking = single(blocks, "thinking");
+    let text = texts(blocks, "text", "text");
     let mut turn = AssistantTurn::default();
-    turn.content = text.and_then(|(_, b)| b.get("text")?.as_str().map(str::to_owned));
-    turn.reasoning = thinking.and_then(|(_, b)| b.get("thinking")?.as_str().map(str::to_owned));
+    turn.content = joined(&text);
+    turn.reasoning = joined(&texts(blocks, "thinking", "thinking"));
     turn.tool_calls = blocks.iter().filter_map(tool_use).collect();
     turn.finish_reason = match object.get("stop_reason").and_then(Value::as_str) {
         Some("max_tokens") => Some("length".to_owned()),
@@ -93,8 +99,17 @@ pub(crate) fn repair_message(
     let Some(result) = run_body_turn(cx, &mut turn, history, &mut notes) else {
         return (notes, false);
     };
-    let text_index = text.map(|(i, _)| i);
-    let changed = apply(object, text_index, &turn, &result, config);
+    // Each text block's new text, when the library changed the joined one.
+    let new_texts: Vec<(usize, String)> = match result.content.as_deref() {
+        Some(content) if result.content != turn.content => {
+            let parts: Vec<&str> = text.iter().map(|(_, t)| *t).collect();
+            let limit = cx.mender.options().limits.max_recovered_calls;
+            let split = super::parts::split(&parts, content, cx.mender.tools(), limit);
+            text.iter().map(|(i, _)| *i).zip(split).collect()
+        }
+        _ => Vec::new(),
+    };
+    let changed = apply(object, &new_texts, &turn, &result, config);
     (notes, changed)
 }
 
@@ -113,7 +128,7 @@ pub(crate) fn new_block(call: &CallResult) -> Value {
 
 fn apply(
     object: &mut Map<String, Value>,
-    text_index: Option<usize>,
+    new_texts: &[(usize, String)],
     turn: &AssistantTurn,
     result: &TurnResult,
     config: &ProxyConfig,
@@ -132,14 +147,17 @@ fn apply(
     let mut extra_text: Option<String> = None;
     let mut calls_left = 0usize;
     for (i, block) in blocks.iter().enumerate() {
-        if Some(i) == text_index && content_changed {
-            match result.content.as_deref() {
-                Some(text) if !text.trim().is_empty() => {
-                    let mut b = block.clone();
-                    b["text"] = json!(text);
-                    out.push(b);
-                }
-                _ => {}
+        if let Some((_, text)) = new_texts.iter().find(|(at, _)| *at == i)
+            && content_changed
+        {
+            // A block the library left as it was stays as sent; one left with only blanks
+            // (markup taken out of it) is dropped.
+            if block.get("text").and_then(Value::as_str) == Some(text.as_str()) {
+                out.push(block.clone());
+            } else if !text.trim().is_empty() {
+                let mut b = block.clone();
+                b["text"] = json!(text);
+                out.push(b);
             }
             continue;
         }

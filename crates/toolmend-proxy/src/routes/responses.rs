@@ -1,10 +1,11 @@
 //! OpenAI Responses: `output` items ↔ toolmend turns (non-streaming bodies).
 //!
 //! `function_call` items are the native calls (`arguments` a JSON string, `call_id` the id the
-//! client answers with). The single `output_text` part of the message items is the content
-//! channel and the single `reasoning_text` part of the reasoning items the reasoning channel.
-//! Reasoning is never rewritten (like Anthropic's thinking), but calls recovered from it are
-//! added. Recovered calls become new `function_call` items with fresh `call_id`s, after the
+//! client answers with). Every `output_text` part of every message item, joined, is the content
+//! channel (each part keeps what the library kept of it, [`super::parts`]); the reasoning
+//! items' `reasoning_text` parts and `summary_text` summaries, joined, the reasoning channel
+//! (scanned under `--recover all` only). Reasoning is never rewritten (like Anthropic's
+//! thinking), but calls recovered from it are added. Recovered calls become new `function_call` items with fresh `call_id`s, after the
 //! other items.
 
 use serde_json::{Map, Value, json};
@@ -63,32 +64,34 @@ pub(crate) fn history(input: &Value) -> Vec<Vec<ToolCall>> {
     turns
 }
 
-/// The only `(item, part)` position of a part type in items of a type, if there is exactly
-/// one.
-fn single_part(items: &[Value], kind: &str, part: &str) -> Option<(usize, usize)> {
-    let mut found = items
+/// Every part of a type in the `list` (`content` or `summary`) of the items of a type: its
+/// `(item, part)` position and text.
+fn parts_of<'a>(
+    items: &'a [Value],
+    kind: &str,
+    list: &'a str,
+    part: &'a str,
+) -> Vec<((usize, usize), &'a str)> {
+    items
         .iter()
         .enumerate()
         .filter(|(_, item)| item_type(item) == Some(kind))
         .flat_map(|(i, item)| {
-            item.get("content")
+            item.get(list)
                 .and_then(Value::as_array)
                 .into_iter()
                 .flatten()
                 .enumerate()
-                .filter(|(_, p)| item_type(p) == Some(part))
-                .map(move |(j, _)| (i, j))
-        });
-    let first = found.next()?;
-    found.next().is_none().then_some(first)
+                .filter(move |(_, p)| item_type(p) == Some(part))
+                .filter_map(move |(j, p)| Some(((i, j), p.get("text")?.as_str()?)))
+        })
+        .collect()
 }
 
-fn part_text(items: &[Value], at: Option<(usize, usize)>) -> Option<String> {
-    let (i, j) = at?;
-    items[i]["content"][j]
-        .get("text")
-        .and_then(Value::as_str)
-        .map(str::to_owned)
+/// The joined text of `found`, `None` when there is none.
+fn joined(found: &[((usize, usize), &str)]) -> Option<String> {
+    let parts: Vec<&str> = found.iter().map(|(_, t)| *t).collect();
+    (!parts.is_empty()).then(|| super::parts::join(&parts))
 }
 
 /// The finish reason of a response body (only truncation matters to the library).
@@ -116,17 +119,31 @@ pub(crate) fn repair_response(
     let Some(Value::Array(items)) = object.get("output") else {
         return (notes, false);
     };
-    let text_at = single_part(items, "message", "output_text");
+    let texts = parts_of(items, "message", "content", "output_text");
     let mut turn = AssistantTurn::default();
-    turn.content = part_text(items, text_at);
-    turn.reasoning = part_text(items, single_part(items, "reasoning", "reasoning_text"));
+    turn.content = joined(&texts);
+    if cx.config.recover == toolmend::RecoverMode::All {
+        let mut reasoning = parts_of(items, "reasoning", "content", "reasoning_text");
+        reasoning.extend(parts_of(items, "reasoning", "summary", "summary_text"));
+        turn.reasoning = joined(&reasoning);
+    }
     turn.tool_calls = items.iter().filter_map(read_call).collect();
     turn.finish_reason = finish;
     let Some(result) = run_body_turn(cx, &mut turn, history, &mut notes) else {
         return (notes, false);
     };
+    // Each text part's new text, when the library changed the joined one.
+    let new_texts: Vec<((usize, usize), String)> = match result.content.as_deref() {
+        Some(content) if result.content != turn.content => {
+            let parts: Vec<&str> = texts.iter().map(|(_, t)| *t).collect();
+            let limit = cx.mender.options().limits.max_recovered_calls;
+            let split = super::parts::split(&parts, content, cx.mender.tools(), limit);
+            texts.iter().map(|(at, _)| *at).zip(split).collect()
+        }
+        _ => Vec::new(),
+    };
     let tail = id_tail(object.get("id").and_then(Value::as_str).unwrap_or(""));
-    let changed = apply(object, text_at, &turn, &result, config, &tail);
+    let changed = apply(object, &new_texts, &turn, &result, config, &tail);
     (notes, changed)
 }
 
@@ -180,7 +197,7 @@ pub(crate) fn set_call_item(item: &mut Value, call_id: &str, name: &str, argumen
 
 fn apply(
     object: &mut Map<String, Value>,
-    text_at: Option<(usize, usize)>,
+    new_texts: &[((usize, usize), String)],
     turn: &AssistantTurn,
     result: &TurnResult,
     config: &ProxyConfig,
@@ -198,17 +215,19 @@ fn apply(
     let mut native = 0usize;
     let mut extra: Option<String> = None;
     for (i, item) in items.iter().enumerate() {
-        if let Some((at, part)) = text_at
-            && at == i
-            && content_changed
-        {
+        if content_changed && new_texts.iter().any(|((at, _), _)| *at == i) {
             let mut item = item.clone();
-            let text = result.content.as_deref().filter(|t| !t.trim().is_empty());
             if let Some(Value::Array(parts)) = item.get_mut("content") {
-                match text {
-                    Some(text) => parts[part]["text"] = json!(text),
-                    None => {
-                        parts.remove(part);
+                // From the last part back, so a removal moves no part still to be written.
+                for ((_, part), text) in new_texts.iter().rev().filter(|((at, _), _)| *at == i) {
+                    let same = parts[*part].get("text").and_then(Value::as_str) == Some(text);
+                    if same {
+                        // Left as it was by the library: stays as sent.
+                    } else if text.trim().is_empty() {
+                        // Only markup taken out and blanks: no part at all.
+                        parts.remove(*part);
+                    } else {
+                        parts[*part]["text"] = json!(text);
                     }
                 }
                 if parts.is_empty() {

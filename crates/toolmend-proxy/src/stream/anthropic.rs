@@ -6,6 +6,11 @@
 //! Thinking blocks pass unchanged (their signature covers the text) but are scanned when
 //! `--recover all`. Calls recovered from text are added as `tool_use` blocks before
 //! `message_delta`. Block indices are renumbered when blocks are added or removed.
+//!
+//! A text block that had markup taken out is not closed when the upstream closes it: the
+//! message's turn decides its blocks at the end, so its text from the first block on, and
+//! everything sent after it, waits for that verdict; a block the library refuses then goes
+//! out where it was, in its text block.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -13,8 +18,8 @@ use bytes::Bytes;
 use serde_json::{Value, json};
 use toolmend::{Status, ToolCall};
 
-use super::sse::{Event, typed_event};
-use super::{Channel, Context, Natives, Transform, joined_markup, leftover, recovered_calls};
+use super::sse::{Event, SseParser, typed_event};
+use super::{Channel, Context, Leftover, Natives, Transform, joined_markup, recovered_calls};
 use crate::mend::{Annotations, Fate, fates};
 use crate::routes::anthropic::new_block;
 
@@ -53,6 +58,58 @@ pub(crate) struct AnthropicStream {
     ended: bool,
     recovered: bool,
     notes: Annotations,
+    /// From the first text block closed with markup taken out: those blocks and every event
+    /// sent after the first of them, until the turn decides the markup.
+    held: Option<Vec<Held>>,
+    /// During one event, where the events that belong to `held` start in the output.
+    hold_from: Option<usize>,
+}
+
+/// What waits for the turn's verdict on the markup.
+#[derive(Debug)]
+enum Held {
+    /// An event, as it would have been sent.
+    Event(Bytes),
+    /// A text block whose text from its first markup block on is held.
+    Text(Box<HeldText>),
+}
+
+/// A text block closed by the upstream while its markup awaits the turn.
+#[derive(Debug)]
+struct HeldText {
+    /// Its output index (taken when it closed, if it was not open yet).
+    at: u64,
+    /// Its start event was sent.
+    opened: bool,
+    /// Its start event, not sent yet.
+    start: Option<(Bytes, Value)>,
+    channel: Box<Channel>,
+    /// The upstream closed it: it gets its stop.
+    stop: bool,
+}
+
+/// The event with its `index` lowered past the output indices in `dropped` (blocks taken when
+/// held and then left out); the same bytes when it has none to lower.
+fn lowered(raw: Bytes, dropped: &[u64]) -> Bytes {
+    if dropped.is_empty() {
+        return raw;
+    }
+    let mut parser = SseParser::default();
+    let mut events = Vec::new();
+    parser.push(&raw, &mut events);
+    parser.finish(&mut events);
+    let Some((mut value, _)) = events.first().and_then(Event::typed_json) else {
+        return raw;
+    };
+    let Some(index) = value.get("index").and_then(Value::as_u64) else {
+        return raw;
+    };
+    let below = dropped.iter().filter(|d| **d < index).count() as u64;
+    if below == 0 {
+        return raw;
+    }
+    value["index"] = json!(index - below);
+    typed_event(&value)
 }
 
 fn start_event(index: u64, block: Value) -> Bytes {
@@ -106,8 +163,15 @@ impl AnthropicStream {
         out.push_back(stop_event(index));
     }
 
-    /// Closes a block: flushes held text, or repairs and emits a held call.
-    fn close(&mut self, cx: &mut Context, index: u64, out: &mut VecDeque<Bytes>) -> Option<u64> {
+    /// Closes a block: flushes held text, or repairs and emits a held call. A text block that
+    /// had markup taken out is held instead (`None`): `stop` says it gets its stop then.
+    fn close(
+        &mut self,
+        cx: &mut Context,
+        index: u64,
+        stop: bool,
+        out: &mut VecDeque<Bytes>,
+    ) -> Option<u64> {
         match self.blocks.remove(&index)? {
             Block::Text {
                 out: mut at,
@@ -132,6 +196,10 @@ impl AnthropicStream {
                             false => self.content_markup.push(markup),
                         }
                     }
+                    if consumed && !thinking {
+                        self.hold_text(at, start, channel, stop, out);
+                        return None;
+                    }
                 }
                 if at.is_none() && consumed {
                     // Only markup and blanks: no text block at all.
@@ -151,6 +219,86 @@ impl AnthropicStream {
                 None
             }
         }
+    }
+
+    /// Holds a text block with markup taken out, and from then on every event sent, until
+    /// [`Self::release`].
+    fn hold_text(
+        &mut self,
+        at: Option<u64>,
+        start: Option<(Bytes, Value)>,
+        channel: Box<Channel>,
+        stop: bool,
+        out: &mut VecDeque<Bytes>,
+    ) {
+        let (at, opened) = match at {
+            Some(at) => (at, true),
+            None => (self.take_out(), false),
+        };
+        self.absorb(out);
+        let held = self.held.get_or_insert_with(Vec::new);
+        held.push(Held::Text(Box::new(HeldText {
+            at,
+            opened,
+            start,
+            channel,
+            stop,
+        })));
+        self.hold_from = Some(out.len());
+    }
+
+    /// Moves the events sent since `hold_from` into `held`.
+    fn absorb(&mut self, out: &mut VecDeque<Bytes>) {
+        let Some(from) = self.hold_from.take() else {
+            return;
+        };
+        if let Some(held) = self.held.as_mut() {
+            held.extend(out.drain(from.min(out.len())..).map(Held::Event));
+        }
+    }
+
+    /// Sends what was held, now that the turn has judged the markup (`content` is what it
+    /// left of the text blocks' markup): each held block's text with its refused markup in
+    /// place, a block left with no text at all left out (the indices after it lowered).
+    fn release(&mut self, content: Option<&str>, out: &mut VecDeque<Bytes>) {
+        self.absorb(out);
+        let Some(held) = self.held.take() else {
+            return;
+        };
+        let mut left = Leftover::new(content);
+        let mut dropped: Vec<u64> = Vec::new();
+        for item in held {
+            let block = match item {
+                Held::Event(raw) => {
+                    out.push_back(lowered(raw, &dropped));
+                    continue;
+                }
+                Held::Text(block) => block,
+            };
+            let HeldText {
+                at,
+                opened,
+                start,
+                mut channel,
+                stop,
+            } = *block;
+            let text = channel.settle(&mut left);
+            if text.is_empty() && !opened {
+                dropped.push(at);
+                continue;
+            }
+            let at = at - dropped.iter().filter(|d| **d < at).count() as u64;
+            if let Some((raw, value)) = start.filter(|_| !opened) {
+                out.push_back(reindexed(raw, value, at));
+            }
+            if !text.is_empty() {
+                out.push_back(delta_event(at, json!({"type": "text_delta", "text": text})));
+            }
+            if stop {
+                out.push_back(stop_event(at));
+            }
+        }
+        self.next_out -= dropped.len() as u64;
     }
 
     /// The output index of a text block, opening it first (its start event sent) if needed.
@@ -227,18 +375,17 @@ impl AnthropicStream {
         for index in open {
             if !closed {
                 self.flush_open(cx, index, out);
-            } else if let Some(at) = self.close(cx, index, out) {
+            } else if let Some(at) = self.close(cx, index, true, out) {
                 out.push_back(stop_event(at));
             }
         }
         let content = joined_markup(&self.content_markup);
         let reasoning = joined_markup(&self.reasoning_markup);
         let Some(result) = self.natives.markup_turn(cx, content, reasoning) else {
+            self.release(None, out);
             return;
         };
-        if let Some(text) = leftover(result.content.clone()) {
-            self.text_block(&text, out);
-        }
+        self.release(result.content.as_deref(), out);
         let (calls, extra) = recovered_calls(cx, &mut self.notes, &result);
         for call in calls {
             self.recovered |= call.status == Status::Recovered;
@@ -251,7 +398,8 @@ impl AnthropicStream {
     }
 
     /// Flushes a block the upstream never closed, without a stop: held text goes out, and a
-    /// held call as received (a cut call is never repaired, nor closed).
+    /// held call as received (a cut call is never repaired, nor closed), unless it cannot be
+    /// saved and `--invalid reject` replaces it with its retry message.
     fn flush_open(&mut self, cx: &mut Context, index: u64, out: &mut VecDeque<Bytes>) {
         if !matches!(
             self.blocks.get(&index),
@@ -260,7 +408,7 @@ impl AnthropicStream {
                 ..
             })
         ) {
-            let _ = self.close(cx, index, out);
+            let _ = self.close(cx, index, false, out);
             return;
         }
         let Some(Block::Tool {
@@ -276,8 +424,26 @@ impl AnthropicStream {
             .get("name")
             .and_then(Value::as_str)
             .unwrap_or_default();
-        self.natives.sent(ToolCall::new(id, name, &arguments));
         self.native_in += 1;
+        // Judged like any call, so it is counted and `--invalid` applies: a call the library
+        // cannot save (cut inside the arguments of a tool that may mutate) is rejected with
+        // its retry message, or passes as received.
+        let call = ToolCall::new(id, name, &arguments);
+        let result = self.natives.run(cx, vec![call.clone()]);
+        let mut retry: Option<String> = None;
+        for (call, fate) in result.calls.iter().zip(fates(&result.calls, cx.config())) {
+            self.notes.add(&cx.model, call);
+            if call.status == Status::Invalid
+                && let Fate::DropWithText(text) = fate
+            {
+                retry = Some(crate::mend::append_text(retry, &text));
+            }
+        }
+        if let Some(text) = retry {
+            self.text_block(&text, out);
+            return;
+        }
+        self.natives.sent(call);
         self.native_out += 1;
         let at = self.take_out();
         start["input"] = json!({});
@@ -308,6 +474,29 @@ impl AnthropicStream {
 
 impl Transform for AnthropicStream {
     fn event(&mut self, cx: &mut Context, event: Event, out: &mut VecDeque<Bytes>) {
+        if self.held.is_some() {
+            self.hold_from = Some(out.len());
+        }
+        self.on_event(cx, event, out);
+        self.absorb(out);
+    }
+
+    fn finish(&mut self, cx: &mut Context, out: &mut VecDeque<Bytes>) {
+        if self.held.is_some() {
+            self.hold_from = Some(out.len());
+        }
+        // Reached without `message_delta`: the message was never ended by the upstream.
+        self.end_with(cx, out, false);
+        self.absorb(out);
+    }
+
+    fn take_unsaved(&mut self) -> Vec<crate::mend::Unsaved> {
+        std::mem::take(&mut self.notes.unsaved)
+    }
+}
+
+impl AnthropicStream {
+    fn on_event(&mut self, cx: &mut Context, event: Event, out: &mut VecDeque<Bytes>) {
         let Some((mut value, kind)) = event.typed_json() else {
             return out.push_back(event.raw);
         };
@@ -455,7 +644,7 @@ impl Transform for AnthropicStream {
                 }
             }
             ("content_block_stop", Some(index)) => {
-                if let Some(at) = self.close(cx, index, out) {
+                if let Some(at) = self.close(cx, index, true, out) {
                     out.push_back(reindexed(event.raw, value, at));
                 } else if !self.blocks.contains_key(&index) {
                     // A held tool block was emitted whole by `close`, or an unknown block.
@@ -488,14 +677,5 @@ impl Transform for AnthropicStream {
             }
             _ => out.push_back(event.raw),
         }
-    }
-
-    fn finish(&mut self, cx: &mut Context, out: &mut VecDeque<Bytes>) {
-        // Reached without `message_delta`: the message was never ended by the upstream.
-        self.end_with(cx, out, false);
-    }
-
-    fn take_unsaved(&mut self) -> Vec<crate::mend::Unsaved> {
-        std::mem::take(&mut self.notes.unsaved)
     }
 }

@@ -102,6 +102,41 @@ pub(crate) struct Channel {
     blank: String,
     /// Text other than whitespace was released (nothing is held back as blank any more).
     spoke: bool,
+    /// Bytes of the text released before the first consumed block (`cut` not yet set).
+    sent: usize,
+    /// Where the first consumed markup block starts: from there on the text is held until
+    /// the turn decides each block ([`Channel::settle`]), so a block the library refuses goes
+    /// out where it was, before the text that followed it.
+    cut: Option<usize>,
+}
+
+/// The text the library left of one turn's markup (the blocks it refused, as written), read
+/// block by block in the order the blocks were given to it.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Leftover<'a> {
+    rest: &'a str,
+}
+
+impl<'a> Leftover<'a> {
+    /// The refused blocks of `text` (a turn result's `content` or `reasoning`).
+    pub(crate) fn new(text: Option<&'a str>) -> Self {
+        Self {
+            rest: text.unwrap_or_default(),
+        }
+    }
+
+    /// Whether the library refused `block` (the next block given to it): refused blocks stay
+    /// in its text as written, in order, separated by the line breaks that joined them.
+    fn refused(&mut self, block: &str) -> bool {
+        let rest = self.rest.trim_start();
+        match rest.strip_prefix(block) {
+            Some(after) if !block.is_empty() => {
+                self.rest = after;
+                true
+            }
+            _ => false,
+        }
+    }
 }
 
 impl Channel {
@@ -115,6 +150,8 @@ impl Channel {
             limit: cx.config().limits.max_response_bytes,
             blank: String::new(),
             spoke: false,
+            sent: 0,
+            cut: None,
         }
     }
 
@@ -151,17 +188,58 @@ impl Channel {
         self.released.calls.clear();
         recoverer.push_into(cx.mender.tools(), chunk, &mut self.released);
         take_spans(&mut self.spans, &self.released.calls);
+        let mut released = std::mem::take(&mut self.released.text);
+        self.hold_after_cut(&mut released);
+        self.released.text = released;
         self.hold_blank();
         if self.text.len() > self.limit {
-            // Too long to keep scanning: release what is held and pass the rest through.
-            let rest = self.end(cx);
+            // Too long to keep scanning: release what is held, markup as written, and pass
+            // the rest through.
+            let rest = self.give_up();
             self.released.text.push_str(&rest);
         }
         &self.released.text
     }
 
-    /// Ends the channel: the rest of the held text. Blanks held before any other text are
-    /// dropped when markup was taken out and nothing else came (else they go out as sent).
+    /// Keeps of `released` only the text before the first consumed block: what follows it
+    /// waits for the turn's verdict on the block.
+    fn hold_after_cut(&mut self, released: &mut String) {
+        if self.cut.is_some() {
+            released.clear();
+            return;
+        }
+        let Some(cut) = self.spans.iter().map(|s| s.start).min() else {
+            self.sent += released.len();
+            return;
+        };
+        // Nothing was consumed before `cut`: the released text is the streamed text from
+        // `sent` on, so its first `cut - sent` bytes are the text before the block.
+        let keep = cut.saturating_sub(self.sent).min(released.len());
+        if released.is_char_boundary(keep) {
+            released.truncate(keep);
+        }
+        self.cut = Some(cut);
+    }
+
+    /// Stops scanning a channel grown past the size limit: everything held goes out as it was
+    /// written (markup included, nothing recovered from it) and the rest passes through.
+    fn give_up(&mut self) -> String {
+        if self.recoverer.take().is_none() {
+            return String::new();
+        }
+        // Nothing before `sent` (or `cut`) was consumed: the rest is the text from there.
+        let start = self.cut.take().unwrap_or(self.sent);
+        let mut text = self.text.get(start..).unwrap_or_default().to_owned();
+        self.spans.clear();
+        if !self.spoke {
+            text.insert_str(0, &std::mem::take(&mut self.blank));
+            self.spoke = !text.is_empty();
+        }
+        text
+    }
+
+    /// Ends the channel: the rest of the held text up to the first consumed markup block
+    /// (what follows that block waits for [`Channel::settle`]).
     pub(crate) fn end(&mut self, cx: &Context) -> String {
         let Some(recoverer) = self.recoverer.take() else {
             return String::new();
@@ -169,14 +247,50 @@ impl Channel {
         let output = recoverer.finish(cx.mender.tools());
         take_spans(&mut self.spans, &output.calls);
         let mut text = output.text;
-        if !self.spoke {
+        self.hold_after_cut(&mut text);
+        if !self.spoke && self.cut.is_none() {
             text.insert_str(0, &std::mem::take(&mut self.blank));
-            if text.trim().is_empty() && !self.spans.is_empty() {
-                text.clear();
-            }
             self.spoke = !text.is_empty();
         }
         text
+    }
+
+    /// The text held from the first consumed markup block on, once the turn has judged the
+    /// blocks: each block `leftover` shows refused goes out where it was, as written, between
+    /// the texts around it; the others are left out. Blanks held before any other text are
+    /// dropped when nothing but markup taken out and blanks came (else they go out as sent).
+    /// Empty when no block was consumed. Call after [`Channel::end`], with the turn's
+    /// leftover read in the order of [`Channel::markup`].
+    pub(crate) fn settle(&mut self, leftover: &mut Leftover<'_>) -> String {
+        let Some(cut) = self.cut.take() else {
+            return String::new();
+        };
+        let mut out = String::new();
+        let mut at = cut;
+        let mut taken = false;
+        for span in &self.spans {
+            let (Some(before), Some(block)) =
+                (self.text.get(at..span.start), self.text.get(span.clone()))
+            else {
+                continue;
+            };
+            out.push_str(before);
+            if leftover.refused(block) {
+                out.push_str(block);
+            } else {
+                taken = true;
+            }
+            at = span.end;
+        }
+        out.push_str(self.text.get(at..).unwrap_or_default());
+        if !self.spoke {
+            out.insert_str(0, &std::mem::take(&mut self.blank));
+            if out.trim().is_empty() && taken {
+                out.clear();
+            }
+            self.spoke = !out.is_empty();
+        }
+        out
     }
 
     /// The consumed markup blocks, joined by line breaks (`None` when there were none): the
@@ -201,6 +315,8 @@ fn take_spans(spans: &mut Vec<Range<usize>>, calls: &[toolmend::recover::Recover
             spans.push(call.span.clone());
         }
     }
+    // In text order: the blocks are judged, and held text rebuilt, in that order.
+    spans.sort_by_key(|s| s.start);
 }
 
 /// The native calls of a streamed response as the client got them, and the session from
@@ -295,11 +411,6 @@ pub(crate) fn recovered_calls<'r>(
 /// The markup blocks of one channel as one text, `None` when there were none.
 pub(crate) fn joined_markup(blocks: &[String]) -> Option<String> {
     (!blocks.is_empty()).then(|| blocks.join("\n"))
-}
-
-/// Text left by the turn over the markup: invalid blocks stay as they were written.
-pub(crate) fn leftover(text: Option<String>) -> Option<String> {
-    text.filter(|t| !t.trim().is_empty())
 }
 
 /// How a streamed body is cut into events.

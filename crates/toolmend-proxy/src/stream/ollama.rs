@@ -12,7 +12,7 @@ use bytes::{Bytes, BytesMut};
 use serde_json::{Map, Value, json};
 
 use super::sse::Event;
-use super::{Channel, Context, Natives, Transform, leftover, recovered_calls};
+use super::{Channel, Context, Leftover, Natives, Transform, recovered_calls};
 use crate::mend::{Annotations, Fate, append_text, fates};
 use crate::routes::ollama::{new_call, read_calls, set_call};
 
@@ -204,11 +204,16 @@ impl OllamaStream {
         let Some(result) = self.natives.markup_turn(cx, content, reasoning) else {
             return;
         };
-        if let Some(text) = leftover(result.content.clone()) {
-            out.push_back(self.text_line("content", text));
-        }
-        if let Some(text) = leftover(result.reasoning.clone()) {
+        // The text held from the first markup block on, refused blocks where they were.
+        let mut left = Leftover::new(result.reasoning.as_deref());
+        let text = self.thinking.as_mut().map(|c| c.settle(&mut left));
+        if let Some(text) = text.filter(|t| !t.is_empty()) {
             out.push_back(self.text_line("thinking", text));
+        }
+        let mut left = Leftover::new(result.content.as_deref());
+        let text = self.content.as_mut().map(|c| c.settle(&mut left));
+        if let Some(text) = text.filter(|t| !t.is_empty()) {
+            out.push_back(self.text_line("content", text));
         }
         let (sent, extra) = recovered_calls(cx, &mut self.notes, &result);
         let calls: Vec<Value> = sent

@@ -13,7 +13,7 @@ use serde_json::{Map, Value, json};
 use toolmend::{AssistantTurn, Status, ToolCall};
 
 use super::sse::{Event, write};
-use super::{Channel, Context, Transform, leftover};
+use super::{Channel, Context, Leftover, Transform};
 use crate::mend::{Annotations, Fate, append_text, fates};
 
 /// One buffered tool call.
@@ -149,10 +149,15 @@ impl OpenAiStream {
         for call in &result.calls {
             self.notes.add(&cx.model, call);
         }
-        if let Some(text) = leftover(result.content.clone()) {
+        // The text held from the first markup block on, refused blocks where they were.
+        let mut left = Leftover::new(result.content.as_deref());
+        let text = state.content.as_mut().map(|c| c.settle(&mut left));
+        if let Some(text) = text.filter(|t| !t.is_empty()) {
             out.push_back(self.chunk(&state, index, json!({"content": text}), None));
         }
-        if let Some(text) = leftover(result.reasoning.clone()) {
+        let mut left = Leftover::new(result.reasoning.as_deref());
+        let text = state.reasoning.as_mut().map(|c| c.settle(&mut left));
+        if let Some(text) = text.filter(|t| !t.is_empty()) {
             out.push_back(self.chunk(&state, index, json!({ reasoning_key: text }), None));
         }
         let mut calls = Vec::new();

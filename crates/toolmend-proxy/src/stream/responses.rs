@@ -5,11 +5,15 @@
 //! a valid call is replayed as the events received; a repaired one is emitted as added, one
 //! delta, `…arguments.done` and `output_item.done`, all carrying the repaired arguments.
 //! `output_text` deltas stream through a [`Channel`] (only a possible sentinel suffix is held),
-//! and the part's `…done` events carry the text as emitted. Reasoning text is scanned when
-//! `--recover all` but never rewritten. Calls recovered from text are added as new
+//! and the part's `…done` events carry the text as emitted. Reasoning text and reasoning
+//! summaries are scanned when `--recover all` but never rewritten. Calls recovered from text are added as new
 //! `function_call` items before `response.completed`, whose `output` is then rewritten to the
 //! items as emitted. Output indices and `sequence_number`s are renumbered once anything was
 //! added or dropped; every other event passes in order, as received while nothing changed.
+//!
+//! A text part that had markup taken out holds its text from the first markup block on, and
+//! every event after it is held too, until the response's turn decides the markup: a block the
+//! library refuses then goes out where it was, and the part's `…done` events carry its text.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -18,7 +22,7 @@ use serde_json::{Value, json};
 use toolmend::ToolCall;
 
 use super::sse::{Event, typed_event};
-use super::{Channel, Context, Natives, Transform, joined_markup, leftover, recovered_calls};
+use super::{Channel, Context, Leftover, Natives, Transform, joined_markup, recovered_calls};
 use crate::mend::{Annotations, Fate, fates};
 use crate::routes::responses::{id_tail, new_call_item, new_text_item, set_call_item};
 
@@ -82,10 +86,74 @@ pub(crate) struct ResponsesStream {
     fresh: usize,
     ended: bool,
     notes: Annotations,
+    /// From the first text part that ended with markup taken out: that part and what would
+    /// have been sent since, until the turn decides the markup.
+    held: Option<Vec<HeldOut>>,
+    /// Messages opened only because a part of theirs was held, with nothing sent yet: left
+    /// out at release if they end with no text (output index, upstream index).
+    tentative: Vec<(u64, u64)>,
 }
+
+/// What waits for the turn's verdict on the markup.
+#[derive(Debug)]
+enum HeldOut {
+    /// A call of [`ResponsesStream::emit`], made at release.
+    Emit {
+        raw: Option<Bytes>,
+        value: Value,
+        index: Option<u64>,
+    },
+    /// A text part whose text from its first markup block on is held.
+    Part {
+        key: (u64, u64),
+        item_id: Value,
+        channel: Box<Channel>,
+    },
+}
+
+/// Marks a reasoning summary's index in the key of its channel.
+const SUMMARY: u64 = 1 << 32;
 
 fn u64_at(value: &Value, key: &str) -> Option<u64> {
     value.get(key).and_then(Value::as_u64)
+}
+
+/// Gives a held text part's `…done` event (or its item's `output_item.done`) the part's whole
+/// text as sent; `raw` is dropped when the text changed.
+fn patch_text(value: &mut Value, texts: &BTreeMap<(u64, u64), Part>, raw: &mut Option<Bytes>) {
+    let kind = value
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let index = u64_at(value, "output_index");
+    let Some(index) = index else {
+        return;
+    };
+    let mut set = |slot: Option<&mut Value>, key: (u64, u64)| {
+        if let (Some(slot), Some(sent)) = (slot, texts.get(&key))
+            && slot.as_str() != Some(&sent.emitted)
+        {
+            *slot = json!(sent.emitted);
+            *raw = None;
+        }
+    };
+    let content_index = u64_at(value, "content_index").unwrap_or(0);
+    match kind {
+        "response.output_text.done" => set(value.get_mut("text"), (index, content_index)),
+        "response.content_part.done" => {
+            set(value.pointer_mut("/part/text"), (index, content_index));
+        }
+        "response.output_item.done" => {
+            if let Some(Value::Array(parts)) = value.pointer_mut("/item/content") {
+                for (j, part) in parts.iter_mut().enumerate() {
+                    if part.get("type").and_then(Value::as_str) == Some("output_text") {
+                        set(part.get_mut("text"), (index, j as u64));
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
 }
 
 impl ResponsesStream {
@@ -104,6 +172,10 @@ impl ResponsesStream {
         index: Option<u64>,
         out: &mut VecDeque<Bytes>,
     ) {
+        if let Some(held) = self.held.as_mut() {
+            held.push(HeldOut::Emit { raw, value, index });
+            return;
+        }
         let mut same = raw.is_some();
         if let Some(index) = index
             && u64_at(&value, "output_index") != Some(index)
@@ -357,20 +429,147 @@ impl ResponsesStream {
             return;
         };
         let rest = channel.end(cx);
-        part.consumed |= channel.consumed();
+        let consumed = channel.consumed();
+        part.consumed |= consumed;
         if let Some(markup) = channel.markup() {
             self.content_markup.push(markup);
         }
-        if rest.is_empty() {
-            return;
+        if !rest.is_empty() {
+            part.emitted.push_str(&rest);
+            self.open(Some(key.0), out);
+            self.text_delta(key, item_id, rest, out);
         }
-        part.emitted.push_str(&rest);
-        self.open(Some(key.0), out);
+        if consumed {
+            // From here on, what would be sent is held (the opening below too).
+            self.held.get_or_insert_with(Vec::new);
+            if self.deferred(Some(key.0)) {
+                // Nothing of it sent yet: opened now, in its place, and left out at release
+                // if it ends with no text.
+                self.open(Some(key.0), out);
+                if let Some(at) = self.passed(Some(key.0)) {
+                    self.tentative.push((at, key.0));
+                }
+            }
+            self.held.get_or_insert_with(Vec::new).push(HeldOut::Part {
+                key,
+                item_id: item_id.clone(),
+                channel,
+            });
+        }
+    }
+
+    /// Sends an `output_text.delta` of a part.
+    fn text_delta(
+        &mut self,
+        key: (u64, u64),
+        item_id: &Value,
+        text: String,
+        out: &mut VecDeque<Bytes>,
+    ) {
         let at = self.passed(Some(key.0));
         let delta = json!({"type": "response.output_text.delta", "item_id": item_id,
-            "output_index": at.unwrap_or(key.0), "content_index": key.1, "delta": rest,
+            "output_index": at.unwrap_or(key.0), "content_index": key.1, "delta": text,
             "logprobs": []});
         self.emit(None, delta, None, out);
+    }
+
+    /// Sends what was held, now that the turn has judged the markup (`content` is what it
+    /// left of the text parts' markup): each held part's text goes on with its refused markup
+    /// in place, its `…done` events and final item carry its whole text, and a message opened
+    /// only for a held part that ends with no text is left out (the indices after it lowered).
+    fn release(&mut self, content: Option<&str>, out: &mut VecDeque<Bytes>) {
+        let Some(mut held) = self.held.take() else {
+            return;
+        };
+        self.changed = true;
+        let mut left = Leftover::new(content);
+        let mut tails = Vec::new();
+        for entry in &mut held {
+            if let HeldOut::Part { key, channel, .. } = entry {
+                let tail = channel.settle(&mut left);
+                if let Some(part) = self.texts.get_mut(key) {
+                    part.emitted.push_str(&tail);
+                }
+                tails.push(tail);
+            }
+        }
+        let mut dropped: Vec<u64> = Vec::new();
+        for (at, index) in std::mem::take(&mut self.tentative) {
+            let silent = self
+                .texts
+                .range((index, 0)..=(index, u64::MAX))
+                .all(|(_, p)| p.emitted.is_empty());
+            if silent {
+                dropped.push(at);
+            }
+        }
+        let lower = |at: u64| at - dropped.iter().filter(|d| **d < at).count() as u64;
+        // The final items carry the parts' whole text, under their final output indices.
+        for (at, item) in &mut self.done_items {
+            let Some(index) = self.items.iter().find_map(|(i, item)| match item {
+                Item::Passed { out } if out == at => Some(*i),
+                _ => None,
+            }) else {
+                continue;
+            };
+            if let Some(Value::Array(parts)) = item.get_mut("content") {
+                for (j, part) in parts.iter_mut().enumerate() {
+                    if let Some(sent) = self.texts.get(&(index, j as u64))
+                        && part.get("type").and_then(Value::as_str) == Some("output_text")
+                    {
+                        part["text"] = json!(sent.emitted);
+                    }
+                }
+            }
+        }
+        if !dropped.is_empty() {
+            let items = std::mem::take(&mut self.done_items);
+            self.done_items = items
+                .into_iter()
+                .filter(|(at, _)| !dropped.contains(at))
+                .map(|(at, item)| (lower(at), item))
+                .collect();
+            let open = std::mem::take(&mut self.open_items);
+            self.open_items = open
+                .into_iter()
+                .filter(|(at, _)| !dropped.contains(at))
+                .map(|(at, index)| (lower(at), index))
+                .collect();
+            self.items
+                .retain(|_, item| !matches!(item, Item::Passed { out } if dropped.contains(out)));
+            for item in self.items.values_mut() {
+                match item {
+                    Item::Passed { out } => *out = lower(*out),
+                    Item::Call(call) => call.passthrough = call.passthrough.map(lower),
+                    Item::Deferred(_) => {}
+                }
+            }
+            self.next_out -= dropped.len() as u64;
+        }
+        let mut tails = tails.into_iter();
+        for entry in held {
+            match entry {
+                HeldOut::Part { key, item_id, .. } => {
+                    let tail = tails.next().unwrap_or_default();
+                    if !tail.is_empty() {
+                        self.text_delta(key, &item_id, tail, out);
+                    }
+                }
+                HeldOut::Emit {
+                    raw,
+                    mut value,
+                    index,
+                } => {
+                    let at = index.or_else(|| u64_at(&value, "output_index"));
+                    if at.is_some_and(|at| dropped.contains(&at)) {
+                        continue;
+                    }
+                    let mut raw = raw;
+                    patch_text(&mut value, &self.texts, &mut raw);
+                    self.emit(raw, value, at.map(lower), out);
+                }
+            }
+        }
     }
 
     /// Ends the response: open parts and held calls are flushed, recovered calls added.
@@ -416,12 +615,10 @@ impl ResponsesStream {
         let content = joined_markup(&self.content_markup);
         let reasoning = joined_markup(&self.reasoning_markup);
         let Some(result) = self.natives.markup_turn(cx, content, reasoning) else {
+            self.release(None, out);
             return;
         };
-        if let Some(text) = leftover(result.content.clone()) {
-            self.changed = true;
-            self.text_item(&text, out);
-        }
+        self.release(result.content.as_deref(), out);
         let (calls, extra) = recovered_calls(cx, &mut self.notes, &result);
         for call in calls {
             self.changed = true;
@@ -668,11 +865,15 @@ impl Transform for ResponsesStream {
                 let at = self.passed(index);
                 self.emit(raw, value, at, out);
             }
-            "response.reasoning_text.delta" if cx.scan_reasoning() => {
-                let key = (
-                    index.unwrap_or(0),
-                    u64_at(&value, "content_index").unwrap_or(0),
-                );
+            "response.reasoning_text.delta" | "response.reasoning_summary_text.delta"
+                if cx.scan_reasoning() =>
+            {
+                // A summary's channels are keyed apart from the reasoning text's parts.
+                let part = match kind.as_str() {
+                    "response.reasoning_text.delta" => u64_at(&value, "content_index"),
+                    _ => u64_at(&value, "summary_index").map(|i| i | SUMMARY),
+                };
+                let key = (index.unwrap_or(0), part.unwrap_or(0));
                 if let Some(delta) = value.get("delta").and_then(Value::as_str) {
                     // Scanned, never rewritten.
                     let channel = self
