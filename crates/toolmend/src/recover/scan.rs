@@ -96,7 +96,7 @@ fn dispatch() -> &'static Dispatch {
         assert!(
             patterns
                 .iter()
-                .all(|(p, _)| matches!(p.as_bytes()[0], b'<' | b'[' | b']' | b'`' | b'~')),
+                .all(|(p, _)| matches!(p.as_bytes()[0], b'<' | b'[' | b']' | b'`' | b'~' | b'>')),
             "every pattern starts with a byte `Scanner::find` looks for"
         );
         Dispatch {
@@ -268,7 +268,7 @@ pub(crate) struct Scanner {
     resolve: Option<NameResolver>,
     /// Next `<`, `[` or `]` (the first bytes of the sentinels).
     next_mark: NextByte,
-    /// Next backtick or `~` (code markers).
+    /// Next backtick, `~` (code markers) or `>` (functionary's `>>>`).
     next_code: NextByte,
     /// Whether the last run stopped at an open sentinel block.
     in_block: bool,
@@ -309,7 +309,7 @@ fn in_class(b: u8, class: u8) -> bool {
     }
 }
 
-/// A cached forward search for a byte class: every pattern starts with one of five bytes that
+/// A cached forward search for a byte class: every pattern starts with one of six bytes that
 /// are rare in prose, so two memchr passes find candidates at memchr speed and the automaton
 /// only runs, anchored, at those candidates. The cache keeps the whole scan linear when one
 /// class is dense and the other absent.
@@ -474,9 +474,10 @@ impl Scanner {
             let mark = self
                 .next_mark
                 .find(hay, from, |h| memchr::memchr3(b'<', b'[', b']', h));
+            // `>` starts functionary's `>>>`; it shares the pass with the code markers.
             let code = self
                 .next_code
-                .find(hay, from, |h| memchr::memchr2(b'`', b'~', h));
+                .find(hay, from, |h| memchr::memchr3(b'`', b'~', b'>', h));
             let at = match (mark, code) {
                 (Some(a), Some(b)) => a.min(b),
                 (Some(a), None) | (None, Some(a)) => a,
