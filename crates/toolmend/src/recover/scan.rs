@@ -564,8 +564,7 @@ impl Scanner {
         // never more, so a text full of near-miss blocks is still scanned in linear time.
         let budget = at.saturating_add(MAX_BLOCK_BYTES).saturating_mul(4);
         if self.calls_left == 0 || self.spent > budget {
-            self.pos = at + 1;
-            return Next::Continue;
+            return self.pass(text, eof, at);
         }
         let mut result = Err(Stop::Invalid);
         let mut view_len = 0;
@@ -614,7 +613,7 @@ impl Scanner {
                 } else if calls.len() > self.calls_left {
                     // Over the cap: the block stays text, whole, and recovery stops.
                     self.calls_left = 0;
-                    self.pos = at + 1;
+                    return self.pass(text, eof, at);
                 } else {
                     self.calls_left -= calls.len();
                     self.pos = block.end;
@@ -634,10 +633,20 @@ impl Scanner {
                     Stop::Incomplete => view_len,
                     Stop::Invalid => reached.saturating_sub(start),
                 };
-                self.pos = at + 1;
-                Next::Continue
+                self.pass(text, eof, at)
             }
         }
+    }
+
+    /// Moves past a sentinel at `at` that started no block: one byte on, or, for a fence
+    /// sentinel (```` ```json ````, whose families read a fence as their format), on as the
+    /// backticks would have been read without it (a fence or an inline span opens there).
+    fn pass(&mut self, text: &str, eof: bool, at: usize) -> Next {
+        if text.as_bytes()[at] == b'`' {
+            return self.backticks(text, eof, at);
+        }
+        self.pos = at + 1;
+        Next::Continue
     }
 
     /// What may be appended without changing the last run's decision.

@@ -147,7 +147,10 @@ mod tests {
 
     #[test]
     fn rejects_truncated_calls() {
-        rejects_truncation(TWO);
-        rejects_truncation(&TWO[3..]);
+        // One call each: a message cut after a whole call ends there, and that call counts.
+        let one = ">>>read_file\n{\"path\": \"src/main.rs\", \"limit\": 40}";
+        rejects_truncation(one);
+        rejects_truncation(&one[3..]);
+        rejects_truncation(&format!(">>>all\nReading.\n{one}<|eot_id|>"));
     }
 }

@@ -19,6 +19,9 @@
 //!   (`{`) last, as §1.7 asks. Their first significant byte differs, so
 //!   the order is documentation more than arbitration.
 //!
+//! - ```` ```json ````: Command R+'s `Action:` list (a lead) before xLAM's fenced list. A fence
+//!   sentinel that starts no block is read as the fence it is (the scanner's `pass`).
+//!
 //! Two sentinels start with a letter in the models' output (`functools[`, `function call<|
 //! role_sep|>`); their grammars declare that text as a `lead` and key the automaton on the rare
 //! byte after it, so every automaton pattern starts with `<`, `[`, `]`, a backtick, `~` or `>`
@@ -35,6 +38,7 @@ pub(crate) mod anthropic;
 pub(crate) mod apertus;
 pub(crate) mod atem;
 pub(crate) mod cohere;
+pub(crate) mod command_r;
 pub(crate) mod deepseek;
 pub(crate) mod dots;
 pub(crate) mod dsml;
@@ -234,6 +238,9 @@ pub(crate) static GRAMMARS: &[Grammar] = &[
     pythonic::GRAMMAR,
     phi4::GRAMMAR,
     cohere::GRAMMAR,
+    command_r::GRAMMAR,
+    command_r::GRAMMAR_NEWLINE,
+    xlam::GRAMMAR_FENCED,
     functionary::GRAMMAR,
     apertus::GRAMMAR,
     internlm::GRAMMAR,
