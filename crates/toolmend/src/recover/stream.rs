@@ -473,8 +473,10 @@ impl StreamRecoverer {
             }
             // A name first (functionary): ruled out within its first word, so it is checked at
             // every chunk while short, then as spaced as a payload.
-            Some(b) if whole::starts_name(b)
-                && (len <= NAME_CHECKED || len >= check.checked_len + (check.checked_len / 2).max(64)) =>
+            Some(b)
+                if whole::starts_name(b)
+                    && (len <= NAME_CHECKED
+                        || len >= check.checked_len + (check.checked_len / 2).max(64)) =>
             {
                 check.checked_len = len;
                 whole::check(&self.text, region, tools, false, &self.options)

@@ -93,7 +93,7 @@ mod tests {
     #[test]
     fn recovers_a_bare_block_and_one_after_prose() {
         let read = ("read_file", json!({"path": "src/main.rs", "limit": 40}));
-        assert_eq!(recovers(READ, &[read.clone()]), "");
+        assert_eq!(recovers(READ, std::slice::from_ref(&read)), "");
         let rest = recovers(&format!("Reading it.\n{READ}"), &[read]);
         assert_eq!(rest, "Reading it.\n");
     }
@@ -129,7 +129,10 @@ mod tests {
             "<|message|>",
         ] {
             assert_eq!(
-                recovers(&format!("{header}{READ}<|eom|>"), &[read.clone()]),
+                recovers(
+                    &format!("{header}{READ}<|eom|>"),
+                    std::slice::from_ref(&read)
+                ),
                 ""
             );
         }
@@ -165,6 +168,8 @@ mod tests {
     #[test]
     fn rejects_truncated_blocks() {
         rejects_truncation(READ);
-        rejects_truncation(&format!("<|start|>assistant to=read_file<|message|>{READ}<|eom|>"));
+        rejects_truncation(&format!(
+            "<|start|>assistant to=read_file<|message|>{READ}<|eom|>"
+        ));
     }
 }

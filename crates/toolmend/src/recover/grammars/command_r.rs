@@ -50,7 +50,10 @@ pub(crate) const GRAMMAR_NEWLINE: Grammar = Grammar {
 
 fn parse(input: &Input<'_>, _start: usize, body: usize) -> Step<Block> {
     let s = input.text;
-    if s.as_bytes().get(body).is_some_and(|b| !b.is_ascii_whitespace()) {
+    if s.as_bytes()
+        .get(body)
+        .is_some_and(|b| !b.is_ascii_whitespace())
+    {
         return Err(Stop::Invalid);
     }
     let (from, to) = value_span(s, body)?;
@@ -60,7 +63,9 @@ fn parse(input: &Input<'_>, _start: usize, body: usize) -> Step<Block> {
         match call_object(item.get(), &["tool_name"], &["parameters"]) {
             Some(call) => calls.push(call),
             // A call whose arguments cannot be read: a placeholder, never recovered.
-            None if names_a_call(item.get()) => calls.push(RawCall::json(String::new(), String::new())),
+            None if names_a_call(item.get()) => {
+                calls.push(RawCall::json(String::new(), String::new()))
+            }
             None => return Err(Stop::Invalid),
         }
     }
@@ -86,7 +91,10 @@ mod tests {
     #[test]
     fn recovers_the_template_form_and_the_model_card_form() {
         let read = ("read_file", json!({"path": "src/main.rs", "limit": 40}));
-        assert_eq!(recovers(TEMPLATE, &[read.clone()]), "Reading it.\n\n");
+        assert_eq!(
+            recovers(TEMPLATE, std::slice::from_ref(&read)),
+            "Reading it.\n\n"
+        );
         let card = "Action: ```json\n[{\"tool_name\": \"glob\", \"parameters\": {\"pattern\": \"*.rs\"}}]\n```";
         assert_eq!(recovers(card, &[("glob", json!({"pattern": "*.rs"}))]), "");
     }

@@ -101,7 +101,8 @@ mod tests {
 
     use super::super::testing::{ignores, recovers, rejects_truncation};
 
-    const READ: &str = "<tool_call>read_file\n{\"path\": \"src/main.rs\", \"limit\": 40}\n</tool_call>";
+    const READ: &str =
+        "<tool_call>read_file\n{\"path\": \"src/main.rs\", \"limit\": 40}\n</tool_call>";
 
     fn read() -> (&'static str, serde_json::Value) {
         ("read_file", json!({"path": "src/main.rs", "limit": 40}))
@@ -110,11 +111,15 @@ mod tests {
     #[test]
     fn recovers_a_name_line_and_json_arguments() {
         assert_eq!(recovers(READ, &[read()]), "");
-        let two = format!("Reading both.\n{READ}\n<tool_call>bash\n{{\"command\": \"ls\"}}</tool_call>");
+        let two =
+            format!("Reading both.\n{READ}\n<tool_call>bash\n{{\"command\": \"ls\"}}</tool_call>");
         let rest = recovers(&two, &[read(), ("bash", json!({"command": "ls"}))]);
         assert_eq!(rest, "Reading both.\n\n");
         // End of message right after the object.
-        recovers("<tool_call>read_file\n{\"path\": \"src/main.rs\", \"limit\": 40}\n", &[read()]);
+        recovers(
+            "<tool_call>read_file\n{\"path\": \"src/main.rs\", \"limit\": 40}\n",
+            &[read()],
+        );
     }
 
     #[test]

@@ -78,7 +78,11 @@ fn parse_fenced(input: &Input<'_>, start: usize, _body: usize) -> Step<Block> {
         return Err(Stop::Invalid);
     }
     let after = close + close_run;
-    let line = after + b[after..].iter().take_while(|&&c| c == b' ' || c == b'\t' || c == b'\r').count();
+    let line = after
+        + b[after..]
+            .iter()
+            .take_while(|&&c| c == b' ' || c == b'\t' || c == b'\r')
+            .count();
     if !matches!(b.get(line), None | Some(b'\n')) {
         return Err(Stop::Invalid);
     }
@@ -88,7 +92,12 @@ fn parse_fenced(input: &Input<'_>, start: usize, _body: usize) -> Step<Block> {
 /// The number of spaces (at most 3) between the line's start and `at`, or `None` when `at` does
 /// not open a line.
 fn indent_before(b: &[u8], at: usize) -> Option<usize> {
-    let indent = b[..at].iter().rev().take(4).take_while(|&&c| c == b' ').count();
+    let indent = b[..at]
+        .iter()
+        .rev()
+        .take(4)
+        .take_while(|&&c| c == b' ')
+        .count();
     (indent <= 3 && (at == indent || b[at - indent - 1] == b'\n')).then_some(indent)
 }
 
@@ -108,7 +117,8 @@ fn exact_calls(text: &str) -> Option<Vec<RawCall>> {
             }
             let name: String = serde_json::from_str(fields["name"].get()).ok()?;
             let args = fields["arguments"].get().trim();
-            args.starts_with('{').then(|| RawCall::json(name, args.to_owned()))
+            args.starts_with('{')
+                .then(|| RawCall::json(name, args.to_owned()))
         })
         .collect()
 }
@@ -202,14 +212,19 @@ mod tests {
             ("read_file", json!({"path": "otel/collector.yaml"})),
         ];
         assert_eq!(recovers(&format!("```json\n{TWO}\n```"), &calls), "");
-        let rest = recovers(&format!("I'll search first.\n```\n{TWO}\n```\n<|eot_id|>"), &calls);
+        let rest = recovers(
+            &format!("I'll search first.\n```\n{TWO}\n```\n<|eot_id|>"),
+            &calls,
+        );
         assert_eq!(rest, "I'll search first.\n<|eot_id|>");
     }
 
     #[test]
     fn any_other_fence_stays_code() {
         // Text after the fence, another key, an undeclared name, another info string.
-        ignores(&format!("```json\n{TWO}\n```\nThat is how you would call them."));
+        ignores(&format!(
+            "```json\n{TWO}\n```\nThat is how you would call them."
+        ));
         ignores("```json\n[{\"name\": \"read_file\", \"parameters\": {\"path\": \"a\"}}]\n```");
         ignores("```json\n[{\"name\": \"read_file\", \"arguments\": {}, \"id\": 1}]\n```");
         ignores("```json\n[{\"name\": \"deploy\", \"arguments\": {}}]\n```");
