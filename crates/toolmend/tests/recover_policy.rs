@@ -192,9 +192,14 @@ fn divergence_llama_json_in_prose_is_not_a_call() {
 }
 
 #[test]
-fn divergence_xlam_in_a_json_fence_is_never_a_call() {
+fn divergence_xlam_in_a_json_fence_is_a_call_only_as_xlams_own_format() {
+    // #28: for xLAM the fence is the format (vLLM reads it); the fence must say so alone.
+    let fenced = "```json\n[{\"name\": \"bash\", \"arguments\": {\"command\": \"ls\"}}]\n```";
+    assert_eq!(names(fenced), ["bash"]);
+    // Not as an example followed by prose, nor with any other key set.
+    assert!(names(&format!("{fenced}\nRun that yourself.")).is_empty());
     assert!(
-        names("```json\n[{\"name\": \"bash\", \"arguments\": {\"command\": \"ls\"}}]\n```")
+        names("```json\n[{\"name\": \"bash\", \"parameters\": {\"command\": \"ls\"}}]\n```")
             .is_empty()
     );
 }

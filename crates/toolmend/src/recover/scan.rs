@@ -96,7 +96,7 @@ fn dispatch() -> &'static Dispatch {
         assert!(
             patterns
                 .iter()
-                .all(|(p, _)| matches!(p.as_bytes()[0], b'<' | b'[' | b']' | b'`' | b'~')),
+                .all(|(p, _)| matches!(p.as_bytes()[0], b'<' | b'[' | b']' | b'`' | b'~' | b'>')),
             "every pattern starts with a byte `Scanner::find` looks for"
         );
         Dispatch {
@@ -279,7 +279,7 @@ pub(crate) struct Scanner {
     resolve: Option<NameResolver>,
     /// Next `<`, `[` or `]` (the first bytes of the sentinels).
     next_mark: NextByte,
-    /// Next backtick or `~` (code markers).
+    /// Next backtick, `~` (code markers) or `>` (functionary's `>>>`).
     next_code: NextByte,
     /// Whether the last run stopped at an open sentinel block.
     in_block: bool,
@@ -320,7 +320,7 @@ fn in_class(b: u8, class: u8) -> bool {
     }
 }
 
-/// A cached forward search for a byte class: every pattern starts with one of five bytes that
+/// A cached forward search for a byte class: every pattern starts with one of six bytes that
 /// are rare in prose, so two memchr passes find candidates at memchr speed and the automaton
 /// only runs, anchored, at those candidates. The cache keeps the whole scan linear when one
 /// class is dense and the other absent.
@@ -485,9 +485,10 @@ impl Scanner {
             let mark = self
                 .next_mark
                 .find(hay, from, |h| memchr::memchr3(b'<', b'[', b']', h));
+            // `>` starts functionary's `>>>`; it shares the pass with the code markers.
             let code = self
                 .next_code
-                .find(hay, from, |h| memchr::memchr2(b'`', b'~', h));
+                .find(hay, from, |h| memchr::memchr3(b'`', b'~', b'>', h));
             let at = match (mark, code) {
                 (Some(a), Some(b)) => a.min(b),
                 (Some(a), None) | (None, Some(a)) => a,
@@ -574,8 +575,7 @@ impl Scanner {
         // never more, so a text full of near-miss blocks is still scanned in linear time.
         let budget = at.saturating_add(MAX_BLOCK_BYTES).saturating_mul(4);
         if self.calls_left == 0 || self.spent > budget {
-            self.pos = at + 1;
-            return Next::Continue;
+            return self.pass(text, eof, at);
         }
         let mut result = Err(Stop::Invalid);
         let mut view_len = 0;
@@ -624,7 +624,7 @@ impl Scanner {
                 } else if calls.len() > self.calls_left {
                     // Over the cap: the block stays text, whole, and recovery stops.
                     self.calls_left = 0;
-                    self.pos = at + 1;
+                    return self.pass(text, eof, at);
                 } else {
                     self.calls_left -= calls.len();
                     self.pos = block.end;
@@ -644,10 +644,20 @@ impl Scanner {
                     Stop::Incomplete => view_len,
                     Stop::Invalid => reached.saturating_sub(start),
                 };
-                self.pos = at + 1;
-                Next::Continue
+                self.pass(text, eof, at)
             }
         }
+    }
+
+    /// Moves past a sentinel at `at` that started no block: one byte on, or, for a fence
+    /// sentinel (```` ```json ````, whose families read a fence as their format), on as the
+    /// backticks would have been read without it (a fence or an inline span opens there).
+    fn pass(&mut self, text: &str, eof: bool, at: usize) -> Next {
+        if text.as_bytes()[at] == b'`' {
+            return self.backticks(text, eof, at);
+        }
+        self.pos = at + 1;
+        Next::Continue
     }
 
     /// What may be appended without changing the last run's decision.

@@ -179,6 +179,10 @@ fn push_short(out: &mut String, chunk: &str) {
         _ => out.push_str(chunk),
     }
 }
+/// A whole-message region that starts with a name is checked at every chunk up to this length
+/// (a name, its line break and the start of its object), so prose is released within its first
+/// word.
+const NAME_CHECKED: usize = 512;
 
 /// An open block this short is parsed again at every line break, so a stray sentinel in prose
 /// is ruled out within its line (bounded work: the block is short).
@@ -544,6 +548,17 @@ impl StreamRecoverer {
                 check.checked_len = len;
                 whole::check(&self.text, region, tools, false, &self.options)
             }
+            // A name first (functionary): ruled out within its first word, so it is checked at
+            // every chunk while short, then as spaced as a payload.
+            Some(b)
+                if whole::starts_name(b)
+                    && (len <= NAME_CHECKED
+                        || len >= check.checked_len + (check.checked_len / 2).max(64)) =>
+            {
+                check.checked_len = len;
+                whole::check(&self.text, region, tools, false, &self.options)
+            }
+            Some(b) if whole::starts_name(b) => Whole::Candidate,
             Some(_) => Whole::Reject,
         };
         match verdict {

@@ -1,13 +1,14 @@
 //! Whole-message forms: payloads with no sentinel (GRAMMARS §1.6).
 //!
-//! An xLAM array, a bare Llama `{"name", "parameters"}` object (or several joined by `;`) and a
-//! bare pythonic list `[f(a=1)]` are recovered only when they are the whole trimmed text, or
+//! An xLAM array, a bare Llama `{"name", "parameters"}` object (or several joined by `;`), a
+//! bare pythonic list `[f(a=1)]` and functionary's `NAME\n{json}` (its `>>>` in the prompt) are
+//! recovered only when they are the whole trimmed text, or
 //! the whole trimmed text after the last `</think>` (or `[/THINK]`, `</seed:think>`), and every
 //! call names a declared tool; one end-of-turn token (`<|eot_id|>`, `<|eom_id|>`, `</s>`) may
 //! follow. JSON quoted in prose never becomes a call (unlike vLLM's `llama3_json`).
 
 use super::cursor::{Step, Stop, skip_ws};
-use super::grammars::{Block, Input, llama, pythonic, xlam};
+use super::grammars::{Block, Input, functionary, llama, pythonic, xlam};
 use super::scan::Found;
 use super::{MAX_BLOCK_BYTES, RecoverOptions};
 use crate::ToolSet;
@@ -81,6 +82,15 @@ const WHOLE: [(&str, WholeParse); 3] = [
     ("pythonic", pythonic::parse_whole),
 ];
 
+/// The whole-message forms that start with a tool's name: functionary v3.2's first call,
+/// whose `>>>` the prompt wrote (its grammar file says why that is safe to hold for).
+const NAMED: [(&str, WholeParse); 1] = [("functionary", functionary::parse_whole)];
+
+/// Whether a region starting with `b` may be a [`NAMED`] form.
+pub(crate) fn starts_name(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b == b'_'
+}
+
 /// The verdict on a region.
 #[derive(Debug)]
 pub(crate) enum Whole {
@@ -102,18 +112,20 @@ pub(crate) fn check(
     options: &RecoverOptions,
 ) -> Whole {
     let first = skip_ws(text, region);
-    match text.as_bytes().get(first) {
+    let forms: &[(&str, WholeParse)] = match text.as_bytes().get(first) {
         None => return if eof { Whole::Reject } else { Whole::Candidate },
-        Some(b'{' | b'[') if text.len() - first <= MAX_BLOCK_BYTES => {}
+        _ if text.len() - first > MAX_BLOCK_BYTES => return Whole::Reject,
+        Some(b'{' | b'[') => &WHOLE,
+        Some(&b) if starts_name(b) => &NAMED,
         Some(_) => return Whole::Reject,
-    }
+    };
     let input = Input {
         text,
         eof,
         message_end: eof,
         tools,
     };
-    for (family, parse) in WHOLE {
+    for &(family, parse) in forms {
         match parse(&input, first) {
             Ok(mut block) => match trailer(text, block.end) {
                 Ok(Some(_)) | Err(_) if !eof => return Whole::Candidate,

@@ -41,10 +41,30 @@ fn parse(input: &Input<'_>, _start: usize, body: usize) -> Step<Block> {
 /// `eof`, a text that ends after an invoke has no further invoke (the caller's closer may be
 /// optional).
 pub(crate) fn invokes(s: &str, at: usize, eof: bool) -> Step<(Vec<RawCall>, usize)> {
+    invokes_with(s, at, eof, Values::TemplateNewlines)
+}
+
+/// How a parameter's raw text becomes its value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Values {
+    /// One line break each side is the template's, not the value's (Anthropic, MiniMax).
+    TemplateNewlines,
+    /// The text between the tags is the value, whitespace and all (ATEM: its system prompt
+    /// says string values are not stripped).
+    Verbatim,
+}
+
+/// [`invokes`] with values read as `values` says.
+pub(crate) fn invokes_with(
+    s: &str,
+    at: usize,
+    eof: bool,
+    values: Values,
+) -> Step<(Vec<RawCall>, usize)> {
     let mut calls = Vec::new();
     let mut i = skip_ws(s, at);
     loop {
-        let (call, end) = invoke(s, i)?;
+        let (call, end) = invoke_with(s, i, values)?;
         calls.push(call);
         let next = skip_ws(s, end);
         match prefixed(s, next, "invoke") {
@@ -78,6 +98,11 @@ fn prefixed<'a>(s: &'a str, at: usize, word: &str) -> Step<(&'a str, usize)> {
 
 /// `<invoke name="NAME">` … `</invoke>` (any prefix) at `at`.
 pub(crate) fn invoke(s: &str, at: usize) -> Step<(RawCall, usize)> {
+    invoke_with(s, at, Values::TemplateNewlines)
+}
+
+/// [`invoke`] with values read as `values` says.
+fn invoke_with(s: &str, at: usize, values: Values) -> Step<(RawCall, usize)> {
     let (prefix, i) = prefixed(s, at, "invoke")?;
     let (name, i) = attr(s, i, "name")?;
     let mut i = expect_ws(s, i, ">")?;
@@ -101,7 +126,12 @@ pub(crate) fn invoke(s: &str, at: usize) -> Step<(RawCall, usize)> {
         let (key, after) = attr(s, open, "name")?;
         let value_at = expect_ws(s, after, ">")?;
         let value_end = value_close(s, value_at, prefix, &close_param, &stops)?;
-        let value = strip_one_newline(&s[value_at..value_end]).to_owned();
+        let raw = &s[value_at..value_end];
+        let value = match values {
+            Values::TemplateNewlines => strip_one_newline(raw),
+            Values::Verbatim => raw,
+        };
+        let value = value.to_owned();
         fields.push((key, Field::Untyped(value)));
         i = value_end + close_param.len();
     }

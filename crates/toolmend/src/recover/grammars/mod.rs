@@ -13,13 +13,19 @@
 //! - `<function_calls>`: the Anthropic `<invoke>` body before OLMo 3's pythonic lines.
 //! - `<tool_calls>`: the Hunyuan/Jamba array and HY v3 tags before MiniMax-M1 JSON lines.
 //! - `<function name=`: MiniCPM 5's `<param>` children before Hermes' llama.cpp JSON variant.
-//! - `<tool_call>`: Granite 3.1 (`[`), Qwen3-Coder (`<function=`), GLM (an identifier), then
-//!   the generic Hermes JSON (`{`) last, as §1.7 asks. Their first significant byte differs, so
+//! - `<|start|>assistant`: Harmony's JSON body before Muse Glimmer's ATEM block.
+//! - `<tool_call>`: Granite 3.1 (`[`), Qwen3-Coder (`<function=`), GLM (an identifier and
+//!   `<arg_key>` pairs), Laguna (an identifier and a JSON object), then the generic Hermes JSON
+//!   (`{`) last, as §1.7 asks. Their first significant byte differs, so
 //!   the order is documentation more than arbitration.
+//!
+//! - ```` ```json ````: Command R+'s `Action:` list (a lead) before xLAM's fenced list. A fence
+//!   sentinel that starts no block is read as the fence it is (the scanner's `pass`).
 //!
 //! Two sentinels start with a letter in the models' output (`functools[`, `function call<|
 //! role_sep|>`); their grammars declare that text as a `lead` and key the automaton on the rare
-//! byte after it, so every automaton pattern starts with `<`, `[`, `]`, a backtick or `~`.
+//! byte after it, so every automaton pattern starts with `<`, `[`, `]`, a backtick, `~` or `>`
+//! (functionary's `>>>`).
 //!
 //! The whole-message forms (xLAM arrays, bare Llama JSON, bare pythonic lists: §1.6) have no
 //! sentinel; [`super::whole`] tries them last, only when the scan found no block at all.
@@ -30,10 +36,13 @@ use crate::ToolSet;
 
 pub(crate) mod anthropic;
 pub(crate) mod apertus;
+pub(crate) mod atem;
 pub(crate) mod cohere;
+pub(crate) mod command_r;
 pub(crate) mod deepseek;
 pub(crate) mod dots;
 pub(crate) mod dsml;
+pub(crate) mod functionary;
 pub(crate) mod gemma;
 pub(crate) mod gigachat;
 pub(crate) mod glm;
@@ -45,6 +54,7 @@ pub(crate) mod internlm;
 pub(crate) mod k2_horizon;
 pub(crate) mod kimi_k2;
 pub(crate) mod kimi_k3;
+pub(crate) mod laguna;
 pub(crate) mod llama;
 pub(crate) mod minicpm;
 pub(crate) mod minimax_m1;
@@ -211,6 +221,7 @@ pub(crate) static GRAMMARS: &[Grammar] = &[
     k2_horizon::GRAMMAR,
     olmo3::GRAMMAR,
     harmony::GRAMMAR,
+    atem::GRAMMAR,
     gemma::GRAMMAR,
     granite::GRAMMAR,
     seed_oss::GRAMMAR,
@@ -218,6 +229,7 @@ pub(crate) static GRAMMARS: &[Grammar] = &[
     minimax_m1::GRAMMAR,
     qwen3_coder::GRAMMAR,
     glm::GRAMMAR,
+    laguna::GRAMMAR,
     minicpm::GRAMMAR,
     hermes::GRAMMAR,
     nemotron::GRAMMAR,
@@ -226,6 +238,10 @@ pub(crate) static GRAMMARS: &[Grammar] = &[
     pythonic::GRAMMAR,
     phi4::GRAMMAR,
     cohere::GRAMMAR,
+    command_r::GRAMMAR,
+    command_r::GRAMMAR_NEWLINE,
+    xlam::GRAMMAR_FENCED,
+    functionary::GRAMMAR,
     apertus::GRAMMAR,
     internlm::GRAMMAR,
     gigachat::GRAMMAR,
