@@ -5,10 +5,10 @@ use std::collections::HashSet;
 use serde_json::Value;
 
 use super::failures::Failures;
-use super::pointer;
 use super::rules::{Fix, Place, RULES, Site, md_link_unwrapped, relational_default};
 use super::schema::SchemaView;
 use super::splice::{compact_with_spans, splice};
+use crate::pointer;
 use crate::salvage::seed::{StrictPrefix, read_strict};
 use crate::salvage::{self, SalvageError, SalvageErrorKind, SalvageOptions};
 use crate::{Limits, Repair, RepairKind, Tool};

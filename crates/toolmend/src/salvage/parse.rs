@@ -18,7 +18,7 @@ use super::scan::{self, Comment, Quote};
 use super::seed::Seed;
 use super::strings::{Role, Str};
 use crate::RepairKind;
-use crate::repair::pointer;
+use crate::pointer;
 
 /// What one run found.
 #[derive(Debug, Clone)]
