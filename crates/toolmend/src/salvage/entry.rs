@@ -1,9 +1,13 @@
-//! The entry point: size guard, empty arguments, double encoding, then [`super::extract`].
+//! The entry points of call salvage: [`salvage`] and [`salvage_after`] (after a strict
+//! prefix); the size guard, empty arguments and double encoding, then [`super::extract`].
+//!
+//! The top of the stage: it calls down (`seed`, `extract`) and nothing below calls it.
 
 use serde_json::Value;
 
 use super::repairs::RepairLog;
-use super::seed::Seed;
+use super::seed::{self, Seed};
+use super::strict::StrictPrefix;
 use super::{
     SalvageError, SalvageErrorKind, SalvageOptions, Salvaged, SyntaxRepair, extract, scan,
 };
@@ -38,8 +42,24 @@ pub fn salvage(text: &str, options: &SalvageOptions) -> Result<Salvaged, Salvage
     salvage_seeded(text, options, None)
 }
 
+/// Salvages `text`, which the strict read ([`super::read_strict`]) refused after reading
+/// `prefix`: the first run starts after the longest safe part of it ([`super::seed`]). The
+/// same result as [`salvage`] on `text`, without reading the prefix twice.
+///
+/// # Errors
+///
+/// As [`salvage`].
+pub(crate) fn salvage_after(
+    text: &str,
+    options: &SalvageOptions,
+    prefix: Option<StrictPrefix>,
+) -> Result<Salvaged, SalvageError> {
+    let seed = prefix.and_then(|prefix| seed::from_prefix(text, options, prefix));
+    salvage_seeded(text, options, seed)
+}
+
 /// [`salvage`], whose first run at the root object starts after `seed` (see [`super::seed`]).
-pub(super) fn salvage_seeded(
+fn salvage_seeded(
     text: &str,
     options: &SalvageOptions,
     seed: Option<Seed>,

@@ -62,7 +62,7 @@ mod plain;
 mod pycollections;
 mod repairs;
 mod scan;
-pub(crate) mod seed;
+mod seed;
 pub mod strict;
 mod strings;
 mod truncation;
@@ -76,6 +76,8 @@ pub use document::{
     salvage_document,
 };
 pub use entry::salvage;
+pub(crate) use entry::salvage_after;
+pub(crate) use strict::{StrictPrefix, read_strict};
 
 /// Options for one salvage run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
