@@ -40,7 +40,7 @@
 use serde_json::{Number, Value};
 
 use super::memo::Memo;
-use super::parse::Parser;
+use super::parser::Parser;
 use super::{SalvageError, SalvageErrorKind, SalvageOptions, SyntaxRepair, scan};
 use crate::RepairKind;
 
@@ -459,7 +459,7 @@ pub(super) fn value_missing_open_quote(bytes: &[u8], start: usize) -> Option<usi
         .position(|&b| matches!(b, b'"' | b':' | b'{' | b'[' | b'}' | b']' | b'\\' | b'\n'))
         .filter(|&i| rest[i] == b'"')?;
     let end = start + quote;
-    super::lookahead::followed_by(bytes, end + 1, b",}").then_some(end)
+    scan::followed_by(bytes, end + 1, b",}").then_some(end)
 }
 
 /// How a document's quoted key with a misplaced quote reads ([`misquoted_key`]).

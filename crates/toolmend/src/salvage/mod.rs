@@ -55,17 +55,13 @@
 mod document;
 mod entry;
 mod extract;
-mod lookahead;
 mod memo;
-mod parse;
-mod plain;
+mod parser;
 mod pycollections;
 mod repairs;
 mod scan;
 mod seed;
 pub mod strict;
-mod strings;
-mod truncation;
 
 use serde_json::Value;
 
