@@ -57,7 +57,6 @@ mod entry;
 mod extract;
 mod memo;
 mod parser;
-mod pycollections;
 mod repairs;
 mod scan;
 mod seed;
@@ -67,12 +66,9 @@ use serde_json::Value;
 
 use crate::RepairKind;
 
-pub use document::{
-    Document, DocumentOptions, MAX_DOCUMENT_BYTES, TruncationPolicy, salvage_broken_document,
-    salvage_document,
-};
-pub use entry::salvage;
+pub use document::{Document, DocumentOptions, MAX_DOCUMENT_BYTES, TruncationPolicy};
 pub(crate) use entry::salvage_after;
+pub use entry::{salvage, salvage_broken_document, salvage_document};
 pub(crate) use strict::{StrictPrefix, read_strict};
 
 /// Options for one salvage run.
