@@ -15,15 +15,16 @@
 //!
 //! # The interface
 //!
-//! The lenient parser (`super::parser`) knows this layer by one type, [`Readings`], carried in
-//! [`super::SalvageOptions`], and by the functions re-exported below, each called at a named
-//! decision point right after the reading's flag was checked: a string's end (`layout_tail`,
-//! `trim_cut_string`, `closing_fence`), a scalar that JSON does not spell (`lenient_number`,
-//! `in_token`, `literal`, `bare_word`), a key's quotes (`misquoted_key`), a value's missing
-//! opening quote (`value_missing_open_quote`). With [`Readings::CALL`] every flag is off, so
-//! the call parser's path takes none of them: one predictable branch per point, nothing more.
-//! The whole-text readings (`openers`, `fences`, `pycollections`) are used by the document
-//! entry (`super::entry::document`) only, around the parser.
+//! The lenient parser (`super::parser`) knows this layer by its switches, [`Readings`]
+//! (defined beside [`super::SalvageOptions`], which carries them), and by the functions
+//! re-exported below, each called at a named decision point right after the reading's switch
+//! was checked: a string's end (`layout_tail`, `trim_cut_string`, `closing_fence`), a scalar
+//! that JSON does not spell (`lenient_number`, `in_token`, `literal`, `bare_word`), a key's
+//! quotes (`misquoted_key`), a value's missing opening quote (`value_missing_open_quote`).
+//! With [`Readings::CALL`] every switch is off, so the call parser's path takes none of them:
+//! one predictable branch per point, nothing more. The whole-text readings (`openers`,
+//! `fences`, `pycollections`) are used by the document entry (`super::entry`) only, around
+//! the parser.
 //!
 //! Nothing here calls the parser or an entry: this layer reads bytes (`super::scan`) and
 //! returns plain values; the callers decide.
@@ -37,7 +38,7 @@ mod scalars;
 
 use serde_json::Value;
 
-use super::{SalvageOptions, SyntaxRepair};
+use super::{Readings, SalvageOptions, SyntaxRepair};
 use crate::RepairKind;
 
 pub(super) use fences::fenced_blocks;
@@ -150,29 +151,6 @@ impl DocumentOptions {
             trim_cut_strings: self.trim_cut_strings,
         }
     }
-}
-
-/// The document-only readings, carried to the parser inside [`SalvageOptions`]; off for calls.
-///
-/// The parser consults them, and the functions this module re-exports, at its named decision
-/// points only (see the module doc); with [`Self::CALL`] none of them fires.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Readings {
-    /// [`DocumentOptions::trim_layout`].
-    pub(super) trim_layout: bool,
-    /// [`DocumentOptions::lenient_scalars`].
-    pub(super) lenient_scalars: bool,
-    /// [`DocumentOptions::trim_cut_strings`].
-    pub(super) trim_cut_strings: bool,
-}
-
-impl Readings {
-    /// Call salvage: content as written, JSON's own scalars.
-    pub(super) const CALL: Self = Self {
-        trim_layout: false,
-        lenient_scalars: false,
-        trim_cut_strings: false,
-    };
 }
 
 /// What [`super::salvage_document`] made of a text.

@@ -58,7 +58,8 @@ pub(crate) fn salvage_after(
     salvage_seeded(text, options, seed)
 }
 
-/// [`salvage`], whose first run at the root object starts after `seed` (see [`crate::salvage::seed`]).
+/// [`salvage`], whose first run at the root object starts after `seed`
+/// (see [`crate::salvage::seed`]).
 fn salvage_seeded(
     text: &str,
     options: &SalvageOptions,

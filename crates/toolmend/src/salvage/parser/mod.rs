@@ -29,12 +29,12 @@ mod plain;
 mod strings;
 mod truncation;
 
-use super::SalvageErrorKind;
-use super::document::{self, Readings};
+use super::document;
 use super::memo::Memo;
 use super::repairs::RepairLog;
 use super::scan::{self, Comment, Quote};
 use super::seed::Seed;
+use super::{Readings, SalvageErrorKind};
 use crate::RepairKind;
 use crate::pointer;
 use strings::{Role, Str};

@@ -1,6 +1,7 @@
 //! Numbers and literal words of the lenient parser: JSON's spellings, Python's `True`/`False`/
 //! `None` (`python_literal`), `NaN`/`Infinity` refused, a number or word the text ends inside
-//! left to truncation, and the document readings of both where [`Readings`] asks for them.
+//! left to truncation, and the document readings of both where the switches
+//! ([`crate::salvage::Readings`]) ask for them.
 //!
 //! It owns reading one scalar at the parser's position; what follows the scalar is the main
 //! loop's (`mod.rs`).
