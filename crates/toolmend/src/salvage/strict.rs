@@ -22,7 +22,7 @@
 //!   its value.
 //!
 //! It stands on its own below the lenient parser (it uses only `scan`): what it kept before
-//! failing leaves as a plain value, [`StrictPrefix`], for `seed.rs` to judge.
+//! failing leaves as a plain value, `StrictPrefix`, for `seed.rs` to judge.
 //!
 //! Its token readers are public, [`read_string`] and [`number_span`], so that the Python
 //! package's strict path (which builds Python objects instead of a `Value`) reads strings and

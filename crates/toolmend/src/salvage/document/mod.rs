@@ -59,12 +59,12 @@ pub enum TruncationPolicy {
     /// key, a cut literal), close every open container (`truncation_closed`). For documents.
     #[default]
     Close,
-    /// Refuse it with [`SalvageErrorKind::Syntax`] at the end of the text: the policy for
+    /// Refuse it with [`super::SalvageErrorKind::Syntax`] at the end of the text: the policy for
     /// calls to tools whose effects a partial value could change (DESIGN §5.1).
     Refuse,
 }
 
-/// Options for [`salvage_document`].
+/// Options for [`super::salvage_document`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct DocumentOptions {
