@@ -47,6 +47,7 @@ pub mod history;
 mod kind;
 pub mod limits;
 mod mender;
+mod pointer;
 pub mod prepare;
 pub mod recover;
 mod repair;

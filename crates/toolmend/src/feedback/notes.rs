@@ -1,7 +1,7 @@
 //! Value-free notes for repaired calls, to prepend to the tool result.
 
 use crate::limits::MAX_NOTES;
-use crate::repair::pointer;
+use crate::pointer;
 use crate::{Repair, RepairKind};
 
 /// The notes for a call's repairs: one per repair the model should hear about (a repeated

@@ -11,8 +11,9 @@ use serde_json::Value;
 
 use crate::Tool;
 use crate::limits::MAX_ECHOED_NAME;
+use crate::pointer;
+use crate::repair::Rejection;
 use crate::repair::schema::{SchemaView, Types};
-use crate::repair::{Rejection, pointer};
 use crate::salvage::SalvageErrorKind;
 
 /// How many failing locations one message names.

@@ -293,7 +293,7 @@ impl<'s> Document<'s> {
                 Value::Object(map) => {
                     for (key, child) in map {
                         let mut at = pointer.clone();
-                        crate::repair::pointer::push(&mut at, key);
+                        crate::pointer::push(&mut at, key);
                         stack.push((child, at, depth + 1));
                     }
                 }
@@ -426,7 +426,7 @@ impl TooWide {
     /// The error naming the keyword at `pointer` (`#/…`, the schema object holding it).
     fn describe(&self, pointer: &str) -> String {
         let mut at = pointer.to_owned();
-        crate::repair::pointer::push(&mut at, self.keyword);
+        crate::pointer::push(&mut at, self.keyword);
         let (keyword, width, limit) = (self.keyword, self.width, self.limit);
         format!(
             "the `{keyword}` at `{at}` has {width} entries, more than the {limit} toolmend \

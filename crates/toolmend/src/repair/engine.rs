@@ -5,12 +5,14 @@ use std::collections::HashSet;
 use serde_json::Value;
 
 use super::failures::Failures;
-use super::pointer;
 use super::rules::{Fix, Place, RULES, Site, md_link_unwrapped, relational_default};
 use super::schema::SchemaView;
 use super::splice::{compact_with_spans, splice};
-use crate::salvage::seed::{StrictPrefix, read_strict};
-use crate::salvage::{self, SalvageError, SalvageErrorKind, SalvageOptions};
+use crate::pointer;
+
+use crate::salvage::{
+    self, SalvageError, SalvageErrorKind, SalvageOptions, StrictPrefix, read_strict,
+};
 use crate::{Limits, Repair, RepairKind, Tool};
 
 /// What happened to one call's arguments.
@@ -100,7 +102,7 @@ pub(crate) enum Strict {
     /// Strict JSON that fails the schema (read by the fast path of a tool with no opt-in rule).
     Invalid(Value),
     /// Not strict JSON; what the strict parse read of a root object before it failed, for
-    /// salvage to start after ([`salvage::seed`]).
+    /// salvage to start after ([`salvage::salvage_after`]).
     NotJson(Option<StrictPrefix>),
 }
 
@@ -187,7 +189,7 @@ pub(crate) fn mend_arguments(
         Ok(value) => return mend_strict(tool, raw, value, repairs, limits),
     };
     // Salvage goes on after what the strict parse read (the same result, read once).
-    match salvage::seed::salvage_after(raw, &SalvageOptions::from_limits(limits), prefix) {
+    match salvage::salvage_after(raw, &SalvageOptions::from_limits(limits), prefix) {
         Ok(salvaged) => {
             for r in &salvaged.repairs {
                 if r.kind == RepairKind::DuplicateKeyDropped {

@@ -9,7 +9,6 @@
 mod engine;
 pub(crate) mod error_bound;
 mod failures;
-pub(crate) mod pointer;
 pub(crate) mod rules;
 pub(crate) mod schema;
 mod splice;

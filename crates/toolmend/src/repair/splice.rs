@@ -25,7 +25,7 @@ use std::ops::Range;
 
 use serde_json::Value;
 
-use super::pointer;
+use crate::pointer;
 
 /// The repaired call's text.
 #[derive(Debug)]

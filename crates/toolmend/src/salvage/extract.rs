@@ -20,7 +20,7 @@
 use memchr::memmem;
 
 use super::memo::Memo;
-use super::parse::{Parser, Run, RunError};
+use super::parser::{Parser, Run, RunError};
 use super::repairs::RepairLog;
 use super::scan;
 use super::seed::Seed;

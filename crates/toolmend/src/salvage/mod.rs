@@ -38,44 +38,52 @@
 //! # How it reads
 //!
 //! One pass over the bytes builds the value directly, with an explicit stack (no recursion) and
-//! a bounded look-ahead for every heuristic, so time is linear in the input. The files, in the
-//! order a text meets them:
+//! a bounded look-ahead for every heuristic, so time is linear in the input.
 //!
-//! - `entry` ([`salvage`]): size guard, empty arguments, double encoding;
-//! - `strict` and `seed`: the strict read of an object in one pass (`serde_json`'s answer), and
-//!   the members it read before it failed, so that the first run starts after them;
+//! # How the files stand (issue #30)
+//!
+//! The data flows one way, down; nothing below calls back up, and no import circle crosses a
+//! folder (`.ci/salvage_imports.py` checks the `use` lines):
+//!
+//! - `entry/`: the top. `call.rs` ([`salvage`], and `salvage_after` for the engine: salvage
+//!   after a strict prefix): size guard, empty arguments, double encoding; `document.rs`
+//!   ([`salvage_document`]): any root, for the Python and Node drop-ins;
 //! - `extract`: where the JSON is (at the start, in a fence, among prose);
-//! - `parse`: the explicit-stack parser, values back to back;
-//! - `plain`: the fast read of a string value that is plain JSON;
-//! - `strings`: delimiters, escapes and the content policies;
-//! - `lookahead`: whether a quote inside a value closes it;
-//! - `truncation`: closing a value the text ended inside;
-//! - `scan`: byte classes and the fast string scan; `repairs`: the repair log.
+//! - `parser/`: the lenient parser, a folder because its files implement one type: `mod.rs`
+//!   (the `Parser` struct and its main loop), `strings`, `plain`, `numbers`, `lookahead`,
+//!   `truncation`. A circle between the type and those files stays inside the folder;
+//! - `document/`: document mode as a layer, below the parser, which consults it only through
+//!   its switches (`Readings`, here) at named decision points; off for calls;
+//! - `seed`: where the first run starts when the strict read failed late, from the plain
+//!   prefix value `strict` hands over; `strict`: the strict one-pass reader, on its own;
+//! - `scan` (bytes), `memo`, `repairs` (the repair log): the ground floor of the stage.
+//!
+//! This file holds the stage's vocabulary: options, results, errors. Salvage knows no schema
+//! and imports nothing from `repair/`; JSON Pointers are the crate's (`crate::pointer`).
+//!
+//! Conventions: a new document-only reading goes under `document/` behind a switch of
+//! `Readings`, called from one named decision point of the parser, never threaded through it;
+//! a new part of the parser goes under `parser/`; each file's opening comment says what it
+//! owns.
 
 mod document;
 mod entry;
 mod extract;
-mod lookahead;
 mod memo;
-mod parse;
-mod plain;
-mod pycollections;
+mod parser;
 mod repairs;
 mod scan;
-pub(crate) mod seed;
+mod seed;
 pub mod strict;
-mod strings;
-mod truncation;
 
 use serde_json::Value;
 
 use crate::RepairKind;
 
-pub use document::{
-    Document, DocumentOptions, MAX_DOCUMENT_BYTES, TruncationPolicy, salvage_broken_document,
-    salvage_document,
-};
-pub use entry::salvage;
+pub use document::{Document, DocumentOptions, MAX_DOCUMENT_BYTES, TruncationPolicy};
+pub(crate) use entry::salvage_after;
+pub use entry::{salvage, salvage_broken_document, salvage_document};
+pub(crate) use strict::{StrictPrefix, read_strict};
 
 /// Options for one salvage run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,7 +94,7 @@ pub struct SalvageOptions {
     /// Nesting deeper than this is refused with [`SalvageErrorKind::TooDeep`].
     pub max_depth: usize,
     /// The document-only readings ([`DocumentOptions`]); off for calls.
-    readings: document::Readings,
+    readings: Readings,
 }
 
 impl Default for SalvageOptions {
@@ -94,7 +102,7 @@ impl Default for SalvageOptions {
         Self {
             max_bytes: crate::limits::MAX_SALVAGE_BYTES,
             max_depth: crate::limits::MAX_DEPTH,
-            readings: document::Readings::CALL,
+            readings: Readings::CALL,
         }
     }
 }
@@ -106,7 +114,7 @@ impl SalvageOptions {
         Self {
             max_bytes: limits.max_salvage_bytes,
             max_depth: limits.max_depth,
-            readings: document::Readings::CALL,
+            readings: Readings::CALL,
         }
     }
 
@@ -123,6 +131,31 @@ impl SalvageOptions {
         self.max_depth = max_depth;
         self
     }
+}
+
+/// The switches of the document layer (`document/`), carried to the parser inside
+/// [`SalvageOptions`]; off for calls. Defined here, with the options that carry them, so that
+/// the options and the layer do not name each other.
+///
+/// The parser consults them, and the functions `document/mod.rs` re-exports, at its named
+/// decision points only (see that module's doc); with [`Self::CALL`] none of them fires.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Readings {
+    /// [`DocumentOptions::trim_layout`].
+    trim_layout: bool,
+    /// [`DocumentOptions::lenient_scalars`].
+    lenient_scalars: bool,
+    /// [`DocumentOptions::trim_cut_strings`].
+    trim_cut_strings: bool,
+}
+
+impl Readings {
+    /// Call salvage: content as written, JSON's own scalars.
+    const CALL: Self = Self {
+        trim_layout: false,
+        lenient_scalars: false,
+        trim_cut_strings: false,
+    };
 }
 
 /// One syntax repair and where in the input text it was made.

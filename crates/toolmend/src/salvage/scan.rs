@@ -212,6 +212,40 @@ impl Quote {
     }
 }
 
+/// Most bytes of whitespace and comments skipped in one look-ahead step. Past it the quote is
+/// taken as a closer: long runs of whitespace follow real closers far more often than content.
+pub(super) const MAX_GAP: usize = 256;
+
+/// Whether the first byte after whitespace at `p` is one of `next`, or the text ends first.
+pub(super) fn followed_by(bytes: &[u8], p: usize, next: &[u8]) -> bool {
+    match skip_gap(bytes, p) {
+        None => true,
+        Some(p) => bytes.get(p).is_none_or(|b| next.contains(b)),
+    }
+}
+
+/// Skips whitespace and comments from `p`; `None` when more than [`MAX_GAP`] bytes would be
+/// skipped.
+pub(super) fn skip_gap(bytes: &[u8], mut p: usize) -> Option<usize> {
+    let start = p;
+    loop {
+        p = skip_ws(bytes, p).min(start + MAX_GAP + 1);
+        if p - start > MAX_GAP {
+            return None;
+        }
+        // The comment's end is searched for within the gap only: a search to the end of the
+        // text from every quote of a long string would make salvage quadratic.
+        let window = &bytes[..(start + MAX_GAP + 2).min(bytes.len())];
+        match comment_at(window, p) {
+            Comment::None => return Some(p),
+            Comment::Closed(end) if end < window.len() || window.len() == bytes.len() => p = end,
+            Comment::Closed(_) => return None,
+            Comment::Unterminated if window.len() == bytes.len() => return Some(bytes.len()),
+            Comment::Unterminated => return None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

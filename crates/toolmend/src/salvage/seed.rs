@@ -1,23 +1,27 @@
-//! The strict parse that keeps what it read, and salvage resumed after it (issue #11 §3).
+//! Where salvage's first run starts when the strict read failed late (issue #11 §3): the
+//! members of the root object it completed, handed over as a [`Seed`].
 //!
 //! Every call is first read strictly (the fast path; an object by [`super::strict`], with
 //! `serde_json`'s answer). When that read fails late, as it does for a trailing comma or a
 //! Python literal after a 2 KB `content` string, it has already decoded nearly the whole object,
-//! and salvage used to read it all again. [`read_strict`] keeps the members of the root object
-//! that the strict read completed before it failed, and
-//! [`salvage_after`] hands the longest safe prefix of them to salvage's first run, which starts
-//! after them in the state it would have reached reading them itself.
+//! and salvage used to read it all again. The strict reader hands over the members it
+//! completed ([`StrictPrefix`], a plain value), and [`from_prefix`] picks the longest safe
+//! prefix of them for salvage's first run ([`super::salvage_after`]), which starts after them
+//! in the state it would have reached reading them itself.
 //!
 //! Which prefix is safe: salvage reads a strict member exactly as `serde_json` does (same value,
 //! no repair) as long as what follows it is strict too, since its only heuristic on strict text
 //! is the look-ahead at a string value's closing quote, and `, "key":` after that quote closes
-//! the string ([`super::lookahead`]). So a member is handed over only when a comma, a quoted key
+//! the string (`parser/lookahead.rs`). So a member is handed over only when a comma, a quoted key
 //! and its colon follow it; the last member before the failure is read again when they do not
 //! (`"city": "New York, "gender": …` fails after the string that salvage must judge). A member
 //! holding an object or array ends the prefix (its nesting is checked against salvage's own
 //! depth limit, and its strings face the look-ahead inside it), and so does a key sent twice
 //! (reported by salvage as `duplicate_key_dropped`). Anything unexpected: no prefix, salvage
 //! reads the whole text as before.
+//!
+//! It owns only this choice: it takes a plain value from the strict reader below and gives
+//! one to the run above, and calls neither.
 
 use std::ops::Range;
 use std::sync::LazyLock;
@@ -25,30 +29,10 @@ use std::sync::LazyLock;
 use memchr::memmem;
 use serde_json::{Map, Value};
 
-use super::strict::{self, Strictly};
-use super::{SalvageError, SalvageOptions, Salvaged, scan};
+use super::strict::StrictPrefix;
+use super::{SalvageOptions, scan};
 
-/// Most root members whose key offsets are kept (on the stack: the valid path allocates
-/// nothing more than `serde_json` does). Members past it are read again by salvage.
-pub(super) const MAX_TRACKED_KEYS: usize = 32;
-
-/// Members the root map is allocated for: most tool calls send at most eight arguments.
-pub(super) const ROOT_CAPACITY: usize = 8;
-
-/// The members of the root object `serde_json` completed before it failed, in order.
-#[derive(Debug)]
-pub(crate) struct StrictPrefix {
-    members: Map<String, Value>,
-    /// Members read, duplicates included.
-    read: usize,
-    /// A key was sent twice.
-    duplicate: bool,
-    /// Per key read (the members', then the one whose value failed, if its key was read): the
-    /// offset of its first content byte, when it reached the visitor as a slice of the text.
-    keys: Vec<Option<usize>>,
-}
-
-/// What salvage's first run starts from (see [`salvage_after`]).
+/// What salvage's first run starts from (see [`from_prefix`]).
 #[derive(Debug)]
 pub(super) struct Seed {
     /// Where the root object's `{` is.
@@ -64,72 +48,19 @@ pub(super) struct Seed {
     pub(super) plain_gave_up: bool,
 }
 
-/// `serde_json::from_str::<Value>(text)`, with the same result; on failure, the members of a
-/// root object read before it, when there are any. An object is read in one pass by
-/// [`super::strict`].
-pub(crate) fn read_strict(text: &str) -> Result<Value, Option<StrictPrefix>> {
-    let first = scan::skip_ws(text.as_bytes(), 0);
-    if text.as_bytes().get(first) != Some(&b'{') {
-        return serde_json::from_str(text).map_err(|_| None);
-    }
-    match strict::read_object(text, first) {
-        Strictly::Value(value) => Ok(value),
-        Strictly::NotJson(prefix) => Err(prefix),
-        // A key serde_json's own visitor reads as a number or raw value (never sent by a
-        // model, but its answer is the one to match); salvage then reads the whole text.
-        Strictly::Defer => serde_json::from_str(text).map_err(|_| None),
-    }
-}
-
-#[cfg(test)]
-impl StrictPrefix {
-    /// Members read (duplicates included) and the key offsets kept.
-    pub(super) fn parts(&self) -> (usize, Vec<Option<usize>>) {
-        (self.read, self.keys.clone())
-    }
-}
-
-/// The keys `serde_json::Value`'s visitor reads as a number and a raw value when first.
-pub(super) const SPECIAL_KEYS: [&str; 2] = [
-    "$serde_json::private::Number",
-    "$serde_json::private::RawValue",
-];
-
-impl StrictPrefix {
-    /// The prefix of `read` members (duplicates included) whose keys start at `keys` (the
-    /// members', then the one whose value failed).
-    pub(super) fn new(
-        members: Map<String, Value>,
-        read: usize,
-        duplicate: bool,
-        keys: &[Option<usize>],
-    ) -> Self {
-        Self {
-            members,
-            read,
-            duplicate,
-            keys: keys[..(read + 1).min(keys.len())].to_vec(),
-        }
-    }
-}
-
-/// Salvages `text`, which `serde_json` refused after reading `prefix`: salvage's first run
-/// starts after the longest safe part of it (see the module doc). The same result as
-/// [`super::salvage`] on `text`.
-///
-/// # Errors
-///
-/// As [`super::salvage`].
-pub(crate) fn salvage_after(
+/// The seed for the members `serde_json` read from the root object of `text` before it
+/// failed (`prefix`): its longest safe part (see the module doc); `None` when nothing can be
+/// handed over.
+pub(super) fn from_prefix(
     text: &str,
     options: &SalvageOptions,
-    prefix: Option<StrictPrefix>,
-) -> Result<Salvaged, SalvageError> {
+    prefix: StrictPrefix,
+) -> Option<Seed> {
     // Salvage refuses even the root object when its depth limit is 1.
-    let seed = prefix
-        .filter(|p| !p.duplicate && p.read == p.members.len() && options.max_depth > 1)
-        .and_then(|p| seed(text, p.members, &p.keys));
-    super::entry::salvage_seeded(text, options, seed)
+    if prefix.duplicate || prefix.read != prefix.members.len() || options.max_depth <= 1 {
+        return None;
+    }
+    seed(text, prefix.members, &prefix.keys)
 }
 
 /// The seed for `members`, read by `serde_json` from the root object of `text`, whose keys
@@ -236,7 +167,8 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::salvage::salvage;
+    use crate::salvage::strict::read_strict;
+    use crate::salvage::{salvage, salvage_after};
 
     /// The prefix `serde_json` left of a text it refuses.
     fn prefix(text: &str) -> Option<StrictPrefix> {

@@ -21,6 +21,9 @@
 //!   members (a missing or trailing comma) belongs to the next key, one at a member's colon to
 //!   its value.
 //!
+//! It stands on its own below the lenient parser (it uses only `scan`): what it kept before
+//! failing leaves as a plain value, `StrictPrefix`, for `seed.rs` to judge.
+//!
 //! Its token readers are public, [`read_string`] and [`number_span`], so that the Python
 //! package's strict path (which builds Python objects instead of a `Value`) reads strings and
 //! numbers the same way.
@@ -36,7 +39,75 @@ use std::borrow::Cow;
 use serde_json::{Map, Value};
 
 use super::scan;
-use super::seed::{MAX_TRACKED_KEYS, ROOT_CAPACITY, SPECIAL_KEYS, StrictPrefix};
+
+/// Most root members whose key offsets are kept (on the stack: the valid path allocates
+/// nothing more than `serde_json` does). Members past it are read again by salvage.
+const MAX_TRACKED_KEYS: usize = 32;
+
+/// Members the root map is allocated for: most tool calls send at most eight arguments.
+const ROOT_CAPACITY: usize = 8;
+
+/// The members of the root object `serde_json` completed before it failed, in order.
+#[derive(Debug)]
+pub(crate) struct StrictPrefix {
+    pub(super) members: Map<String, Value>,
+    /// Members read, duplicates included.
+    pub(super) read: usize,
+    /// A key was sent twice.
+    pub(super) duplicate: bool,
+    /// Per key read (the members', then the one whose value failed, if its key was read): the
+    /// offset of its first content byte, when it reached the visitor as a slice of the text.
+    pub(super) keys: Vec<Option<usize>>,
+}
+
+/// `serde_json::from_str::<Value>(text)`, with the same result; on failure, the members of a
+/// root object read before it, when there are any. An object is read in one pass by
+/// [`read_object`].
+pub(crate) fn read_strict(text: &str) -> Result<Value, Option<StrictPrefix>> {
+    let first = scan::skip_ws(text.as_bytes(), 0);
+    if text.as_bytes().get(first) != Some(&b'{') {
+        return serde_json::from_str(text).map_err(|_| None);
+    }
+    match read_object(text, first) {
+        Strictly::Value(value) => Ok(value),
+        Strictly::NotJson(prefix) => Err(prefix),
+        // A key serde_json's own visitor reads as a number or raw value (never sent by a
+        // model, but its answer is the one to match); salvage then reads the whole text.
+        Strictly::Defer => serde_json::from_str(text).map_err(|_| None),
+    }
+}
+
+#[cfg(test)]
+impl StrictPrefix {
+    /// Members read (duplicates included) and the key offsets kept.
+    pub(super) fn parts(&self) -> (usize, Vec<Option<usize>>) {
+        (self.read, self.keys.clone())
+    }
+}
+
+/// The keys `serde_json::Value`'s visitor reads as a number and a raw value when first.
+const SPECIAL_KEYS: [&str; 2] = [
+    "$serde_json::private::Number",
+    "$serde_json::private::RawValue",
+];
+
+impl StrictPrefix {
+    /// The prefix of `read` members (duplicates included) whose keys start at `keys` (the
+    /// members', then the one whose value failed).
+    fn new(
+        members: Map<String, Value>,
+        read: usize,
+        duplicate: bool,
+        keys: &[Option<usize>],
+    ) -> Self {
+        Self {
+            members,
+            read,
+            duplicate,
+            keys: keys[..(read + 1).min(keys.len())].to_vec(),
+        }
+    }
+}
 
 /// The nesting depth at which `serde_json` stops with a recursion error (its limit of 128
 /// counts the root).
@@ -412,8 +483,7 @@ fn hex4(bytes: &[u8], p: usize) -> Option<u32> {
 mod tests {
     use proptest::prelude::*;
 
-    use super::super::seed::{read_strict, salvage_after};
-    use super::super::{SalvageOptions, salvage};
+    use super::super::{SalvageOptions, salvage, salvage_after};
     use super::*;
 
     /// The one-pass read agrees with `serde_json` on `text` (the same value, or both refuse),

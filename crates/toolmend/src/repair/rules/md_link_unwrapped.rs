@@ -17,7 +17,7 @@
 
 use serde_json::Value;
 
-use crate::repair::pointer;
+use crate::pointer;
 use crate::repair::schema::SchemaView;
 use crate::{Repair, RepairKind};
 

@@ -14,8 +14,8 @@
 
 use serde_json::Value;
 
+use crate::pointer;
 use crate::prepare::RelationalGroup;
-use crate::repair::pointer;
 use crate::{Repair, RepairKind};
 
 /// Completes every partially present group of `value`; returns one note per filled field.

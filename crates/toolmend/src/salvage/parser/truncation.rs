@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 
-use super::parse::{Expect, Frame, Parser};
+use super::{Expect, Frame, Parser};
 use crate::RepairKind;
 
 /// The literals a cut-off word may be the start of.

@@ -1,4 +1,9 @@
 //! JSON Pointers (RFC 6901), built while walking an instance.
+//!
+//! Ground-floor vocabulary beside [`crate::limits`], the repair kinds and the errors: salvage
+//! names the keys it dropped with them and the repair stages name the fields they changed, so
+//! they belong to neither stage (syntax knows no schema: `salvage` imports nothing from
+//! `repair`).
 
 /// Appends one reference token to `pointer`, escaping `~` and `/`.
 pub(crate) fn push(pointer: &mut String, token: &str) {

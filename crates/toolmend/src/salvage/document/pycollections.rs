@@ -16,7 +16,7 @@
 //!   a `(` follows a word (prose: `bla (note)`), or the text reads without it.
 //! - Example: `{"coords": (1, 2), "tags": {'a'}}` → `{"coords": [1, 2], "tags": ["a"]}`.
 
-use super::scan;
+use crate::salvage::scan;
 
 /// One open bracket while respelling.
 struct Open {
@@ -37,7 +37,7 @@ struct Open {
 /// The text with its Python tuples, sets and groups respelt as JSON (see the module docs), and
 /// the offset of the first change; `None` when there is nothing to respell or the text is not
 /// plain enough to tell strings from structure.
-pub(super) fn respell(text: &str, max_depth: usize) -> Option<(String, usize)> {
+pub(in crate::salvage) fn respell(text: &str, max_depth: usize) -> Option<(String, usize)> {
     let bytes = text.as_bytes();
     // Nothing to respell without a parenthesis or a brace.
     memchr::memchr2(b'(', b'{', bytes)?;

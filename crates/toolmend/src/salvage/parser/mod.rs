@@ -5,20 +5,39 @@
 //! ends or something that is not JSON follows (prose, a closing fence). Nesting lives in a `Vec`
 //! of frames, never in recursion, so depth is bounded by [`super::SalvageOptions::max_depth`]
 //! with a typed error instead of a stack overflow.
+//!
+//! This file owns the [`Parser`] struct and its main loop (values, keys, commas, closers);
+//! the files of this folder implement the rest of it and are read only from here:
+//!
+//! - `strings`: delimiters, escapes and the content policies; `plain`: the fast read of a
+//!   string value that is plain JSON;
+//! - `numbers`: numbers and literal words;
+//! - `lookahead`: whether a quote inside a value closes it (bytes only, no parser state);
+//! - `truncation`: closing a value the text ended inside.
+//!
+//! A circle between the type and the files that implement it stays inside this folder. Below
+//! it: `scan` (bytes), `memo`, `repairs`, `seed` (where a run starts), and the document
+//! readings (`super::document`), consulted at named decision points only.
 
 use std::ops::Range;
 
-use serde_json::{Map, Number, Value};
+use serde_json::{Map, Value};
 
-use super::SalvageErrorKind;
-use super::document::{self, Readings};
+mod lookahead;
+mod numbers;
+mod plain;
+mod strings;
+mod truncation;
+
+use super::document;
 use super::memo::Memo;
 use super::repairs::RepairLog;
 use super::scan::{self, Comment, Quote};
 use super::seed::Seed;
-use super::strings::{Role, Str};
+use super::{Readings, SalvageErrorKind};
 use crate::RepairKind;
-use crate::repair::pointer;
+use crate::pointer;
+use strings::{Role, Str};
 
 /// What one run found.
 #[derive(Debug, Clone)]
@@ -35,7 +54,7 @@ pub(super) struct Run {
     pub(super) after_fence: Option<usize>,
     /// Where the run stopped reading.
     pub(super) end: usize,
-    /// A quote that closed the last value right before prose (see [`super::lookahead::Verdict`]).
+    /// A quote that closed the last value right before prose (see [`lookahead::Verdict`]).
     pub(super) top_close_quote: Option<usize>,
     /// The string closed by [`Self::top_close_quote`] opened a bracket it did not close.
     pub(super) top_close_open_bracket: bool,
@@ -132,7 +151,7 @@ pub(super) struct Parser<'a> {
     /// The closer of each open container, outermost first, for the look-ahead.
     pub(super) closers: Vec<u8>,
     pub(super) progressed: bool,
-    /// A string value was not plain: later ones go straight to strings.rs (see [`super::plain`]).
+    /// A string value was not plain: later ones go straight to strings.rs (see [`plain`]).
     pub(super) plain_gave_up: bool,
     /// Where the text's last unescaped `"` is, found once when a plain read first asks
     /// (`Some(None)`: there is none); a string opened at or after it can only be cut.
@@ -384,9 +403,8 @@ impl<'a> Parser<'a> {
                             self.bytes[..self.pos].trim_ascii_end().last(),
                             Some(b'"' | b'\'')
                         )
-                        && Quote::at(self.bytes, self.pos).is_some_and(|q| {
-                            super::lookahead::is_member_value(self.bytes, self.pos, q)
-                        })
+                        && Quote::at(self.bytes, self.pos)
+                            .is_some_and(|q| lookahead::is_member_value(self.bytes, self.pos, q))
                     {
                         self.log.note(RepairKind::ColonInserted, self.pos);
                         self.progressed = true;
@@ -480,7 +498,7 @@ impl<'a> Parser<'a> {
         } else if b == b'}'
             && !in_object
             && matches!(stack.iter().rev().nth(1), Some(Frame::Object(..)))
-            && super::lookahead::member_after_comma(self.bytes, self.pos + 1)
+            && lookahead::member_after_comma(self.bytes, self.pos + 1)
         {
             // `["a", "b"}, "c": 1}`: `}` for `]` before a comma and a member of the object
             // below closes the array.
@@ -566,7 +584,7 @@ impl<'a> Parser<'a> {
     fn root_goes_on(&self, at: usize) -> bool {
         let comma = scan::skip_ws(self.bytes, at);
         self.bytes.get(comma) == Some(&b',')
-            && super::lookahead::continues_root(self.bytes, scan::skip_ws(self.bytes, comma + 1))
+            && lookahead::continues_root(self.bytes, scan::skip_ws(self.bytes, comma + 1))
     }
 
     /// Reads a key (quoted or bare) into the innermost object. `false` when the text ends in it.
@@ -814,60 +832,6 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// A number; `None` when the text ends in one that is not complete (`1.`, `-`).
-    fn read_number(&mut self) -> Result<Option<Value>, RunError> {
-        let start = self.pos;
-        let end = scan::number_end(self.bytes, start);
-        if end - start == 1
-            && matches!(self.bytes[start], b'-' | b'+')
-            && self.bytes.get(end) == Some(&b'I')
-        {
-            self.pos = end;
-            return self.read_word();
-        }
-        let parsed = small_integer(&self.bytes[start..end])
-            .map_or_else(|| self.text[start..end].parse::<Number>(), Ok);
-        if self.readings.lenient_scalars
-            && (parsed.is_err() || self.bytes.get(end).is_some_and(|&b| document::in_token(b)))
-            && let Some((value, token_end)) = document::lenient_number(self.text, start)
-        {
-            let kind = if value.is_string() {
-                RepairKind::QuotesNormalized
-            } else {
-                RepairKind::PythonLiteral
-            };
-            self.log.note(kind, start);
-            self.pos = token_end;
-            return Ok(Some(value));
-        }
-        self.pos = end;
-        match parsed {
-            // A document's number followed by a stray quote and a delimiter (`12345", `): the
-            // number, as json_repair reads it (the quote would open no string).
-            Ok(n)
-                if self.readings.lenient_scalars
-                    && self.bytes.get(end) == Some(&b'"')
-                    && super::lookahead::followed_by(self.bytes, end + 1, b",}]") =>
-            {
-                self.log.note(RepairKind::QuotesNormalized, end);
-                self.pos = end + 1;
-                Ok(Some(Value::Number(n)))
-            }
-            Ok(n) => Ok(Some(Value::Number(n))),
-            Err(_) if end == self.bytes.len() => Ok(None),
-            // A document's lone sign and then only blanks (`[- `): cut there, as at the end.
-            Err(_)
-                if self.readings.lenient_scalars
-                    && end - start == 1
-                    && scan::skip_ws(self.bytes, end) == self.bytes.len() =>
-            {
-                self.pos = self.bytes.len();
-                Ok(None)
-            }
-            Err(_) => Err(self.error(SalvageErrorKind::Syntax, start)),
-        }
-    }
-
     /// An array element missing its opening quote: a bare word, its closing quote, then `,` or
     /// `]`.
     ///
@@ -897,63 +861,8 @@ impl<'a> Parser<'a> {
         let end = scan::key_end(self.bytes, pos);
         (self.bytes.get(end) == Some(&b'"')
             && end + 1 < self.bytes.len()
-            && super::lookahead::followed_by(self.bytes, end + 1, b",]"))
+            && scan::followed_by(self.bytes, end + 1, b",]"))
         .then_some(end)
-    }
-
-    /// A literal: `true`/`false`/`null`, Python's `True`/`False`/`None` (repaired), `NaN` and
-    /// `Infinity` (refused). `None` when the text ends inside one.
-    fn read_word(&mut self) -> Result<Option<Value>, RunError> {
-        let start = self.pos;
-        let end = scan::word_end(self.bytes, start);
-        let word = &self.text[start..end];
-        let value = match word {
-            "true" => Value::Bool(true),
-            "false" => Value::Bool(false),
-            "null" => Value::Null,
-            "True" | "False" | "None" => {
-                self.log.note(RepairKind::PythonLiteral, start);
-                match word {
-                    "True" => Value::Bool(true),
-                    "False" => Value::Bool(false),
-                    _ => Value::Null,
-                }
-            }
-            "NaN" | "Infinity" => return Err(self.error(SalvageErrorKind::NonFinite, start)),
-            _ if end == self.bytes.len() && super::truncation::is_literal_prefix(word) => {
-                self.pos = end;
-                return Ok(None);
-            }
-            // Inside a container only: a bare word alone is prose.
-            _ if self.readings.lenient_scalars
-                && !self.closers.is_empty()
-                && document::literal(word).is_some() =>
-            {
-                self.log.note(RepairKind::PythonLiteral, start);
-                document::literal(word).unwrap_or(Value::Null)
-            }
-            // A document's unquoted string (`{"name": John}`, `New York`): see `bare_word`.
-            _ if self.readings.lenient_scalars
-                && !self.closers.is_empty()
-                && let Some(word_end) = document::bare_word(self.bytes, start) =>
-            {
-                self.log.note(RepairKind::QuotesNormalized, start);
-                self.pos = word_end;
-                return Ok(Some(Value::String(self.text[start..word_end].to_owned())));
-            }
-            _ => {
-                let mut e = self.error(SalvageErrorKind::Syntax, start);
-                // `{key: value}` closed right after the word is a placeholder in prose, not a
-                // broken call: the search for the real object goes on past it.
-                let after = scan::skip_ws(self.bytes, end);
-                if self.closers.len() == 1 && self.bytes.get(after) == Some(&b'}') {
-                    e.progressed = false;
-                }
-                return Err(e);
-            }
-        };
-        self.pos = end;
-        Ok(Some(value))
     }
 
     /// Puts a finished value into the innermost container; the value itself when there is none.
@@ -1081,31 +990,6 @@ enum Joined {
     Cut,
     /// The last part cannot be closed safely (see [`Str::Broken`]).
     Broken(usize),
-}
-
-/// The common case of a number without going through `serde_json`: an integer of at most 18
-/// digits with no leading zero, which `i64` holds exactly.
-fn small_integer(token: &[u8]) -> Option<Number> {
-    let (negative, digits) = match token.split_first() {
-        Some((b'-', rest)) => (true, rest),
-        _ => (false, token),
-    };
-    if digits.is_empty() || digits.len() > 18 || (digits[0] == b'0' && digits.len() > 1) {
-        return None;
-    }
-    let mut n: i64 = 0;
-    for &d in digits {
-        if !d.is_ascii_digit() {
-            return None;
-        }
-        n = n * 10 + i64::from(d - b'0');
-    }
-    // serde_json reads `-0` as the float -0.0: leave it to serde_json.
-    match (negative, n) {
-        (true, 0) => None,
-        (true, n) => Some(Number::from(-n)),
-        (false, n) => Some(Number::from(n)),
-    }
 }
 
 /// Whether a value can start at `pos` (for a missing comma between array elements).

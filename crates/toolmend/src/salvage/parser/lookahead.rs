@@ -14,11 +14,8 @@
 //! Every step is bounded (whitespace, key length, the open containers), so one check costs a
 //! constant and salvage stays linear however many quotes the content holds.
 
-use super::scan::{self, Comment, Quote};
+use crate::salvage::scan::{self, Quote, followed_by, skip_gap};
 
-/// Most bytes of whitespace and comments skipped in one look-ahead step. Past it the quote is
-/// taken as a closer: long runs of whitespace follow real closers far more often than content.
-const MAX_GAP: usize = 256;
 /// Most bytes read of the quoted key or element after a comma. Past it the quote is taken as a
 /// closer, for the same reason.
 const MAX_TOKEN: usize = 256;
@@ -647,39 +644,10 @@ pub(super) fn is_member_value(bytes: &[u8], p: usize, quote: Quote) -> bool {
     token_then(bytes, p, quote, b",}", false)
 }
 
-/// Whether the first byte after whitespace at `p` is one of `next`, or the text ends first.
-pub(super) fn followed_by(bytes: &[u8], p: usize, next: &[u8]) -> bool {
-    match skip_gap(bytes, p) {
-        None => true,
-        Some(p) => bytes.get(p).is_none_or(|b| next.contains(b)),
-    }
-}
-
-/// Skips whitespace and comments from `p`; `None` when more than [`MAX_GAP`] bytes would be
-/// skipped.
-fn skip_gap(bytes: &[u8], mut p: usize) -> Option<usize> {
-    let start = p;
-    loop {
-        p = scan::skip_ws(bytes, p).min(start + MAX_GAP + 1);
-        if p - start > MAX_GAP {
-            return None;
-        }
-        // The comment's end is searched for within the gap only: a search to the end of the
-        // text from every quote of a long string would make salvage quadratic.
-        let window = &bytes[..(start + MAX_GAP + 2).min(bytes.len())];
-        match scan::comment_at(window, p) {
-            Comment::None => return Some(p),
-            Comment::Closed(end) if end < window.len() || window.len() == bytes.len() => p = end,
-            Comment::Closed(_) => return None,
-            Comment::Unterminated if window.len() == bytes.len() => return Some(bytes.len()),
-            Comment::Unterminated => return None,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::salvage::scan::MAX_GAP;
 
     fn verdict(rest: &str, closers: &[u8]) -> Verdict {
         value_quote(rest.as_bytes(), 0, closers, false, true)

@@ -1,13 +1,17 @@
-//! The entry point: size guard, empty arguments, double encoding, then [`super::extract`].
+//! The entry points of call salvage: [`salvage`] and [`salvage_after`] (after a strict
+//! prefix); the size guard, empty arguments and double encoding, then [`crate::salvage::extract`].
+//!
+//! The top of the stage: it calls down (`seed`, `extract`) and nothing below calls it.
 
 use serde_json::Value;
 
-use super::repairs::RepairLog;
-use super::seed::Seed;
-use super::{
+use crate::RepairKind;
+use crate::salvage::repairs::RepairLog;
+use crate::salvage::seed::{self, Seed};
+use crate::salvage::strict::StrictPrefix;
+use crate::salvage::{
     SalvageError, SalvageErrorKind, SalvageOptions, Salvaged, SyntaxRepair, extract, scan,
 };
-use crate::RepairKind;
 
 /// Salvages `text`, which did not parse as strict JSON or parsed as a bare JSON string or `null`.
 ///
@@ -38,8 +42,25 @@ pub fn salvage(text: &str, options: &SalvageOptions) -> Result<Salvaged, Salvage
     salvage_seeded(text, options, None)
 }
 
-/// [`salvage`], whose first run at the root object starts after `seed` (see [`super::seed`]).
-pub(super) fn salvage_seeded(
+/// Salvages `text`, which the strict read ([`crate::salvage::read_strict`]) refused after reading
+/// `prefix`: the first run starts after the longest safe part of it ([`crate::salvage::seed`]). The
+/// same result as [`salvage`] on `text`, without reading the prefix twice.
+///
+/// # Errors
+///
+/// As [`salvage`].
+pub(crate) fn salvage_after(
+    text: &str,
+    options: &SalvageOptions,
+    prefix: Option<StrictPrefix>,
+) -> Result<Salvaged, SalvageError> {
+    let seed = prefix.and_then(|prefix| seed::from_prefix(text, options, prefix));
+    salvage_seeded(text, options, seed)
+}
+
+/// [`salvage`], whose first run at the root object starts after `seed`
+/// (see [`crate::salvage::seed`]).
+fn salvage_seeded(
     text: &str,
     options: &SalvageOptions,
     seed: Option<Seed>,

@@ -10,10 +10,10 @@
 //! - `'…'` and `“…”` are string delimiters (`quotes_normalized`).
 //! - At the end of the text the string read so far is returned as cut off.
 
+use super::Parser;
 use super::lookahead::{self, Verdict};
-use super::parse::Parser;
-use super::scan::{self, Quote};
 use crate::RepairKind;
+use crate::salvage::scan::{self, Quote};
 
 /// Most blanks between a comma and the key after it for a missing closing quote to be seen.
 const MAX_BLANKS_BEFORE_KEY: usize = 16;

@@ -17,10 +17,10 @@
 //! raw control character, no `\/` and no `\u` escape), so that the call's `arguments_text`
 //! copies it instead of writing it again ([`super::Salvaged::spans`]).
 
+use super::Parser;
 use super::lookahead::{self, Verdict};
-use super::parse::Parser;
-use super::scan::{self, Quote};
 use crate::RepairKind;
+use crate::salvage::scan::{self, Quote};
 
 /// A plain string value, decoded.
 #[derive(Debug)]
@@ -152,9 +152,9 @@ fn last_unescaped(bytes: &[u8], quote: u8) -> Option<usize> {
 mod tests {
     use proptest::prelude::*;
 
-    use super::super::memo::Memo;
     use super::super::strings::{Role, Str};
     use super::*;
+    use crate::salvage::memo::Memo;
 
     #[test]
     fn the_last_unescaped_quote_skips_escaped_ones() {

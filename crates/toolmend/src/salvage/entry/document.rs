@@ -1,6 +1,7 @@
-//! Lenient parsing of a whole JSON document: any root (object, array, string, number, literal).
+//! The document entry: lenient parsing of a whole JSON document, any root (object, array,
+//! string, number, literal); the readings only documents use are `super::super::document`'s.
 //!
-//! [`super::salvage`] reads tool-call *arguments*: its roots are objects and arrays, empty text
+//! [`salvage`] reads tool-call *arguments*: its roots are objects and arrays, empty text
 //! and `null` mean `{}` (`empty_arguments`), and a quoted string is a double-encoded call. A
 //! document is different: `"text"`, `42` and `true` are values in their own right, and empty
 //! text holds nothing. [`salvage_document`] reads any root with the same parser and states what
@@ -10,7 +11,7 @@
 //!
 //! - a text that starts with a scalar (`"abc`, `'abc'`, `True`, `1`) and holds nothing else is
 //!   read as that scalar, with the same string, escape and literal rules as call arguments;
-//! - anything else goes through [`super::salvage`]'s search (fences, prose, values back to back),
+//! - anything else goes through [`salvage`]'s search (fences, prose, values back to back),
 //!   with its refusals kept: prose, `NaN`, `...` and other gaps are errors, never a guess.
 //!
 //! A scalar cut inside a word or number (`tru`, `1.`) keeps nothing and is an error, never `{}`.
@@ -37,545 +38,16 @@
 //!   right after a cut string's quote or closer as the string's end, and every fenced block
 //!   of a text of several among prose (a call reads the first).
 
-use serde_json::{Number, Value};
+use serde_json::Value;
 
-use super::memo::Memo;
-use super::parse::Parser;
-use super::{SalvageError, SalvageErrorKind, SalvageOptions, SyntaxRepair, scan};
+use super::call::salvage;
 use crate::RepairKind;
+use crate::salvage::document::{self, Document, DocumentOptions, TruncationPolicy};
+use crate::salvage::memo::Memo;
+use crate::salvage::parser::Parser;
+use crate::salvage::{SalvageError, SalvageErrorKind, SalvageOptions, SyntaxRepair, scan};
 
-/// The default size limit for a document: larger than a call's, since documents are files.
-pub const MAX_DOCUMENT_BYTES: usize = 64 * 1024 * 1024;
-
-/// What to do with a document the text ended inside.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub enum TruncationPolicy {
-    /// Close it: keep what was read, drop what cannot be completed without inventing (a dangling
-    /// key, a cut literal), close every open container (`truncation_closed`). For documents.
-    #[default]
-    Close,
-    /// Refuse it with [`SalvageErrorKind::Syntax`] at the end of the text: the policy for
-    /// calls to tools whose effects a partial value could change (DESIGN §5.1).
-    Refuse,
-}
-
-/// Options for [`salvage_document`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct DocumentOptions {
-    /// Size and depth limits; `max_bytes` defaults to [`MAX_DOCUMENT_BYTES`].
-    pub salvage: SalvageOptions,
-    /// What to do when the text ends inside the document.
-    pub truncation: TruncationPolicy,
-    /// Drop raw line breaks, and the blanks around them, right before a string's closing quote:
-    /// layout, not content (`"a": "text⏎"` reads as `"text"`, as json_repair reads it). An
-    /// escaped `\n` is content and stays, and so does the end of a string the text ended
-    /// inside. Off by default and never on for tool calls, where that newline may be the last
-    /// line of a file.
-    pub trim_layout: bool,
-    /// Read number and literal spellings that name one value without inventing anything:
-    /// Python's `.25`, `1.`, `+1`, `82_461_110` as numbers and `TRUE`, `Null` inside a
-    /// container as literals (`python_literal`), and a bare token that starts with a digit and
-    /// ends at `,`, `}` or `]` (`1/3`, `10-20`, `1.1.1`, a UUID) as the string it spells
-    /// (`quotes_normalized`). Unquoted words as a string value (`{"city": New York}`), Python
-    /// tuples and sets as lists (`(1, 2)`, `{'a', 'b'}`), `{foo: [}` closed, `\„` as `„`.
-    /// `1e }` reads as `1`. What looks cut stays refused (`10-`), and so does prose
-    /// (`{"a": ipsum, sic.}`) and `...`. Off by default and never on for tool calls.
-    pub lenient_scalars: bool,
-    /// A string value the text ends inside loses its trailing blanks (`"val\n` reads as
-    /// `"val"`), and a backslash the text ends on is kept as a backslash (`"val\` reads as
-    /// `"val\\"`): json_repair's default (`stream_stable=False`), where a streamed prefix is
-    /// read as if it were the whole text. Off by default (a cut string keeps exactly what was
-    /// read, as a stream's later prefixes will) and never on for tool calls.
-    pub trim_cut_strings: bool,
-}
-
-impl Default for DocumentOptions {
-    fn default() -> Self {
-        Self {
-            salvage: SalvageOptions::default().with_max_bytes(MAX_DOCUMENT_BYTES),
-            truncation: TruncationPolicy::Close,
-            trim_layout: false,
-            lenient_scalars: false,
-            trim_cut_strings: false,
-        }
-    }
-}
-
-impl DocumentOptions {
-    /// These options with another truncation policy.
-    #[must_use]
-    pub const fn with_truncation(mut self, truncation: TruncationPolicy) -> Self {
-        self.truncation = truncation;
-        self
-    }
-
-    /// These options with other size and depth limits.
-    #[must_use]
-    pub const fn with_salvage(mut self, salvage: SalvageOptions) -> Self {
-        self.salvage = salvage;
-        self
-    }
-
-    /// These options with [`Self::trim_layout`] set.
-    #[must_use]
-    pub const fn with_trim_layout(mut self, trim_layout: bool) -> Self {
-        self.trim_layout = trim_layout;
-        self
-    }
-
-    /// These options with [`Self::lenient_scalars`] set.
-    #[must_use]
-    pub const fn with_lenient_scalars(mut self, lenient_scalars: bool) -> Self {
-        self.lenient_scalars = lenient_scalars;
-        self
-    }
-
-    /// These options with [`Self::trim_cut_strings`] set.
-    #[must_use]
-    pub const fn with_trim_cut_strings(mut self, trim_cut_strings: bool) -> Self {
-        self.trim_cut_strings = trim_cut_strings;
-        self
-    }
-
-    /// The parser's readings for these options.
-    const fn readings(&self) -> Readings {
-        Readings {
-            trim_layout: self.trim_layout,
-            lenient_scalars: self.lenient_scalars,
-            trim_cut_strings: self.trim_cut_strings,
-        }
-    }
-}
-
-/// The document-only readings, carried to the parser inside [`SalvageOptions`]; off for calls.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Readings {
-    /// [`DocumentOptions::trim_layout`].
-    pub(super) trim_layout: bool,
-    /// [`DocumentOptions::lenient_scalars`].
-    pub(super) lenient_scalars: bool,
-    /// [`DocumentOptions::trim_cut_strings`].
-    pub(super) trim_cut_strings: bool,
-}
-
-impl Readings {
-    /// Call salvage: content as written, JSON's own scalars.
-    pub(super) const CALL: Self = Self {
-        trim_layout: false,
-        lenient_scalars: false,
-        trim_cut_strings: false,
-    };
-}
-
-/// The end of a string value the text ended inside, read as json_repair reads it by default
-/// ([`DocumentOptions::trim_cut_strings`]): a backslash the text ends on (an odd run of them) is
-/// kept as a backslash, then trailing blanks are dropped.
-pub(super) fn trim_cut_string(bytes: &[u8], read: &mut String) {
-    let slashes = bytes.iter().rev().take_while(|&&b| b == b'\\').count();
-    if slashes % 2 == 1 {
-        read.push('\\');
-    }
-    read.truncate(read.trim_end().len());
-}
-
-/// How many bytes of layout end the string `read`, whose closing delimiter ends right before
-/// `after` in `bytes`: the raw blanks before that delimiter when they hold a line break, else 0.
-/// A blank escaped by a backslash is content; so is everything when the delimiter was inserted
-/// (the byte before `after` is no closing quote).
-pub(super) fn layout_tail(bytes: &[u8], after: usize, read: &str) -> usize {
-    let close = if after >= 1 && matches!(bytes[after - 1], b'"' | b'\'') {
-        after - 1
-    } else if after >= 3 && &bytes[after - 3..after] == scan::RIGHT_DOUBLE {
-        after - 3
-    } else {
-        return 0;
-    };
-    let mut start = close;
-    while start > 0 && matches!(bytes[start - 1], b' ' | b'\t' | b'\n' | b'\r') {
-        start -= 1;
-    }
-    let slashes = bytes[..start]
-        .iter()
-        .rev()
-        .take_while(|&&b| b == b'\\')
-        .count();
-    if slashes % 2 == 1 {
-        start += 1;
-    }
-    let run = &bytes[start.min(close)..close];
-    let broken = run.iter().any(|&b| b == b'\n' || b == b'\r');
-    if !(broken && read.as_bytes().ends_with(run)) {
-        return 0;
-    }
-    run.len()
-}
-
-/// A string value the text ended inside, `read`, that ends with its closing quote or the
-/// closers of its containers and then a closing fence (`{"a": "x"```, `{"a": "x}```): the
-/// string ended there and the fence closed the block. Drops the fence, the closers and the
-/// quote from `read`; leaves it as it is unless a raw `"` or closer stands right before the
-/// fence (a fence after a line break is content: code in a string value).
-pub(super) fn closing_fence(text: &str, closers: &[u8], read: &mut String) {
-    let tail = text.trim_end();
-    let Some(mut body) = tail.strip_suffix("```") else {
-        return;
-    };
-    for &closer in closers.iter().rev() {
-        match body.trim_end().strip_suffix(char::from(closer)) {
-            Some(rest) => body = rest,
-            None => break,
-        }
-    }
-    if let Some(rest) = body.strip_suffix('"')
-        && !rest.ends_with('\\')
-    {
-        body = rest;
-    }
-    let removed = &tail[body.len()..];
-    if removed.len() == 3 {
-        return;
-    }
-    // The string read is the text's own tail there (no escape in what goes).
-    let end = read.trim_end().len();
-    if let Some(keep) = end.checked_sub(removed.len())
-        && read.get(keep..end) == Some(removed)
-    {
-        read.truncate(keep);
-    }
-}
-
-/// Whether `b` may be part of a bare scalar token (`1_000`, `1/3`, a UUID).
-pub(super) const fn in_token(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-' | b'+' | b'/')
-}
-
-/// The value of the bare token starting at `start` (a digit, a sign or a dot) and where it
-/// ends, when it names one value: a Python number spelling as the number, a token that starts
-/// with a digit and is no number as its text; a number whose exponent has no digits (`1e`) as
-/// its mantissa. `None` (the caller refuses it) when something other than `,`, `}`, `]` or the
-/// end follows it, it looks cut (`10-`), it is a number JSON cannot hold, or it would be text
-/// and the text ends in it (it may be cut).
-pub(super) fn lenient_number(text: &str, start: usize) -> Option<(Value, usize)> {
-    let bytes = text.as_bytes();
-    let mut end = start;
-    while end < bytes.len() && in_token(bytes[end]) {
-        end += 1;
-    }
-    if !matches!(
-        bytes.get(scan::skip_ws(bytes, end)),
-        None | Some(b',' | b'}' | b']')
-    ) {
-        return None;
-    }
-    let token = &text[start..end];
-    if let Some(number) = python_number(token) {
-        // At the end of the text as a JSON number would be: complete as far as it goes.
-        return number.map(|n| (Value::Number(n), end));
-    }
-    if end == bytes.len() {
-        return None;
-    }
-    // An exponent with no digits before a delimiter (`1e }`, `2E+,`): the mantissa, as
-    // json_repair reads it; nothing is invented, only the dangling marker goes.
-    let marker = token.strip_suffix(['+', '-']).unwrap_or(token);
-    if let Some(Some(number)) = marker.strip_suffix(['e', 'E']).and_then(python_number) {
-        return Some((Value::Number(number), end));
-    }
-    let unsigned = token.trim_start_matches(['-', '+']);
-    let cut = token.ends_with(|c: char| !c.is_ascii_alphanumeric());
-    if cut || !unsigned.starts_with(|c: char| c.is_ascii_digit()) {
-        return None;
-    }
-    Some((Value::String(token.to_owned()), end))
-}
-
-/// A Python (or JavaScript) number spelling JSON does not allow — a leading `+` or `.`, a
-/// trailing `.`, `_` between digits — as the number: `Some(None)` when it has that shape but
-/// JSON cannot hold it (`007`), `None` when it is no number.
-fn python_number(token: &str) -> Option<Option<Number>> {
-    let b = token.as_bytes();
-    let mut out = String::with_capacity(b.len() + 2);
-    let mut i = 0;
-    match b.first()? {
-        b'-' => {
-            out.push('-');
-            i = 1;
-        }
-        b'+' => i = 1,
-        _ => {}
-    }
-    let int = digits(b, &mut i, &mut out);
-    if int == 0 {
-        out.push('0');
-    }
-    let mut frac = 0;
-    if b.get(i) == Some(&b'.') {
-        i += 1;
-        out.push('.');
-        frac = digits(b, &mut i, &mut out);
-        if frac == 0 {
-            out.push('0');
-        }
-    }
-    if int == 0 && frac == 0 {
-        return None;
-    }
-    if matches!(b.get(i), Some(b'e' | b'E')) {
-        out.push('e');
-        i += 1;
-        if let Some(&sign @ (b'+' | b'-')) = b.get(i) {
-            out.push(char::from(sign));
-            i += 1;
-        }
-        if digits(b, &mut i, &mut out) == 0 {
-            return None;
-        }
-    }
-    (i == b.len()).then(|| out.parse::<Number>().ok())
-}
-
-/// Copies the digits at `i` into `out`, skipping single `_` between digits; how many.
-fn digits(b: &[u8], i: &mut usize, out: &mut String) -> usize {
-    let mut n = 0;
-    while let Some(&c) = b.get(*i) {
-        if c.is_ascii_digit() {
-            out.push(char::from(c));
-            n += 1;
-        } else if !(c == b'_' && n > 0 && b.get(*i + 1).is_some_and(u8::is_ascii_digit)) {
-            break;
-        }
-        *i += 1;
-    }
-    n
-}
-
-/// `true`, `false` or `null` spelt in another case (`TRUE`, `Null`, `NONE`).
-pub(super) fn literal(word: &str) -> Option<Value> {
-    if word.eq_ignore_ascii_case("true") {
-        Some(Value::Bool(true))
-    } else if word.eq_ignore_ascii_case("false") {
-        Some(Value::Bool(false))
-    } else if word.eq_ignore_ascii_case("null") || word.eq_ignore_ascii_case("none") {
-        Some(Value::Null)
-    } else {
-        None
-    }
-}
-
-/// Words that are not one plain string in some notation a model may be writing: YAML 1.1's
-/// booleans, JavaScript's `undefined`, other languages' nulls and non-finite numbers.
-const NOT_PLAIN_WORDS: [&str; 13] = [
-    "yes",
-    "no",
-    "y",
-    "n",
-    "on",
-    "off",
-    "undefined",
-    "nil",
-    "nan",
-    "inf",
-    "infinity",
-    "true",
-    "false",
-];
-
-/// The longest unquoted string value [`bare_word`] reads: a phrase longer than this is prose.
-const MAX_BARE_PHRASE: usize = 256;
-
-/// Where the unquoted string value starting at `start` ends, when it is one (`{"name": John}`,
-/// `{"city": New York}`, `{key: value, key2: value2}`: JavaScript's and YAML's unquoted
-/// strings).
-///
-/// The value is one or more words on one line, parted by spaces or tabs. A word is letters,
-/// digits, `_`, `$`, `.`, `-`; the first starts with a letter, and the last does not end with
-/// `.` or `-` (a sentence or a cut). A value of one word is no literal of another notation
-/// ([`NOT_PLAIN_WORDS`]). The value is followed by `,`, `}`, `]` (on its line or after a line
-/// break), or a quoted key and its `:` (the comma missing). Anything else — a comma, colon or
-/// quote inside the phrase, a phrase longer than [`MAX_BARE_PHRASE`], the text ending after
-/// it — stays refused: where the value ends would be a guess.
-pub(super) fn bare_word(bytes: &[u8], start: usize) -> Option<usize> {
-    if !bytes.get(start)?.is_ascii_alphabetic() {
-        return None;
-    }
-    let mut end = scan::key_end(bytes, start);
-    loop {
-        let mut next = end;
-        while matches!(bytes.get(next), Some(b' ' | b'\t')) {
-            next += 1;
-        }
-        if next == end || !bytes.get(next).copied().is_some_and(scan::is_key_start) {
-            break;
-        }
-        end = scan::key_end(bytes, next);
-        if end - start > MAX_BARE_PHRASE {
-            return None;
-        }
-    }
-    let phrase = std::str::from_utf8(&bytes[start..end]).ok()?;
-    if phrase.ends_with(['.', '-'])
-        || NOT_PLAIN_WORDS
-            .iter()
-            .any(|w| w.eq_ignore_ascii_case(phrase))
-        || literal(phrase).is_some()
-    {
-        return None;
-    }
-    let after = scan::skip_ws(bytes, end);
-    match bytes.get(after)? {
-        b',' | b'}' | b']' => Some(end),
-        b'"' => {
-            // A key on the same line and its colon: `{"a": value "b": 1}`.
-            let body = &bytes[after + 1..];
-            let close = memchr::memchr2(b'"', b'\n', body).filter(|&i| body[i] == b'"')?;
-            let colon = scan::skip_ws(bytes, after + 1 + close + 1);
-            (bytes.get(colon) == Some(&b':')).then_some(end)
-        }
-        _ => None,
-    }
-}
-
-/// Where the unquoted string value starting at `start` ends, when only its opening quote is
-/// missing: at its closing quote.
-///
-/// - Detects: an object's value that starts with a letter and runs, on one line and within
-///   [`MAX_BARE_PHRASE`] bytes, to a `"` followed by `,` or `}`: `{"words": abcdef", …}`,
-///   `{"lorem": ipsum, sic, datum.",}`.
-/// - Does: the value is the text up to that quote (`quote_inserted`); commas in it are
-///   content, as the quote that ends it says.
-/// - Never fires when: a `:`, bracket, brace, backslash or line break comes before the quote
-///   (a member or prose), or the quote is followed by anything else (`value "b": 1` is a word
-///   and a key). Documents only; a call's array elements have their own, narrower rule.
-/// - Example: `{"a": ipsum, sic.", "b": 1}` → `{"a": "ipsum, sic.", "b": 1}`.
-pub(super) fn value_missing_open_quote(bytes: &[u8], start: usize) -> Option<usize> {
-    if !bytes.get(start)?.is_ascii_alphabetic() {
-        return None;
-    }
-    let rest = &bytes[start..bytes.len().min(start + MAX_BARE_PHRASE)];
-    let quote = rest
-        .iter()
-        .position(|&b| matches!(b, b'"' | b':' | b'{' | b'[' | b'}' | b']' | b'\\' | b'\n'))
-        .filter(|&i| rest[i] == b'"')?;
-    let end = start + quote;
-    super::lookahead::followed_by(bytes, end + 1, b",}").then_some(end)
-}
-
-/// How a document's quoted key with a misplaced quote reads ([`misquoted_key`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum MisquotedKey {
-    /// The key ends right before the colon at this offset, inside the quoted text: its
-    /// closing quote is missing (`quote_inserted`).
-    MissingClose(usize),
-    /// The key ends at the quote at this offset, and the quotes before it are its content
-    /// (`quotes_normalized`).
-    HoldsQuotes(usize),
-}
-
-/// How the quoted key opened at `open` (by `"` or `'`) reads when its quotes are misplaced:
-/// [`key_missing_close`], else [`key_with_quotes`]; `None` when neither fires and the key is
-/// read as usual. Documents only: a call's key is read to its first quote.
-pub(super) fn misquoted_key(bytes: &[u8], open: usize) -> Option<MisquotedKey> {
-    let quote = *bytes.get(open)?;
-    let body = open + 1;
-    let rest = &bytes[body..bytes.len().min(body + MAX_BARE_PHRASE)];
-    key_missing_close(bytes, quote, body, rest)
-        .map(MisquotedKey::MissingClose)
-        .or_else(|| key_with_quotes(bytes, quote, body, rest).map(MisquotedKey::HoldsQuotes))
-}
-
-/// Where a quoted key missing its closing quote ends: at the colon inside it. `rest` is the
-/// key's text from `body`, at most [`MAX_BARE_PHRASE`] bytes.
-///
-/// - Detects: a key whose text reaches a `:` before any quote, backslash or line break, where
-///   the quote read as its end is not followed by a `:` (or no such quote is on its line):
-///   `{"key:"value"}` (the quote after the colon opens the value), `{"key:value}`.
-/// - Does: the key ends right before that colon (`quote_inserted`), and the colon is the
-///   member's.
-/// - Never fires when: the quoted key is followed by its colon (`{"a:b": 1}` keeps its key),
-///   the key would be empty, or the closing quote is further than [`MAX_BARE_PHRASE`] bytes on
-///   its line (bounded look).
-/// - Example: `{"key:"value"}` → `{"key": "value"}`.
-fn key_missing_close(bytes: &[u8], quote: u8, body: usize, rest: &[u8]) -> Option<usize> {
-    let colon = rest
-        .iter()
-        .position(|&b| matches!(b, b':' | b'\\' | b'\n') || b == quote)
-        .filter(|&i| i > 0 && rest[i] == b':')?;
-    let after_colon = &rest[colon + 1..];
-    match after_colon.iter().position(|&b| b == quote || b == b'\n') {
-        Some(i) if after_colon[i] == quote => {
-            let next = scan::skip_ws(bytes, body + colon + 1 + i + 1);
-            (bytes.get(next) != Some(&b':')).then_some(body + colon)
-        }
-        Some(_) => Some(body + colon),
-        // No quote in reach: the text must end on this line, else the key may go on.
-        None => (body + rest.len() == bytes.len()).then_some(body + colon),
-    }
-}
-
-/// Where a quoted key holding quotes of its own ends: at the quote its colon follows. `rest`
-/// is the key's text from `body`, at most [`MAX_BARE_PHRASE`] bytes.
-///
-/// - Detects: a key whose first closing quote is not followed by a `:`, where a later quote on
-///   the same stretch is (`{"k"e"y": "value"}`).
-/// - Does: the quotes between are content of the key (`quotes_normalized`).
-/// - Never fires when: the key's first quote doubles its opening one (`""key"":`), a `,`,
-///   `:`, bracket, brace, backslash or line break comes before the quote the colon follows
-///   (a member or prose), or it is further than [`MAX_BARE_PHRASE`] bytes.
-/// - Example: `{"k"e"y": 1}` → `{"k\"e\"y": 1}`.
-fn key_with_quotes(bytes: &[u8], quote: u8, body: usize, rest: &[u8]) -> Option<usize> {
-    // A doubled quote (`""key""`, `"" key"`) is CSV's or a slip, not a key's content.
-    let first = rest.iter().position(|&b| b == quote).filter(|&i| i > 0)?;
-    if bytes.get(scan::skip_ws(bytes, body + first + 1)) == Some(&b':') {
-        return None;
-    }
-    let mut i = first + 1;
-    while let Some(&b) = rest.get(i) {
-        match b {
-            b',' | b':' | b'{' | b'}' | b'[' | b']' | b'\\' | b'\n' => return None,
-            _ if b == quote && bytes.get(scan::skip_ws(bytes, body + i + 1)) == Some(&b':') => {
-                return Some(body + i);
-            }
-            _ => i += 1,
-        }
-    }
-    None
-}
-
-/// What [`salvage_document`] made of a text.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub struct Document {
-    /// The values found, in text order; never empty. More than one means several complete
-    /// values back to back (`{…}{…}`, NDJSON); [`Self::into_value`] makes them one array.
-    pub values: Vec<Value>,
-    /// The repairs made, each kind once at the offset of its first occurrence; empty when the
-    /// text was strict JSON.
-    pub repairs: Vec<SyntaxRepair>,
-    /// The text ended inside the last value, which was closed ([`TruncationPolicy::Close`]).
-    pub truncated: bool,
-}
-
-impl Document {
-    /// The one value, or an array of the values when the text held several.
-    #[must_use]
-    pub fn into_value(mut self) -> Value {
-        if self.values.len() == 1 {
-            self.values.pop().unwrap_or(Value::Null)
-        } else {
-            Value::Array(self.values)
-        }
-    }
-
-    /// Whether the given kind was among the repairs.
-    #[must_use]
-    pub fn has(&self, kind: RepairKind) -> bool {
-        self.repairs.iter().any(|r| r.kind == kind)
-    }
-}
-
-/// Reads `text` as one JSON document with any root, repairing what [`super::salvage`] repairs.
+/// Reads `text` as one JSON document with any root, repairing what [`salvage`] repairs.
 ///
 /// # Errors
 ///
@@ -647,7 +119,7 @@ fn lenient(text: &str, options: &DocumentOptions) -> Result<Document, SalvageErr
     if !options.lenient_scalars {
         return Err(err);
     }
-    let Some((respelt, at)) = super::pycollections::respell(text, options.salvage.max_depth) else {
+    let Some((respelt, at)) = document::respell(text, options.salvage.max_depth) else {
         return Err(err);
     };
     let Ok(mut doc) = read_lenient(&respelt, options) else {
@@ -683,7 +155,7 @@ fn read_lenient(text: &str, options: &DocumentOptions) -> Result<Document, Salva
     }
     let mut doc = match scalar(text, start, limits)? {
         Some(doc) => doc,
-        None => match bare_opener(text, start) {
+        None => match document::bare_opener(text, start) {
             Some(doc) => doc,
             None => containers(text, limits)?,
         },
@@ -743,35 +215,20 @@ fn scalar(
     }))
 }
 
-/// A document cut right after its opening bracket (`[`, `{`, `{"`, `["`, `[-`): the empty
-/// container, closed (a string or number cut before its first character or digit kept
-/// nothing, as a key cut there).
-/// Call salvage refuses this (a call that kept nothing is no call); a document that kept
-/// nothing is still the container it opened.
-fn bare_opener(text: &str, start: usize) -> Option<Document> {
-    let value = match text[start..].trim_end() {
-        "[" | "[\"" | "[-" => Value::Array(Vec::new()),
-        "{" | "{\"" => Value::Object(serde_json::Map::new()),
-        _ => return None,
-    };
-    Some(Document {
-        values: vec![value],
-        repairs: vec![SyntaxRepair {
-            kind: RepairKind::TruncationClosed,
-            offset: text.len(),
-        }],
-        truncated: true,
-    })
-}
-
-/// Objects and arrays, in fences or among prose: [`super::salvage`], without its call-argument
+/// Objects and arrays, in fences or among prose: [`salvage`], without its call-argument
 /// readings (empty text as `{}` is ruled out before; a quoted root was read as a scalar).
 fn containers(text: &str, limits: &SalvageOptions) -> Result<Document, SalvageError> {
-    let salvaged = super::salvage(text, limits)?;
+    let salvaged = salvage(text, limits)?;
     if limits.readings.lenient_scalars
         && salvaged.values.len() == 1
         && !matches!(text.trim_start().as_bytes().first(), Some(b'{' | b'['))
-        && let Some(doc) = fenced_blocks(text, limits)
+        && let Some(doc) = document::fenced_blocks(text, |block| {
+            salvage(block, limits).ok().map(|s| Document {
+                values: s.values,
+                repairs: s.repairs,
+                truncated: s.truncated,
+            })
+        })
     {
         return Ok(doc);
     }
@@ -780,47 +237,6 @@ fn containers(text: &str, limits: &SalvageOptions) -> Result<Document, SalvageEr
         repairs: salvaged.repairs,
         truncated: salvaged.truncated,
     })
-}
-
-/// A document of several fenced blocks among prose (`a ```json {…}``` b ```json […]``` c`):
-/// every block's values in text order, when there are two or more and each one reads; `None`
-/// otherwise (call salvage reads the first block only: one call, the rest prose).
-fn fenced_blocks(text: &str, limits: &SalvageOptions) -> Option<Document> {
-    let bytes = text.as_bytes();
-    let mut doc = Document {
-        values: Vec::new(),
-        repairs: Vec::new(),
-        truncated: false,
-    };
-    let mut blocks = 0;
-    let mut at = 0;
-    while let Some(open) = memchr::memmem::find(&bytes[at..], b"```").map(|i| at + i) {
-        let body = scan::fence_body(bytes, open);
-        let close = memchr::memmem::find(&bytes[body..], b"```").map(|i| body + i)?;
-        let block = super::salvage(&text[body..close], limits).ok()?;
-        doc.values.extend(block.values);
-        doc.truncated |= block.truncated;
-        for r in block.repairs {
-            if !doc.repairs.iter().any(|d: &SyntaxRepair| d.kind == r.kind) {
-                doc.repairs.push(SyntaxRepair {
-                    kind: r.kind,
-                    offset: body + r.offset,
-                });
-            }
-        }
-        blocks += 1;
-        at = close + 3;
-    }
-    if blocks < 2 {
-        return None;
-    }
-    doc.repairs.push(SyntaxRepair {
-        kind: RepairKind::FenceUnwrapped,
-        offset: text.find("```").unwrap_or(0),
-    });
-    doc.repairs.sort_by_key(|r| r.offset);
-    doc.repairs.dedup_by_key(|r| r.kind);
-    Some(doc)
 }
 
 #[cfg(test)]

@@ -1,0 +1,14 @@
+//! The entry points, the top of the stage: guards and the public functions. Everything below
+//! (`extract`, the parser, the document layer, `seed`, `strict`, `scan`) is called from here
+//! and calls nothing here.
+//!
+//! - `call`: [`salvage`] and [`salvage_after`] (after a strict prefix), for tool-call arguments;
+//! - `document`: [`salvage_document`] and [`salvage_broken_document`], any root, with the
+//!   document readings of `super::document`.
+
+mod call;
+mod document;
+
+pub use call::salvage;
+pub(crate) use call::salvage_after;
+pub use document::{salvage_broken_document, salvage_document};
