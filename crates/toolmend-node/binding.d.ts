@@ -16,13 +16,14 @@ export declare class Mender {
   /**
    * Validates one call's raw argument text against the tool's schema and repairs only what
    * failed. Never throws for a broken call: it comes back `invalid` with `error` set.
+   * `null` means valid as given: status `valid`, the caller's name and text, nothing else.
    */
-  repairCall(name: string, arguments: string): Call
+  repairCall(name: string, arguments: string): Call | null
   /**
    * `repairCall` on the libuv thread pool, for argument texts large enough that the hop
    * costs less than blocking the event loop.
    */
-  repairCallAsync(name: string, arguments: string): Promise<Call>
+  repairCallAsync(name: string, arguments: string): Promise<Call | null>
   /**
    * Runs one assistant message (OpenAI-style, as JSON text) through every stage with the
    * session's state.

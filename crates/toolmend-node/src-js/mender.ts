@@ -28,6 +28,10 @@ export interface Repair {
   readonly path: string;
 }
 
+/** The repairs and notes of every call valid as given: one frozen empty array each, shared. */
+const NO_REPAIRS: readonly Repair[] = Object.freeze([]);
+const NO_NOTES: readonly string[] = Object.freeze([]);
+
 /** Everything toolmend decided about one call. */
 export class CallResult {
   /** The call id (generated for calls recovered from text). */
@@ -50,12 +54,30 @@ export class CallResult {
   readonly outcome: CallOutcome | null;
   /** For a native call in `runTurn`: its index in the message's `tool_calls`. */
   readonly nativeIndex: number | null;
-  #raw: native.Call;
+  #raw: native.Call | null;
   #arguments: JsonValue | undefined;
 
-  /** @internal `input`: the argument text given, a valid call's text (which does not cross back). */
-  constructor(raw: native.Call, input?: string) {
+  /**
+   * @internal `raw`: the binding's result, `null` for a call valid as given (its status
+   * `valid`, name `name`, text `input`: nothing of it crosses back from Rust); `input`: the
+   * argument text given, a valid call's text.
+   */
+  constructor(raw: native.Call | null, input?: string, name?: string) {
     this.#raw = raw;
+    if (raw === null) {
+      // The fields in the same order as below: one object shape for every result.
+      this.id = '';
+      this.name = name ?? '';
+      this.origin = 'native';
+      this.status = 'valid';
+      this.argumentsText = input ?? '';
+      this.repairs = NO_REPAIRS;
+      this.notes = NO_NOTES;
+      this.error = null;
+      this.outcome = null;
+      this.nativeIndex = null;
+      return;
+    }
     this.id = raw.id;
     this.name = raw.name;
     this.origin = raw.origin as CallOrigin;
@@ -72,7 +94,12 @@ export class CallResult {
   get arguments(): JsonValue {
     if (this.#arguments === undefined) {
       const raw = this.#raw;
-      this.#arguments = !raw.hasArguments ? null : (JSON.parse(raw.argumentsJson ?? this.argumentsText) as JsonValue);
+      this.#arguments =
+        raw === null
+          ? (JSON.parse(this.argumentsText) as JsonValue)
+          : !raw.hasArguments
+            ? null
+            : (JSON.parse(raw.argumentsJson ?? this.argumentsText) as JsonValue);
     }
     return this.#arguments;
   }
@@ -211,12 +238,12 @@ export class Mender {
    * failed. Never throws for a broken call: it comes back `invalid` with `error` set.
    */
   repairCall(name: string, argumentsText: string): CallResult {
-    return new CallResult(this.native.repairCall(name, argumentsText), argumentsText);
+    return new CallResult(this.native.repairCall(name, argumentsText), argumentsText, name);
   }
 
   /** {@link Mender.repairCall} on the libuv thread pool (worth it only for large texts). */
   async repairCallAsync(name: string, argumentsText: string): Promise<CallResult> {
-    return new CallResult(await this.native.repairCallAsync(name, argumentsText), argumentsText);
+    return new CallResult(await this.native.repairCallAsync(name, argumentsText), argumentsText, name);
   }
 
   /** Runs one assistant message through every stage with the session's state. */

@@ -9,7 +9,7 @@ use napi_derive::napi;
 use serde_json::Value;
 use toolmend::turn;
 use toolmend::{
-    AssistantTurn, CallResult, Limits, MenderOptions, RecoverMode, Status as CallStatus,
+    AssistantTurn, CallResult, Limits, MenderOptions, Origin, RecoverMode, Status as CallStatus,
 };
 
 use crate::label::label;
@@ -242,15 +242,16 @@ impl Mender {
 
     /// Validates one call's raw argument text against the tool's schema and repairs only what
     /// failed. Never throws for a broken call: it comes back `invalid` with `error` set.
+    /// `null` means valid as given: status `valid`, the caller's name and text, nothing else.
     #[napi]
     #[must_use]
-    pub fn repair_call(&self, name: String, arguments: String) -> Call {
-        Call::from_result(&self.inner.repair_call(&name, &arguments), false)
+    pub fn repair_call(&self, name: String, arguments: String) -> Option<Call> {
+        unless_valid_as_given(&self.inner.repair_call(&name, &arguments), &name)
     }
 
     /// `repairCall` on the libuv thread pool, for argument texts large enough that the hop
     /// costs less than blocking the event loop.
-    #[napi(ts_return_type = "Promise<Call>")]
+    #[napi(ts_return_type = "Promise<Call | null>")]
     #[must_use]
     pub fn repair_call_async(&self, name: String, arguments: String) -> AsyncTask<RepairTask> {
         AsyncTask::new(RepairTask {
@@ -324,13 +325,34 @@ pub struct RepairTask {
 
 impl Task for RepairTask {
     type Output = CallResult;
-    type JsValue = Call;
+    type JsValue = Option<Call>;
 
     fn compute(&mut self) -> Result<Self::Output> {
         Ok(self.mender.repair_call(&self.name, &self.arguments))
     }
 
     fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<Self::JsValue> {
-        Ok(Call::from_result(&output, false))
+        Ok(unless_valid_as_given(&output, &self.name))
     }
+}
+
+/// A `repairCall` result for JavaScript, `None` when the call is valid as given: status
+/// `valid`, the caller's own name, no id, native origin, no repairs, notes, outcome or error.
+///
+/// Most calls are valid, and on a ~100 B call building the result object (a dozen fields,
+/// strings crossing back) cost several times the library's work; `null` crosses for free and
+/// the wrapper (`src-js/mender.ts`) builds the same public result from the caller's strings.
+/// Any call that differs from that in one field comes back whole.
+fn unless_valid_as_given(r: &CallResult, name: &str) -> Option<Call> {
+    let as_given = r.status == CallStatus::Valid
+        && r.origin == Origin::Native
+        && r.id.is_empty()
+        && *r.name == *name
+        && r.arguments.is_some()
+        && r.repairs.is_empty()
+        && r.notes.is_empty()
+        && r.outcome.is_none()
+        && r.error.is_none()
+        && r.native_index.is_none();
+    (!as_given).then(|| Call::from_result(r, false))
 }

@@ -78,6 +78,26 @@ describe('Mender.repairCall', () => {
     assert.ok(call.dispatchable);
   });
 
+  it('builds a valid call\'s result as the full native result would read', async () => {
+    // A call valid as given crosses back as `null`; its fields must equal what the binding
+    // builds for the same call elsewhere (runTurn), with the caller's own strings.
+    const mender = new Mender(tools);
+    const raw = '{"path":  "a.txt"}';
+    const [call, later] = [mender.repairCall('read', raw), await mender.repairCallAsync('read', raw)];
+    const [full] = mender.runTurn(new Session(), {
+      content: null,
+      tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read', arguments: raw } }],
+    }).calls;
+    for (const c of [call, later]) {
+      assert.deepEqual({ ...c.toJSON(), id: 'c1' }, full.toJSON());
+      assert.equal(c.id, '');
+      assert.equal(c.nativeIndex, null);
+      assert.equal(c.argumentsText, raw);
+      assert.deepEqual(c.notes, []);
+      assert.ok(c.dispatchable && !c.has('key_renamed'));
+    }
+  });
+
   it('reports each repair', () => {
     const call = new Mender(ToolSet.fromOpenAI(tools)).repairCall('read', '{"file_path": "/src/main.rs", "limit": null}');
     assert.equal(call.status, 'repaired');
