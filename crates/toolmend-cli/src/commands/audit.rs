@@ -117,7 +117,7 @@ pub(crate) fn audit(reader: impl BufRead, defaults: Defaults) -> anyhow::Result<
                     .get("model")
                     .and_then(Value::as_str)
                     .unwrap_or(&default_model);
-                let message = format!("line {number}: {error:#}");
+                let message = format!("line {number} is rejected: {error:#}");
                 tally.add_error(number, LineError::Rejected, model, message);
             }
         }
@@ -139,8 +139,8 @@ fn table(tally: &Tally, top: usize) -> String {
         "toolmend audit: {} lines, {} turns, {} unreadable (not UTF-8 {}, not JSON {}, rejected {})",
         tally.lines, t.turns, e.total, e.not_utf8, e.not_json, e.rejected
     );
-    for (line, error) in &tally.error_examples {
-        let _ = writeln!(s, "  line {line}: {}", cut(error, 120));
+    for (_, error) in &tally.error_examples {
+        let _ = writeln!(s, "  {}", cut(error, 120));
     }
     let _ = writeln!(
         s,
@@ -187,11 +187,21 @@ fn table(tally: &Tally, top: usize) -> String {
             .map(|(k, c)| (cut(k, KEY_WIDTH), status_row(&c)))
             .collect()
     };
+    let models = tally
+        .models
+        .sorted()
+        .into_iter()
+        .map(|(k, c)| {
+            let mut cells = vec![c.turns.to_string(), c.errors.to_string()];
+            cells.extend(status_row(&c));
+            (cut(k, KEY_WIDTH), cells)
+        })
+        .collect();
     section(
         &mut s,
         "by model",
-        &[&["model"], &status_columns[..]].concat(),
-        keyed(tally.models.sorted()),
+        &[&["model", "turns", "errors"], &status_columns[..]].concat(),
+        models,
     );
     section(
         &mut s,
