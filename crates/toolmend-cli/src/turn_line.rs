@@ -120,6 +120,8 @@ impl TurnProcessor {
         };
         let tools = object
             .get("tools")
+            // A null `tools` is no tools given (as a null column cell is to `run_turns`).
+            .filter(|tools| !tools.is_null())
             .or(self.defaults.tools.as_ref())
             .cloned()
             .unwrap_or(Value::Array(Vec::new()));
