@@ -197,8 +197,11 @@ impl TurnProcessor {
     }
 }
 
+/// A JSON object's members.
+type Object = Map<String, Value>;
+
 /// The line's object and its `message` object, or why the line has none.
-fn line_parts(input: &Value) -> anyhow::Result<(&Map<String, Value>, &Map<String, Value>)> {
+fn line_parts(input: &Value) -> anyhow::Result<(&Object, &Object)> {
     let Some(object) = input.as_object() else {
         bail!("the line is not a JSON object")
     };
