@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -73,7 +74,7 @@ def test_module_writes_parquet(tmp_path):
         [sys.executable, "-m", "toolmend.audit", str(source), "--tools", str(TOOLS), "--out", str(out)],
         capture_output=True,
         text=True,
-        env={**__import__("os").environ, "PYTHONPATH": ":".join(sys.path)},
+        env={**os.environ, "PYTHONPATH": ":".join(sys.path)},
     )
     assert run.returncode == 0, run.stderr
     assert "8 turns, 3 unreadable, 10 calls" in run.stdout

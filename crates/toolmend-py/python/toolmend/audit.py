@@ -183,7 +183,10 @@ def _count_batch(out, default_model, total, models, tools, kinds, pa, pc):
     if len(calls) == 0:
         return
     parents = pc.list_parent_indices(calls_column).to_pylist()
-    field = lambda name: pc.struct_field(calls, name)  # noqa: E731 (struct offsets applied)
+
+    def field(name):
+        return pc.struct_field(calls, name)  # applies the struct's offset, unlike .field()
+
     status = field("status").to_pylist()
     names = field("name").to_pylist()
     origin = field("origin")
