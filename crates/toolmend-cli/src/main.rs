@@ -1,5 +1,6 @@
 //! The `toolmend` command: thin flag parsing and dispatch; the work is in the library.
 
+mod audit;
 mod commands;
 mod turn_line;
 
@@ -21,6 +22,8 @@ enum Command {
     Repair(commands::repair::Args),
     /// Process JSONL assistant turns (one per line) and write one result line per turn.
     Turns(commands::turns::Args),
+    /// Report where models break over JSONL turns: repair rate by model, tool and kind.
+    Audit(commands::audit::Args),
     /// Rewrite a tools array for a model: anchors, flattening, contract hints, hints removed.
     Prepare(commands::prepare::Args),
     /// Run a corpus of turn cases with expectations and print a table; exit 1 on any miss.
@@ -38,6 +41,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Repair(args) => commands::repair::run(&args),
         Command::Turns(args) => commands::turns::run(&args),
+        Command::Audit(args) => commands::audit::run(&args),
         Command::Eval(args) => commands::eval::run(&args),
         Command::Prepare(args) => commands::prepare::run(&args),
         Command::Serve(args) => commands::serve::run(&args),

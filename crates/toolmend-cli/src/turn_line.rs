@@ -1,5 +1,5 @@
 //! The JSONL turn contract of DESIGN §9: one input line → one [`AssistantTurn`], one
-//! [`TurnResult`] → one output line. Shared by `turns` and `eval`.
+//! [`TurnResult`] → one output line. Shared by `turns`, `eval` and `audit`.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -20,6 +20,20 @@ pub(crate) struct Defaults {
     pub(crate) model: Option<String>,
     pub(crate) max_reprompts: Option<u8>,
     pub(crate) include_values: bool,
+    /// The tool set of lines that carry no `tools` (`toolmend audit --tools`).
+    pub(crate) tools: Option<Value>,
+}
+
+/// One line run through the library, before it is written out.
+#[derive(Debug)]
+pub(crate) struct RanTurn {
+    /// The library's result.
+    pub(crate) result: TurnResult,
+    /// The native tool call objects as sent (`CallResult::native_index` points into them).
+    pub(crate) native: Vec<Value>,
+    /// The model the line ran for (its `model`, else the default; empty when neither).
+    pub(crate) model: String,
+    mender: Arc<Mender>,
 }
 
 /// Most compiled tool sets kept; past it the cache starts over.
@@ -70,13 +84,19 @@ impl TurnProcessor {
 
     /// Processes one parsed input line; returns the result and the output line.
     pub(crate) fn process(&mut self, input: &Value) -> anyhow::Result<(TurnResult, Value)> {
-        let Some(object) = input.as_object() else {
-            bail!("the line is not a JSON object")
-        };
-        let message = object
-            .get("message")
-            .and_then(Value::as_object)
-            .context("no `message` object")?;
+        let ran = self.run(input)?;
+        let (object, message) = line_parts(input)?;
+        let mut output = write_output(object, message, &ran.native, &ran.result)?;
+        if let Some(warnings) = warnings(&ran.mender) {
+            output["warnings"] = warnings;
+        }
+        Ok((ran.result, output))
+    }
+
+    /// Runs one parsed input line through the library (sessions and tool sets as `process`),
+    /// without building its output line.
+    pub(crate) fn run(&mut self, input: &Value) -> anyhow::Result<RanTurn> {
+        let (object, message) = line_parts(input)?;
         let options = object.get("options").and_then(Value::as_object);
         let option = |key: &str| options.and_then(|o| o.get(key));
 
@@ -100,6 +120,9 @@ impl TurnProcessor {
         };
         let tools = object
             .get("tools")
+            // A null `tools` is no tools given (as a null column cell is to `run_turns`).
+            .filter(|tools| !tools.is_null())
+            .or(self.defaults.tools.as_ref())
             .cloned()
             .unwrap_or(Value::Array(Vec::new()));
         let mender = self.mender(&tools, recover, &model);
@@ -124,11 +147,12 @@ impl TurnProcessor {
             None => &mut scratch,
         };
         let result = mender.run_turn(session, &turn);
-        let mut output = write_output(object, message, &native, &result)?;
-        if let Some(warnings) = warnings(&mender) {
-            output["warnings"] = warnings;
-        }
-        Ok((result, output))
+        Ok(RanTurn {
+            result,
+            native,
+            model,
+            mender,
+        })
     }
 
     /// The session named `key` (`fresh` when it is new), marked as just used. At the cap, a new
@@ -173,6 +197,32 @@ impl TurnProcessor {
     }
 }
 
+/// A JSON object's members.
+type Object = Map<String, Value>;
+
+/// The line's object and its `message` object, or why the line has none.
+fn line_parts(input: &Value) -> anyhow::Result<(&Object, &Object)> {
+    let Some(object) = input.as_object() else {
+        bail!("the line is not a JSON object")
+    };
+    let message = object
+        .get("message")
+        .and_then(Value::as_object)
+        .context("no `message` object")?;
+    Ok((object, message))
+}
+
+/// The argument text of a native tool call object as sent: `function.arguments` (or `input`)
+/// as written when it is a string, the JSON of any other value, empty when absent or null.
+pub(crate) fn native_arguments(call: &Value) -> String {
+    let function = call.get("function").unwrap_or(call);
+    match function.get("arguments").or_else(|| function.get("input")) {
+        Some(Value::String(text)) => text.clone(),
+        None | Some(Value::Null) => String::new(),
+        Some(other) => other.to_string(),
+    }
+}
+
 /// Reads the turn; also returns the native tool call objects as sent.
 fn read_turn(
     object: &Map<String, Value>,
@@ -191,11 +241,7 @@ fn read_turn(
             .get("name")
             .and_then(Value::as_str)
             .with_context(|| format!("tool call #{i} has no name"))?;
-        let arguments = match function.get("arguments").or_else(|| function.get("input")) {
-            Some(Value::String(text)) => text.clone(),
-            None | Some(Value::Null) => String::new(),
-            Some(other) => other.to_string(),
-        };
+        let arguments = native_arguments(call);
         let id = call.get("id").and_then(Value::as_str).unwrap_or_default();
         tool_calls.push(ToolCall::new(id, name, arguments));
     }

@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+pub(crate) mod audit;
 pub(crate) mod eval;
 pub(crate) mod mcp;
 pub(crate) mod prepare;

@@ -69,6 +69,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
         recover: args.recover,
         model: args.model.clone(),
         max_reprompts: args.max_reprompts,
+        tools: None,
     };
     let mut processor = TurnProcessor::new(defaults);
     let reader: Box<dyn BufRead> = match &args.file {

@@ -25,6 +25,9 @@ It plugs into the engines' Arrow batch hooks as is::
 ``tools``, ``finish_reason``, ``new_user_turn``, ``options`` when present), returning the input
 columns and the turn's result: ``error``, ``content``, ``reasoning``, ``calls`` and ``report``
 (see ``run_turns``).
+
+``audit(data)`` counts ``run_turns``' results over a dataset: calls by status per model, tool and
+repair kind, silently-invalid calls (see ``toolmend.audit``), as the rows of a table.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from typing import Any, Dict, Tuple
 
 from ._toolmend import Mender, run_turn_rows
 
-__all__ = ["repair_calls", "result_schema", "run_turns", "turn_result_schema"]
+__all__ = ["audit", "repair_calls", "result_schema", "run_turns", "turn_result_schema"]
 
 # Compiled menders by (tools JSON, options JSON); a worker process usually sees one tool set.
 _CACHE_ENTRIES = 64
@@ -323,3 +326,16 @@ def _turn_columns(out):
         ),
         "report": report,
     }
+
+
+def audit(data, tools=None, **options):
+    """Where models break: ``toolmend audit``'s counts over turn rows, as a ``pyarrow.Table``.
+
+    ``data``: a ``pyarrow.Table`` or ``RecordBatch`` of ``run_turns`` rows, or an iterable of
+    them; ``tools``: the tool set of rows that carry none; ``options``: ``max_keys`` and
+    ``run_turns``' keywords. One row per dimension (``total``, ``model``, ``tool``, ``kind``)
+    and key; see ``toolmend.audit`` for the columns.
+    """
+    from .audit import audit as _audit
+
+    return _audit(data, tools, **options)
