@@ -10,9 +10,10 @@
 //!
 //! **Detects** `<function_calls>`, one or more `<invoke name="NAME">` elements holding
 //! `<parameter name="KEY">VALUE</parameter>` children, and `</function_calls>`. Tags may carry a
-//! namespace prefix (`<p:invoke>`, `<p:parameter>`). Values are raw text: one line break each
-//! side is dropped (what the template adds), other whitespace kept (indentation survives), and they are converted with the tool's
-//! schema (GRAMMARS §1.8, the MiniMax rules). Scanned anywhere, not only at the message start.
+//! namespace prefix (`<p:invoke>`, `<p:parameter>`). Values are raw text taken as written, line
+//! breaks at their ends included (MiniMax M2's template writes `<parameter name="k">{{ v }}
+//! </parameter>` and adds none), and are converted with the tool's schema (GRAMMARS §1.8, the
+//! MiniMax rules; a non-string value trimmed first). Scanned anywhere, not only at the message start.
 //! The invoke body parser is shared with MiniMax M2 and Step-3.
 //!
 //! **Never accepts** a block without `</invoke>` or `</function_calls>`, or text between
@@ -20,9 +21,7 @@
 
 use super::{Block, Grammar, Input};
 use crate::recover::call::{Field, RawCall};
-use crate::recover::cursor::{
-    Step, Stop, attr, expect, expect_ws, find_before, skip_ws, strip_one_newline,
-};
+use crate::recover::cursor::{Step, Stop, attr, expect, expect_ws, find_before, skip_ws};
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
     lead: "",
@@ -101,7 +100,9 @@ pub(crate) fn invoke(s: &str, at: usize) -> Step<(RawCall, usize)> {
         let (key, after) = attr(s, open, "name")?;
         let value_at = expect_ws(s, after, ">")?;
         let value_end = value_close(s, value_at, prefix, &close_param, &stops)?;
-        let value = strip_one_newline(&s[value_at..value_end]).to_owned();
+        // MiniMax M2's and Step-3's templates write `<parameter name="k">{{ v }}</parameter>`:
+        // a line break at the value's ends is the value's own, never markup.
+        let value = s[value_at..value_end].to_owned();
         fields.push((key, Field::Untyped(value)));
         i = value_end + close_param.len();
     }
@@ -165,11 +166,14 @@ mod tests {
 
     #[test]
     fn keeps_indentation_in_values() {
-        let text = "<function_calls>\n<invoke name=\"write_file\">\n<parameter name=\"content\">\n    indented <b>\n</parameter>\n</invoke>\n</function_calls>";
+        let text = "<function_calls>\n<invoke name=\"write_file\">\n<parameter name=\"content\">    indented <b>\n</parameter>\n</invoke>\n</function_calls>";
         recovers(
             text,
-            &[("write_file", json!({"content": "    indented <b>"}))],
+            &[("write_file", json!({"content": "    indented <b>\n"}))],
         );
+        // Line breaks at a value's ends are the value's: no template writes them as markup.
+        let edges = "<function_calls><invoke name=\"write_file\"><parameter name=\"content\">\nx\n</parameter></invoke></function_calls>";
+        recovers(edges, &[("write_file", json!({"content": "\nx\n"}))]);
     }
 
     #[test]
