@@ -238,6 +238,9 @@ mod tests {
             two,
             &[("read_file", json!({"arguments": "{}", "path": "a"}))],
         );
+        // `properties` too (the schema's key copied, issue #28), in every XML family.
+        let properties = "<tool_call>read_file<arg_key>properties</arg_key><arg_value>{\"path\": \"a\"}</arg_value></tool_call>";
+        recovers(properties, &[("read_file", json!({"path": "a"}))]);
     }
 
     #[test]
