@@ -88,7 +88,7 @@ impl RawCall {
     }
 
     /// The arguments as JSON text for `tool`, and whether they were unwrapped from a sole
-    /// `arguments` / `input` parameter.
+    /// `arguments` / `input` / `properties` parameter.
     fn arguments_for(&self, tool: &Tool) -> (String, bool) {
         match &self.args {
             Args::Json(text) => (text.clone(), false),
@@ -112,11 +112,12 @@ impl RawCall {
     }
 }
 
-/// Parameter names a model wraps the whole argument object in.
-const WRAPPERS: [&str; 2] = ["arguments", "input"];
+/// Parameter names a model wraps the whole argument object in (`properties`: MiniCPM 5 copies
+/// the key of the tool's JSON Schema, issue #28).
+pub(crate) const WRAPPERS: [&str; 3] = ["arguments", "input", "properties"];
 
-/// The argument object of an XML call whose only parameter is `arguments` (or `input`) holding
-/// it, for a tool that declares no parameter of that name.
+/// The argument object of an XML call whose only parameter is `arguments`, `input` or
+/// `properties` holding it, for a tool that declares no parameter of that name.
 fn wrapped(fields: &[(String, Field)], schema: Option<&Value>) -> Option<Value> {
     let [(key, field)] = fields else {
         return None;

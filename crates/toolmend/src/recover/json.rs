@@ -130,12 +130,23 @@ pub(crate) fn call_object(text: &str, name_keys: &[&str], arg_keys: &[&str]) -> 
 /// an array in which no entry reads.
 pub(crate) fn call_array(text: &str, arg_keys: &[&str]) -> Option<Vec<RawCall>> {
     let items: Vec<&RawValue> = serde_json::from_str(text).ok()?;
-    let mut calls = Vec::with_capacity(items.len());
+    entries(items.iter().map(|item| item.get()), &["name"], arg_keys)
+}
+
+/// The calls of a list's entries (see [`call_array`]): an entry naming a call whose arguments
+/// cannot be read becomes a placeholder; an entry naming no call refuses the list, and so does
+/// a list in which no entry reads.
+fn entries<'a>(
+    items: impl Iterator<Item = &'a str>,
+    name_keys: &[&str],
+    arg_keys: &[&str],
+) -> Option<Vec<RawCall>> {
+    let mut calls = Vec::new();
     for item in items {
-        match call_object(item.get(), &["name"], arg_keys) {
+        match call_object(item, name_keys, arg_keys) {
             Some(call) => calls.push(call),
-            None if names_a_call(item.get()) => {
-                calls.push(RawCall::json(String::new(), String::new()))
+            None if names_a_call(item, name_keys) => {
+                calls.push(RawCall::json(String::new(), String::new()));
             }
             None => return None,
         }
@@ -143,11 +154,47 @@ pub(crate) fn call_array(text: &str, arg_keys: &[&str]) -> Option<Vec<RawCall>> 
     calls.iter().any(|c| !c.name.is_empty()).then_some(calls)
 }
 
-/// Whether `text` is an object with a string `name`: a call, however broken its arguments.
-fn names_a_call(text: &str) -> bool {
+/// The JSON call list that starts at `at` (after optional whitespace), read entry by entry
+/// (issue #28): each entry as in [`call_array`], and two objects with no comma between them
+/// (`[{…} {…}]`, a slip models make) are two entries. Returns the calls and the index after
+/// the `]`. The text ending inside the list is incomplete; anything else that is not a list of
+/// objects is invalid.
+pub(crate) fn call_list(
+    s: &str,
+    at: usize,
+    name_keys: &[&str],
+    arg_keys: &[&str],
+) -> Step<(Vec<RawCall>, usize)> {
+    let open = skip_ws(s, at);
+    let mut i = super::cursor::expect(s, open, "[")?;
+    let mut items = Vec::new();
+    let end = loop {
+        let (from, to) = object_span(s, i)?;
+        items.push(&s[from..to]);
+        let next = skip_ws(s, to);
+        match s.as_bytes().get(next) {
+            None => return Err(Stop::Incomplete),
+            Some(b',') => i = next + 1,
+            Some(b'{') => i = next,
+            Some(b']') => break next + 1,
+            Some(_) => return Err(Stop::Invalid),
+        }
+    };
+    let calls = entries(items.into_iter(), name_keys, arg_keys).ok_or(Stop::Invalid)?;
+    Ok((calls, end))
+}
+
+/// Whether `text` is an object with a string name under one of `name_keys`: a call, however
+/// broken its arguments.
+fn names_a_call(text: &str, name_keys: &[&str]) -> bool {
     serde_json::from_str::<BTreeMap<&str, &RawValue>>(text)
         .ok()
-        .and_then(|fields| fields.get("name").map(|name| name.get().starts_with('"')))
+        .and_then(|fields| {
+            name_keys
+                .iter()
+                .find_map(|k| fields.get(*k))
+                .map(|name| name.get().starts_with('"'))
+        })
         .unwrap_or(false)
 }
 
@@ -177,6 +224,36 @@ mod tests {
         );
         assert!(call_array(r#"[{"name": "a", "arguments": 5}]"#, ARGS_OR_PARAMETERS).is_none());
         assert!(call_array("[]", ARGS_OR_PARAMETERS).is_none());
+    }
+
+    #[test]
+    fn a_list_read_entry_by_entry_splits_objects_missing_their_comma() {
+        let names = |s: &str| -> Step<Vec<String>> {
+            call_list(s, 0, &["tool_name"], &["parameters"])
+                .map(|(calls, _)| calls.into_iter().map(|c| c.name).collect())
+        };
+        let two = r#"[{"tool_name": "a", "parameters": {}} {"tool_name": "b", "parameters": {"x": [1]}}]"#;
+        assert_eq!(names(two), Ok(vec!["a".into(), "b".into()]));
+        assert_eq!(
+            call_list(two, 0, &["tool_name"], &["parameters"]).map(|c| c.1),
+            Ok(two.len())
+        );
+        let bad = r#"[{"tool_name": "a", "parameters": 7}, {"tool_name": "b", "parameters": {}}]"#;
+        assert_eq!(names(bad), Ok(vec![String::new(), "b".into()]));
+        assert_eq!(
+            names(r#"[{"tool_name": "a", "parameters": {}}"#),
+            Err(Stop::Incomplete)
+        );
+        assert_eq!(
+            names(r#"[{"tool_name": "a", "parameters": {}},]"#),
+            Err(Stop::Invalid)
+        );
+        assert_eq!(
+            names(r#"[{"tool_name": "a", "parameters": {}} "x"]"#),
+            Err(Stop::Invalid)
+        );
+        assert_eq!(names(r#"[{"other": 1}]"#), Err(Stop::Invalid));
+        assert_eq!(names("[]"), Err(Stop::Invalid));
     }
 
     #[test]

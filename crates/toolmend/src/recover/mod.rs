@@ -88,8 +88,8 @@ pub struct RecoveredCall {
     /// XML-like markups, a compact object whose untyped values were converted with the tool's
     /// schema.
     pub arguments: String,
-    /// Whether the arguments were unwrapped from an XML call's sole `arguments` / `input`
-    /// parameter holding the whole object (the turn stage reports `arguments_unwrapped`).
+    /// Whether the arguments were unwrapped from an XML call's sole `arguments` / `input` /
+    /// `properties` parameter holding the whole object (the turn stage reports `arguments_unwrapped`).
     pub arguments_unwrapped: bool,
     /// The byte range of the markup block in the scanned text. Calls of one block (several
     /// `<invoke>`s in one `<function_calls>`) share the block's range.

@@ -10,9 +10,10 @@
 //!
 //! **Detects** `<function_calls>`, one or more `<invoke name="NAME">` elements holding
 //! `<parameter name="KEY">VALUE</parameter>` children, and `</function_calls>`. Tags may carry a
-//! namespace prefix (`<p:invoke>`, `<p:parameter>`). Values are raw text: one line break each
-//! side is dropped (what the template adds), other whitespace kept (indentation survives), and they are converted with the tool's
-//! schema (GRAMMARS §1.8, the MiniMax rules). Scanned anywhere, not only at the message start.
+//! namespace prefix (`<p:invoke>`, `<p:parameter>`). Values are raw text taken as written, line
+//! breaks at their ends included (MiniMax M2's template writes `<parameter name="k">{{ v }}
+//! </parameter>` and adds none), and are converted with the tool's schema (GRAMMARS §1.8, the
+//! MiniMax rules; a non-string value trimmed first). Scanned anywhere, not only at the message start.
 //! The invoke body parser is shared with MiniMax M2 and Step-3.
 //!
 //! **Never accepts** a block without `</invoke>` or `</function_calls>`, or text between
@@ -20,9 +21,7 @@
 
 use super::{Block, Grammar, Input};
 use crate::recover::call::{Field, RawCall};
-use crate::recover::cursor::{
-    Step, Stop, attr, expect, expect_ws, find_before, skip_ws, strip_one_newline,
-};
+use crate::recover::cursor::{Step, Stop, attr, expect, expect_ws, find_before, skip_ws};
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
     lead: "",
@@ -41,30 +40,10 @@ fn parse(input: &Input<'_>, _start: usize, body: usize) -> Step<Block> {
 /// `eof`, a text that ends after an invoke has no further invoke (the caller's closer may be
 /// optional).
 pub(crate) fn invokes(s: &str, at: usize, eof: bool) -> Step<(Vec<RawCall>, usize)> {
-    invokes_with(s, at, eof, Values::TemplateNewlines)
-}
-
-/// How a parameter's raw text becomes its value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Values {
-    /// One line break each side is the template's, not the value's (Anthropic, MiniMax).
-    TemplateNewlines,
-    /// The text between the tags is the value, whitespace and all (ATEM: its system prompt
-    /// says string values are not stripped).
-    Verbatim,
-}
-
-/// [`invokes`] with values read as `values` says.
-pub(crate) fn invokes_with(
-    s: &str,
-    at: usize,
-    eof: bool,
-    values: Values,
-) -> Step<(Vec<RawCall>, usize)> {
     let mut calls = Vec::new();
     let mut i = skip_ws(s, at);
     loop {
-        let (call, end) = invoke_with(s, i, values)?;
+        let (call, end) = invoke(s, i)?;
         calls.push(call);
         let next = skip_ws(s, end);
         match prefixed(s, next, "invoke") {
@@ -98,11 +77,6 @@ fn prefixed<'a>(s: &'a str, at: usize, word: &str) -> Step<(&'a str, usize)> {
 
 /// `<invoke name="NAME">` … `</invoke>` (any prefix) at `at`.
 pub(crate) fn invoke(s: &str, at: usize) -> Step<(RawCall, usize)> {
-    invoke_with(s, at, Values::TemplateNewlines)
-}
-
-/// [`invoke`] with values read as `values` says.
-fn invoke_with(s: &str, at: usize, values: Values) -> Step<(RawCall, usize)> {
     let (prefix, i) = prefixed(s, at, "invoke")?;
     let (name, i) = attr(s, i, "name")?;
     let mut i = expect_ws(s, i, ">")?;
@@ -126,12 +100,9 @@ fn invoke_with(s: &str, at: usize, values: Values) -> Step<(RawCall, usize)> {
         let (key, after) = attr(s, open, "name")?;
         let value_at = expect_ws(s, after, ">")?;
         let value_end = value_close(s, value_at, prefix, &close_param, &stops)?;
-        let raw = &s[value_at..value_end];
-        let value = match values {
-            Values::TemplateNewlines => strip_one_newline(raw),
-            Values::Verbatim => raw,
-        };
-        let value = value.to_owned();
+        // MiniMax M2's and Step-3's templates write `<parameter name="k">{{ v }}</parameter>`:
+        // a line break at the value's ends is the value's own, never markup.
+        let value = s[value_at..value_end].to_owned();
         fields.push((key, Field::Untyped(value)));
         i = value_end + close_param.len();
     }
@@ -195,11 +166,14 @@ mod tests {
 
     #[test]
     fn keeps_indentation_in_values() {
-        let text = "<function_calls>\n<invoke name=\"write_file\">\n<parameter name=\"content\">\n    indented <b>\n</parameter>\n</invoke>\n</function_calls>";
+        let text = "<function_calls>\n<invoke name=\"write_file\">\n<parameter name=\"content\">    indented <b>\n</parameter>\n</invoke>\n</function_calls>";
         recovers(
             text,
-            &[("write_file", json!({"content": "    indented <b>"}))],
+            &[("write_file", json!({"content": "    indented <b>\n"}))],
         );
+        // Line breaks at a value's ends are the value's: no template writes them as markup.
+        let edges = "<function_calls><invoke name=\"write_file\"><parameter name=\"content\">\nx\n</parameter></invoke></function_calls>";
+        recovers(edges, &[("write_file", json!({"content": "\nx\n"}))]);
     }
 
     #[test]

@@ -62,7 +62,7 @@ fn parse(input: &Input<'_>, start: usize, body: usize) -> Step<Block> {
         }
     };
     let inner = expect(s, open, OPEN)?;
-    let (calls, end) = anthropic::invokes_with(s, inner, input.eof, anthropic::Values::Verbatim)?;
+    let (calls, end) = anthropic::invokes(s, inner, input.eof)?;
     let end = expect_ws(s, end, "</atem:function_calls>")?;
     // The message's end marker when more of the turn follows (`<|eom|>`), or the call token.
     let end = match optional(s, end, "<|eom|>", input.eof)? {

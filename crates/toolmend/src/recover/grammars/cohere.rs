@@ -5,17 +5,16 @@
 //! ```
 //!
 //! **Detects** `<|START_ACTION|>` + a JSON array of `{tool_call_id, tool_name, parameters}` +
-//! `<|END_ACTION|>`; `tool_name` is the name and `parameters` the arguments.
+//! `<|END_ACTION|>`; `tool_name` is the name and `parameters` the arguments. The list is read
+//! entry by entry ([`call_list`], issue #28): an action whose parameters cannot be read loses
+//! only itself, and two actions missing the comma between them are both read.
 //!
 //! **Never accepts** a block without `<|END_ACTION|>` (SGLang completes partial JSON; this does
 //! not).
 
-use serde_json::value::RawValue;
-
 use super::{Block, Grammar, Input};
-use crate::recover::call::RawCall;
-use crate::recover::cursor::{Step, Stop, expect_ws};
-use crate::recover::json::{call_object, value_span};
+use crate::recover::cursor::{Step, expect_ws};
+use crate::recover::json::call_list;
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
     lead: "",
@@ -26,13 +25,7 @@ pub(crate) const GRAMMAR: Grammar = Grammar {
 
 fn parse(input: &Input<'_>, _start: usize, body: usize) -> Step<Block> {
     let s = input.text;
-    let (from, to) = value_span(s, body)?;
-    let items: Vec<&RawValue> = serde_json::from_str(&s[from..to]).map_err(|_| Stop::Invalid)?;
-    let calls = items
-        .iter()
-        .map(|item| call_object(item.get(), &["tool_name"], &["parameters"]))
-        .collect::<Option<Vec<RawCall>>>()
-        .ok_or(Stop::Invalid)?;
+    let (calls, to) = call_list(s, body, &["tool_name"], &["parameters"])?;
     Block::new(expect_ws(s, to, "<|END_ACTION|>")?, calls)
 }
 
@@ -55,6 +48,25 @@ mod tests {
             two,
             &[("glob", json!({"pattern": "*"})), ("git_diff", json!({}))],
         );
+    }
+
+    #[test]
+    fn a_bad_action_loses_only_itself() {
+        let text = "<|START_ACTION|>[{\"tool_call_id\": \"0\", \"tool_name\": \"glob\", \"parameters\": \"*.rs\"}, {\"tool_call_id\": \"1\", \"tool_name\": \"list_dir\", \"parameters\": {\"path\": \"src\"}}]<|END_ACTION|>";
+        recovers(text, &[("list_dir", json!({"path": "src"}))]);
+        ignores(
+            "<|START_ACTION|>[{\"tool_call_id\": \"0\", \"tool_name\": \"glob\", \"parameters\": 5}]<|END_ACTION|>",
+        );
+    }
+
+    #[test]
+    fn two_actions_missing_their_comma_are_both_read() {
+        let text = "<|START_ACTION|>[{\"tool_call_id\": \"0\", \"tool_name\": \"glob\", \"parameters\": {\"pattern\": \"*\"}}\n{\"tool_call_id\": \"1\", \"tool_name\": \"git_diff\", \"parameters\": {}}]<|END_ACTION|>";
+        recovers(
+            text,
+            &[("glob", json!({"pattern": "*"})), ("git_diff", json!({}))],
+        );
+        rejects_truncation(text);
     }
 
     #[test]

@@ -15,7 +15,8 @@
 //! bare complete `invoke`. The bar around `DSML` may be `｜` (U+FF5C), doubled, `‖` (U+2016),
 //! ASCII `|` or `||`, missing on the leading side, and spaced (`< | DSML | tool_calls>`). An
 //! invoke body is `parameter` elements or a JSON object. `string="true"` values are the raw text
-//! (one line break each side dropped, other whitespace kept); `string="false"` values are JSON-decoded, else kept raw; a parameter with no
+//! as written, line breaks at their ends included (the V3.2 and V4 templates add none);
+//! `string="false"` values are trimmed and JSON-decoded, else kept raw; a parameter with no
 //! `string` attribute is converted with the tool's schema. Values may span lines and hold `<`,
 //! `&` and quotes: a value ends only at its exact closing `parameter` tag. The section closer is
 //! optional.
@@ -27,9 +28,7 @@ use serde_json::Value;
 
 use super::{Block, Grammar, Input};
 use crate::recover::call::{Field, RawCall};
-use crate::recover::cursor::{
-    Step, Stop, attr, expect, expect_ws, find, name, skip_ws, strip_one_newline,
-};
+use crate::recover::cursor::{Step, Stop, attr, expect, expect_ws, find, name, skip_ws};
 use crate::recover::json::object_span;
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
@@ -187,8 +186,9 @@ fn invoke(s: &str, at: usize) -> Step<(RawCall, usize)> {
         };
         let value_at = expect_ws(s, j, ">")?;
         let (value_end, end) = param_close(s, value_at)?;
-        // One line break each side is markup; any other whitespace is the value's.
-        let raw = strip_one_newline(&s[value_at..value_end]);
+        // The V3.2/V4 templates write the value as it is: every byte up to the closer is the
+        // value's, line breaks at its ends included (a non-string value is trimmed to decode).
+        let raw = &s[value_at..value_end];
         let field = match string.as_deref() {
             Some("true") => Field::Typed(Value::String(raw.to_owned())),
             Some(_) => Field::Typed(
@@ -287,6 +287,16 @@ mod tests {
                 "write_file",
                 json!({"content": "a </b> <｜DSML｜ & \"q\"", "overwrite": true}),
             )],
+        );
+    }
+
+    #[test]
+    fn edge_line_breaks_are_the_value_s() {
+        // What the V3.2/V4 templates render for `{"content": "\nx\n", "overwrite": true}`.
+        let text = "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"write_file\">\n<｜DSML｜parameter name=\"content\" string=\"true\">\nx\n</｜DSML｜parameter>\n<｜DSML｜parameter name=\"overwrite\" string=\"false\">\ntrue\n</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>";
+        recovers(
+            text,
+            &[("write_file", json!({"content": "\nx\n", "overwrite": true}))],
         );
     }
 

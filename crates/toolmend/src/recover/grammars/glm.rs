@@ -10,9 +10,11 @@
 //! **Detects** `<tool_call>NAME` followed by `<arg_key>K</arg_key><arg_value>V</arg_value>`
 //! pairs and `</tool_call>`, with or without newlines between the tags (4.5/4.6 write them,
 //! 4.7/5 do not), including the zero-argument `<tool_call>NAME</tool_call>`. Keys are trimmed;
-//! values lose one line break each side (what 4.5/4.6 write around a value) and keep any other
-//! whitespace (a leading indent is the model's), and are converted with the tool's schema (without one they stay
-//! strings, unlike vLLM/SGLang which JSON-parse every non-string value).
+//! values are taken as written, line breaks at their ends included (every GLM template, and
+//! Laguna's, Ling 3's and Spark 2.5's, writes `<arg_value>{{ v }}</arg_value>`: vLLM's
+//! `.strip()` loses a file's trailing newline), and are converted with the tool's schema (a
+//! non-string value trimmed first; without a schema they stay strings, unlike vLLM/SGLang
+//! which JSON-parse every non-string value).
 //!
 //! Output escaped twice (GLM 4.5/4.7 through some servers) is read as meant: a literal `\n`
 //! after the name or between tags is a line break, and a `\"`-escaped JSON value for an
@@ -28,9 +30,7 @@
 
 use super::{Block, Grammar, Input, close_or_eos};
 use crate::recover::call::{Args, Field, RawCall};
-use crate::recover::cursor::{
-    MAX_NAME_BYTES, Step, Stop, expect_ws, find_before, name, skip_ws, strip_one_newline,
-};
+use crate::recover::cursor::{MAX_NAME_BYTES, Step, Stop, expect_ws, find_before, name, skip_ws};
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
     lead: "",
@@ -161,7 +161,9 @@ fn one_pair(s: &str, at: usize) -> Step<((String, Field), usize)> {
     if key.is_empty() || key.len() > MAX_NAME_BYTES {
         return Err(Stop::Invalid);
     }
-    let field = Field::Untyped(strip_one_newline(&s[value_at..value_end]).to_owned());
+    // The template writes a value as it is (`<arg_value>{{ v }}</arg_value>`): a line break at
+    // its ends is the value's own (a file's trailing newline), never markup.
+    let field = Field::Untyped(s[value_at..value_end].to_owned());
     Ok(((key.to_owned(), field), value_end + "</arg_value>".len()))
 }
 
@@ -236,6 +238,9 @@ mod tests {
             two,
             &[("read_file", json!({"arguments": "{}", "path": "a"}))],
         );
+        // `properties` too (the schema's key copied, issue #28), in every XML family.
+        let properties = "<tool_call>read_file<arg_key>properties</arg_key><arg_value>{\"path\": \"a\"}</arg_value></tool_call>";
+        recovers(properties, &[("read_file", json!({"path": "a"}))]);
     }
 
     #[test]
@@ -245,8 +250,19 @@ mod tests {
             text,
             &[(
                 "write_file",
-                json!({"path": "a.py", "content": "    return 1\n"}),
+                json!({"path": "a.py", "content": "\n    return 1\n\n"}),
             )],
+        );
+    }
+
+    #[test]
+    fn edge_line_breaks_are_the_value_s_and_non_strings_are_trimmed() {
+        // What the GLM-4.6 template renders for `{"content": "\nx\n"}`; a boolean written
+        // with spaces around it is still typed.
+        let text = "<tool_call>write_file\n<arg_key>content</arg_key>\n<arg_value>\nx\n</arg_value>\n<arg_key>overwrite</arg_key>\n<arg_value> true\n</arg_value>\n</tool_call>";
+        recovers(
+            text,
+            &[("write_file", json!({"content": "\nx\n", "overwrite": true}))],
         );
     }
 

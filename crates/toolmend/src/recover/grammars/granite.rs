@@ -14,7 +14,7 @@
 
 use super::{Block, Grammar, Input};
 use crate::recover::cursor::{Step, Stop, optional};
-use crate::recover::json::{ARGS_OR_PARAMETERS, call_array, call_object, object_span, value_span};
+use crate::recover::json::{ARGS_OR_PARAMETERS, call_list, call_object, object_span};
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
     lead: "",
@@ -37,8 +37,7 @@ fn parse(input: &Input<'_>, start: usize, body: usize) -> Step<Block> {
         Some(b'[') => {}
         Some(_) => return Err(Stop::Invalid),
     }
-    let (from, to) = value_span(s, at)?;
-    let calls = call_array(&s[from..to], ARGS_OR_PARAMETERS).ok_or(Stop::Invalid)?;
+    let (calls, to) = call_list(s, at, &["name"], ARGS_OR_PARAMETERS)?;
     let end = if sentinel == "<tool_call>" {
         optional(s, to, "</tool_call>", input.eof)?.unwrap_or(to)
     } else {

@@ -14,7 +14,7 @@
 use super::{Block, Grammar, Input, glm};
 use crate::recover::call::RawCall;
 use crate::recover::cursor::{Step, Stop, expect_ws, name_until, peek_ws, skip_ws};
-use crate::recover::json::{call_array, value_span};
+use crate::recover::json::call_list;
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
     lead: "",
@@ -29,8 +29,7 @@ fn parse(input: &Input<'_>, _start: usize, body: usize) -> Step<Block> {
     match s.as_bytes().get(at) {
         None => Err(Stop::Incomplete),
         Some(b'[') => {
-            let (from, to) = value_span(s, at)?;
-            let calls = call_array(&s[from..to], &["arguments"]).ok_or(Stop::Invalid)?;
+            let (calls, to) = call_list(s, at, &["name"], &["arguments"])?;
             Block::new(expect_ws(s, to, "</tool_calls>")?, calls)
         }
         Some(_) => {

@@ -15,6 +15,13 @@
 //!
 //! **Never accepts** JSON found elsewhere in prose (vLLM raw-decodes at every `{`), an object
 //! that does not close, or raw code-interpreter Python after the tag.
+//!
+//! Policy for JSON in prose (issue #28: `Here is the result: {"name": …, "parameters": {…}}
+//! Would you like…`, or several joined by `;`): not recovered. A declared name with exactly the
+//! family's keys `{"name", "parameters"}` is strong evidence of the *shape*, not of intent:
+//! models quote a call as an example ("the call would be …"), and a call run from an example
+//! cannot be taken back (never invent intent). The tag, or a message that is nothing but the
+//! payload, is the model's own statement that it is calling.
 
 use super::{Block, Grammar, Input, pythonic};
 use crate::recover::call::RawCall;

@@ -70,6 +70,16 @@ mod tests {
     }
 
     #[test]
+    fn edge_line_breaks_are_the_value_s() {
+        // What the M2 template renders for `{"content": "\nx\n", "overwrite": true}`.
+        let text = "<minimax:tool_call>\n<invoke name=\"write_file\">\n<parameter name=\"content\">\nx\n</parameter>\n<parameter name=\"overwrite\">true\n</parameter>\n</invoke>\n</minimax:tool_call>";
+        recovers(
+            text,
+            &[("write_file", json!({"content": "\nx\n", "overwrite": true}))],
+        );
+    }
+
+    #[test]
     fn ignores_look_alikes_and_damaged_markup() {
         ignores("MiniMax writes <minimax:tool_call> then invokes.");
         ignores(

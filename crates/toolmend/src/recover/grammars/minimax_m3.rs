@@ -12,7 +12,8 @@
 //! **Detects** the namespace token `]<]minimax[>[` before every tag: a `<tool_call>` holding
 //! `<invoke name="NAME">` elements whose children are `<KEY>VALUE</KEY>` (keys may hold hyphens,
 //! `-A`, `-n`), closed by `</invoke>` and `</tool_call>`. A zero-argument invoke gives `{}`.
-//! Primitive values are raw text, converted with the tool's schema.
+//! Primitive values are raw text taken as written, line breaks at their ends included (the
+//! template adds none), converted with the tool's schema (a non-string value trimmed first).
 //!
 //! Nested mappings are child elements and lists are `<item>` children (`<opts><item>a
 //! </item></opts>` → `{"opts": ["a"]}`); nested text is converted with the nested schema
@@ -26,7 +27,7 @@ use super::{Block, Grammar, Input};
 use crate::limits::MAX_DEPTH;
 use crate::recover::call::{Field, RawCall};
 use crate::recover::cursor::{
-    Step, Stop, attr, expect, expect_ws, find, name, name_until, peek_ws, strip_one_newline,
+    Step, Stop, attr, expect, expect_ws, find, name, name_until, peek_ws,
 };
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
@@ -142,11 +143,9 @@ fn element(s: &str, at: usize, depth: usize) -> Step<(String, Node, usize)> {
         }
     }
     let end = expect(s, next_ns, &close)?;
-    Ok((
-        key,
-        Node::Text(strip_one_newline(&s[i..next_ns]).to_owned()),
-        end,
-    ))
+    // The template writes text as it is (`NS<k>{{ v }}NS</k>`): a line break at its ends is
+    // the value's own.
+    Ok((key, Node::Text(s[i..next_ns].to_owned()), end))
 }
 
 #[cfg(test)]
@@ -177,6 +176,16 @@ mod tests {
             .collect();
         assert_eq!(got, [("rg", r#"{"-A":"3"}"#), ("git_diff", "{}")]);
         assert_eq!(found.text, "");
+    }
+
+    #[test]
+    fn edge_line_breaks_are_the_value_s() {
+        // What the M3 template renders for `{"content": "\nx\n", "overwrite": true}`.
+        let text = "]<]minimax[>[<tool_call>\n]<]minimax[>[<invoke name=\"write_file\">]<]minimax[>[<content>\nx\n]<]minimax[>[</content>]<]minimax[>[<overwrite> true\n]<]minimax[>[</overwrite>]<]minimax[>[</invoke>\n]<]minimax[>[</tool_call>";
+        recovers(
+            text,
+            &[("write_file", json!({"content": "\nx\n", "overwrite": true}))],
+        );
     }
 
     #[test]

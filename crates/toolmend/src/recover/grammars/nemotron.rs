@@ -14,7 +14,7 @@
 
 use super::{Block, Grammar, Input, close_or_eos};
 use crate::recover::cursor::{Step, Stop, skip_ws};
-use crate::recover::json::{ARGS_OR_PARAMETERS, call_array, value_span};
+use crate::recover::json::{ARGS_OR_PARAMETERS, call_list};
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
     lead: "",
@@ -29,8 +29,7 @@ fn parse(input: &Input<'_>, _start: usize, body: usize) -> Step<Block> {
     match s.as_bytes().get(at) {
         None => Err(Stop::Incomplete),
         Some(b'[') => {
-            let (from, to) = value_span(s, at)?;
-            let calls = call_array(&s[from..to], ARGS_OR_PARAMETERS).ok_or(Stop::Invalid)?;
+            let (calls, to) = call_list(s, at, &["name"], ARGS_OR_PARAMETERS)?;
             Block::new(close_or_eos(input, to, "</TOOLCALL>")?, calls)
         }
         Some(_) => Err(Stop::Invalid),

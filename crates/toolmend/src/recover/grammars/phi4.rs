@@ -14,8 +14,8 @@
 //! **Never accepts** an array that does not close or is not strict JSON, or the word in prose.
 
 use super::{Block, Grammar, Input};
-use crate::recover::cursor::{Step, Stop};
-use crate::recover::json::{ARGS_OR_PARAMETERS, call_array, value_span};
+use crate::recover::cursor::Step;
+use crate::recover::json::{ARGS_OR_PARAMETERS, call_list};
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
     lead: "functools",
@@ -26,11 +26,8 @@ pub(crate) const GRAMMAR: Grammar = Grammar {
 
 fn parse(input: &Input<'_>, _start: usize, body: usize) -> Step<Block> {
     let s = input.text;
-    let (from, to) = value_span(s, body - 1)?;
-    Block::new(
-        to,
-        call_array(&s[from..to], ARGS_OR_PARAMETERS).ok_or(Stop::Invalid)?,
-    )
+    let (calls, to) = call_list(s, body - 1, &["name"], ARGS_OR_PARAMETERS)?;
+    Block::new(to, calls)
 }
 
 #[cfg(test)]

@@ -204,6 +204,19 @@ fn ident(s: &str, at: usize) -> Step<(&str, usize)> {
     Ok((&s[at..i], i))
 }
 
+/// A whole text that is one Python dict literal (`{'path': 'a', 'force': True}`), as a JSON
+/// object; `None` for any other literal, text after it, or a text that is not Python.
+pub(crate) fn dict_literal(text: &str) -> Option<Map<String, Value>> {
+    let at = skip_ws(text, 0);
+    if text.as_bytes().get(at) != Some(&b'{') {
+        return None;
+    }
+    match literal(text, at, 0) {
+        Ok((Value::Object(map), end)) if text[end..].trim().is_empty() => Some(map),
+        _ => None,
+    }
+}
+
 /// A Python literal after optional whitespace.
 fn literal(s: &str, at: usize, depth: usize) -> Step<(Value, usize)> {
     if depth > MAX_DEPTH {
