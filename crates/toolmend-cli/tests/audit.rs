@@ -1,8 +1,10 @@
 //! `toolmend audit` run as a user runs it, on a small fixture whose every count is known.
 
-use std::io::Write;
+#[path = "support/run.rs"]
+mod run;
+
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use serde_json::{Value, json};
 
@@ -14,18 +16,7 @@ fn data(name: &str) -> String {
 }
 
 fn toolmend(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_toolmend"))
-        .env_remove("RUST_LOG")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    let mut input = child.stdin.take().expect("stdin");
-    input.write_all(stdin).expect("write stdin");
-    drop(input);
-    child.wait_with_output().expect("the binary finishes")
+    run::toolmend_with(args, Some(stdin), &[])
 }
 
 fn audit_json(args: &[&str], stdin: &[u8]) -> Value {

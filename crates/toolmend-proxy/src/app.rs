@@ -579,18 +579,8 @@ async fn send_buffered(
     parts: &axum::http::request::Parts,
     body: Bytes,
 ) -> Option<(StatusCode, HeaderMap, Bytes)> {
-    let upstream = state
-        .upstream
-        .send(
-            parts.method.clone(),
-            &parts.uri,
-            &parts.headers,
-            body.into(),
-            true,
-        )
-        .await
-        .ok()?;
-    if !upstream.status().is_success() || is_streamed(upstream.headers()) {
+    let upstream = state.upstream.send_follow_up(parts, body).await?;
+    if is_streamed(upstream.headers()) {
         return None;
     }
     let status = upstream.status();

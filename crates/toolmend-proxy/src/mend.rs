@@ -176,6 +176,40 @@ pub(crate) fn history_session(mender: &Mender, turns: Vec<Vec<ToolCall>>) -> Ses
     session
 }
 
+/// The sessions the choices of one response run in: the request history's session, replayed
+/// only when a choice has native calls a storm could repeat, and copied for each such choice
+/// (choices are alternatives, not a sequence).
+pub(crate) struct ChoiceSessions<F> {
+    session: Option<Session>,
+    history: Option<F>,
+}
+
+impl<F: FnOnce() -> Vec<Vec<ToolCall>>> ChoiceSessions<F> {
+    /// Sessions over the history `history` reads when first needed.
+    pub(crate) fn new(history: F) -> Self {
+        Self {
+            session: None,
+            history: Some(history),
+        }
+    }
+
+    /// A session for `turn`: an empty one when it has no native calls, else a copy of the
+    /// history's.
+    pub(crate) fn for_turn(&mut self, mender: &Mender, turn: &AssistantTurn) -> Session {
+        if turn.tool_calls.is_empty() {
+            return Session::new();
+        }
+        let history = &mut self.history;
+        self.session
+            .get_or_insert_with(|| {
+                history
+                    .take()
+                    .map_or_else(Session::new, |h| history_session(mender, h()))
+            })
+            .clone()
+    }
+}
+
 /// Runs the one assistant turn read from a response body and records its calls in `notes`.
 ///
 /// `None` when the turn holds nothing to look at, or when observe mode forbids changing the

@@ -155,6 +155,26 @@ impl Upstream {
             })
     }
 
+    /// Sends a re-prompt's follow-up `body` with the client request's method, target and headers,
+    /// asking for a body the proxy can read; `None` when it fails or is not a success.
+    pub(crate) async fn send_follow_up(
+        &self,
+        request: &axum::http::request::Parts,
+        body: bytes::Bytes,
+    ) -> Option<reqwest::Response> {
+        let response = self
+            .send(
+                request.method.clone(),
+                &request.uri,
+                &request.headers,
+                body.into(),
+                true,
+            )
+            .await
+            .ok()?;
+        response.status().is_success().then_some(response)
+    }
+
     /// Sends a request upstream with the client's headers (hop-by-hop ones removed).
     ///
     /// `repairing` asks for an uncompressed body (`Accept-Encoding: identity`), since the proxy

@@ -74,27 +74,6 @@ async fn start(learns: bool, reprompt: u8) -> (Arc<Model>, String) {
     (model, support::start_proxy(config).await)
 }
 
-const PATHS: [&str; 4] = [
-    "/v1/chat/completions",
-    "/v1/messages",
-    "/v1/responses",
-    "/api/chat",
-];
-
-fn request(path: &str) -> Value {
-    let (tools, key) = match path {
-        "/v1/messages" => (support::anthropic_tools(), "messages"),
-        "/v1/responses" => (support::responses_tools(), "input"),
-        _ => (support::openai_tools(), "messages"),
-    };
-    let history = if key == "input" {
-        json!("read a.txt")
-    } else {
-        json!([{"role": "user", "content": "read a.txt"}])
-    };
-    json!({"model": "m", "stream": false, "max_tokens": 50, "tools": tools, key: history})
-}
-
 /// The arguments of the response's one call.
 fn arguments(path: &str, out: &Value) -> Value {
     let text = match path {
@@ -146,9 +125,10 @@ fn tool_result(path: &str, sent: &Value) -> Value {
 #[tokio::test]
 async fn a_hopeless_call_is_asked_again_and_the_fixed_answer_returned() {
     let (model, base) = start(true, 2).await;
-    for path in PATHS {
+    for path in support::REPAIRED_PATHS {
         model.seen.lock().unwrap().clear();
-        let response = support::post_json(&base, path, &[], &request(path)).await;
+        let response =
+            support::post_json(&base, path, &[], &support::user_request(path, false)).await;
         assert_eq!(response.headers()[REPROMPTS_HEADER], "1", "{path}");
         assert!(response.headers().get(REPAIRS_HEADER).is_none(), "{path}");
         let out: Value = response.json().await.unwrap();
@@ -175,7 +155,7 @@ async fn a_hopeless_call_is_asked_again_and_the_fixed_answer_returned() {
 async fn a_call_still_unsaved_after_n_reprompts_comes_back_annotated() {
     let (model, base) = start(false, 2).await;
     let path = "/v1/chat/completions";
-    let response = support::post_json(&base, path, &[], &request(path)).await;
+    let response = support::post_json(&base, path, &[], &support::user_request(path, false)).await;
     assert_eq!(response.headers()[REPROMPTS_HEADER], "2");
     assert!(support::repairs(&response).contains("invalid=1"));
     let out: Value = response.json().await.unwrap();
@@ -187,7 +167,7 @@ async fn a_call_still_unsaved_after_n_reprompts_comes_back_annotated() {
 async fn off_by_default() {
     let (model, base) = start(true, 0).await;
     let path = "/v1/chat/completions";
-    let response = support::post_json(&base, path, &[], &request(path)).await;
+    let response = support::post_json(&base, path, &[], &support::user_request(path, false)).await;
     assert!(response.headers().get(REPROMPTS_HEADER).is_none());
     assert!(support::repairs(&response).contains("invalid=1"));
     assert_eq!(model.seen.lock().unwrap().len(), 1);

@@ -210,27 +210,6 @@ async fn start(learns: bool, good: bool, reprompt: u8) -> (Arc<Model>, String, S
     (model, with, without)
 }
 
-fn request(path: &str) -> Value {
-    let (tools, key) = match path {
-        "/v1/messages" => (support::anthropic_tools(), "messages"),
-        "/v1/responses" => (support::responses_tools(), "input"),
-        _ => (support::openai_tools(), "messages"),
-    };
-    let history = if key == "input" {
-        json!("read a.txt")
-    } else {
-        json!([{"role": "user", "content": "read a.txt"}])
-    };
-    json!({"model": "m", "stream": true, "max_tokens": 50, "tools": tools, key: history})
-}
-
-const PATHS: [&str; 4] = [
-    "/v1/chat/completions",
-    "/v1/messages",
-    "/v1/responses",
-    "/api/chat",
-];
-
 /// The JSON data of each SSE event (or NDJSON line) of a body, and its SSE comments.
 fn events(body: &str) -> (Vec<Value>, Vec<String>) {
     let mut values = Vec::new();
@@ -402,9 +381,9 @@ fn client_view(path: &str, body: &str) -> (String, Vec<(String, Value)>) {
 #[tokio::test]
 async fn a_hopeless_streamed_call_is_asked_again_within_the_same_stream() {
     let (model, base, _) = start(true, false, 2).await;
-    for path in PATHS {
+    for path in support::REPAIRED_PATHS {
         model.seen.lock().unwrap().clear();
-        let body = support::post_text(&base, path, &request(path)).await;
+        let body = support::post_text(&base, path, &support::user_request(path, true)).await;
         let (text, calls) = client_view(path, &body);
         // The first answer's text went out before its call; the retry's text follows.
         assert_eq!(text, format!("{TEXT}{TEXT}"), "{path}: {body}");
@@ -446,9 +425,9 @@ async fn a_hopeless_streamed_call_is_asked_again_within_the_same_stream() {
 #[tokio::test]
 async fn a_stream_still_unsaved_after_n_reprompts_ends_with_the_last_answer_annotated() {
     let (model, base, _) = start(false, false, 2).await;
-    for path in PATHS {
+    for path in support::REPAIRED_PATHS {
         model.seen.lock().unwrap().clear();
-        let body = support::post_text(&base, path, &request(path)).await;
+        let body = support::post_text(&base, path, &support::user_request(path, true)).await;
         let (text, calls) = client_view(path, &body);
         assert_eq!(text, TEXT.repeat(3), "{path}: {body}");
         // `--invalid pass`: the last answer's call as the upstream sent it.
@@ -475,12 +454,12 @@ async fn a_stream_still_unsaved_after_n_reprompts_ends_with_the_last_answer_anno
 #[tokio::test]
 async fn a_stream_whose_calls_are_fine_is_not_reprompted_and_goes_out_unchanged() {
     let (model, base, without) = start(false, true, 2).await;
-    for path in PATHS {
+    for path in support::REPAIRED_PATHS {
         model.seen.lock().unwrap().clear();
-        let body = support::post_text(&base, path, &request(path)).await;
+        let body = support::post_text(&base, path, &support::user_request(path, true)).await;
         assert_eq!(model.seen.lock().unwrap().len(), 1, "{path}");
         model.seen.lock().unwrap().clear();
-        let plain = support::post_text(&without, path, &request(path)).await;
+        let plain = support::post_text(&without, path, &support::user_request(path, true)).await;
         // Each answer is numbered by the model's request count: both were its first.
         assert_eq!(body, plain, "{path}");
         let (text, calls) = client_view(path, &body);

@@ -1,11 +1,11 @@
 //! OpenAI Chat Completions: `choices[].message` ↔ toolmend turns (non-streaming bodies).
 
 use serde_json::{Map, Value, json};
-use toolmend::{AssistantTurn, CallResult, Session, Status, ToolCall, TurnResult};
+use toolmend::{AssistantTurn, CallResult, Status, ToolCall, TurnResult};
 
 use crate::config::ProxyConfig;
 use crate::mend::{
-    Annotations, BodyContext, MessageCalls, arguments_text, history_session, message_calls,
+    Annotations, BodyContext, ChoiceSessions, MessageCalls, arguments_text, message_calls,
 };
 use crate::wire::set_call;
 
@@ -62,8 +62,7 @@ pub(crate) fn repair_completion(
     let Some(choices) = body.get_mut("choices").and_then(Value::as_array_mut) else {
         return (notes, false);
     };
-    let mut session: Option<Session> = None;
-    let mut history = Some(history);
+    let mut sessions = ChoiceSessions::new(history);
     for choice in choices {
         let Some(choice) = choice.as_object_mut() else {
             continue;
@@ -81,17 +80,7 @@ pub(crate) fn repair_completion(
             continue;
         }
         // The history is read only when there are native calls a storm could repeat.
-        let mut scratch = if turn.tool_calls.is_empty() {
-            Session::new()
-        } else {
-            session
-                .get_or_insert_with(|| {
-                    history
-                        .take()
-                        .map_or_else(Session::new, |h| history_session(mender, h()))
-                })
-                .clone()
-        };
+        let mut scratch = sessions.for_turn(mender, &turn);
         let result = mender.run_turn(&mut scratch, &turn);
         for call in &result.calls {
             notes.add(model, call);

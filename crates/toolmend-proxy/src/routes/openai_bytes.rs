@@ -10,10 +10,10 @@
 use serde::de::{Deserialize, Deserializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
-use toolmend::{AssistantTurn, Session, ToolCall, TurnResult};
+use toolmend::{AssistantTurn, ToolCall, TurnResult};
 
 use crate::config::ProxyConfig;
-use crate::mend::{Annotations, BodyContext, Fate, fates, history_session, repairing};
+use crate::mend::{Annotations, BodyContext, ChoiceSessions, Fate, fates, repairing};
 
 /// A member that was present, whatever its value (`null` included), or absent.
 #[derive(Debug, Default, Clone, Copy)]
@@ -238,21 +238,10 @@ pub(crate) fn repair_completion(
         }
         turns.push((index, turn));
     }
-    let mut session: Option<Session> = None;
-    let mut history = Some(history);
+    let mut sessions = ChoiceSessions::new(history);
     let mut changes = Vec::new();
     for (index, turn) in turns {
-        let mut scratch = if turn.tool_calls.is_empty() {
-            Session::new()
-        } else {
-            session
-                .get_or_insert_with(|| {
-                    history
-                        .take()
-                        .map_or_else(Session::new, |h| history_session(mender, h()))
-                })
-                .clone()
-        };
+        let mut scratch = sessions.for_turn(mender, &turn);
         let result = mender.run_turn(&mut scratch, &turn);
         for call in &result.calls {
             read.notes.add(model, call);

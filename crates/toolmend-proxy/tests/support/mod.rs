@@ -311,6 +311,29 @@ pub fn responses_tools() -> serde_json::Value {
     ])
 }
 
+/// The four repaired routes' paths.
+pub const REPAIRED_PATHS: [&str; 4] = [
+    "/v1/chat/completions",
+    "/v1/messages",
+    "/v1/responses",
+    "/api/chat",
+];
+
+/// A one-user-message request with the usual test tools in `path`'s API shape.
+pub fn user_request(path: &str, stream: bool) -> serde_json::Value {
+    let (tools, key) = match path {
+        "/v1/messages" => (anthropic_tools(), "messages"),
+        "/v1/responses" => (responses_tools(), "input"),
+        _ => (openai_tools(), "messages"),
+    };
+    let history = if key == "input" {
+        serde_json::json!("read a.txt")
+    } else {
+        serde_json::json!([{"role": "user", "content": "read a.txt"}])
+    };
+    serde_json::json!({"model": "m", "stream": stream, "max_tokens": 50, "tools": tools, key: history})
+}
+
 /// Named SSE events (`event:` from each payload's `type`), numbered from 0 when `number`.
 pub fn named_sse(events: &[serde_json::Value], number: bool) -> String {
     let mut out = String::new();

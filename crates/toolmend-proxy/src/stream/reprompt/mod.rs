@@ -294,18 +294,8 @@ fn follow_up(
 
 /// Sends a follow-up upstream; `None` when it fails, is not a success or is not streamed.
 async fn send(state: &AppState, parts: &Parts, body: Bytes) -> Option<reqwest::Response> {
-    let response = state
-        .upstream
-        .send(
-            parts.method.clone(),
-            &parts.uri,
-            &parts.headers,
-            body.into(),
-            true,
-        )
-        .await
-        .ok()?;
+    let response = state.upstream.send_follow_up(parts, body).await?;
     let streamed = crate::app::is_streamed(response.headers());
     let plain = crate::upstream::undecoded_encoding(response.headers()).is_none();
-    (response.status().is_success() && streamed && plain).then_some(response)
+    (streamed && plain).then_some(response)
 }
