@@ -13,23 +13,25 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use bytes::{Bytes, BytesMut};
 use futures_util::StreamExt;
-use serde::Deserialize;
 use serde_json::value::RawValue;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tracing::Instrument;
 
+use crate::body::RequestView;
 use crate::cache::MenderCache;
 use crate::config::ProxyConfig;
 use crate::error::{Api, ConfigError, ProxyError};
+use crate::history::history_of;
 use crate::mend::REPAIRS_HEADER;
 use crate::routes::{anthropic, ollama, openai, responses};
-use crate::upstream::{Upstream, response_headers};
+use crate::upstream::{Upstream, is_streamed, is_type, response_headers};
 
 /// Shared state of one router.
 #[derive(Debug)]
 pub(crate) struct AppState {
-    pub(crate) config: ProxyConfig,
-    pub(crate) upstream: Upstream,
+    /// Shared with every stream of this router (`stream::Context`, `stream::reprompt`).
+    pub(crate) config: Arc<ProxyConfig>,
+    pub(crate) upstream: Arc<Upstream>,
     pub(crate) cache: MenderCache,
     permits: Arc<Semaphore>,
 }
@@ -49,8 +51,8 @@ pub fn app(config: ProxyConfig) -> Result<Router, ConfigError> {
             config.recover,
         ),
         permits: Arc::new(Semaphore::new(config.limits.max_concurrent_requests.max(1))),
-        upstream,
-        config,
+        upstream: Arc::new(upstream),
+        config: Arc::new(config),
     });
     // Installed at build time so `/metrics` lists the series from the first request on.
     let _ = crate::metrics::handle();
@@ -114,19 +116,6 @@ fn hold(permit: OwnedSemaphorePermit, response: Response) -> Response {
     Response::from_parts(parts, Body::from_stream(body))
 }
 
-/// Whether a body is a stream of events: SSE, or Ollama's NDJSON.
-pub(crate) fn is_streamed(headers: &HeaderMap) -> bool {
-    is_type(headers, "text/event-stream") || is_type(headers, "application/x-ndjson")
-}
-
-/// Whether the content type is `kind`.
-fn is_type(headers: &HeaderMap, kind: &str) -> bool {
-    headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with(kind))
-}
-
 /// Prometheus text; with `metrics_need_key`, only for a client presenting the proxy key.
 async fn metrics(State(state): State<Arc<AppState>>, mut headers: HeaderMap) -> Response {
     if state.config.metrics_need_key
@@ -164,33 +153,10 @@ async fn ollama_chat(State(state): State<Arc<AppState>>, request: Request) -> Re
     repair_route(state, Api::Ollama, request).await
 }
 
-/// The fields of a request body the proxy reads; the body itself is forwarded as received.
-#[derive(Debug, Deserialize)]
-struct RequestView<'a> {
-    #[serde(borrow, default)]
-    tools: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    model: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    messages: Option<&'a RawValue>,
-    /// The Responses API's history (a string or a list of items).
-    #[serde(borrow, default)]
-    input: Option<&'a RawValue>,
-}
-
-pub(crate) fn route_label(api: Api) -> &'static str {
-    match api {
-        Api::OpenAi => "chat",
-        Api::Anthropic => "messages",
-        Api::Responses => "responses",
-        Api::Ollama => "ollama_chat",
-    }
-}
-
 /// Handles one request of a repaired route in its `request` span (`route` is the route's
 /// label, `model` is filled in once the body is read), and records its metrics.
 async fn repair_route(state: Arc<AppState>, api: Api, request: Request) -> Response {
-    let route = route_label(api);
+    let route = api.route_label();
     let span = tracing::info_span!("request", route, model = tracing::field::Empty);
     async move {
         let started = Instant::now();
@@ -265,7 +231,7 @@ async fn repair_read(
     let mender = tools.map(|tools| state.cache.get(tools, model));
     let sent = match &mender {
         Some(mender) if config.history == crate::config::HistoryPolicy::Repair => {
-            crate::history::mend_request(api, route_label(api), mender, &bytes)
+            crate::history::mend_request(api, api.route_label(), mender, &bytes)
         }
         _ => bytes.clone(),
     };
@@ -297,7 +263,7 @@ async fn repair_read(
             encoding,
             "upstream answer in an encoding the proxy cannot decode"
         );
-        crate::metrics::count_uninspected(route_label(api), "content_encoding");
+        crate::metrics::count_uninspected(api.route_label(), "content_encoding");
         return pass_response(upstream);
     }
     let Some(mender) = mender else {
@@ -320,7 +286,8 @@ async fn repair_read(
         let headers = response_headers(upstream.headers(), true);
         let prompted = crate::stream::reprompt::Prompted {
             api,
-            state: Arc::clone(state),
+            config: Arc::clone(&state.config),
+            upstream: Arc::clone(&state.upstream),
             mender,
             model: model.to_owned(),
             request: sent,
@@ -336,7 +303,7 @@ async fn repair_read(
             api,
             upstream.bytes_stream(),
             mender,
-            Arc::clone(state),
+            Arc::clone(&state.config),
             model.to_owned(),
             turn_id,
             Box::new(history),
@@ -354,7 +321,7 @@ async fn repair_read(
                 // Too large to repair: forward what arrived and the rest as received (decoded,
                 // when it came compressed: held no longer than one chunk).
                 tracing::warn!("response over the buffering limit, forwarded unrepaired");
-                crate::metrics::count_uninspected(route_label(api), "too_large");
+                crate::metrics::count_uninspected(api.route_label(), "too_large");
                 body.push(chunk);
                 let head = futures_util::stream::once(async move { Ok(body.freeze()) });
                 let stream = head.chain(chunks.map(|c| c.map_err(cut_error)));
@@ -371,7 +338,7 @@ async fn repair_read(
                 // from the upstream itself; the upstream's length is not kept).
                 let error = crate::upstream::upstream_error(&e);
                 tracing::warn!(%error, "upstream body cut");
-                crate::metrics::count_uninspected(route_label(api), "upstream_cut");
+                crate::metrics::count_uninspected(api.route_label(), "upstream_cut");
                 if body.is_empty() {
                     return error.into_api_response(api);
                 }
@@ -417,7 +384,7 @@ async fn repair_read(
         let Some((next_status, next_headers, next_body)) =
             send_buffered(state, parts, next.clone()).await
         else {
-            crate::metrics::count_reprompt(route_label(api), "upstream_error");
+            crate::metrics::count_reprompt(api.route_label(), "upstream_error");
             break;
         };
         let turn_id = crate::mend::request_tag(&next);
@@ -427,7 +394,7 @@ async fn repair_read(
         };
         let next_answer = repair_buffered(api, &cx, &next, next_body, true);
         if next_answer.original.is_none() {
-            crate::metrics::count_reprompt(route_label(api), "upstream_error");
+            crate::metrics::count_reprompt(api.route_label(), "upstream_error");
             break;
         }
         let outcome = if next_answer.notes.unsaved.is_empty() {
@@ -435,7 +402,7 @@ async fn repair_read(
         } else {
             "unsaved"
         };
-        crate::metrics::count_reprompt(route_label(api), outcome);
+        crate::metrics::count_reprompt(api.route_label(), outcome);
         (answer, status, headers, request) = (next_answer, next_status, next_headers, next);
     }
     let mut out_headers = response_headers(&headers, answer.changed);
@@ -451,7 +418,7 @@ async fn repair_read(
 /// A response to a request with no tools (and no `--tools`): passed as received, its calls
 /// counted (read from a non-streaming body within the buffering limit).
 async fn untooled(api: Api, upstream: reqwest::Response, limit: usize) -> Response {
-    let route = route_label(api);
+    let route = api.route_label();
     if is_streamed(upstream.headers()) {
         crate::metrics::count_untooled(route, None);
         return pass_response(upstream);
@@ -532,7 +499,7 @@ fn repair_buffered(
                 .repaired
                 .and_then(|tree| serde_json::to_vec(&tree).ok())
                 .map_or(body, Bytes::from);
-            crate::metrics::record_overhead(route_label(api), work.elapsed().as_secs_f64());
+            crate::metrics::record_overhead(api.route_label(), work.elapsed().as_secs_f64());
             return Buffered {
                 body,
                 notes: read.notes,
@@ -542,7 +509,7 @@ fn repair_buffered(
         }
     }
     let Ok(mut value) = serde_json::from_slice::<serde_json::Value>(&body) else {
-        crate::metrics::count_uninspected(route_label(api), "not_json");
+        crate::metrics::count_uninspected(api.route_label(), "not_json");
         return Buffered {
             body,
             notes: crate::mend::Annotations::default(),
@@ -563,7 +530,7 @@ fn repair_buffered(
     } else {
         body
     };
-    crate::metrics::record_overhead(route_label(api), work.elapsed().as_secs_f64());
+    crate::metrics::record_overhead(api.route_label(), work.elapsed().as_secs_f64());
     Buffered {
         body,
         notes,
@@ -596,34 +563,6 @@ async fn send_buffered(
         out.extend_from_slice(&chunk);
     }
     Some((status, headers, out.freeze()))
-}
-
-/// The history of a request's body, read only when a call needs the storm window (the body is
-/// shared, not copied).
-pub(crate) fn history_of(
-    api: Api,
-    request: Bytes,
-) -> impl FnOnce() -> Vec<Vec<toolmend::ToolCall>> {
-    move || {
-        // No assistant call in the whole body: no history to read.
-        if !crate::history::holds_calls(api, &request) {
-            return Vec::new();
-        }
-        let view = serde_json::from_slice::<RequestView<'_>>(&request).ok();
-        let raw = match api {
-            Api::Responses => view.and_then(|v| v.input),
-            _ => view.and_then(|v| v.messages),
-        };
-        let Some(value) = raw.and_then(|m| serde_json::from_str(m.get()).ok()) else {
-            return Vec::new();
-        };
-        match api {
-            // Ollama's `messages` are Chat-shaped (arguments as objects, read as their JSON).
-            Api::OpenAi | Api::Ollama => openai::history(&value),
-            Api::Anthropic => anthropic::history(&value),
-            Api::Responses => responses::history(&value),
-        }
-    }
 }
 
 /// The error that ends a client body whose upstream body was cut: hyper then closes the

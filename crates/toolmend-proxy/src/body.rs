@@ -4,12 +4,15 @@
 //! the request; every body must keep coming (no gap longer than the body timeout) and keep an
 //! average rate once its first body timeout has passed, or it gets a 408.
 
+use std::borrow::Cow;
 use std::time::{Duration, Instant};
 
 use axum::body::Body;
 use axum::http::{HeaderMap, header};
 use bytes::{Bytes, BytesMut};
 use futures_util::{FutureExt, StreamExt};
+use serde::Deserialize;
+use serde_json::value::RawValue;
 
 use crate::config::ProxyLimits;
 use crate::error::ProxyError;
@@ -110,6 +113,20 @@ impl Gathered {
             None => self.rest.freeze(),
         }
     }
+}
+
+/// The fields of a request body the proxy reads; the body itself is forwarded as received.
+#[derive(Debug, Deserialize)]
+pub(crate) struct RequestView<'a> {
+    #[serde(borrow, default)]
+    pub(crate) tools: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    pub(crate) model: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub(crate) messages: Option<&'a RawValue>,
+    /// The Responses API's history (a string or a list of items).
+    #[serde(borrow, default)]
+    pub(crate) input: Option<&'a RawValue>,
 }
 
 #[cfg(test)]

@@ -37,6 +37,16 @@ impl Api {
             Self::OpenAi
         }
     }
+
+    /// The route's label in spans and metrics.
+    pub(crate) fn route_label(self) -> &'static str {
+        match self {
+            Self::OpenAi => "chat",
+            Self::Anthropic => "messages",
+            Self::Responses => "responses",
+            Self::Ollama => "ollama_chat",
+        }
+    }
 }
 
 /// An error the proxy itself answers with (upstream errors pass through as received).

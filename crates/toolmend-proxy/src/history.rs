@@ -5,6 +5,9 @@
 //! keep their bytes, broken ones are mended like a call, unsavable ones become `{}`, content is
 //! never touched. A request that needs nothing goes out as the same bytes; one that holds no
 //! tool call at all (the marker is not in its bytes) is not even parsed.
+//!
+//! It also reads a request's history of calls for the storm window ([`history_of`]), for the
+//! buffered routes and the streams alike.
 
 use bytes::Bytes;
 use memchr::memmem;
@@ -70,6 +73,34 @@ pub(crate) fn mend_request(api: Api, route: &'static str, mender: &Mender, bytes
 /// A client-chosen name for a log line (escaped by `?`): its first 64 characters.
 fn short(name: &str) -> String {
     name.chars().take(64).collect()
+}
+
+/// The history of a request's body, read only when a call needs the storm window (the body is
+/// shared, not copied).
+pub(crate) fn history_of(
+    api: Api,
+    request: Bytes,
+) -> impl FnOnce() -> Vec<Vec<toolmend::ToolCall>> {
+    move || {
+        // No assistant call in the whole body: no history to read.
+        if !holds_calls(api, &request) {
+            return Vec::new();
+        }
+        let view = serde_json::from_slice::<crate::body::RequestView<'_>>(&request).ok();
+        let raw = match api {
+            Api::Responses => view.and_then(|v| v.input),
+            _ => view.and_then(|v| v.messages),
+        };
+        let Some(value) = raw.and_then(|m| serde_json::from_str(m.get()).ok()) else {
+            return Vec::new();
+        };
+        match api {
+            // Ollama's `messages` are Chat-shaped (arguments as objects, read as their JSON).
+            Api::OpenAi | Api::Ollama => crate::routes::openai::history(&value),
+            Api::Anthropic => crate::routes::anthropic::history(&value),
+            Api::Responses => crate::routes::responses::history(&value),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -307,6 +307,19 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
+/// Whether a body is a stream of events: SSE, or Ollama's NDJSON.
+pub(crate) fn is_streamed(headers: &HeaderMap) -> bool {
+    is_type(headers, "text/event-stream") || is_type(headers, "application/x-ndjson")
+}
+
+/// Whether the content type is `kind`.
+pub(crate) fn is_type(headers: &HeaderMap, kind: &str) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with(kind))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -18,7 +18,7 @@ use futures_util::{Stream, StreamExt};
 use toolmend::recover::{StreamOutput, StreamRecoverer};
 use toolmend::{AssistantTurn, CallResult, Mender, RecoverMode, Session, ToolCall, TurnResult};
 
-use crate::app::AppState;
+use crate::config::ProxyConfig;
 use crate::error::Api;
 use crate::mend::{Annotations, Fate, Unsaved, append_text, fate};
 use sse::{Event, SseParser};
@@ -26,10 +26,11 @@ use sse::{Event, SseParser};
 /// The history of a request, read only when a call needs the storm window.
 pub(crate) type History = Box<dyn FnOnce() -> Vec<Vec<ToolCall>> + Send>;
 
-/// What a transformer needs from the request.
+/// What a transformer needs from the request: the router hands down its configuration and the
+/// compiled tools, nothing of its own state (metrics go through the process-wide recorder).
 pub(crate) struct Context {
     pub(crate) mender: Arc<Mender>,
-    pub(crate) state: Arc<AppState>,
+    pub(crate) config: Arc<ProxyConfig>,
     pub(crate) model: String,
     /// The turn's id for the library (`mend::request_tag`): recovered calls' ids derive from it.
     pub(crate) turn_id: String,
@@ -57,8 +58,8 @@ impl Context {
         })
     }
 
-    pub(crate) fn config(&self) -> &crate::config::ProxyConfig {
-        &self.state.config
+    pub(crate) fn config(&self) -> &ProxyConfig {
+        &self.config
     }
 
     /// Whether the content channel is scanned.
@@ -468,12 +469,12 @@ pub(crate) fn transform(
     api: Api,
     upstream: impl Stream<Item = reqwest::Result<Bytes>> + Send + Unpin + 'static,
     mender: Arc<Mender>,
-    state: Arc<AppState>,
+    config: Arc<ProxyConfig>,
     model: String,
     turn_id: String,
     history: History,
 ) -> impl Stream<Item = Result<Bytes, std::io::Error>> + Send + 'static {
-    transform_reporting(api, upstream, mender, state, model, turn_id, history, None)
+    transform_reporting(api, upstream, mender, config, model, turn_id, history, None)
 }
 
 /// [`transform`], reporting the calls that could not be saved to `unsaved` when it ends.
@@ -482,7 +483,7 @@ pub(crate) fn transform_reporting(
     api: Api,
     upstream: impl Stream<Item = reqwest::Result<Bytes>> + Send + Unpin + 'static,
     mender: Arc<Mender>,
-    state: Arc<AppState>,
+    config: Arc<ProxyConfig>,
     model: String,
     turn_id: String,
     history: History,
@@ -497,7 +498,7 @@ pub(crate) fn transform_reporting(
     let parser = Framing::for_api(api);
     let cx = Context {
         mender,
-        state,
+        config,
         model,
         turn_id,
         history: Some(history),

@@ -26,10 +26,11 @@ use tokio::sync::mpsc;
 use toolmend::Mender;
 use tracing::Instrument;
 
-use crate::app::AppState;
+use crate::config::ProxyConfig;
 use crate::error::Api;
 use crate::mend::Unsaved;
 use crate::stream::Framing;
+use crate::upstream::Upstream;
 use splice::Splice;
 use turn::{Piece, UpstreamTurn};
 
@@ -40,10 +41,12 @@ type Chunk = Result<Bytes, std::io::Error>;
 /// this bounds what a slow client makes the proxy keep; the upstream waits in turn).
 const CLIENT_QUEUE: usize = 16;
 
-/// What a re-prompted stream needs from its first request.
+/// What a re-prompted stream needs from its first request, and from the router: its
+/// configuration and the upstream client the follow-ups go out through.
 pub(crate) struct Prompted {
     pub(crate) api: Api,
-    pub(crate) state: Arc<AppState>,
+    pub(crate) config: Arc<ProxyConfig>,
+    pub(crate) upstream: Arc<Upstream>,
     pub(crate) mender: Arc<Mender>,
     pub(crate) model: String,
     /// The request as sent upstream (history mended).
@@ -82,14 +85,15 @@ struct Answer {
 async fn drive(prompted: Prompted, first: reqwest::Response, tx: mpsc::Sender<Chunk>) {
     let Prompted {
         api,
-        state,
+        config,
+        upstream: client,
         mender,
         model,
         mut request,
         parts,
     } = prompted;
-    let route = crate::app::route_label(api);
-    let limit = state.config.limits.max_response_bytes;
+    let route = api.route_label();
+    let limit = config.limits.max_response_bytes;
     let mut splice = Splice::new(api);
     let mut upstream = first;
     let mut spent = 0u8;
@@ -97,12 +101,12 @@ async fn drive(prompted: Prompted, first: reqwest::Response, tx: mpsc::Sender<Ch
         let turn = Arc::new(Mutex::new(UpstreamTurn::new(api, limit)));
         let unsaved = Arc::new(Mutex::new(Vec::<Unsaved>::new()));
         let body = events_of(upstream, &turn);
-        let history = crate::app::history_of(api, request.clone());
+        let history = crate::history::history_of(api, request.clone());
         let repaired = crate::stream::transform_reporting(
             api,
             body,
             Arc::clone(&mender),
-            Arc::clone(&state),
+            Arc::clone(&config),
             model.clone(),
             crate::mend::request_tag(&request),
             Box::new(history),
@@ -123,7 +127,7 @@ async fn drive(prompted: Prompted, first: reqwest::Response, tx: mpsc::Sender<Ch
             crate::metrics::count_reprompt(route, outcome);
         }
         let again = !unsaved.is_empty()
-            && spent < state.config.reprompt
+            && spent < config.reprompt
             && !answer.gave_up
             && answer.cut.is_none()
             && turn.lock().is_ok_and(|t| !t.cut);
@@ -134,7 +138,7 @@ async fn drive(prompted: Prompted, first: reqwest::Response, tx: mpsc::Sender<Ch
         if let Some(next) = next {
             spent += 1;
             let sent = tokio::select! {
-                sent = send(&state, &parts, next.clone()) => sent,
+                sent = send(&client, &parts, next.clone()) => sent,
                 () = tx.closed() => return,
             };
             if let Some(response) = sent {
@@ -293,9 +297,9 @@ fn follow_up(
 }
 
 /// Sends a follow-up upstream; `None` when it fails, is not a success or is not streamed.
-async fn send(state: &AppState, parts: &Parts, body: Bytes) -> Option<reqwest::Response> {
-    let response = state.upstream.send_follow_up(parts, body).await?;
-    let streamed = crate::app::is_streamed(response.headers());
+async fn send(client: &Upstream, parts: &Parts, body: Bytes) -> Option<reqwest::Response> {
+    let response = client.send_follow_up(parts, body).await?;
+    let streamed = crate::upstream::is_streamed(response.headers());
     let plain = crate::upstream::undecoded_encoding(response.headers()).is_none();
     (streamed && plain).then_some(response)
 }
