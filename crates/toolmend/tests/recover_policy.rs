@@ -73,6 +73,40 @@ fn calls_inside_think_are_recovered() {
     assert_eq!(found.text, "<think>I will list.\n\n</think>Done.");
 }
 
+/// The prompt prefilled `<think>`: the text before a lone leading `</think>` is reasoning,
+/// scanned like the inside of `<think>…</think>` (#28).
+#[test]
+fn calls_before_a_lone_leading_think_closer_are_recovered() {
+    let text = format!("I will list.\n{HERMES}\n</think>\n\n{HERMES}");
+    let found = recover_text(&text, &tools(), 16);
+    assert_eq!(found.calls.len(), 2);
+    assert_eq!(found.text, "I will list.\n\n</think>\n\n");
+}
+
+/// A code fence the model left open in its reasoning ends with the reasoning, so the call after
+/// `</think>` is recovered (#28); inside `<think>…</think>` too.
+#[test]
+fn an_unclosed_fence_in_reasoning_ends_at_the_think_closer() {
+    for lead in ["", "<think>"] {
+        let text = format!("{lead}Plan:\n```python\nprint(1)\n</think>\n{HERMES}");
+        assert_eq!(names(&text), ["bash"], "{text}");
+        let same_line = format!("{lead}```\nx = 1</think>{HERMES}");
+        assert_eq!(names(&same_line), ["bash"], "{same_line}");
+    }
+    // The call inside the open fence is still code.
+    assert!(names(&format!("```\n{HERMES}\n</think>\ndone")).is_empty());
+}
+
+/// A fence after a closing reasoning tag, or one that quotes an opening tag first, is code to
+/// its own close: a `</think>` in it is quoted text, and the call after it stays masked.
+#[test]
+fn a_think_closer_inside_an_answer_fence_is_code() {
+    let after = format!("<think>plan</think>\n```\nx</think>\n{HERMES}");
+    assert!(names(&after).is_empty());
+    let quoted = format!("```\n<think>a</think>\n{HERMES}");
+    assert!(names(&quoted).is_empty());
+}
+
 #[test]
 fn unknown_names_are_dropped_per_call() {
     let text = "<function_calls><invoke name=\"rm_rf\"></invoke><invoke name=\"read_file\"><parameter name=\"path\">a</parameter></invoke></function_calls>";

@@ -48,6 +48,7 @@ const PIECES: &[&str] = &[
     "[ARGS]",
     "{}",
     "</think>",
+    "<think>",
     "[",
     "]",
     "a(",

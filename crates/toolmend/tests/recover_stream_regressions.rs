@@ -231,3 +231,27 @@ fn push_into_appends_what_push_returns() {
     assert_eq!(out.text, whole.text);
     assert_eq!(out.calls, whole.calls);
 }
+
+/// A fence left open in reasoning ends at `</think>` (#28) whichever way the stream is cut,
+/// the closer and the call included.
+#[test]
+fn a_fence_ended_by_the_think_closer_streams_like_the_whole_text() {
+    let call = "<tool_call>{\"name\": \"bash\", \"arguments\": {\"command\": \"ls\"}}</tool_call>";
+    for (text, calls) in [
+        (format!("Plan:\n```python\nprint(1)\n</think>\n{call}"), 1),
+        (format!("<think>```\nx = 1</think>{call}"), 1),
+        (format!("<think>plan</think>\n```\nx</think>{call}"), 0),
+        (format!("```\n<think>a</think>{call}"), 0),
+        (format!("Reasoning {call}</think>\n{call}"), 2),
+    ] {
+        assert_eq!(
+            recover_text(&text, &tools(), 16).calls.len(),
+            calls,
+            "{text}"
+        );
+        for size in 1..=9 {
+            let cuts: Vec<usize> = (size..text.len()).step_by(size).collect();
+            assert_same(&text, &cuts);
+        }
+    }
+}

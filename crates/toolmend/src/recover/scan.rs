@@ -7,6 +7,10 @@
 //! (`eof == false`) stops where a decision needs bytes that have not arrived. A whole-text scan
 //! is the same machine run once with `eof == true`, which is why streamed and whole-text scans
 //! agree.
+//!
+//! A fence that may lie in reasoning (no closing reasoning tag before it, no opening one inside
+//! it) also ends at a closing reasoning tag: a model that stops reasoning mid-code leaves its
+//! fence open, which would otherwise mask every call after `</think>` (#28).
 
 use std::ops::Range;
 use std::sync::OnceLock;
@@ -16,6 +20,7 @@ use aho_corasick::{AhoCorasick, Anchored, MatchKind, StartKind};
 use super::MAX_BLOCK_BYTES;
 use super::cursor::{Stop, take_reach};
 use super::grammars::{GRAMMARS, Input};
+use super::whole::THINK_CLOSES;
 use super::{NameResolver, RecoverOptions, RecoveredCall};
 use crate::ToolSet;
 
@@ -268,6 +273,30 @@ struct Fence {
     len: usize,
     /// False while the scanner is still on the opening line (the info string).
     in_body: bool,
+    /// The fence may lie in reasoning: no closing reasoning tag came before it, and no opening
+    /// one inside it yet. Such a fence ends at a closing tag (the model stopped reasoning
+    /// mid-code), so the calls after it are not masked.
+    in_reasoning: bool,
+}
+
+/// The opening and closing reasoning tags, each ending with `>` or `]`.
+const THINK_OPENS: [&str; 3] = ["<think>", "[THINK]", "<seed:think>"];
+
+/// The first reasoning tag ending in `bytes[from..]` (the whole tag within `bytes[floor..]`):
+/// its end, and whether it closes.
+fn think_tag(bytes: &[u8], floor: usize, from: usize) -> Option<(usize, bool)> {
+    let tail = bytes.get(from..)?;
+    memchr::memchr2_iter(b'>', b']', tail).find_map(|i| {
+        let end = from + i + 1;
+        let hay = &bytes[floor..end];
+        if THINK_CLOSES.iter().any(|t| hay.ends_with(t.as_bytes())) {
+            Some((end, true))
+        } else if THINK_OPENS.iter().any(|t| hay.ends_with(t.as_bytes())) {
+            Some((end, false))
+        } else {
+            None
+        }
+    })
 }
 
 /// The resumable scanner.
@@ -299,6 +328,9 @@ pub(crate) struct Scanner {
     line_from: usize,
     /// What the last run's wait allows to be appended unread.
     quiet: Quiet,
+    /// A closing reasoning tag lies before `closer_searched` (searched only when a fence opens).
+    closer_before: bool,
+    closer_searched: usize,
 }
 
 /// A run of one byte class measured so far: `start..end`. The text only grows between runs,
@@ -387,6 +419,8 @@ impl Scanner {
             close_run: None,
             line_from: 0,
             quiet: Quiet::No,
+            closer_before: false,
+            closer_searched: 0,
         }
     }
 
@@ -423,6 +457,22 @@ impl Scanner {
         let bytes = text.as_bytes();
         let from = self.pos.max(self.line_from);
         let line_end = memchr::memchr(b'\n', &bytes[from..]).map(|i| from + i);
+        if fence.in_reasoning {
+            // Reasoning tags are never consumed, so the bytes before one may already have been
+            // emitted as fence text; a chunk holding a `>` or `]` always makes a run.
+            let limit = line_end.unwrap_or(text.len());
+            match think_tag(&bytes[..limit], self.pos, from) {
+                Some((end, true)) => {
+                    self.fence = None;
+                    self.closer_before = true;
+                    self.pos = end;
+                    return Next::Continue;
+                }
+                Some((_, false)) => fence.in_reasoning = false,
+                None => {}
+            }
+            self.fence = Some(fence);
+        }
         let Some(line_end) = line_end.or(eof.then_some(text.len())) else {
             // Everything in a fence is text, so it may all be emitted; only the state waits.
             self.line_from = text.len();
@@ -441,6 +491,22 @@ impl Scanner {
             self.pos = text.len();
         }
         Next::Continue
+    }
+
+    /// Whether no closing reasoning tag ends before `at` (each byte searched once in a scan).
+    fn no_closer_before(&mut self, bytes: &[u8], at: usize) -> bool {
+        if !self.closer_before && at > self.closer_searched {
+            let from = self.closer_searched;
+            let hay = &bytes[..at];
+            self.closer_before = memchr::memchr2_iter(b'>', b']', &hay[from..]).any(|i| {
+                let end = from + i + 1;
+                THINK_CLOSES
+                    .iter()
+                    .any(|t| hay[..end].ends_with(t.as_bytes()))
+            });
+            self.closer_searched = at;
+        }
+        !self.closer_before
     }
 
     /// In prose: find the next pattern and act on it.
@@ -521,6 +587,7 @@ impl Scanner {
                 ch: b'`',
                 len: n,
                 in_body: false,
+                in_reasoning: self.no_closer_before(bytes, at),
             });
             self.pos = at + n;
             return Next::Continue;
@@ -553,6 +620,7 @@ impl Scanner {
                 ch: b'~',
                 len: n,
                 in_body: false,
+                in_reasoning: self.no_closer_before(bytes, at),
             });
         }
         self.pos = at + n;
@@ -805,6 +873,7 @@ mod tests {
             ch: b'`',
             len: 3,
             in_body: true,
+            in_reasoning: false,
         };
         assert!(closes(b"````  ", fence) && !closes(b"``", fence) && !closes(b"``` x", fence));
     }
