@@ -104,8 +104,8 @@ impl MenderCache {
 
     /// The mender for the tools in `tools` (JSON text) with `options`, compiled on first use.
     ///
-    /// Text that is not JSON is compiled as `null` (a set with no tools; every call is of an
-    /// unknown tool), and kept like any other.
+    /// Text that is not JSON is compiled as `null`: a set with no tools (every call is of an
+    /// unknown tool) whose rejection says why, kept like any other.
     #[must_use]
     pub fn get(&self, tools: &str, options: &MenderOptions) -> Arc<Mender> {
         self.get_or_compile(tools, options, || {
@@ -262,9 +262,9 @@ mod tests {
         let first = cache.get(tools, &off());
         assert_eq!(first.tools().rejected().len(), 1);
         assert!(Arc::ptr_eq(&first, &cache.get(tools, &off())));
-        // Text that is not JSON is a set with no tools, kept too.
+        // Text that is not JSON is a set with no tools and that rejection, kept too.
         let none = cache.get("not json", &off());
-        assert!(none.tools().rejected().is_empty());
+        assert!(none.tools().is_empty() && none.tools().rejected().len() == 1);
         assert!(Arc::ptr_eq(&none, &cache.get("not json", &off())));
     }
 }
