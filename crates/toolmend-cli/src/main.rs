@@ -1,6 +1,5 @@
 //! The `toolmend` command: thin flag parsing and dispatch; the work is in the library.
 
-mod audit;
 mod commands;
 mod turn_line;
 

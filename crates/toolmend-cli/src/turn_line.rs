@@ -8,7 +8,7 @@ use anyhow::{Context, bail};
 use serde_json::{Map, Value, json};
 use toolmend::turn::DEFAULT_MAX_REPROMPTS;
 use toolmend::{
-    AssistantTurn, Mender, MenderOptions, RecoverMode, Session, Status, ToolCall, ToolSet,
+    AssistantTurn, Mender, MenderCache, MenderOptions, RecoverMode, Session, Status, ToolCall,
     TurnResult,
 };
 use toolmend_proxy::wire::set_call;
@@ -33,11 +33,11 @@ pub(crate) struct RanTurn {
     pub(crate) native: Vec<Value>,
     /// The model the line ran for (its `model`, else the default; empty when neither).
     pub(crate) model: String,
+    /// The turn as read from the line (its calls' argument text as sent).
+    pub(crate) turn: AssistantTurn,
     mender: Arc<Mender>,
 }
 
-/// Most compiled tool sets kept; past it the cache starts over.
-const MAX_CACHED_MENDERS: usize = 64;
 /// Most sessions kept; past it the least recently used session is dropped.
 const MAX_SESSIONS: usize = 10_000;
 
@@ -45,7 +45,8 @@ const MAX_SESSIONS: usize = 10_000;
 #[derive(Debug)]
 pub(crate) struct TurnProcessor {
     defaults: Defaults,
-    menders: HashMap<String, Arc<Mender>>,
+    /// Compiled tool sets by tools and options (bounded; the library's cache).
+    menders: MenderCache,
     /// Each session with the line number of its last use.
     sessions: HashMap<String, (Session, u64)>,
     /// Sessions by last use, oldest first: the one to drop when the cap is reached.
@@ -59,7 +60,7 @@ impl TurnProcessor {
     pub(crate) fn new(defaults: Defaults) -> Self {
         Self {
             defaults,
-            menders: HashMap::new(),
+            menders: MenderCache::default(),
             sessions: HashMap::new(),
             by_use: BTreeMap::new(),
             uses: 0,
@@ -125,7 +126,11 @@ impl TurnProcessor {
             .or(self.defaults.tools.as_ref())
             .cloned()
             .unwrap_or(Value::Array(Vec::new()));
-        let mender = self.mender(&tools, recover, &model);
+        let options = MenderOptions::default()
+            .with_recover(recover)
+            .with_model(model.as_str())
+            .with_values(self.defaults.include_values);
+        let mender = self.menders.get_value(&tools, &options);
 
         let (turn, native) = read_turn(object, message)?;
         let session_key = object
@@ -151,6 +156,7 @@ impl TurnProcessor {
             result,
             native,
             model,
+            turn,
             mender,
         })
     }
@@ -179,22 +185,6 @@ impl TurnProcessor {
             .expect("the session was just inserted or found")
             .0
     }
-
-    fn mender(&mut self, tools: &Value, recover: RecoverMode, model: &str) -> Arc<Mender> {
-        let include_values = self.defaults.include_values;
-        let key = format!("{recover:?}\u{0}{model}\u{0}{tools}");
-        if self.menders.len() >= MAX_CACHED_MENDERS && !self.menders.contains_key(&key) {
-            self.menders.clear();
-        }
-        let entry = self.menders.entry(key).or_insert_with(|| {
-            let options = MenderOptions::default()
-                .with_recover(recover)
-                .with_model(model)
-                .with_values(include_values);
-            Arc::new(Mender::with_options(ToolSet::from_json(tools), options))
-        });
-        Arc::clone(entry)
-    }
 }
 
 /// A JSON object's members.
@@ -214,7 +204,7 @@ fn line_parts(input: &Value) -> anyhow::Result<(&Object, &Object)> {
 
 /// The argument text of a native tool call object as sent: `function.arguments` (or `input`)
 /// as written when it is a string, the JSON of any other value, empty when absent or null.
-pub(crate) fn native_arguments(call: &Value) -> String {
+fn native_arguments(call: &Value) -> String {
     let function = call.get("function").unwrap_or(call);
     match function.get("arguments").or_else(|| function.get("input")) {
         Some(Value::String(text)) => text.clone(),

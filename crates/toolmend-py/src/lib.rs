@@ -5,6 +5,7 @@
 //! framework adapters (`toolmend.integrations`). Work on inputs over [`DETACH_BYTES`] runs with
 //! the GIL released, so other Python threads go on.
 
+mod audit;
 mod convert;
 mod strict;
 mod turn_batch;
@@ -1107,6 +1108,7 @@ fn _toolmend(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(loads_strict, m)?)?;
     m.add_function(wrap_pyfunction!(repair_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(turn_batch::run_turn_rows, m)?)?;
+    m.add_class::<audit::AuditTally>()?;
     m.add("ToolmendError", py.get_type::<ToolmendError>())?;
     m.add("ToolSpecError", py.get_type::<ToolSpecError>())?;
     m.add("SalvageError", py.get_type::<SalvageError>())?;

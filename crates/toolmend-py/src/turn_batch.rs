@@ -8,22 +8,21 @@
 //! side turns into Arrow arrays without a Python object per call.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, LazyLock};
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use serde_json::Value;
 use toolmend::turn::{DEFAULT_MAX_REPROMPTS, DEFAULT_STORM_THRESHOLD, DEFAULT_STORM_WINDOW};
-use toolmend::{AssistantTurn, Mender, MenderOptions, RecoverMode, Session, ToolSet, TurnResult};
+use toolmend::{
+    AssistantTurn, Mender, MenderCache, MenderOptions, RecoverMode, Session, TurnResult,
+};
 
 use crate::erased::Label;
 
-/// Most compiled tool sets kept across batches; past it the cache starts over (as the CLI's).
-const MAX_CACHED_MENDERS: usize = 64;
-
-/// Compiled menders by (recover, model, values, tools), shared by every batch of the process:
-/// a worker that sees one tool set compiles it once.
-static MENDERS: Mutex<Option<HashMap<String, Arc<Mender>>>> = Mutex::new(None);
+/// Compiled menders by tools and options (the library's bounded cache), shared by every batch
+/// of the process: a worker that sees one tool set compiles it once.
+static MENDERS: LazyLock<MenderCache> = LazyLock::new(MenderCache::default);
 
 /// The input columns (one entry per row; `None` for a column the batch does not have).
 #[derive(Debug, Default, FromPyObject)]
@@ -118,14 +117,39 @@ fn run_all(rows: &TurnRows, defaults: &TurnDefaults) -> TurnColumns {
     out.call_offsets.push(0);
     out.repair_offsets.push(0);
     out.note_offsets.push(0);
+    for_each_row(rows, defaults, |_, ran| match ran {
+        Ok(ran) => push_result(&mut out, &ran.result),
+        Err(message) => push_error(&mut out, message),
+    });
+    out
+}
+
+/// One row that ran: the turn as read, the model it ran for (empty when none), the result.
+#[derive(Debug)]
+pub(crate) struct RanRow {
+    pub(crate) turn: AssistantTurn,
+    pub(crate) model: String,
+    pub(crate) result: TurnResult,
+}
+
+/// Runs every row in order, rows of one session sharing its state (within this call), and
+/// hands each row's outcome to `each` with its index.
+pub(crate) fn for_each_row(
+    rows: &TurnRows,
+    defaults: &TurnDefaults,
+    mut each: impl FnMut(usize, Result<RanRow, String>),
+) {
     let mut sessions: HashMap<String, Session> = HashMap::new();
     for i in 0..rows.messages.len() {
-        match run_row(rows, i, defaults, &mut sessions) {
-            Ok(result) => push_result(&mut out, &result),
-            Err(message) => push_error(&mut out, message),
-        }
+        each(i, run_row(rows, i, defaults, &mut sessions));
     }
-    out
+}
+
+/// The model a row runs for: its own, else the default; empty when neither.
+pub(crate) fn row_model(rows: &TurnRows, i: usize, defaults: &TurnDefaults) -> String {
+    cell(rows.models.as_ref(), i)
+        .or_else(|| defaults.model.clone())
+        .unwrap_or_default()
 }
 
 fn cell<T: Clone>(column: Option<&Vec<Option<T>>>, i: usize) -> Option<T> {
@@ -138,7 +162,7 @@ fn run_row(
     i: usize,
     defaults: &TurnDefaults,
     sessions: &mut HashMap<String, Session>,
-) -> Result<TurnResult, String> {
+) -> Result<RanRow, String> {
     let message: Value = match rows.messages.get(i).cloned().flatten() {
         Some(text) => serde_json::from_str(&text).map_err(|e| format!("message: {e}"))?,
         None => Value::Null,
@@ -169,9 +193,7 @@ fn run_row(
             .ok_or("`max_reprompts` must be 0 to 5")?,
         None => defaults.max_reprompts.unwrap_or(DEFAULT_MAX_REPROMPTS),
     };
-    let model = cell(rows.models.as_ref(), i)
-        .or_else(|| defaults.model.clone())
-        .unwrap_or_default();
+    let model = row_model(rows, i, defaults);
     let tools = match defaults
         .tools
         .clone()
@@ -197,25 +219,27 @@ fn run_row(
         }
         None => &mut scratch,
     };
-    Ok(mender.run_turn(session, &turn))
+    let result = mender.run_turn(session, &turn);
+    Ok(RanRow {
+        turn,
+        model,
+        result,
+    })
 }
 
-/// The cached mender for these tools and options (compiled on first use).
-fn mender(tools: &Value, recover: RecoverMode, model: &str, include_values: bool) -> Arc<Mender> {
-    let key = format!("{recover:?}\u{0}{model}\u{0}{include_values}\u{0}{tools}");
-    let mut cache = MENDERS.lock().unwrap_or_else(PoisonError::into_inner);
-    let cache = cache.get_or_insert_with(HashMap::new);
-    if cache.len() >= MAX_CACHED_MENDERS && !cache.contains_key(&key) {
-        cache.clear();
-    }
-    let entry = cache.entry(key).or_insert_with(|| {
-        let options = MenderOptions::default()
-            .with_recover(recover)
-            .with_model(model)
-            .with_values(include_values);
-        Arc::new(Mender::with_options(ToolSet::from_json(tools), options))
-    });
-    Arc::clone(entry)
+/// The cached mender for these tools and options (compiled on first use; the process-wide
+/// [`MenderCache`]).
+pub(crate) fn mender(
+    tools: &Value,
+    recover: RecoverMode,
+    model: &str,
+    include_values: bool,
+) -> Arc<Mender> {
+    let options = MenderOptions::default()
+        .with_recover(recover)
+        .with_model(model)
+        .with_values(include_values);
+    MENDERS.get_value(tools, &options)
 }
 
 fn offset(len: usize) -> i64 {

@@ -79,3 +79,34 @@ def test_module_writes_parquet(tmp_path):
     assert run.returncode == 0, run.stderr
     assert "8 turns, 3 unreadable, 10 calls" in run.stdout
     assert pq.read_table(out).to_pylist() == cli_rows(FIXTURE, "--tools", str(TOOLS))
+
+
+def test_edge_rows_equal_the_cli(tmp_path):
+    """Rows where the two counters once differed: an empty model, a rejected row that names
+    its model, arguments sent as an object, text that is not strict JSON (``NaN``)."""
+    tools = [
+        {
+            "name": "read",
+            "parameters": {"type": "object", "required": ["path"], "properties": {"path": {"type": "string"}}},
+        }
+    ]
+
+    def call(arguments):
+        return {"tool_calls": [{"id": "c", "type": "function", "function": {"name": "read", "arguments": arguments}}]}
+
+    lines = [
+        {"model": "", "message": call('{"file_path": "a"}')},
+        {"model": "m", "message": call({"file_path": "b"})},
+        {"model": "m", "message": call('{"path": NaN}')},
+        {"model": "bad", "message": "not an object"},
+        {"model": "m", "message": call('{"path": "ok"}'), "options": {"recover": "nonsense"}},
+        {"message": call("{'path': 'x'}")},
+    ]
+    path = tmp_path / "edge.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    tools_path = tmp_path / "tools.json"
+    tools_path.write_text(json.dumps(tools))
+    report = toolmend.arrow.audit(read_jsonl_batches(str(path)), tools, model="dflt").to_pylist()
+    assert report == cli_rows(path, "--tools", str(tools_path), "--model", "dflt")
+    total = report[0]
+    assert (total["turns"], total["errors"], total["silently_invalid"]) == (4, 2, 2)

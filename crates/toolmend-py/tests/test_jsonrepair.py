@@ -304,3 +304,30 @@ def test_broken_text_reads_the_same_without_the_strict_attempt():
         assert salvage_values(text, broken=True) == salvage_values(text), text
     with pytest.raises(toolmend.NoJsonError):
         salvage_values("prose only", broken=True)
+
+
+# json_repair's answers (600ede6) for documents that comments separate: the comments are blanks
+# between the values, and json_repair's list-or-update rule applies as without them.
+COMMENT_SEPARATED = [
+    ('{"a": 1} // note\n{"b": 2}', [{"a": 1}, {"b": 2}]),
+    ('{"a": 1} /* c */ {"b": 2}', [{"a": 1}, {"b": 2}]),
+    ('{"a": 1}\n/* c */\n{"b": 2}', [{"a": 1}, {"b": 2}]),
+    ('{"a": 1}\n# c\n{"b": 2}', [{"a": 1}, {"b": 2}]),
+    ('{"a": 1} # c\n{"b": 2}', [{"a": 1}, {"b": 2}]),
+    ('{"a": 1}, /* c */ {"a": 2}', [{"a": 1}, {"a": 2}]),
+    ('{"a": 1}, // c\n{"a": 2}', [{"a": 1}, {"a": 2}]),
+    ('{"a": 1}, /* c */ {"b": 2}', [{"a": 1}, {"b": 2}]),
+    ('{"a": 1} /* c */ {"a": 2}', {"a": 2}),
+    ('{"a": 1} // c\n, {"a": 2}', {"a": 2}),
+    ('{"a": 1}\n// c\n{"b": 2}\n// d\n{"c": 3}', [{"a": 1}, {"b": 2}, {"c": 3}]),
+    ("{'a': 1} // c\n{'b': 2}", [{"a": 1}, {"b": 2}]),
+    ('{"a": 1} // tail', {"a": 1}),
+    ('{"a": 1} /* c {"b": 2}', {"a": 1}),
+    ('{"a": 1} // c {"b": 2}', {"a": 1}),
+]
+
+
+@pytest.mark.parametrize("text,value", COMMENT_SEPARATED)
+def test_comments_between_documents_separate_them(text, value):
+    assert toolmend.loads(text) == value
+    assert toolmend.repair_json(text, return_objects=True) == value

@@ -30,12 +30,11 @@ use toolmend::{Mender, ToolSet};
 mod corpus;
 #[path = "../benches/support/mutations.rs"]
 mod mutations;
-use mutations::{JUNK, insert, points};
+#[path = "../benches/support/variants.rs"]
+mod variants;
 #[path = "../benches/support/write_file.rs"]
 mod write_file;
 use write_file::write_file_tool;
-
-const ENDINGS: [&str; 4] = ["", "}", "\"}", "\n```"];
 
 fn main() {
     let cases = corpus::load("corpus.jsonl", &[]);
@@ -71,21 +70,5 @@ fn main() {
             }
         }
     };
-    for case in &cases {
-        let input = case.input.as_str();
-        answer(input);
-        if case.is_large() {
-            continue;
-        }
-        for cut in points(input) {
-            answer(&input[..cut]);
-            for junk in JUNK {
-                for ending in ENDINGS {
-                    let mut text = insert(input, cut, junk);
-                    text.push_str(ending);
-                    answer(&text);
-                }
-            }
-        }
-    }
+    variants::for_each_variant(&cases, &mut answer);
 }

@@ -31,9 +31,8 @@ use toolmend::salvage::{
 mod corpus;
 #[path = "../benches/support/mutations.rs"]
 mod mutations;
-use mutations::{JUNK, insert, points};
-
-const ENDINGS: [&str; 4] = ["", "}", "\"}", "\n```"];
+#[path = "../benches/support/variants.rs"]
+mod variants;
 
 fn main() {
     let cases = corpus::load("corpus.jsonl", &[]);
@@ -59,23 +58,7 @@ fn main() {
             writeln!(out, "{number} {:016x}", hash.finish()).expect("write to stdout");
         }
     };
-    for case in &cases {
-        let input = case.input.as_str();
-        answer(input);
-        if case.is_large() {
-            continue;
-        }
-        for cut in points(input) {
-            answer(&input[..cut]);
-            for junk in JUNK {
-                for ending in ENDINGS {
-                    let mut text = insert(input, cut, junk);
-                    text.push_str(ending);
-                    answer(&text);
-                }
-            }
-        }
-    }
+    variants::for_each_variant(&cases, &mut answer);
     for file in std::env::args().skip(1) {
         let lines = std::fs::read_to_string(&file).expect("read the inputs file");
         for line in lines.lines() {

@@ -12,7 +12,8 @@ cannot save gets a model-readable retry message instead of a guess.
 - [`ToolSet`]: the tools of a request, compiled once (OpenAI, flat or Anthropic tool objects).
 - [`Mender`]: the pipeline — `prepare → recover → salvage → repair → turn → feedback`.
   [`Mender::repair_call`] mends one call; [`Mender::run_turn`] a whole assistant turn with a
-  [`Session`]'s storm window and retry budget.
+  [`Session`]'s storm window and retry budget. [`MenderCache`] keeps compiled tool sets for
+  callers that see the same tools again (bounded).
 - [`CallResult`]: status, final arguments, every [`Repair`] with its JSON Pointer, notes for the
   model, and the retry message when nothing could be saved.
 
@@ -41,12 +42,14 @@ assert!(broken.error.unwrap().contains("`/path` is required but missing"));
 */
 #![deny(missing_docs)]
 
+pub mod audit;
 mod error;
 mod feedback;
 pub mod history;
 mod kind;
 pub mod limits;
 mod mender;
+pub mod mender_cache;
 mod pointer;
 pub mod prepare;
 pub mod recover;
@@ -61,6 +64,7 @@ pub use feedback::{
 pub use kind::RepairKind;
 pub use limits::Limits;
 pub use mender::{Mender, MenderOptions};
+pub use mender_cache::MenderCache;
 pub use prepare::{PrepareOptions, Tool, ToolSet, prepare_tools};
 pub use recover::RecoverMode;
 pub use turn::{AssistantTurn, Session, ToolCall, TurnResult};

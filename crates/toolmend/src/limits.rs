@@ -6,7 +6,7 @@
 /// The limits one [`crate::Mender`] applies.
 ///
 /// The defaults are the DESIGN values; a harness may tighten or loosen them.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub struct Limits {
     /// Largest argument text salvage will look at (the strict fast path has no limit).

@@ -20,7 +20,7 @@ use crate::{
 };
 
 /// Options for a [`Mender`].
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub struct MenderOptions {
     /// Which text channels are scanned for leaked calls (default: off).

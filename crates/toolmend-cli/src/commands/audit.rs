@@ -7,13 +7,12 @@ use std::io::{BufRead, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::commands::turns::{for_each_line, parse_recover};
+use crate::turn_line::{Defaults, TurnProcessor};
 use anyhow::Context;
 use serde_json::Value;
 use toolmend::RecoverMode;
-
-use crate::audit::{Counts, LineError, MAX_KEYS, Tally};
-use crate::commands::turns::{for_each_line, parse_recover};
-use crate::turn_line::{Defaults, TurnProcessor};
+use toolmend::audit::{Counts, LineError, MAX_KEYS, Tally};
 
 /// Flags of `toolmend audit`.
 #[derive(Debug, clap::Args)]
@@ -111,7 +110,7 @@ pub(crate) fn audit(reader: impl BufRead, defaults: Defaults) -> anyhow::Result<
             }
         };
         match processor.run(&input) {
-            Ok(ran) => tally.add_turn(&ran),
+            Ok(ran) => tally.add_turn(&ran.model, &ran.turn, &ran.result),
             Err(error) => {
                 let model = input
                     .get("model")
@@ -131,15 +130,20 @@ const KEY_WIDTH: usize = 40;
 
 /// The report for people.
 fn table(tally: &Tally, top: usize) -> String {
-    let t = &tally.total;
-    let e = &tally.errors;
+    let t = tally.total();
+    let e = tally.errors();
     let mut s = String::new();
     let _ = writeln!(
         s,
         "toolmend audit: {} lines, {} turns, {} unreadable (not UTF-8 {}, not JSON {}, rejected {})",
-        tally.lines, t.turns, e.total, e.not_utf8, e.not_json, e.rejected
+        tally.lines(),
+        t.turns,
+        e.total,
+        e.not_utf8,
+        e.not_json,
+        e.rejected
     );
-    for (_, error) in &tally.error_examples {
+    for (_, error) in tally.error_examples() {
         let _ = writeln!(s, "  {}", cut(error, 120));
     }
     let _ = writeln!(
@@ -188,7 +192,7 @@ fn table(tally: &Tally, top: usize) -> String {
             .collect()
     };
     let models = tally
-        .models
+        .models()
         .sorted()
         .into_iter()
         .map(|(k, c)| {
@@ -207,10 +211,10 @@ fn table(tally: &Tally, top: usize) -> String {
         &mut s,
         "by tool",
         &[&["tool"], &status_columns[..]].concat(),
-        keyed(tally.tools.sorted()),
+        keyed(tally.tools().sorted()),
     );
     let kinds = tally
-        .kinds
+        .kinds()
         .sorted()
         .into_iter()
         .map(|(k, c)| {

@@ -26,8 +26,9 @@ It plugs into the engines' Arrow batch hooks as is::
 columns and the turn's result: ``error``, ``content``, ``reasoning``, ``calls`` and ``report``
 (see ``run_turns``).
 
-``audit(data)`` counts ``run_turns``' results over a dataset: calls by status per model, tool and
-repair kind, silently-invalid calls (see ``toolmend.audit``), as the rows of a table.
+``audit(data)`` runs the same turns and counts them: calls by status per model, tool and repair
+kind, silently-invalid calls (see ``toolmend.audit``), as the rows of a table, counted by the
+library's tally that ``toolmend audit`` uses.
 """
 
 from __future__ import annotations
@@ -241,14 +242,31 @@ def run_turns(batch, tools=None, **options):
     """
     import pyarrow as pa
 
+    rows, defaults = _turn_inputs(batch, tools, options, "run_turns")
+    out = run_turn_rows(rows, defaults)
+    added = _turn_columns(out)
+    names = batch.schema.names
+    keep = [n for n in names if n not in added]
+    columns = [batch.column(n) for n in keep] + list(added.values())
+    names_out = keep + list(added)
+    if isinstance(batch, pa.Table):
+        return pa.Table.from_arrays(columns, names=names_out)
+    return pa.RecordBatch.from_arrays(columns, names=names_out)
+
+
+def _turn_inputs(batch, tools, options, caller):
+    """``run_turn_rows``' two arguments for ``batch``: its columns as lists, and the defaults
+    (``tools``, the keywords); ``caller`` names the public function in errors."""
+    import pyarrow as pa
+
     if not isinstance(batch, (pa.RecordBatch, pa.Table)):
-        raise TypeError(f"run_turns takes a pyarrow RecordBatch or Table, not {type(batch).__name__}")
+        raise TypeError(f"{caller} takes a pyarrow RecordBatch or Table, not {type(batch).__name__}")
     unknown = sorted(set(options) - set(_TURN_OPTIONS))
     if unknown:
-        raise TypeError(f"run_turns() got unexpected keyword arguments {unknown}; it takes {list(_TURN_OPTIONS)}")
+        raise TypeError(f"{caller}() got unexpected keyword arguments {unknown}; it takes {list(_TURN_OPTIONS)}")
     names = batch.schema.names
     if "message" not in names:
-        raise ValueError(f"run_turns needs a 'message' column; the batch has {names}")
+        raise ValueError(f"{caller} needs a 'message' column; the batch has {names}")
     column = batch.column
     rows = {
         "messages": _json_column(column("message")),
@@ -268,14 +286,7 @@ def run_turns(batch, tools=None, **options):
         "max_reprompts": options.get("max_reprompts"),
         "include_values": bool(options.get("include_values", False)),
     }
-    out = run_turn_rows(rows, defaults)
-    added = _turn_columns(out)
-    keep = [n for n in names if n not in added]
-    columns = [column(n) for n in keep] + list(added.values())
-    names_out = keep + list(added)
-    if isinstance(batch, pa.Table):
-        return pa.Table.from_arrays(columns, names=names_out)
-    return pa.RecordBatch.from_arrays(columns, names=names_out)
+    return rows, defaults
 
 
 def _turn_columns(out):

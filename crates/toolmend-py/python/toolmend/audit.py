@@ -1,9 +1,9 @@
 """Where models break, over a dataset of recorded turns: ``toolmend audit`` as Arrow rows.
 
-``audit(data)`` runs every row through ``toolmend.arrow.run_turns`` (the ``toolmend turns``
+``audit(data)`` runs every row as ``toolmend.arrow.run_turns`` does (the ``toolmend turns``
 contract as columns) and counts the calls by how they ended, per model, tool and repair kind,
-with pyarrow compute on ``run_turns``' output columns. It returns one row per dimension and key,
-the same counts as ``toolmend audit --format jsonl``:
+with the library's tally (``toolmend::audit``), the one ``toolmend audit`` counts with. It
+returns one row per dimension and key, the rows of ``toolmend audit --format jsonl``:
 
 - ``dimension``: ``total``, ``model``, ``tool`` or ``kind``; ``key``: the model (``(none)``
   when a row names none), the tool name, the repair kind; keys past ``max_keys`` distinct ones
@@ -28,14 +28,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections import OrderedDict
 from typing import Any, Dict, Iterable, Iterator, List, Optional
 
 __all__ = ["MAX_KEYS", "audit", "main", "read_jsonl_batches", "report_schema"]
 
 MAX_KEYS = 1000
-OTHER = "(other)"
-NO_MODEL = "(none)"
 _STATUSES = ("valid", "repaired", "recovered", "invalid", "suppressed", "unvalidated")
 _COUNTS = ("turns", "errors", "calls") + _STATUSES + ("silently_invalid", "repairs")
 _BATCH_ROWS = 65536
@@ -51,66 +48,8 @@ def report_schema():
     return pa.schema(fields)
 
 
-class _Keyed:
-    """Counts by key, at most ``max_keys`` distinct keys; later keys go to ``(other)``."""
-
-    def __init__(self, max_keys: int):
-        self.max_keys = max_keys
-        self.named: "OrderedDict[str, Dict[str, int]]" = OrderedDict()
-        self.other = dict.fromkeys(_COUNTS, 0)
-
-    def entry(self, key: str) -> Dict[str, int]:
-        counts = self.named.get(key)
-        if counts is not None:
-            return counts
-        if len(self.named) >= self.max_keys:
-            return self.other
-        counts = self.named[key] = dict.fromkeys(_COUNTS, 0)
-        return counts
-
-    def rows(self):
-        """(key, counts), most calls first, then by key; ``(other)`` last when used."""
-        rows = sorted(self.named.items(), key=lambda kv: (-kv[1]["calls"], kv[0]))
-        if any(self.other.values()):
-            rows.append((OTHER, self.other))
-        return rows
-
-
-def _native_arguments(call: Any) -> str:
-    """A native call's argument text as sent, as ``toolmend turns`` reads it."""
-    if not isinstance(call, dict):
-        return ""
-    function = call["function"] if "function" in call else call
-    if not isinstance(function, dict):
-        return ""
-    arguments = function.get("arguments") if "arguments" in function else function.get("input")
-    if arguments is None:
-        return ""
-    if isinstance(arguments, str):
-        return arguments
-    return json.dumps(arguments)
-
-
 def _reject_constant(name: str):
     raise ValueError(f"{name} is not JSON")
-
-
-def _is_strict_json(text: str) -> bool:
-    """Whether ``text`` is RFC 8259 JSON (no NaN or Infinity, as ``serde_json`` reads it)."""
-    try:
-        json.loads(text, parse_constant=_reject_constant)
-    except ValueError:
-        return False
-    return True
-
-
-def _message_of(value: Any) -> Any:
-    if isinstance(value, str):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return None
-    return value
 
 
 def _with_default_tools(batch, tools):
@@ -149,110 +88,18 @@ def audit(data, tools=None, *, max_keys: int = MAX_KEYS, **options):
     ``run_turns``' keywords (``model``, ``recover``, ``max_reprompts``, ``include_values``).
     """
     import pyarrow as pa
-    import pyarrow.compute as pc
 
-    from .arrow import run_turns
+    from ._toolmend import AuditTally
+    from .arrow import _turn_inputs
 
-    default_model = options.get("model") or NO_MODEL
-    total = dict.fromkeys(_COUNTS, 0)
-    models, tool_keys, kinds = _Keyed(max_keys), _Keyed(max_keys), _Keyed(max_keys)
+    tally = AuditTally(max_keys)
     for table in _as_tables(data):
         if tools is not None:
             table = _with_default_tools(table, tools)
-        out = run_turns(table, **options)
-        _count_batch(out, default_model, total, models, tool_keys, kinds, pa, pc)
-    return _report(total, models, tool_keys, kinds)
-
-
-def _count_batch(out, default_model, total, models, tools, kinds, pa, pc):
-    n = out.num_rows
-    if "model" in out.schema.names:
-        row_model = [m if isinstance(m, str) and m else default_model for m in out.column("model").to_pylist()]
-    else:
-        row_model = [default_model] * n
-    failed = pc.is_valid(out.column("error")).to_pylist()
-    # Rows: turns and errors per model, models keyed in order of first appearance (as the CLI).
-    for model, bad in zip(row_model, failed):
-        counts = models.entry(model)
-        key = "errors" if bad else "turns"
-        counts[key] += 1
-        total[key] += 1
-
-    calls_column = out.column("calls").combine_chunks() if isinstance(out, pa.Table) else out.column("calls")
-    calls = pc.list_flatten(calls_column)
-    if len(calls) == 0:
-        return
-    parents = pc.list_parent_indices(calls_column).to_pylist()
-
-    def field(name):
-        return pc.struct_field(calls, name)  # applies the struct's offset, unlike .field()
-
-    status = field("status").to_pylist()
-    names = field("name").to_pylist()
-    origin = field("origin")
-    native_index = field("native_index").to_pylist()
-    repairs = field("repairs")
-    repair_counts = pc.list_value_length(repairs).fill_null(0).to_pylist()
-    # Silently invalid: only the native repaired or invalid calls need their text looked at.
-    suspect = pc.and_(
-        pc.equal(origin, "native"), pc.is_in(field("status"), pa.array(["repaired", "invalid"]))
-    )
-    silently = [False] * len(calls)
-    messages: Dict[int, Any] = {}
-    message_column = out.column("message")
-    for i in pc.indices_nonzero(suspect.fill_null(False)).to_pylist():
-        row = parents[i]
-        if row not in messages:
-            messages[row] = _message_of(message_column[row].as_py())
-        message = messages[row]
-        sent = message.get("tool_calls") if isinstance(message, dict) else None
-        j = native_index[i]
-        if isinstance(sent, list) and j is not None and 0 <= j < len(sent):
-            silently[i] = _is_strict_json(_native_arguments(sent[j]))
-
-    def add(counts, i, repairs_made):
-        counts["calls"] += 1
-        counts[status[i] if status[i] in _STATUSES else "unvalidated"] += 1
-        counts["silently_invalid"] += silently[i]
-        counts["repairs"] += repairs_made
-
-    kind_lists = pc.struct_field(pc.list_flatten(repairs), "kind").to_pylist()
-    kind_offsets = pc.list_value_length(repairs).fill_null(0).to_pylist()
-    start = 0
-    for i in range(len(calls)):
-        add(total, i, repair_counts[i])
-        add(models.entry(row_model[parents[i]]), i, repair_counts[i])
-        add(tools.entry(names[i]), i, repair_counts[i])
-        end = start + kind_offsets[i]
-        of_kind: Dict[str, int] = {}
-        for kind in kind_lists[start:end]:
-            of_kind[kind] = of_kind.get(kind, 0) + 1
-        start = end
-        for kind in sorted(of_kind):
-            add(kinds.entry(kind), i, of_kind[kind])
-
-
-def _report(total, models, tools, kinds):
-    import pyarrow as pa
-
-    rows: List[Dict[str, Any]] = []
-
-    def push(dimension, key, counts, lines):
-        row = {"dimension": dimension, "key": key}
-        row.update(counts)
-        if not lines:
-            row["turns"] = row["errors"] = None
-        broken = counts["repaired"] + counts["recovered"] + counts["invalid"]
-        row["broken"] = broken
-        row["repair_rate"] = (counts["repaired"] + counts["recovered"]) / broken if broken else None
-        row["broken_rate"] = broken / counts["calls"] if counts["calls"] else None
-        rows.append(row)
-
-    push("total", "all", total, True)
-    for dimension, keyed, lines in (("model", models, True), ("tool", tools, False), ("kind", kinds, False)):
-        for key, counts in keyed.rows():
-            push(dimension, key, counts, lines)
-    return pa.Table.from_pylist(rows, schema=report_schema())
+        rows, defaults = _turn_inputs(table, None, options, "audit")
+        # Run and counted in Rust with the GIL released; no result columns are built.
+        tally.add_rows(rows, defaults)
+    return pa.Table.from_pylist(tally.rows(), schema=report_schema())
 
 
 _TEXT_KEYS = ("session", "model", "finish_reason")

@@ -733,4 +733,45 @@ mod tests {
             Ok(json!({"a": "first, b: 1"}))
         );
     }
+
+    #[test]
+    fn comments_between_documents_separate_them() {
+        // `//` and `/* */` between values, with or without a comma (json_repair's reading).
+        for text in [
+            "{\"a\": 1} // note\n{\"b\": 2}",
+            "{\"a\": 1} /* c */ {\"b\": 2}",
+            "{\"a\": 1}, /* c */ {\"b\": 2}",
+            "{\"a\": 1}, // c\n{\"b\": 2}",
+            "{\"a\": 1},\n/* c */\n// d\n{\"b\": 2}",
+        ] {
+            let doc = salvage_document(text, &DocumentOptions::default()).unwrap();
+            assert_eq!(doc.values, [json!({"a": 1}), json!({"b": 2})], "{text:?}");
+            assert!(doc.has(RepairKind::CommentRemoved), "{text:?}");
+        }
+        // `#` line comments (Python's, YAML's) with the document readings only.
+        for text in [
+            "{\"a\": 1}\n# c\n{\"b\": 2}",
+            "{\"a\": 1} # c\n{\"b\": 2}",
+            "{\"a\": 1}, # c\n{\"b\": 2}",
+        ] {
+            let read = |options: &DocumentOptions| salvage_document(text, options).unwrap().values;
+            let lenient = DocumentOptions::default().with_lenient_scalars(true);
+            assert_eq!(
+                read(&lenient),
+                [json!({"a": 1}), json!({"b": 2})],
+                "{text:?}"
+            );
+            assert_eq!(
+                read(&DocumentOptions::default()),
+                [json!({"a": 1})],
+                "{text:?}"
+            );
+        }
+        // A trailing comment is no value; a comment that runs to the end hides what follows.
+        assert_eq!(lenient("{\"a\": 1} # tail"), Ok(json!({"a": 1})));
+        assert_eq!(lenient("{\"a\": 1}, /* c"), Ok(json!({"a": 1})));
+        assert_eq!(lenient("{\"a\": 1} // c {\"b\": 2}"), Ok(json!({"a": 1})));
+        // Inside a value `#` is not a comment.
+        assert!(lenient("{\"a\": 1, # c\n\"b\": 2}").is_err());
+    }
 }

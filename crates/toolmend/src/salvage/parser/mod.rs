@@ -285,20 +285,23 @@ impl<'a> Parser<'a> {
                 }
                 Err(e) => return Err(e),
             }
-            // Between values: blanks, stray closers, a comma before the next object.
+            // Between values: blanks, comments, stray closers, a comma before the next object.
             loop {
-                self.skip_blank();
+                self.skip_between_values();
                 let Some(&b) = self.bytes.get(self.pos) else {
                     break 'values;
                 };
                 match b {
                     b'{' | b'[' => continue 'values,
                     b',' => {
-                        let next = scan::skip_ws(self.bytes, self.pos + 1);
-                        if matches!(self.bytes.get(next), Some(b'{' | b'[')) {
-                            self.pos = next;
+                        // Comments may stand between the comma and the next value too.
+                        let (comma, log) = (self.pos, self.log.clone());
+                        self.pos += 1;
+                        self.skip_between_values();
+                        if matches!(self.bytes.get(self.pos), Some(b'{' | b'[')) {
                             continue 'values;
                         }
+                        (self.pos, self.log) = (comma, log);
                     }
                     b'}' | b']' => {
                         stray_after_first |= values.len() > 1;
@@ -927,6 +930,21 @@ impl<'a> Parser<'a> {
     }
 
     /// Skips whitespace and comments.
+    /// [`Self::skip_blank`] between top-level values; with the document readings
+    /// (`lenient_scalars`) a `#` starts a line comment there too (Python's and YAML's, which
+    /// json_repair reads), noted as a removed comment. Inside values `#` stays what it was.
+    fn skip_between_values(&mut self) {
+        loop {
+            self.skip_blank();
+            if !(self.readings.lenient_scalars && self.bytes.get(self.pos) == Some(&b'#')) {
+                return;
+            }
+            self.log.note(RepairKind::CommentRemoved, self.pos);
+            self.pos = memchr::memchr(b'\n', &self.bytes[self.pos..])
+                .map_or(self.bytes.len(), |end| self.pos + end);
+        }
+    }
+
     fn skip_blank(&mut self) {
         loop {
             self.pos = scan::skip_ws(self.bytes, self.pos);

@@ -1,28 +1,36 @@
-//! The `toolmend audit` tally: counts of calls by status, by model, tool and repair kind, over
-//! turn lines run through the library, in memory bounded by a cap on distinct keys.
+//! The audit tally: where a model's tool calls break, over many turns run through the library.
+//!
+//! Counts calls by how they ended (valid, repaired, recovered, invalid, …), per model, tool and
+//! repair kind, with the repair rate, the top failing tools and the *silently invalid* calls:
+//! native calls whose arguments were strict JSON as sent yet failed the schema, which an agent
+//! without toolmend would have dispatched as they were. One tally serves `toolmend audit` (the
+//! CLI's table, JSON and JSONL) and `toolmend.arrow.audit` (Python, the JSONL rows as a table),
+//! so both faces count the same rows the same way.
+//!
+//! Memory is bounded by a cap on distinct keys per dimension ([`MAX_KEYS`]); later keys count
+//! under [`OTHER`].
 
 use std::collections::HashMap;
 
 use serde::Serialize;
 use serde::de::IgnoredAny;
 use serde_json::{Value, json};
-use toolmend::{CallResult, Origin, Status};
 
-use crate::turn_line::{RanTurn, native_arguments};
+use crate::{AssistantTurn, CallResult, Origin, Status, TurnResult};
 
 /// Most distinct keys kept per dimension (models, tools, kinds); later keys count as [`OTHER`].
-pub(crate) const MAX_KEYS: usize = 1000;
+pub const MAX_KEYS: usize = 1000;
 /// The key that collects every key past the cap.
-pub(crate) const OTHER: &str = "(other)";
-/// The model key of lines that name no model (and get none from `--model`).
-pub(crate) const NO_MODEL: &str = "(none)";
+pub const OTHER: &str = "(other)";
+/// The model key of turns that name no model (and get none from a default).
+pub const NO_MODEL: &str = "(none)";
 /// Unreadable lines quoted in the report (their line number and error); the rest are counted.
 const MAX_ERROR_EXAMPLES: usize = 5;
 
 /// Why a line could not be audited.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
-pub(crate) enum LineError {
+pub enum LineError {
     /// The line is not UTF-8.
     NotUtf8,
     /// The line is not JSON.
@@ -32,33 +40,46 @@ pub(crate) enum LineError {
 }
 
 /// Unreadable lines by [`LineError`].
-#[derive(Debug, Default, Clone, Copy, Serialize)]
-pub(crate) struct ErrorCounts {
-    pub(crate) total: u64,
-    pub(crate) not_utf8: u64,
-    pub(crate) not_json: u64,
-    pub(crate) rejected: u64,
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct ErrorCounts {
+    /// Every unreadable line.
+    pub total: u64,
+    /// Lines that are not UTF-8.
+    pub not_utf8: u64,
+    /// Lines that are not JSON.
+    pub not_json: u64,
+    /// Lines the library could not run.
+    pub rejected: u64,
 }
 
 /// Calls of one key by how they ended, and the lines behind them (for the total and models).
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Counts {
-    pub(crate) calls: u64,
-    pub(crate) valid: u64,
-    pub(crate) repaired: u64,
-    pub(crate) recovered: u64,
-    pub(crate) invalid: u64,
-    pub(crate) suppressed: u64,
-    pub(crate) unvalidated: u64,
+#[non_exhaustive]
+pub struct Counts {
+    /// Calls counted.
+    pub calls: u64,
+    /// Calls valid as sent.
+    pub valid: u64,
+    /// Calls repaired.
+    pub repaired: u64,
+    /// Calls recovered from the text.
+    pub recovered: u64,
+    /// Calls that could not be saved.
+    pub invalid: u64,
+    /// Calls dropped (duplicates, storms).
+    pub suppressed: u64,
+    /// Calls of tools without a usable schema (and any status added later).
+    pub unvalidated: u64,
     /// Native calls whose arguments were strict JSON as sent, yet not valid: an agent without
     /// toolmend would have dispatched them as they were.
-    pub(crate) silently_invalid: u64,
+    pub silently_invalid: u64,
     /// Repairs made (a call may have several).
-    pub(crate) repairs: u64,
-    /// Turn lines run (total and model rows only).
-    pub(crate) turns: u64,
+    pub repairs: u64,
+    /// Turns run (total and model rows only).
+    pub turns: u64,
     /// Unreadable lines (total and model rows only).
-    pub(crate) errors: u64,
+    pub errors: u64,
 }
 
 impl Counts {
@@ -78,22 +99,26 @@ impl Counts {
     }
 
     /// Calls that were not valid as sent: repaired, recovered from text, or invalid.
-    pub(crate) fn broken(&self) -> u64 {
+    #[must_use]
+    pub fn broken(&self) -> u64 {
         self.repaired + self.recovered + self.invalid
     }
 
     /// The share of broken calls toolmend saved (repaired or recovered); `None` with none broken.
-    pub(crate) fn repair_rate(&self) -> Option<f64> {
+    #[must_use]
+    pub fn repair_rate(&self) -> Option<f64> {
         ratio(self.repaired + self.recovered, self.broken())
     }
 
     /// The share of calls that were broken; `None` with no calls.
-    pub(crate) fn broken_rate(&self) -> Option<f64> {
+    #[must_use]
+    pub fn broken_rate(&self) -> Option<f64> {
         ratio(self.broken(), self.calls)
     }
 
     /// The counts as a JSON object (`lines`: whether `turns` and `errors` mean something here).
-    pub(crate) fn to_json(self, key: &str, lines: bool) -> Value {
+    #[must_use]
+    pub fn to_json(self, key: &str, lines: bool) -> Value {
         let mut row = json!({
             "key": key,
             "calls": self.calls,
@@ -124,7 +149,7 @@ fn ratio(part: u64, whole: u64) -> Option<f64> {
 
 /// Counts by key, at most `max` distinct keys; keys past the cap count under [`OTHER`].
 #[derive(Debug)]
-pub(crate) struct Keyed {
+pub struct Keyed {
     named: HashMap<String, Counts>,
     other: Counts,
     max: usize,
@@ -150,7 +175,8 @@ impl Keyed {
     }
 
     /// Keys and counts, most calls first (then by key); [`OTHER`] last when anything fell in it.
-    pub(crate) fn sorted(&self) -> Vec<(&str, Counts)> {
+    #[must_use]
+    pub fn sorted(&self) -> Vec<(&str, Counts)> {
         let mut rows: Vec<(&str, Counts)> =
             self.named.iter().map(|(k, c)| (k.as_str(), *c)).collect();
         rows.sort_by(|a, b| b.1.calls.cmp(&a.1.calls).then_with(|| a.0.cmp(b.0)));
@@ -162,20 +188,42 @@ impl Keyed {
 }
 
 /// The whole report's counts.
+///
+/// # Examples
+///
+/// ```
+/// use toolmend::audit::Tally;
+/// use toolmend::{AssistantTurn, Mender, Session, ToolCall, ToolSet};
+///
+/// let tools = ToolSet::from_json(&serde_json::json!([{"name": "read", "parameters": {
+///     "type": "object", "required": ["path"], "properties": {"path": {"type": "string"}}}}]));
+/// let mender = Mender::new(tools);
+/// let mut turn = AssistantTurn::default();
+/// turn.tool_calls = vec![ToolCall::new("c1", "read", r#"{"file_path": "a"}"#)];
+/// let result = mender.run_turn(&mut Session::default(), &turn);
+///
+/// let mut tally = Tally::new(toolmend::audit::MAX_KEYS);
+/// tally.add_turn("m", &turn, &result);
+/// assert_eq!((tally.total().calls, tally.total().repaired), (1, 1));
+/// // Strict JSON that failed the schema: what an agent would have dispatched as it was.
+/// assert_eq!(tally.total().silently_invalid, 1);
+/// ```
 #[derive(Debug)]
-pub(crate) struct Tally {
-    pub(crate) lines: u64,
-    pub(crate) errors: ErrorCounts,
+pub struct Tally {
+    lines: u64,
+    errors: ErrorCounts,
     /// The first unreadable lines: line number and why.
-    pub(crate) error_examples: Vec<(u64, String)>,
-    pub(crate) total: Counts,
-    pub(crate) models: Keyed,
-    pub(crate) tools: Keyed,
-    pub(crate) kinds: Keyed,
+    error_examples: Vec<(u64, String)>,
+    total: Counts,
+    models: Keyed,
+    tools: Keyed,
+    kinds: Keyed,
 }
 
 impl Tally {
-    pub(crate) fn new(max_keys: usize) -> Self {
+    /// An empty tally keeping at most `max_keys` distinct keys per dimension.
+    #[must_use]
+    pub fn new(max_keys: usize) -> Self {
         Self {
             lines: 0,
             errors: ErrorCounts::default(),
@@ -187,14 +235,58 @@ impl Tally {
         }
     }
 
-    /// Counts one line that ran.
-    pub(crate) fn add_turn(&mut self, ran: &RanTurn) {
+    /// Lines counted (turns and unreadable ones).
+    #[must_use]
+    pub fn lines(&self) -> u64 {
+        self.lines
+    }
+
+    /// Unreadable lines by why.
+    #[must_use]
+    pub fn errors(&self) -> ErrorCounts {
+        self.errors
+    }
+
+    /// The first unreadable lines (at most five): line number and why.
+    #[must_use]
+    pub fn error_examples(&self) -> &[(u64, String)] {
+        &self.error_examples
+    }
+
+    /// Every call and line.
+    #[must_use]
+    pub fn total(&self) -> &Counts {
+        &self.total
+    }
+
+    /// Counts by model ([`NO_MODEL`] for turns that name none).
+    #[must_use]
+    pub fn models(&self) -> &Keyed {
+        &self.models
+    }
+
+    /// Counts by tool name as the model wrote it.
+    #[must_use]
+    pub fn tools(&self) -> &Keyed {
+        &self.tools
+    }
+
+    /// Counts by repair kind: the calls that have the kind, and its repairs.
+    #[must_use]
+    pub fn kinds(&self) -> &Keyed {
+        &self.kinds
+    }
+
+    /// Counts one turn that ran: `turn` as it was sent (its calls' argument text is what
+    /// tells silently invalid calls), `result` as [`crate::Mender::run_turn`] gave it, for
+    /// `model` (empty: [`NO_MODEL`]).
+    pub fn add_turn(&mut self, model: &str, turn: &AssistantTurn, result: &TurnResult) {
         self.lines += 1;
         self.total.turns += 1;
-        let model = model_key(&ran.model);
+        let model = model_key(model);
         self.models.entry(model).turns += 1;
-        for call in &ran.result.calls {
-            let silently = silently_invalid(call, &ran.native);
+        for call in &result.calls {
+            let silently = silently_invalid(call, turn);
             let repairs = call.repairs.len() as u64;
             self.total.add_call(call, silently, repairs);
             self.models.entry(model).add_call(call, silently, repairs);
@@ -218,8 +310,9 @@ impl Tally {
         }
     }
 
-    /// Counts one line that could not be run (`model`: the line's model when it was readable).
-    pub(crate) fn add_error(&mut self, line: u64, error: LineError, model: &str, message: String) {
+    /// Counts one line that could not be run (`model`: the line's model when it was readable);
+    /// `message` is kept for the first few.
+    pub fn add_error(&mut self, line: u64, error: LineError, model: &str, message: String) {
         self.lines += 1;
         self.errors.total += 1;
         match error {
@@ -235,7 +328,8 @@ impl Tally {
     }
 
     /// Tools with broken calls, most broken first (then most invalid, then by name), at most `n`.
-    pub(crate) fn top_failing_tools(&self, n: usize) -> Vec<(&str, Counts)> {
+    #[must_use]
+    pub fn top_failing_tools(&self, n: usize) -> Vec<(&str, Counts)> {
         let mut rows: Vec<(&str, Counts)> = self
             .tools
             .sorted()
@@ -252,8 +346,9 @@ impl Tally {
         rows
     }
 
-    /// The report as one JSON document (`--format json`).
-    pub(crate) fn to_json(&self, top: usize) -> Value {
+    /// The report as one JSON document (`toolmend audit --format json`).
+    #[must_use]
+    pub fn to_json(&self, top: usize) -> Value {
         let rows = |keyed: &Keyed, lines: bool| -> Vec<Value> {
             keyed
                 .sorted()
@@ -279,9 +374,11 @@ impl Tally {
         })
     }
 
-    /// The report as rows, one per dimension and key (`--format jsonl`; the columns of the
-    /// Python `toolmend.arrow.audit` table). `turns` and `errors` are null on tool and kind rows.
-    pub(crate) fn rows(&self) -> Vec<Value> {
+    /// The report as rows, one per dimension and key (`toolmend audit --format jsonl`; the
+    /// rows of the Python `toolmend.arrow.audit` table). `turns` and `errors` are null on tool
+    /// and kind rows.
+    #[must_use]
+    pub fn rows(&self) -> Vec<Value> {
         let mut out = Vec::new();
         let mut push = |dimension: &str, key: &str, counts: Counts, lines: bool| {
             let mut row = json!({"dimension": dimension});
@@ -310,17 +407,18 @@ impl Tally {
 }
 
 /// The model's key: its name, or [`NO_MODEL`].
-pub(crate) fn model_key(model: &str) -> &str {
+#[must_use]
+pub fn model_key(model: &str) -> &str {
     if model.is_empty() { NO_MODEL } else { model }
 }
 
-/// Whether `call` is a native call whose arguments, as sent, were strict JSON yet not valid
-/// (repaired or invalid): what an agent without toolmend would have dispatched as it was.
-fn silently_invalid(call: &CallResult, native: &[Value]) -> bool {
+/// Whether `call` is a native call whose arguments, as sent in `turn`, were strict JSON yet not
+/// valid (repaired or invalid): what an agent without toolmend would have dispatched as it was.
+fn silently_invalid(call: &CallResult, turn: &AssistantTurn) -> bool {
     call.origin == Origin::Native
         && matches!(call.status, Status::Repaired | Status::Invalid)
         && call
             .native_index
-            .and_then(|i| native.get(i))
-            .is_some_and(|sent| serde_json::from_str::<IgnoredAny>(&native_arguments(sent)).is_ok())
+            .and_then(|i| turn.tool_calls.get(i))
+            .is_some_and(|sent| serde_json::from_str::<IgnoredAny>(&sent.arguments).is_ok())
 }
