@@ -5,8 +5,11 @@
 //! framework adapters (`toolmend.integrations`). Work on inputs over [`DETACH_BYTES`] runs with
 //! the GIL released, so other Python threads go on.
 
+mod arrow_ffi;
+mod call_batch;
 mod convert;
 mod strict;
+mod text_column;
 mod turn_batch;
 
 use std::sync::{Arc, Mutex, OnceLock};
@@ -642,8 +645,8 @@ impl TurnResult {
 /// `include_values`, and the limits `max_salvage_bytes`, `max_depth`, `max_recovered_calls`,
 /// `max_repair_rounds`, `max_message_bytes`, `max_call_key_matches`, `max_call_errors`.
 #[pyclass(frozen, module = "toolmend")]
-struct Mender {
-    inner: toolmend::Mender,
+pub(crate) struct Mender {
+    pub(crate) inner: toolmend::Mender,
 }
 
 fn recover_mode(name: &str) -> PyResult<RecoverMode> {
@@ -1107,6 +1110,8 @@ fn _toolmend(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(loads_strict, m)?)?;
     m.add_function(wrap_pyfunction!(repair_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(turn_batch::run_turn_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(call_batch::repair_call_columns, m)?)?;
+    m.add_class::<arrow_ffi::ArrowArrayExport>()?;
     m.add("ToolmendError", py.get_type::<ToolmendError>())?;
     m.add("ToolSpecError", py.get_type::<ToolSpecError>())?;
     m.add("SalvageError", py.get_type::<SalvageError>())?;

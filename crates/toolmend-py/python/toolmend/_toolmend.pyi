@@ -224,3 +224,20 @@ def repair_kinds() -> List[str]: ...
 def run_turn_rows(rows: Mapping[str, Optional[List[Any]]], defaults: Mapping[str, Any]) -> Dict[str, Any]:
     """The engine of ``toolmend.arrow.run_turns``: turn rows as lists in, flat result columns out."""
     ...
+
+class ArrowArrayExport:
+    """An Arrow array made by the native side, for ``pyarrow.array`` / ``pyarrow.record_batch``."""
+
+    def __arrow_c_array__(self, requested_schema: Optional[Any] = None) -> Tuple[Any, Any]: ...
+    def __len__(self) -> int: ...
+
+def repair_call_columns(
+    names: Any,
+    arguments: Any,
+    mender: Optional[Mender] = None,
+    tools: Optional[Any] = None,
+    mender_for: Optional[Any] = None,
+) -> ArrowArrayExport:
+    """The engine of ``toolmend.arrow.repair_calls``: Arrow text columns in, a struct array of
+    ``status``, ``arguments_repaired``, ``repairs``, ``error`` out (Arrow C data interface)."""
+    ...

@@ -10,11 +10,13 @@ the input columns and four more:
 - ``repairs`` (list<struct<kind: string, path: string>>): what was changed, where;
 - ``error`` (string): the retry message for the model, null when there is none.
 
-The batch is read out of Arrow once, repaired in Rust with the GIL released for the whole
-batch, and written back as Arrow arrays: other Python threads run meanwhile, and a Ray or Spark
-worker spends its time in the engine, not in a Python loop. One ``Mender`` is compiled per tool
-set and kept (bounded LRU) across batches. The columns are copied in and out (not zero-copy
-through the Arrow C data interface): see the README's "Batch repair" for what that costs.
+The columns go to the native side and the results come back through the Arrow C data
+interface (the PyCapsule protocol): the input buffers are read in place, the result buffers are
+handed to pyarrow as they are, and no Python object is made per row. Each record batch is
+repaired with the GIL released: other Python threads run meanwhile, and a Ray or Spark worker
+spends its time in the engine, not in a Python loop. One ``Mender`` is compiled per tool set
+and kept (bounded LRU) across batches. Polars, DuckDB and other objects that export the
+PyCapsule interface are accepted as they are.
 
 It plugs into the engines' Arrow batch hooks as is::
 
@@ -37,7 +39,7 @@ import threading
 from collections import OrderedDict
 from typing import Any, Dict, Tuple
 
-from ._toolmend import Mender, run_turn_rows
+from ._toolmend import Mender, repair_call_columns, run_turn_rows
 
 __all__ = ["audit", "repair_calls", "result_schema", "run_turns", "turn_result_schema"]
 
@@ -67,31 +69,6 @@ def _mender(tools: Any, options: Dict[str, Any]) -> Mender:
     return mender
 
 
-def _per_row_tools(tools_column, names, arguments, options):
-    """``repair_many`` per distinct tool set of the rows, results put back in row order."""
-    groups: "Dict[str, list]" = {}
-    for i, text in enumerate(tools_column):
-        if text is None:
-            raise ValueError(f"row {i} has no tools (null in the 'tools' column)")
-        groups.setdefault(text, []).append(i)
-    n = len(names)
-    status, repaired, error = [None] * n, [None] * n, [None] * n
-    per_row = [None] * n
-    for text, rows in groups.items():
-        s, r, offs, ks, ps, e = _mender(text, options).repair_many(
-            [names[i] for i in rows], [arguments[i] for i in rows]
-        )
-        for j, i in enumerate(rows):
-            status[i], repaired[i], error[i] = s[j], r[j], e[j]
-            per_row[i] = (ks[offs[j] : offs[j + 1]], ps[offs[j] : offs[j + 1]])
-    offsets, kinds, paths = [0], [], []
-    for ks, ps in per_row:
-        kinds.extend(ks)
-        paths.extend(ps)
-        offsets.append(len(kinds))
-    return status, repaired, offsets, kinds, paths, error
-
-
 def result_schema():
     """The Arrow types of the four columns ``repair_calls`` adds, by name."""
     import pyarrow as pa
@@ -104,51 +81,100 @@ def result_schema():
     }
 
 
-def repair_calls(batch, tools=None, **options):
-    """Repairs every call of an Arrow batch; returns the batch with the result columns added.
+def _as_arrow(data, caller):
+    """``data`` as a pyarrow RecordBatch or Table, read in place.
 
-    ``batch``: a ``pyarrow.RecordBatch`` or ``pyarrow.Table`` with string columns ``name`` and
-    ``arguments`` (a null ``arguments`` is judged as empty text, never filled in). ``tools``: the
-    tool set of the whole batch (anything ``Mender`` accepts: a list of tool dicts in OpenAI,
-    Anthropic or MCP form, their JSON text, or a ``Mender``); when it is ``None``, each row's
-    tools come from a string column ``tools`` (JSON text; rows with the same text share one
-    ``Mender``). ``options``: ``Mender``'s keywords (``model``, ``recover``, limits). Columns
-    already named like a result column are replaced.
+    pyarrow objects are used as they are; anything else that exports the Arrow PyCapsule
+    interface (a Polars DataFrame, a DuckDB result, a nanoarrow or arro3 table) is imported
+    through ``__arrow_c_stream__`` / ``__arrow_c_array__`` without copying its buffers.
     """
     import pyarrow as pa
 
-    if not isinstance(batch, (pa.RecordBatch, pa.Table)):
-        raise TypeError(f"repair_calls takes a pyarrow RecordBatch or Table, not {type(batch).__name__}")
+    if isinstance(data, (pa.RecordBatch, pa.Table)):
+        return data
+    if hasattr(data, "__arrow_c_stream__"):
+        return pa.table(data)
+    if hasattr(data, "__arrow_c_array__"):
+        return pa.record_batch(data)
+    raise TypeError(
+        f"{caller} takes a pyarrow RecordBatch or Table (or an object exporting the Arrow "
+        f"PyCapsule interface), not {type(data).__name__}"
+    )
+
+
+def _text_column(column):
+    """A column ready for the native side: dictionary-encoded text is decoded (a copy)."""
+    import pyarrow as pa
+
+    if pa.types.is_dictionary(column.type):
+        return column.dictionary_decode()
+    return column
+
+
+def _repair_record_batch(batch, mender, mender_for):
+    """The four result columns of one RecordBatch, as a RecordBatch (buffers from Rust)."""
+    import pyarrow as pa
+
+    tools = _text_column(batch.column("tools")) if mender is None else None
+    exported = repair_call_columns(
+        _text_column(batch.column("name")),
+        _text_column(batch.column("arguments")),
+        mender,
+        tools,
+        mender_for,
+    )
+    return pa.record_batch(exported)
+
+
+def repair_calls(batch, tools=None, **options):
+    """Repairs every call of an Arrow batch; returns the batch with the result columns added.
+
+    ``batch``: a ``pyarrow.RecordBatch`` or ``pyarrow.Table`` (or anything exporting the Arrow
+    PyCapsule interface, such as a Polars DataFrame or a DuckDB result: the answer is then a
+    ``pyarrow.Table``) with text columns ``name`` and ``arguments`` (``string``,
+    ``large_string``, ``string_view`` or dictionary-encoded; a null is judged as empty text,
+    never filled in). ``tools``: the tool set of the whole batch (anything ``Mender`` accepts: a
+    list of tool dicts in OpenAI, Anthropic or MCP form, their JSON text, or a ``Mender``);
+    when it is ``None``, each row's tools come from a text column ``tools`` (JSON text; rows
+    with the same text share one ``Mender``; a row whose tools are null or unreadable is
+    ``unvalidated`` with an ``error`` saying why). ``options``: ``Mender``'s keywords
+    (``model``, ``recover``, limits). Columns already named like a result column are replaced.
+
+    The columns are read in place and the results written by the native side, through the Arrow
+    C data interface; each record batch runs with the GIL released.
+    """
+    import pyarrow as pa
+
+    batch = _as_arrow(batch, "repair_calls")
     for column in ("name", "arguments"):
         if column not in batch.schema.names:
             raise ValueError(f"repair_calls needs a {column!r} column; the batch has {batch.schema.names}")
-    names = batch.column("name").to_pylist()
-    arguments = batch.column("arguments").to_pylist()
     if tools is not None:
-        status, repaired, offsets, kinds, paths, error = _mender(tools, options).repair_many(names, arguments)
+        mender, mender_for = _mender(tools, options), None
     elif "tools" in batch.schema.names:
-        status, repaired, offsets, kinds, paths, error = _per_row_tools(
-            batch.column("tools").to_pylist(), names, arguments, options
-        )
+        mender = None
+
+        def mender_for(text):
+            return _mender(text, options)
+
     else:
         raise ValueError("repair_calls needs tools=... or a 'tools' column (JSON text per row)")
     types = result_schema()
-    entries = pa.StructArray.from_arrays(
-        [pa.array(kinds, pa.string()), pa.array(paths, pa.string())], names=["kind", "path"]
+    keep = [i for i, n in enumerate(batch.schema.names) if n not in types]
+    if isinstance(batch, pa.RecordBatch):
+        added = _repair_record_batch(batch, mender, mender_for)
+        columns = [batch.column(i) for i in keep] + added.columns
+        fields = [batch.schema.field(i) for i in keep] + list(added.schema)
+        return pa.RecordBatch.from_arrays(columns, schema=pa.schema(fields, metadata=batch.schema.metadata))
+    schema = pa.schema(
+        [batch.schema.field(i) for i in keep] + [pa.field(n, t) for n, t in types.items()],
+        metadata=batch.schema.metadata,
     )
-    added = {
-        "status": pa.array(status, types["status"]),
-        "arguments_repaired": pa.array(repaired, types["arguments_repaired"]),
-        # Built from the flat lists and their offsets: no Python object per repair.
-        "repairs": pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), entries).cast(types["repairs"]),
-        "error": pa.array(error, types["error"]),
-    }
-    keep = [n for n in batch.schema.names if n not in added]
-    columns = [batch.column(n) for n in keep] + list(added.values())
-    names_out = keep + list(added)
-    if isinstance(batch, pa.Table):
-        return pa.Table.from_arrays(columns, names=names_out)
-    return pa.RecordBatch.from_arrays(columns, names=names_out)
+    out = []
+    for part in batch.to_batches():
+        added = _repair_record_batch(part, mender, mender_for)
+        out.append(pa.RecordBatch.from_arrays([part.column(i) for i in keep] + added.columns, schema=schema))
+    return pa.Table.from_batches(out, schema=schema)
 
 
 def turn_result_schema():
