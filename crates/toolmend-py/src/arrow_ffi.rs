@@ -24,17 +24,17 @@ use pyo3::types::{PyCapsule, PyTuple};
 pub(crate) fn import_array(object: &Bound<'_, PyAny>, what: &str) -> PyResult<ArrayRef> {
     let exported = object.call_method0("__arrow_c_array__").map_err(|e| {
         PyTypeError::new_err(format!(
-            "column {what:?}: not an Arrow array (no usable __arrow_c_array__: {e})"
+            "column '{what}': not an Arrow array (no usable __arrow_c_array__: {e})"
         ))
     })?;
     let pair = exported.cast::<PyTuple>().map_err(|_| {
         PyTypeError::new_err(format!(
-            "column {what:?}: __arrow_c_array__ must return (schema, array) capsules"
+            "column '{what}': __arrow_c_array__ must return (schema, array) capsules"
         ))
     })?;
     if pair.len() != 2 {
         return Err(PyTypeError::new_err(format!(
-            "column {what:?}: __arrow_c_array__ must return (schema, array) capsules"
+            "column '{what}': __arrow_c_array__ must return (schema, array) capsules"
         )));
     }
     let schema = pair.get_item(0)?;
@@ -51,9 +51,9 @@ pub(crate) fn import_array(object: &Bound<'_, PyAny>, what: &str) -> PyResult<Ar
         let schema = &*schema.cast::<FFI_ArrowSchema>().cast_const();
         from_ffi(array, schema)
     }
-    .map_err(|e| PyValueError::new_err(format!("column {what:?}: {e}")))?;
+    .map_err(|e| PyValueError::new_err(format!("column '{what}': {e}")))?;
     data.validate_full()
-        .map_err(|e| PyValueError::new_err(format!("column {what:?}: invalid Arrow data: {e}")))?;
+        .map_err(|e| PyValueError::new_err(format!("column '{what}': invalid Arrow data: {e}")))?;
     Ok(make_array(data))
 }
 
@@ -64,7 +64,7 @@ fn capsule(
 ) -> PyResult<*mut std::ffi::c_void> {
     let capsule = object.cast::<PyCapsule>().map_err(|_| {
         PyTypeError::new_err(format!(
-            "column {what:?}: __arrow_c_array__ returned a non-capsule"
+            "column '{what}': __arrow_c_array__ returned a non-capsule"
         ))
     })?;
     Ok(capsule.pointer_checked(Some(name))?.as_ptr())

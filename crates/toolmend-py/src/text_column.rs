@@ -41,7 +41,7 @@ impl TextColumn {
         };
         column.ok_or_else(|| {
             PyTypeError::new_err(format!(
-                "column {what:?} must be text (string, large_string or string_view), not {}",
+                "column '{what}' must be text (string, large_string or string_view), not {}",
                 array.data_type()
             ))
         })
