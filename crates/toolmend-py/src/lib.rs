@@ -10,6 +10,7 @@ mod call_batch;
 mod convert;
 mod strict;
 mod text_column;
+mod turn_arrow;
 mod turn_batch;
 
 use std::sync::{Arc, Mutex, OnceLock};
@@ -1111,6 +1112,7 @@ fn _toolmend(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(repair_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(turn_batch::run_turn_rows, m)?)?;
     m.add_function(wrap_pyfunction!(call_batch::repair_call_columns, m)?)?;
+    m.add_function(wrap_pyfunction!(turn_arrow::run_turn_columns, m)?)?;
     m.add_class::<arrow_ffi::ArrowArrayExport>()?;
     m.add("ToolmendError", py.get_type::<ToolmendError>())?;
     m.add("ToolSpecError", py.get_type::<ToolSpecError>())?;

@@ -144,3 +144,47 @@ def test_polars_and_duckdb_results_go_in_as_they_are(tools):
     out = toolmend.arrow.repair_calls(relation, tools)
     assert out.column("status").to_pylist()[0] == "repaired"
     assert out.num_rows == 2
+
+
+def corpus_turns(name="session"):
+    import pathlib
+
+    path = pathlib.Path(__file__).resolve().parents[3] / "corpus" / f"{name}.jsonl"
+    lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    columns = {}
+    for key in ("id", "session", "tools", "message", "finish_reason", "new_user_turn", "options"):
+        values = [line.get(key) for line in lines]
+        if key in ("tools", "message", "options"):
+            values = [None if v is None else json.dumps(v) for v in values]
+        columns[key] = values
+    return pa.table(columns)
+
+
+RESULT_TURN = ("error", "content", "reasoning", "calls", "report")
+
+
+@pytest.mark.parametrize("text", [pa.large_string(), pa.string_view()])
+def test_run_turns_reads_every_text_layout_and_chunking(text):
+    table = corpus_turns()
+    want = toolmend.arrow.run_turns(table)
+    cast = pa.table({n: (c.cast(text) if pa.types.is_string(c.type) else c)
+                     for n, c in zip(table.column_names, table.columns)})
+    # Cut in three chunks: a session's turns still share their state across the cuts.
+    third = max(1, table.num_rows // 3)
+    chunked = pa.Table.from_batches(cast.to_batches()[0:1]).slice(0, third)
+    chunked = pa.concat_tables([chunked, cast.slice(third, third), cast.slice(2 * third)])
+    assert chunked.column("message").num_chunks == 3
+    got = toolmend.arrow.run_turns(chunked)
+    for key in RESULT_TURN:
+        assert got.column(key).to_pylist() == want.column(key).to_pylist(), key
+    assert got.schema.field("calls").type == toolmend.arrow.turn_result_schema()["calls"]
+
+
+def test_run_turns_takes_polars_and_refuses_wrong_types():
+    pl = pytest.importorskip("polars")
+    table = corpus_turns("turn")
+    want = toolmend.arrow.run_turns(table)
+    got = toolmend.arrow.run_turns(pl.from_arrow(table))  # string_view columns, as Polars exports
+    assert got.column("calls").to_pylist() == want.column("calls").to_pylist()
+    with pytest.raises(TypeError, match="'new_user_turn'"):
+        toolmend.arrow.run_turns(pa.table({"message": ['{"content": "hi"}'], "new_user_turn": [1]}))

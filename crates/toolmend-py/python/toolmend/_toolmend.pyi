@@ -241,3 +241,8 @@ def repair_call_columns(
     """The engine of ``toolmend.arrow.repair_calls``: Arrow text columns in, a struct array of
     ``status``, ``arguments_repaired``, ``repairs``, ``error`` out (Arrow C data interface)."""
     ...
+
+def run_turn_columns(columns: Mapping[str, Any], defaults: Mapping[str, Any]) -> ArrowArrayExport:
+    """The engine of ``toolmend.arrow.run_turns``: Arrow text columns in, a struct array of
+    ``error``, ``content``, ``reasoning``, ``calls``, ``report`` out (Arrow C data interface)."""
+    ...

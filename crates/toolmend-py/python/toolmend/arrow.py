@@ -39,7 +39,7 @@ import threading
 from collections import OrderedDict
 from typing import Any, Dict, Tuple
 
-from ._toolmend import Mender, repair_call_columns, run_turn_rows
+from ._toolmend import Mender, repair_call_columns, run_turn_columns
 
 __all__ = ["audit", "repair_calls", "result_schema", "run_turns", "turn_result_schema"]
 
@@ -234,7 +234,7 @@ def _json_column(column):
     """
     import pyarrow as pa
 
-    if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
+    if _is_text(column):
         return column.to_pylist()
     return [None if v is None else json.dumps(_without_nulls(v)) for v in column.to_pylist()]
 
@@ -247,7 +247,8 @@ def _id_column(column):
 def run_turns(batch, tools=None, **options):
     """Runs every assistant turn of an Arrow batch; returns the batch with the result columns.
 
-    ``batch``: a ``pyarrow.RecordBatch`` or ``pyarrow.Table``, one row per line of the
+    ``batch``: a ``pyarrow.RecordBatch`` or ``pyarrow.Table`` (or an object exporting the Arrow
+    PyCapsule interface: a ``pyarrow.Table`` comes back), one row per line of the
     ``toolmend turns`` JSONL contract: ``message`` (the OpenAI-style assistant message: JSON
     text, or a struct column), and optionally ``id``, ``session``, ``model``, ``tools`` (JSON
     text or nested), ``finish_reason``, ``new_user_turn`` and ``options`` (``recover``,
@@ -263,28 +264,33 @@ def run_turns(batch, tools=None, **options):
     ``arguments_text`` to dispatch, ``repairs``, ``notes``, ``outcome``, ``error``,
     ``native_index``) and ``report`` (the turn's counts). A row with an error has null
     ``calls`` and ``report``; the rows after it go on. The whole batch runs in Rust with the GIL
-    released; compiled tool sets are cached across batches.
+    released; compiled tool sets are cached across batches. Text columns (``string``,
+    ``large_string``, ``string_view``, dictionary) go in and the results come out through the
+    Arrow C data interface; struct columns are encoded as JSON text first (in Python).
     """
     import pyarrow as pa
 
-    if not isinstance(batch, (pa.RecordBatch, pa.Table)):
-        raise TypeError(f"run_turns takes a pyarrow RecordBatch or Table, not {type(batch).__name__}")
+    batch = _as_arrow(batch, "run_turns")
     unknown = sorted(set(options) - set(_TURN_OPTIONS))
     if unknown:
         raise TypeError(f"run_turns() got unexpected keyword arguments {unknown}; it takes {list(_TURN_OPTIONS)}")
     names = batch.schema.names
     if "message" not in names:
         raise ValueError(f"run_turns needs a 'message' column; the batch has {names}")
-    column = batch.column
-    rows = {
-        "messages": _json_column(column("message")),
-        "ids": _id_column(column("id")) if "id" in names else None,
-        "tools": _json_column(column("tools")) if "tools" in names else None,
-        "options": _json_column(column("options")) if "options" in names else None,
-        "new_user_turns": column("new_user_turn").to_pylist() if "new_user_turn" in names else None,
-    }
+    # One record batch: rows of a session share its state across the whole input, so a
+    # chunked table is made one chunk (free when it already is).
+    rows = batch if isinstance(batch, pa.RecordBatch) else _one_batch(batch)
+    columns = {}
+    for key in ("message", "tools", "options"):
+        if key in names:
+            columns[key] = _json_text_array(rows.column(key))
+    if "id" in names:
+        columns["id"] = _id_array(rows.column("id"))
     for key in _TEXT_COLUMNS:
-        rows[key + "s"] = column(key).to_pylist() if key in names else None
+        if key in names:
+            columns[key] = _text_column(rows.column(key))
+    if "new_user_turn" in names:
+        columns["new_user_turn"] = rows.column("new_user_turn")
     if tools is not None and not isinstance(tools, str):
         tools = json.dumps(tools)
     defaults = {
@@ -294,64 +300,49 @@ def run_turns(batch, tools=None, **options):
         "max_reprompts": options.get("max_reprompts"),
         "include_values": bool(options.get("include_values", False)),
     }
-    out = run_turn_rows(rows, defaults)
-    added = _turn_columns(out)
-    keep = [n for n in names if n not in added]
-    columns = [column(n) for n in keep] + list(added.values())
-    names_out = keep + list(added)
+    added = pa.record_batch(run_turn_columns(columns, defaults))
+    keep = [n for n in names if n not in added.schema.names]
+    arrays = [batch.column(n) for n in keep] + added.columns
+    names_out = keep + added.schema.names
     if isinstance(batch, pa.Table):
-        return pa.Table.from_arrays(columns, names=names_out)
-    return pa.RecordBatch.from_arrays(columns, names=names_out)
+        return pa.Table.from_arrays(arrays, names=names_out)
+    return pa.RecordBatch.from_arrays(arrays, names=names_out)
 
 
-def _turn_columns(out):
-    """Arrow arrays from ``run_turn_rows``'s flat lists (no Python object per call or repair)."""
+def _one_batch(table):
+    """A table as one RecordBatch (a copy only when it has several chunks)."""
     import pyarrow as pa
 
-    types = turn_result_schema()
-    call_type = types["calls"].value_type
-    failed = pa.array([e is not None for e in out["error"]], pa.bool_())
-    string = pa.string()
+    batches = table.combine_chunks().to_batches()
+    if not batches:
+        return pa.RecordBatch.from_pylist([], schema=table.schema)
+    return batches[0]
 
-    def lists(offsets, values):
-        return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), values)
 
-    repairs = lists(
-        out["repair_offsets"],
-        pa.StructArray.from_arrays(
-            [pa.array(out["repair_kind"], string), pa.array(out["repair_path"], string)], names=["kind", "path"]
-        ),
-    )
-    calls = pa.StructArray.from_arrays(
-        [
-            pa.array(out["call_id"], string),
-            pa.array(out["call_name"], string),
-            pa.array(out["call_origin"], string),
-            pa.array(out["call_status"], string),
-            pa.array(out["call_arguments"], string),
-            pa.array(out["call_arguments_text"], string),
-            repairs.cast(call_type.field("repairs").type),
-            lists(out["note_offsets"], pa.array(out["notes"], string)),
-            pa.array(out["call_outcome"], string),
-            pa.array(out["call_error"], string),
-            pa.array(out["call_native_index"], pa.int64()),
-        ],
-        fields=list(call_type),
-    )
-    report = pa.StructArray.from_arrays(
-        [pa.array(out["report"][name], pa.int64()) for name in _REPORT_FIELDS],
-        fields=list(types["report"]),
-        mask=failed,
-    )
-    return {
-        "error": pa.array(out["error"], string),
-        "content": pa.array(out["content"], string),
-        "reasoning": pa.array(out["reasoning"], string),
-        "calls": pa.ListArray.from_arrays(pa.array(out["call_offsets"], pa.int32()), calls, mask=failed).cast(
-            types["calls"]
-        ),
-        "report": report,
-    }
+def _is_text(column):
+    import pyarrow as pa
+
+    t = column.type
+    if pa.types.is_dictionary(t):
+        t = t.value_type
+    return pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t)
+
+
+def _json_text_array(column):
+    """A JSON column as text for the native side: text columns as they are, nested ones encoded."""
+    import pyarrow as pa
+
+    if _is_text(column):
+        return _text_column(column)
+    return pa.array(_json_column(column), pa.string())
+
+
+def _id_array(column):
+    import pyarrow as pa
+
+    if _is_text(column):
+        return _text_column(column)
+    return pa.array(_id_column(column), pa.string())
 
 
 def audit(data, tools=None, **options):
