@@ -153,6 +153,7 @@ def repair_calls(batch, tools=None, **options):
         mender, mender_for = _mender(tools, options), None
     elif "tools" in batch.schema.names:
         mender = None
+        _mender([], options)  # a wrong keyword is an error of the call, not of every row
 
         def mender_for(text):
             return _mender(text, options)
