@@ -5,9 +5,13 @@
 //! framework adapters (`toolmend.integrations`). Work on inputs over [`DETACH_BYTES`] runs with
 //! the GIL released, so other Python threads go on.
 
+mod arrow_ffi;
 mod audit;
+mod call_batch;
 mod convert;
 mod strict;
+mod text_column;
+mod turn_arrow;
 mod turn_batch;
 
 use std::sync::{Arc, Mutex, OnceLock};
@@ -643,8 +647,8 @@ impl TurnResult {
 /// `include_values`, and the limits `max_salvage_bytes`, `max_depth`, `max_recovered_calls`,
 /// `max_repair_rounds`, `max_message_bytes`, `max_call_key_matches`, `max_call_errors`.
 #[pyclass(frozen, module = "toolmend")]
-struct Mender {
-    inner: toolmend::Mender,
+pub(crate) struct Mender {
+    pub(crate) inner: toolmend::Mender,
 }
 
 fn recover_mode(name: &str) -> PyResult<RecoverMode> {
@@ -1109,6 +1113,9 @@ fn _toolmend(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(repair_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(turn_batch::run_turn_rows, m)?)?;
     m.add_class::<audit::AuditTally>()?;
+    m.add_function(wrap_pyfunction!(call_batch::repair_call_columns, m)?)?;
+    m.add_function(wrap_pyfunction!(turn_arrow::run_turn_columns, m)?)?;
+    m.add_class::<arrow_ffi::ArrowArrayExport>()?;
     m.add("ToolmendError", py.get_type::<ToolmendError>())?;
     m.add("ToolSpecError", py.get_type::<ToolSpecError>())?;
     m.add("SalvageError", py.get_type::<SalvageError>())?;

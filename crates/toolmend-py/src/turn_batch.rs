@@ -28,14 +28,14 @@ static MENDERS: LazyLock<MenderCache> = LazyLock::new(MenderCache::default);
 #[derive(Debug, Default, FromPyObject)]
 #[pyo3(from_item_all)]
 pub(crate) struct TurnRows {
-    messages: Vec<Option<String>>,
-    ids: Option<Vec<Option<String>>>,
-    sessions: Option<Vec<Option<String>>>,
-    models: Option<Vec<Option<String>>>,
-    tools: Option<Vec<Option<String>>>,
-    finish_reasons: Option<Vec<Option<String>>>,
-    new_user_turns: Option<Vec<Option<bool>>>,
-    options: Option<Vec<Option<String>>>,
+    pub(crate) messages: Vec<Option<String>>,
+    pub(crate) ids: Option<Vec<Option<String>>>,
+    pub(crate) sessions: Option<Vec<Option<String>>>,
+    pub(crate) models: Option<Vec<Option<String>>>,
+    pub(crate) tools: Option<Vec<Option<String>>>,
+    pub(crate) finish_reasons: Option<Vec<Option<String>>>,
+    pub(crate) new_user_turns: Option<Vec<Option<bool>>>,
+    pub(crate) options: Option<Vec<Option<String>>>,
 }
 
 /// What rows without their own value use (the keywords of `run_turns`, as the CLI's flags).
@@ -51,31 +51,31 @@ pub(crate) struct TurnDefaults {
 
 /// The result columns, flat.
 #[derive(Debug, Default)]
-struct TurnColumns {
-    error: Vec<Option<String>>,
-    content: Vec<Option<String>>,
-    reasoning: Vec<Option<String>>,
+pub(crate) struct TurnColumns {
+    pub(crate) error: Vec<Option<String>>,
+    pub(crate) content: Vec<Option<String>>,
+    pub(crate) reasoning: Vec<Option<String>>,
     /// Offsets into the call columns, one per row plus one.
-    call_offsets: Vec<i64>,
-    call_id: Vec<String>,
-    call_name: Vec<String>,
-    call_origin: Vec<String>,
-    call_status: Vec<String>,
-    call_arguments: Vec<Option<String>>,
-    call_arguments_text: Vec<String>,
-    call_outcome: Vec<Option<String>>,
-    call_error: Vec<Option<String>>,
-    call_native_index: Vec<Option<i64>>,
-    repair_offsets: Vec<i64>,
-    repair_kind: Vec<&'static str>,
-    repair_path: Vec<String>,
-    note_offsets: Vec<i64>,
-    notes: Vec<String>,
-    report: [Vec<Option<i64>>; 6],
+    pub(crate) call_offsets: Vec<i64>,
+    pub(crate) call_id: Vec<String>,
+    pub(crate) call_name: Vec<String>,
+    pub(crate) call_origin: Vec<String>,
+    pub(crate) call_status: Vec<String>,
+    pub(crate) call_arguments: Vec<Option<String>>,
+    pub(crate) call_arguments_text: Vec<String>,
+    pub(crate) call_outcome: Vec<Option<String>>,
+    pub(crate) call_error: Vec<Option<String>>,
+    pub(crate) call_native_index: Vec<Option<i64>>,
+    pub(crate) repair_offsets: Vec<i64>,
+    pub(crate) repair_kind: Vec<&'static str>,
+    pub(crate) repair_path: Vec<String>,
+    pub(crate) note_offsets: Vec<i64>,
+    pub(crate) notes: Vec<String>,
+    pub(crate) report: [Vec<Option<i64>>; 6],
 }
 
 /// The names of the report's counts, in `TurnColumns::report` order.
-const REPORT_FIELDS: [&str; 6] = [
+pub(crate) const REPORT_FIELDS: [&str; 6] = [
     "repaired",
     "invalid",
     "scavenged",
@@ -112,7 +112,7 @@ pub(crate) fn run_turn_rows<'py>(
     into_dict(py, columns)
 }
 
-fn run_all(rows: &TurnRows, defaults: &TurnDefaults) -> TurnColumns {
+pub(crate) fn run_all(rows: &TurnRows, defaults: &TurnDefaults) -> TurnColumns {
     let mut out = TurnColumns::default();
     out.call_offsets.push(0);
     out.repair_offsets.push(0);

@@ -235,3 +235,25 @@ class AuditTally:
     def rows(self) -> List[Dict[str, Any]]:
         """The report: ``toolmend audit --format jsonl``'s rows."""
         ...
+
+class ArrowArrayExport:
+    """An Arrow array made by the native side, for ``pyarrow.array`` / ``pyarrow.record_batch``."""
+
+    def __arrow_c_array__(self, requested_schema: Optional[Any] = None) -> Tuple[Any, Any]: ...
+    def __len__(self) -> int: ...
+
+def repair_call_columns(
+    names: Any,
+    arguments: Any,
+    mender: Optional[Mender] = None,
+    tools: Optional[Any] = None,
+    mender_for: Optional[Any] = None,
+) -> ArrowArrayExport:
+    """The engine of ``toolmend.arrow.repair_calls``: Arrow text columns in, a struct array of
+    ``status``, ``arguments_repaired``, ``repairs``, ``error`` out (Arrow C data interface)."""
+    ...
+
+def run_turn_columns(columns: Mapping[str, Any], defaults: Mapping[str, Any]) -> ArrowArrayExport:
+    """The engine of ``toolmend.arrow.run_turns``: Arrow text columns in, a struct array of
+    ``error``, ``content``, ``reasoning``, ``calls``, ``report`` out (Arrow C data interface)."""
+    ...

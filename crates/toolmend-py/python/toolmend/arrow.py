@@ -10,11 +10,13 @@ the input columns and four more:
 - ``repairs`` (list<struct<kind: string, path: string>>): what was changed, where;
 - ``error`` (string): the retry message for the model, null when there is none.
 
-The batch is read out of Arrow once, repaired in Rust with the GIL released for the whole
-batch, and written back as Arrow arrays: other Python threads run meanwhile, and a Ray or Spark
-worker spends its time in the engine, not in a Python loop. One ``Mender`` is compiled per tool
-set and kept (bounded LRU) across batches. The columns are copied in and out (not zero-copy
-through the Arrow C data interface): see the README's "Batch repair" for what that costs.
+The columns go to the native side and the results come back through the Arrow C data
+interface (the PyCapsule protocol): the input buffers are read in place, the result buffers are
+handed to pyarrow as they are, and no Python object is made per row. Each record batch is
+repaired with the GIL released: other Python threads run meanwhile, and a Ray or Spark worker
+spends its time in the engine, not in a Python loop. One ``Mender`` is compiled per tool set
+and kept (bounded LRU) across batches. Polars, DuckDB and other objects that export the
+PyCapsule interface are accepted as they are.
 
 It plugs into the engines' Arrow batch hooks as is::
 
@@ -26,9 +28,8 @@ It plugs into the engines' Arrow batch hooks as is::
 columns and the turn's result: ``error``, ``content``, ``reasoning``, ``calls`` and ``report``
 (see ``run_turns``).
 
-``audit(data)`` runs the same turns and counts them: calls by status per model, tool and repair
-kind, silently-invalid calls (see ``toolmend.audit``), as the rows of a table, counted by the
-library's tally that ``toolmend audit`` uses.
+``audit(data)`` counts ``run_turns``' results over a dataset: calls by status per model, tool and
+repair kind, silently-invalid calls (see ``toolmend.audit``), as the rows of a table.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ import threading
 from collections import OrderedDict
 from typing import Any, Dict, Tuple
 
-from ._toolmend import Mender, run_turn_rows
+from ._toolmend import Mender, repair_call_columns, run_turn_columns
 
 __all__ = ["audit", "repair_calls", "result_schema", "run_turns", "turn_result_schema"]
 
@@ -68,31 +69,6 @@ def _mender(tools: Any, options: Dict[str, Any]) -> Mender:
     return mender
 
 
-def _per_row_tools(tools_column, names, arguments, options):
-    """``repair_many`` per distinct tool set of the rows, results put back in row order."""
-    groups: "Dict[str, list]" = {}
-    for i, text in enumerate(tools_column):
-        if text is None:
-            raise ValueError(f"row {i} has no tools (null in the 'tools' column)")
-        groups.setdefault(text, []).append(i)
-    n = len(names)
-    status, repaired, error = [None] * n, [None] * n, [None] * n
-    per_row = [None] * n
-    for text, rows in groups.items():
-        s, r, offs, ks, ps, e = _mender(text, options).repair_many(
-            [names[i] for i in rows], [arguments[i] for i in rows]
-        )
-        for j, i in enumerate(rows):
-            status[i], repaired[i], error[i] = s[j], r[j], e[j]
-            per_row[i] = (ks[offs[j] : offs[j + 1]], ps[offs[j] : offs[j + 1]])
-    offsets, kinds, paths = [0], [], []
-    for ks, ps in per_row:
-        kinds.extend(ks)
-        paths.extend(ps)
-        offsets.append(len(kinds))
-    return status, repaired, offsets, kinds, paths, error
-
-
 def result_schema():
     """The Arrow types of the four columns ``repair_calls`` adds, by name."""
     import pyarrow as pa
@@ -105,51 +81,101 @@ def result_schema():
     }
 
 
-def repair_calls(batch, tools=None, **options):
-    """Repairs every call of an Arrow batch; returns the batch with the result columns added.
+def _as_arrow(data, caller):
+    """``data`` as a pyarrow RecordBatch or Table, read in place.
 
-    ``batch``: a ``pyarrow.RecordBatch`` or ``pyarrow.Table`` with string columns ``name`` and
-    ``arguments`` (a null ``arguments`` is judged as empty text, never filled in). ``tools``: the
-    tool set of the whole batch (anything ``Mender`` accepts: a list of tool dicts in OpenAI,
-    Anthropic or MCP form, their JSON text, or a ``Mender``); when it is ``None``, each row's
-    tools come from a string column ``tools`` (JSON text; rows with the same text share one
-    ``Mender``). ``options``: ``Mender``'s keywords (``model``, ``recover``, limits). Columns
-    already named like a result column are replaced.
+    pyarrow objects are used as they are; anything else that exports the Arrow PyCapsule
+    interface (a Polars DataFrame, a DuckDB result, a nanoarrow or arro3 table) is imported
+    through ``__arrow_c_stream__`` / ``__arrow_c_array__`` without copying its buffers.
     """
     import pyarrow as pa
 
-    if not isinstance(batch, (pa.RecordBatch, pa.Table)):
-        raise TypeError(f"repair_calls takes a pyarrow RecordBatch or Table, not {type(batch).__name__}")
+    if isinstance(data, (pa.RecordBatch, pa.Table)):
+        return data
+    if hasattr(data, "__arrow_c_stream__"):
+        return pa.table(data)
+    if hasattr(data, "__arrow_c_array__"):
+        return pa.record_batch(data)
+    raise TypeError(
+        f"{caller} takes a pyarrow RecordBatch or Table (or an object exporting the Arrow "
+        f"PyCapsule interface), not {type(data).__name__}"
+    )
+
+
+def _text_column(column):
+    """A column ready for the native side: dictionary-encoded text is decoded (a copy)."""
+    import pyarrow as pa
+
+    if pa.types.is_dictionary(column.type):
+        return column.dictionary_decode()
+    return column
+
+
+def _repair_record_batch(batch, mender, mender_for):
+    """The four result columns of one RecordBatch, as a RecordBatch (buffers from Rust)."""
+    import pyarrow as pa
+
+    tools = _text_column(batch.column("tools")) if mender is None else None
+    exported = repair_call_columns(
+        _text_column(batch.column("name")),
+        _text_column(batch.column("arguments")),
+        mender,
+        tools,
+        mender_for,
+    )
+    return pa.record_batch(exported)
+
+
+def repair_calls(batch, tools=None, **options):
+    """Repairs every call of an Arrow batch; returns the batch with the result columns added.
+
+    ``batch``: a ``pyarrow.RecordBatch`` or ``pyarrow.Table`` (or anything exporting the Arrow
+    PyCapsule interface, such as a Polars DataFrame or a DuckDB result: the answer is then a
+    ``pyarrow.Table``) with text columns ``name`` and ``arguments`` (``string``,
+    ``large_string``, ``string_view`` or dictionary-encoded; a null is judged as empty text,
+    never filled in). ``tools``: the tool set of the whole batch (anything ``Mender`` accepts: a
+    list of tool dicts in OpenAI, Anthropic or MCP form, their JSON text, or a ``Mender``);
+    when it is ``None``, each row's tools come from a text column ``tools`` (JSON text; rows
+    with the same text share one ``Mender``; a row whose tools are null or unreadable is
+    ``unvalidated`` with an ``error`` saying why). ``options``: ``Mender``'s keywords
+    (``model``, ``recover``, limits). Columns already named like a result column are replaced.
+
+    The columns are read in place and the results written by the native side, through the Arrow
+    C data interface; each record batch runs with the GIL released.
+    """
+    import pyarrow as pa
+
+    batch = _as_arrow(batch, "repair_calls")
     for column in ("name", "arguments"):
         if column not in batch.schema.names:
             raise ValueError(f"repair_calls needs a {column!r} column; the batch has {batch.schema.names}")
-    names = batch.column("name").to_pylist()
-    arguments = batch.column("arguments").to_pylist()
     if tools is not None:
-        status, repaired, offsets, kinds, paths, error = _mender(tools, options).repair_many(names, arguments)
+        mender, mender_for = _mender(tools, options), None
     elif "tools" in batch.schema.names:
-        status, repaired, offsets, kinds, paths, error = _per_row_tools(
-            batch.column("tools").to_pylist(), names, arguments, options
-        )
+        mender = None
+        _mender([], options)  # a wrong keyword is an error of the call, not of every row
+
+        def mender_for(text):
+            return _mender(text, options)
+
     else:
         raise ValueError("repair_calls needs tools=... or a 'tools' column (JSON text per row)")
     types = result_schema()
-    entries = pa.StructArray.from_arrays(
-        [pa.array(kinds, pa.string()), pa.array(paths, pa.string())], names=["kind", "path"]
+    keep = [i for i, n in enumerate(batch.schema.names) if n not in types]
+    if isinstance(batch, pa.RecordBatch):
+        added = _repair_record_batch(batch, mender, mender_for)
+        columns = [batch.column(i) for i in keep] + added.columns
+        fields = [batch.schema.field(i) for i in keep] + list(added.schema)
+        return pa.RecordBatch.from_arrays(columns, schema=pa.schema(fields, metadata=batch.schema.metadata))
+    schema = pa.schema(
+        [batch.schema.field(i) for i in keep] + [pa.field(n, t) for n, t in types.items()],
+        metadata=batch.schema.metadata,
     )
-    added = {
-        "status": pa.array(status, types["status"]),
-        "arguments_repaired": pa.array(repaired, types["arguments_repaired"]),
-        # Built from the flat lists and their offsets: no Python object per repair.
-        "repairs": pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), entries).cast(types["repairs"]),
-        "error": pa.array(error, types["error"]),
-    }
-    keep = [n for n in batch.schema.names if n not in added]
-    columns = [batch.column(n) for n in keep] + list(added.values())
-    names_out = keep + list(added)
-    if isinstance(batch, pa.Table):
-        return pa.Table.from_arrays(columns, names=names_out)
-    return pa.RecordBatch.from_arrays(columns, names=names_out)
+    out = []
+    for part in batch.to_batches():
+        added = _repair_record_batch(part, mender, mender_for)
+        out.append(pa.RecordBatch.from_arrays([part.column(i) for i in keep] + added.columns, schema=schema))
+    return pa.Table.from_batches(out, schema=schema)
 
 
 def turn_result_schema():
@@ -209,7 +235,7 @@ def _json_column(column):
     """
     import pyarrow as pa
 
-    if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
+    if _is_text(column):
         return column.to_pylist()
     return [None if v is None else json.dumps(_without_nulls(v)) for v in column.to_pylist()]
 
@@ -222,7 +248,8 @@ def _id_column(column):
 def run_turns(batch, tools=None, **options):
     """Runs every assistant turn of an Arrow batch; returns the batch with the result columns.
 
-    ``batch``: a ``pyarrow.RecordBatch`` or ``pyarrow.Table``, one row per line of the
+    ``batch``: a ``pyarrow.RecordBatch`` or ``pyarrow.Table`` (or an object exporting the Arrow
+    PyCapsule interface: a ``pyarrow.Table`` comes back), one row per line of the
     ``toolmend turns`` JSONL contract: ``message`` (the OpenAI-style assistant message: JSON
     text, or a struct column), and optionally ``id``, ``session``, ``model``, ``tools`` (JSON
     text or nested), ``finish_reason``, ``new_user_turn`` and ``options`` (``recover``,
@@ -238,20 +265,49 @@ def run_turns(batch, tools=None, **options):
     ``arguments_text`` to dispatch, ``repairs``, ``notes``, ``outcome``, ``error``,
     ``native_index``) and ``report`` (the turn's counts). A row with an error has null
     ``calls`` and ``report``; the rows after it go on. The whole batch runs in Rust with the GIL
-    released; compiled tool sets are cached across batches.
+    released; compiled tool sets are cached across batches. Text columns (``string``,
+    ``large_string``, ``string_view``, dictionary) go in and the results come out through the
+    Arrow C data interface; struct columns are encoded as JSON text first (in Python).
     """
     import pyarrow as pa
 
-    rows, defaults = _turn_inputs(batch, tools, options, "run_turns")
-    out = run_turn_rows(rows, defaults)
-    added = _turn_columns(out)
+    batch = _as_arrow(batch, "run_turns")
+    unknown = sorted(set(options) - set(_TURN_OPTIONS))
+    if unknown:
+        raise TypeError(f"run_turns() got unexpected keyword arguments {unknown}; it takes {list(_TURN_OPTIONS)}")
     names = batch.schema.names
-    keep = [n for n in names if n not in added]
-    columns = [batch.column(n) for n in keep] + list(added.values())
-    names_out = keep + list(added)
+    if "message" not in names:
+        raise ValueError(f"run_turns needs a 'message' column; the batch has {names}")
+    # One record batch: rows of a session share its state across the whole input, so a
+    # chunked table is made one chunk (free when it already is).
+    rows = batch if isinstance(batch, pa.RecordBatch) else _one_batch(batch)
+    columns = {}
+    for key in ("message", "tools", "options"):
+        if key in names:
+            columns[key] = _json_text_array(rows.column(key))
+    if "id" in names:
+        columns["id"] = _id_array(rows.column("id"))
+    for key in _TEXT_COLUMNS:
+        if key in names:
+            columns[key] = _text_column(rows.column(key))
+    if "new_user_turn" in names:
+        columns["new_user_turn"] = rows.column("new_user_turn")
+    if tools is not None and not isinstance(tools, str):
+        tools = json.dumps(tools)
+    defaults = {
+        "tools": tools,
+        "recover": options.get("recover"),
+        "model": options.get("model"),
+        "max_reprompts": options.get("max_reprompts"),
+        "include_values": bool(options.get("include_values", False)),
+    }
+    added = pa.record_batch(run_turn_columns(columns, defaults))
+    keep = [n for n in names if n not in added.schema.names]
+    arrays = [batch.column(n) for n in keep] + added.columns
+    names_out = keep + added.schema.names
     if isinstance(batch, pa.Table):
-        return pa.Table.from_arrays(columns, names=names_out)
-    return pa.RecordBatch.from_arrays(columns, names=names_out)
+        return pa.Table.from_arrays(arrays, names=names_out)
+    return pa.RecordBatch.from_arrays(arrays, names=names_out)
 
 
 def _turn_inputs(batch, tools, options, caller):
@@ -289,54 +345,40 @@ def _turn_inputs(batch, tools, options, caller):
     return rows, defaults
 
 
-def _turn_columns(out):
-    """Arrow arrays from ``run_turn_rows``'s flat lists (no Python object per call or repair)."""
+def _one_batch(table):
+    """A table as one RecordBatch (a copy only when it has several chunks)."""
     import pyarrow as pa
 
-    types = turn_result_schema()
-    call_type = types["calls"].value_type
-    failed = pa.array([e is not None for e in out["error"]], pa.bool_())
-    string = pa.string()
+    batches = table.combine_chunks().to_batches()
+    if not batches:
+        return pa.RecordBatch.from_pylist([], schema=table.schema)
+    return batches[0]
 
-    def lists(offsets, values):
-        return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), values)
 
-    repairs = lists(
-        out["repair_offsets"],
-        pa.StructArray.from_arrays(
-            [pa.array(out["repair_kind"], string), pa.array(out["repair_path"], string)], names=["kind", "path"]
-        ),
-    )
-    calls = pa.StructArray.from_arrays(
-        [
-            pa.array(out["call_id"], string),
-            pa.array(out["call_name"], string),
-            pa.array(out["call_origin"], string),
-            pa.array(out["call_status"], string),
-            pa.array(out["call_arguments"], string),
-            pa.array(out["call_arguments_text"], string),
-            repairs.cast(call_type.field("repairs").type),
-            lists(out["note_offsets"], pa.array(out["notes"], string)),
-            pa.array(out["call_outcome"], string),
-            pa.array(out["call_error"], string),
-            pa.array(out["call_native_index"], pa.int64()),
-        ],
-        fields=list(call_type),
-    )
-    report = pa.StructArray.from_arrays(
-        [pa.array(out["report"][name], pa.int64()) for name in _REPORT_FIELDS],
-        fields=list(types["report"]),
-        mask=failed,
-    )
-    return {
-        "error": pa.array(out["error"], string),
-        "content": pa.array(out["content"], string),
-        "reasoning": pa.array(out["reasoning"], string),
-        "calls": pa.ListArray.from_arrays(pa.array(out["call_offsets"], pa.int32()), calls, mask=failed).cast(
-            types["calls"]
-        ),
-        "report": report,
-    }
+def _is_text(column):
+    import pyarrow as pa
+
+    t = column.type
+    if pa.types.is_dictionary(t):
+        t = t.value_type
+    return pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t)
+
+
+def _json_text_array(column):
+    """A JSON column as text for the native side: text columns as they are, nested ones encoded."""
+    import pyarrow as pa
+
+    if _is_text(column):
+        return _text_column(column)
+    return pa.array(_json_column(column), pa.string())
+
+
+def _id_array(column):
+    import pyarrow as pa
+
+    if _is_text(column):
+        return _text_column(column)
+    return pa.array(_id_column(column), pa.string())
 
 
 def audit(data, tools=None, **options):
