@@ -6,7 +6,8 @@ DATA_DIR is what bench/scale/make_calls.py wrote (Parquet, JSONL, tools.json). E
 toolmend's public API only, so the same command measures any later implementation. Phases:
 
 - ``local`` (one thread, so rows/s per core): the same calls through a Python loop over
-  ``Mender.repair_call`` (reading ``.status``; the reference), through
+  ``Mender.repair_call`` reading ``.status`` (the reference), the same loop collecting what
+  ``repair_calls`` returns (status, text to dispatch, repairs, error) into Arrow columns, through
   ``toolmend.arrow.repair_calls`` over the Parquet file's record batches (columns in and out),
   and through ``Mender.repair_many`` on lists already in Python (the Rust engine plus list
   conversion: the nearest this process gets to the engine alone).
@@ -79,6 +80,24 @@ def local_phase(data: Path, tools, rounds: int, results: dict) -> Counter:
             counts[mender.repair_call(name, text).status] += 1
         return counts
 
+    def loop_columns():
+        # The loop that gives what repair_calls gives: the four result columns, as Arrow.
+        status, repaired, repairs, errors = [], [], [], []
+        for name, text in zip(names, arguments):
+            call = mender.repair_call(name, text)
+            status.append(call.status)
+            repaired.append(call.arguments_text if call.dispatchable else None)
+            repairs.append([{"kind": r.kind, "path": r.path} for r in call.repairs])
+            errors.append(call.error)
+        types = toolmend.arrow.result_schema()
+        out = pa.table({"status": pa.array(status, types["status"]),
+                        "arguments_repaired": pa.array(repaired, types["arguments_repaired"]),
+                        "repairs": pa.array(repairs, types["repairs"]),
+                        "error": pa.array(errors, types["error"])})
+        counts = Counter()
+        add(counts, out)
+        return counts
+
     def arrow():
         counts = Counter()
         for batch in batches:
@@ -88,7 +107,8 @@ def local_phase(data: Path, tools, rounds: int, results: dict) -> Counter:
     def engine():
         return Counter(mender.repair_many(names, arguments)[0])
 
-    runs = {"loop over Mender.repair_call": loop, "toolmend.arrow.repair_calls": arrow}
+    runs = {"loop over Mender.repair_call": loop, "loop, the same 4 columns as Arrow": loop_columns,
+            "toolmend.arrow.repair_calls": arrow}
     if hasattr(mender, "repair_many"):
         runs["Mender.repair_many (engine + lists)"] = engine
     reference = None
