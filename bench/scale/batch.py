@@ -1,6 +1,7 @@
 """Batch repair at scale: rows/s per core in one process, then Ray Data and Spark local mode.
 
     python bench/scale/batch.py DATA_DIR [--rounds 2] [--phases local,ray,spark] [--out FILE]
+                                [--engine ENGINE.json]
 
 DATA_DIR is what bench/scale/make_calls.py wrote (Parquet, JSONL, tools.json). Everything uses
 toolmend's public API only, so the same command measures any later implementation. Phases:
@@ -10,7 +11,8 @@ toolmend's public API only, so the same command measures any later implementatio
   ``repair_calls`` returns (status, text to dispatch, repairs, error) into Arrow columns, through
   ``toolmend.arrow.repair_calls`` over the Parquet file's record batches (columns in and out),
   and through ``Mender.repair_many`` on lists already in Python (the Rust engine plus list
-  conversion: the nearest this process gets to the engine alone).
+  conversion). With --engine, the line ``examples/batch_engine.rs`` printed (the Rust engine
+  alone over the same calls, one thread) is the third reference.
 - ``ray``: Ray Data on a local instance with 1 and 2 CPUs, over the Parquet and the JSONL files:
   ``read → map_batches(repair_calls, batch_format="pyarrow") → status counts per batch``, and the
   same pipeline with an identity function (Ray's own cost of reading and moving the batches).
@@ -236,16 +238,22 @@ def check(expected: Counter, counts: Counter, label: str) -> None:
         sys.exit(f"batch: {label} gave status counts {dict(counts)}, the loop {dict(expected)}")
 
 
+RUST_ENGINE = "Rust engine alone (examples/batch_engine.rs)"
+
+
 def summary(results: dict) -> None:
     print("\nmedian rows/s (rounds in brackets); ratios against the references of this run")
     local = results.get("local", {})
     loop = statistics.median(local.get("loop over Mender.repair_call", {}).get("1", [0])) or None
     engine = statistics.median(local.get("Mender.repair_many (engine + lists)", {}).get("1", [0])) or None
+    rust = statistics.median(local.get(RUST_ENGINE, {}).get("1", [0])) or None
     for label, by_workers in local.items():
         rate = statistics.median(by_workers["1"])
         ratios = f"{rate / loop:.2f}x the loop" if loop else ""
         if engine:
             ratios += f", {rate / engine:.2f}x repair_many"
+        if rust:
+            ratios += f", {rate / rust:.2f}x the Rust engine"
         spread = ", ".join(f"{r:,.0f}" for r in by_workers["1"])
         print(f"  one core  {label:42} {rate:12,.0f}  [{spread}]  {ratios}")
     for phase in ("ray", "spark"):
@@ -264,6 +272,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--phases", default="local,ray,spark")
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--engine", type=Path, help="the JSON line examples/batch_engine.rs printed")
     args = parser.parse_args()
     phases = set(args.phases.split(","))
     manifest = json.loads((args.data / "manifest.json").read_text())
@@ -279,6 +288,11 @@ def main() -> None:
         for batch in table.to_batches(max_chunksize=65_536):
             add(expected, toolmend.arrow.repair_calls(batch, tools))
     print(f"statuses {dict(sorted(expected.items()))}", flush=True)
+    if args.engine:
+        rust = json.loads(args.engine.read_text())
+        check(expected, Counter(rust["statuses"]), RUST_ENGINE)
+        for rate in rust["rounds_rows_per_s"]:
+            record(results, "local", RUST_ENGINE, 1, rate)
     if "ray" in phases:
         ray_phase(args.data, tools, args.rounds, results, expected, rows)
     if "spark" in phases:

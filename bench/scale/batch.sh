@@ -4,11 +4,13 @@
 # One command: builds the toolmend wheel (release, maturin), a venv with the engines pinned by
 # crates/toolmend-py/tests-engines/requirements.txt (the same cached venv as .ci/run's engine
 # section), the dataset (bench/scale/make_calls.py, from ../shared/bench/make_corpus.py; kept
-# between runs in $DATA_DIR), then runs bench/scale/batch.py over it. Not in the default test
-# run; needs Java 17+ and ~2.5 GB of disk (venvs 1.3 GB, data ~0.3 GB). Loopback only.
+# between runs in $DATA_DIR), then runs crates/toolmend/examples/batch_engine.rs (the Rust
+# engine alone, a reference) and bench/scale/batch.py over it. Not in the default test run;
+# needs cargo, Java 17+ and ~2.5 GB of disk (venvs 1.3 GB, data ~0.3 GB). Loopback only.
 # Knobs: ROWS (1000000), ROUNDS (2), PHASES (local,ray,spark), OUT_DIR (bench/out/batch-scale),
 # DATA_DIR ($OUT_DIR/calls-$ROWS), TOOLMEND_PY_SITE (a folder with toolmend already unpacked:
-# skips the wheel build), CARGO_LOCK (a file to hold with flock around the build).
+# skips the wheel build), RUST_ENGINE (1; 0 skips the Rust reference), CARGO_LOCK (a file to
+# hold with flock around each build).
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
@@ -32,10 +34,10 @@ venv_for() {
 }
 
 ENGINES_PY="$(venv_for "$ROOT/crates/toolmend-py/tests-engines/requirements.txt")"
+lock=(); [ -n "${CARGO_LOCK:-}" ] && lock=(flock "$CARGO_LOCK")
 if [ -z "${TOOLMEND_PY_SITE:-}" ]; then
     BUILD_PY="$(venv_for "$ROOT/crates/toolmend-py/requirements-dev.txt")"
     rm -rf "$OUT_DIR/wheels" "$OUT_DIR/site"
-    lock=(); [ -n "${CARGO_LOCK:-}" ] && lock=(flock "$CARGO_LOCK")
     "${lock[@]}" "$BUILD_PY" -m maturin build --release --locked \
         --manifest-path "$ROOT/crates/toolmend-py/Cargo.toml" --out "$OUT_DIR/wheels"
     "$ENGINES_PY" -m pip install --quiet --disable-pip-version-check --no-deps \
@@ -48,7 +50,17 @@ if [ ! -f "$DATA_DIR/manifest.json" ]; then
 fi
 
 stamp="$(date -u +%Y%m%dT%H%M%SZ)"
+engine=()
+if [ "${RUST_ENGINE:-1}" = 1 ] && [[ ",$PHASES," == *,local,* ]]; then
+    # The Rust engine alone over the same calls (a reference; copied out of the target dir so a
+    # concurrent build cannot swap it).
+    target="${CARGO_TARGET_DIR:-$ROOT/target}"
+    (cd "$ROOT" && "${lock[@]}" cargo build --release --locked -q -p toolmend --example batch_engine)
+    cp "$target/release/examples/batch_engine" "$OUT_DIR/batch_engine"
+    "$OUT_DIR/batch_engine" "$DATA_DIR" "$ROUNDS" > "$OUT_DIR/engine-$stamp.json"
+    engine=(--engine "$OUT_DIR/engine-$stamp.json")
+fi
 PYTHONPATH="$TOOLMEND_PY_SITE" "$ENGINES_PY" -W ignore "$HERE/batch.py" "$DATA_DIR" \
-    --rounds "$ROUNDS" --phases "$PHASES" --out "$OUT_DIR/results-$stamp.json" \
+    --rounds "$ROUNDS" --phases "$PHASES" --out "$OUT_DIR/results-$stamp.json" "${engine[@]}" \
     2> "$OUT_DIR/engines-$stamp.log" | tee "$OUT_DIR/results-$stamp.txt"
 echo "bench/scale/batch.sh: figures in $OUT_DIR/results-$stamp.{txt,json}, engine logs in engines-$stamp.log"
