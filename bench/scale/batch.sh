@@ -9,8 +9,8 @@
 # needs cargo, Java 17+ and ~2.5 GB of disk (venvs 1.3 GB, data ~0.3 GB). Loopback only.
 # Knobs: ROWS (1000000), ROUNDS (2), PHASES (local,ray,spark), OUT_DIR (bench/out/batch-scale),
 # DATA_DIR ($OUT_DIR/calls-$ROWS), TOOLMEND_PY_SITE (a folder with toolmend already unpacked:
-# skips the wheel build), RUST_ENGINE (1; 0 skips the Rust reference), CARGO_LOCK (a file to
-# hold with flock around each build).
+# skips the wheel build), RUST_ENGINE (1; 0 skips the Rust reference), BATCH_ENGINE_BIN (that
+# example already built: skips its build), CARGO_LOCK (a file to hold with flock around builds).
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
@@ -54,9 +54,13 @@ engine=()
 if [ "${RUST_ENGINE:-1}" = 1 ] && [[ ",$PHASES," == *,local,* ]]; then
     # The Rust engine alone over the same calls (a reference; copied out of the target dir so a
     # concurrent build cannot swap it).
-    target="${CARGO_TARGET_DIR:-$ROOT/target}"
-    (cd "$ROOT" && "${lock[@]}" cargo build --release --locked -q -p toolmend --example batch_engine)
-    cp "$target/release/examples/batch_engine" "$OUT_DIR/batch_engine"
+    if [ -n "${BATCH_ENGINE_BIN:-}" ]; then
+        cp "$BATCH_ENGINE_BIN" "$OUT_DIR/batch_engine"
+    else
+        target="${CARGO_TARGET_DIR:-$ROOT/target}"
+        (cd "$ROOT" && "${lock[@]}" cargo build --release --locked -q -p toolmend --example batch_engine)
+        cp "$target/release/examples/batch_engine" "$OUT_DIR/batch_engine"
+    fi
     "$OUT_DIR/batch_engine" "$DATA_DIR" "$ROUNDS" > "$OUT_DIR/engine-$stamp.json"
     engine=(--engine "$OUT_DIR/engine-$stamp.json")
 fi
