@@ -1,7 +1,7 @@
 """The README's Spark recipe, run for real: `df.mapInArrow` with toolmend.arrow, local[2].
 
-Not in the default CI run (pyspark is a ~400 MB install and a JVM start): run by hand with
-`requirements.txt` here and the toolmend wheel, e.g.
+Run by .ci/run's "engine recipes" section (a venv from `requirements.txt` here, the wheel CI
+built in TOOLMEND_PY_SITE; see conftest.py), or by hand:
 `TOOLMEND_PY_SITE=target/py-ci/site python -m pytest crates/toolmend-py/tests-engines`.
 Needs Java 17+.
 """
@@ -12,18 +12,9 @@ import json
 import os
 import sys
 
-import pytest
-
-if os.environ.get("TOOLMEND_PY_SITE"):
-    sys.path.insert(0, os.environ["TOOLMEND_PY_SITE"])
-    # Spark's Python workers are separate processes: they find the wheel the same way.
-    os.environ["PYTHONPATH"] = os.pathsep.join(
-        p for p in (os.environ["TOOLMEND_PY_SITE"], os.environ.get("PYTHONPATH")) if p
-    )
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # loopback only
 
-pyspark = pytest.importorskip("pyspark")
 from pyspark.sql import SparkSession  # noqa: E402
 
 import toolmend.arrow  # noqa: E402
