@@ -234,8 +234,7 @@ impl OllamaStream {
 
 impl Transform for OllamaStream {
     fn event(&mut self, cx: &mut Context, event: Event, out: &mut VecDeque<Bytes>) {
-        let Some(Ok(Value::Object(mut object))) =
-            event.data().map(serde_json::from_str::<Value>)
+        let Some(Ok(Value::Object(mut object))) = event.data().map(serde_json::from_str::<Value>)
         else {
             return out.push_back(event.raw);
         };

@@ -187,7 +187,9 @@ impl<'a> Fragment<'a> {
             fragment.name = function.name.str()?.filter(|s| !s.is_empty());
             fragment.arguments = match function.arguments.raw() {
                 None | Some("null") => Cow::Borrowed(""),
-                Some(text) if text.starts_with('"') => function.arguments.str()?.unwrap_or_default(),
+                Some(text) if text.starts_with('"') => {
+                    function.arguments.str()?.unwrap_or_default()
+                }
                 Some(text) => Cow::Owned(serde_json::from_str::<Value>(text)?.to_string()),
             };
         }
@@ -395,7 +397,6 @@ fn empty_delta(delta: &Map<String, Value>) -> bool {
             .iter()
             .all(|(k, v)| v.is_null() || (k == "content" && v == ""))
 }
-
 
 /// The OpenAI stream transformer.
 #[derive(Debug, Default)]
@@ -667,7 +668,11 @@ impl OpenAiStream {
         for (position, choice) in chunk.choices.into_iter().enumerate() {
             let index = choice.index;
             let state = self.choices.entry(index).or_default();
-            if choice.delta.as_ref().is_some_and(|d| d.tool_calls.is_some()) {
+            if choice
+                .delta
+                .as_ref()
+                .is_some_and(|d| d.tool_calls.is_some())
+            {
                 state.template = Some(Sent {
                     data: data.clone(),
                     position,
@@ -848,7 +853,13 @@ impl OpenAiStream {
             if let Some(fragments) = delta.shift_remove("tool_calls") {
                 changed = true;
                 let mut now = Vec::new();
-                self.take_calls(cx, index, Fragment::of_tree(&fragments), &chunk_id, &mut now);
+                self.take_calls(
+                    cx,
+                    index,
+                    Fragment::of_tree(&fragments),
+                    &chunk_id,
+                    &mut now,
+                );
                 if !now.is_empty() {
                     delta.insert("tool_calls".into(), Value::Array(now));
                 }
@@ -926,5 +937,194 @@ impl Transform for OpenAiStream {
 
     fn take_unsaved(&mut self) -> Vec<crate::mend::Unsaved> {
         std::mem::take(&mut self.notes.unsaved)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use futures_util::StreamExt;
+    use serde_json::json;
+    use toolmend::{Mender, MenderOptions, RecoverMode, ToolSet};
+
+    use crate::config::ProxyConfig;
+    use crate::error::Api;
+
+    fn mender() -> Arc<Mender> {
+        static MENDER: std::sync::OnceLock<Arc<Mender>> = std::sync::OnceLock::new();
+        Arc::clone(MENDER.get_or_init(build_mender))
+    }
+
+    fn build_mender() -> Arc<Mender> {
+        let tools = json!([{"type": "function", "function": {"name": "list_dir",
+            "parameters": {"type": "object", "properties": {"dir": {"type": "string"}},
+            "required": ["dir"]}}}]);
+        let options = MenderOptions::default().with_recover(RecoverMode::Content);
+        Arc::new(Mender::with_options(ToolSet::from_json(&tools), options))
+    }
+
+    /// The client's bytes for an upstream body delivered in these pieces.
+    fn run(pieces: Vec<Vec<u8>>) -> Vec<u8> {
+        let upstream = futures_util::stream::iter(
+            pieces
+                .into_iter()
+                .map(|p| Ok::<_, reqwest::Error>(bytes::Bytes::from(p))),
+        );
+        let out = super::super::transform(
+            Api::OpenAi,
+            upstream,
+            mender(),
+            Arc::new(ProxyConfig::new("http://h")),
+            "m".into(),
+            "req_1".into(),
+            Box::new(Vec::new),
+        );
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let chunks: Vec<_> = runtime.block_on(out.collect());
+        chunks
+            .into_iter()
+            .flat_map(|c| c.unwrap().to_vec())
+            .collect()
+    }
+
+    fn chunk(delta: &str, finish: &str) -> String {
+        format!(
+            r#"{{"id":"chatcmpl-u","object":"chat.completion.chunk","created":1,"model":"m","choices":[{{"index":0,"delta":{delta},"logprobs":null,"finish_reason":{finish}}}]}}"#
+        )
+    }
+
+    /// A valid stream in every spelling the reader meets: CRLF and LF, `data:` without its
+    /// space, comments between and inside events, a named event, non-JSON data, escapes.
+    fn valid() -> String {
+        [
+            ": keep-alive\r\n\r\n".to_owned(),
+            format!(
+                "data: {}\r\n\r\n",
+                chunk(r#"{"role":"assistant","content":""}"#, "null")
+            ),
+            format!(
+                "data:{}\n\n",
+                chunk(r#"{"content":"Caf\u00e9 \ud83d\ude00 \"q\"\n"}"#, "null")
+            ),
+            format!(
+                ": inside\ndata: {}\n\n",
+                chunk(r#"{"content":"ü — raw"}"#, "null")
+            ),
+            "data: not json\n\n".to_owned(),
+            format!(
+                "event: message\r\ndata: {}\r\n\r\n",
+                chunk(r#"{"reasoning_content":"hm"}"#, "null")
+            ),
+            format!("data: {}\n\n", chunk("{}", r#""stop""#)),
+            "data: [DONE]\n\n".to_owned(),
+        ]
+        .concat()
+    }
+
+    #[test]
+    fn a_valid_stream_is_byte_identical_at_every_split() {
+        let body = valid();
+        let bytes = body.as_bytes();
+        assert_eq!(run(vec![bytes.to_vec()]), bytes);
+        for cut in 1..bytes.len() {
+            for second in [cut + 1, cut + 7, cut + 61] {
+                let second = second.min(bytes.len());
+                let pieces = vec![
+                    bytes[..cut].to_vec(),
+                    bytes[cut..second].to_vec(),
+                    bytes[second..].to_vec(),
+                ];
+                assert_eq!(run(pieces), bytes, "cut at {cut} and {second}");
+            }
+        }
+        let one_each: Vec<Vec<u8>> = bytes.iter().map(|b| vec![*b]).collect();
+        assert_eq!(run(one_each), bytes);
+    }
+
+    /// Held markup, call fragments with escapes (one repaired), the finish.
+    fn repaired() -> String {
+        let mut body = String::new();
+        for (i, (delta, finish)) in [
+            (r#"{"role":"assistant","content":""}"#, "null"),
+            (r#"{"content":"Look <tool_"}"#, "null"),
+            (
+                r#"{"content":"call>{\"name\": \"list_dir\", \"arguments\": {\"dir\": \"/\u00e9\"}}</tool_call> now"}"#,
+                "null",
+            ),
+            (
+                r#"{"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"list_dir","arguments":"{'dir': "}}]}"#,
+                "null",
+            ),
+            (
+                r#"{"tool_calls":[{"index":0,"function":{"arguments":"'caf\u00e9'}"}}]}"#,
+                "null",
+            ),
+            ("{}", r#""tool_calls""#),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let end = if i % 2 == 0 { "\r\n\r\n" } else { "\n\n" };
+            let field = if i % 3 == 0 { "data:" } else { "data: " };
+            body.push_str(&format!("{field}{}{end}", chunk(delta, finish)));
+        }
+        body.push_str("data: [DONE]\n\n");
+        body
+    }
+
+    #[test]
+    fn a_repaired_stream_gives_the_same_bytes_at_every_split() {
+        let body = repaired();
+        let bytes = body.as_bytes();
+        let whole = run(vec![bytes.to_vec()]);
+        let text = String::from_utf8(whole.clone()).unwrap();
+        assert!(
+            text.contains(r#""arguments":"{\"dir\":\"café\"}""#),
+            "{text}"
+        );
+        assert!(text.ends_with("data: [DONE]\n\n"), "{text}");
+        for cut in 1..bytes.len() {
+            let pieces = vec![bytes[..cut].to_vec(), bytes[cut..].to_vec()];
+            assert_eq!(run(pieces), whole, "cut at {cut}");
+        }
+        let one_each: Vec<Vec<u8>> = bytes.iter().map(|b| vec![*b]).collect();
+        assert_eq!(run(one_each), whole);
+    }
+
+    #[test]
+    fn the_span_reader_takes_the_shapes_of_the_tree_path() {
+        // Read from spans: no finish reason, choices of objects, no repeated member.
+        assert!(super::read_chunk(&chunk(r#"{"content":"a"}"#, "null")).is_ok());
+        assert!(super::read_chunk(r#"{"choices":[]}"#).is_ok());
+        // Left to the tree path.
+        for data in [
+            chunk("{}", r#""stop""#),
+            r#"{"error":{"message":"x"}}"#.to_owned(),
+            r#"{"choices":[1]}"#.to_owned(),
+            r#"{"usage":{}}"#.to_owned(),
+            r#"{"choices":[{"delta":{"content":"a","content":"b"}}]}"#.to_owned(),
+            "[1]".to_owned(),
+            "not json".to_owned(),
+        ] {
+            assert!(super::read_chunk(&data).is_err(), "{data}");
+        }
+        let read = super::read_chunk(
+            r#"{"id":"x","usage":null,"choices":[{"index":2,"delta":{"content":"\u00e9","reasoning":"r","tool_calls":[{"index":1,"id":"c","function":{"name":"f","arguments":{"a":1}}},"junk"]}}]}"#,
+        )
+        .unwrap();
+        assert!(!read.usage);
+        let choice = &read.choices[0];
+        assert_eq!(choice.index, 2);
+        let delta = choice.delta.as_ref().unwrap();
+        assert_eq!(delta.content.as_deref(), Some("é"));
+        assert_eq!(delta.reasoning[0].0, "reasoning");
+        let calls = delta.tool_calls.as_ref().unwrap();
+        assert_eq!(calls[0].index, Some(1));
+        assert_eq!(calls[0].name.as_deref(), Some("f"));
+        assert_eq!(calls[0].arguments, r#"{"a":1}"#);
+        assert!(calls[1].id.is_none() && calls[1].arguments.is_empty());
     }
 }

@@ -180,7 +180,10 @@ fn parse(raw: Bytes) -> Event {
             Some(colon) => {
                 let value = &line[colon + 1..];
                 let skip = usize::from(value.first() == Some(&b' '));
-                (&line[..colon], (start + colon + 1 + skip)..(start + line.len()))
+                (
+                    &line[..colon],
+                    (start + colon + 1 + skip)..(start + line.len()),
+                )
             }
             None => (line, (start + line.len())..(start + line.len())),
         };
