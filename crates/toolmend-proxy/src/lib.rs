@@ -41,6 +41,7 @@ pub mod path;
 mod reprompt;
 mod routes;
 mod serve;
+mod spans;
 mod stream;
 mod upstream;
 pub mod wire;

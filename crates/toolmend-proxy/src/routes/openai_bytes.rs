@@ -7,50 +7,13 @@
 //! object with string `name` and `arguments`, …) is left to that function, before anything
 //! about it was run or counted.
 
-use serde::de::{Deserialize, Deserializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
 use toolmend::{AssistantTurn, ToolCall, TurnResult};
 
 use crate::config::ProxyConfig;
 use crate::mend::{Annotations, BodyContext, ChoiceSessions, Fate, fates, repairing};
-
-/// A member that was present, whatever its value (`null` included), or absent.
-#[derive(Debug, Default, Clone, Copy)]
-enum Member<'a> {
-    #[default]
-    Absent,
-    Raw(&'a RawValue),
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for Member<'a> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        <&'a RawValue>::deserialize(deserializer).map(Member::Raw)
-    }
-}
-
-impl<'a> Member<'a> {
-    fn raw(self) -> Option<&'a str> {
-        match self {
-            Member::Absent => None,
-            Member::Raw(raw) => Some(raw.get()),
-        }
-    }
-
-    /// The value when it is an object (its text).
-    fn object(self) -> Option<&'a str> {
-        self.raw().filter(|t| t.starts_with('{'))
-    }
-
-    /// The string value (`Value::as_str`): `None` when absent or not a string; `Err` when
-    /// the string cannot be decoded.
-    fn text(self) -> Result<Option<String>, serde_json::Error> {
-        match self.raw() {
-            Some(text) if text.starts_with('"') => serde_json::from_str(text).map(Some),
-            _ => Ok(None),
-        }
-    }
-}
+use crate::spans::{Member, Unread, objects};
 
 #[derive(serde::Deserialize)]
 struct CompletionView<'a> {
@@ -92,30 +55,6 @@ struct FunctionView<'a> {
     name: Member<'a>,
     #[serde(borrow, default)]
     arguments: Member<'a>,
-}
-
-/// The shape is not the one read here: the tree path reads the body instead.
-#[derive(Debug)]
-pub(crate) struct Unread;
-
-impl From<serde_json::Error> for Unread {
-    fn from(_: serde_json::Error) -> Self {
-        Unread
-    }
-}
-
-/// The object members of an array's text, each as its text; `Err` for any element that is
-/// not an object (the tree path skips it; this reader leaves the body to the tree path).
-fn objects(array: &str) -> Result<Vec<&str>, Unread> {
-    let items: Vec<&RawValue> = serde_json::from_str(array)?;
-    items
-        .into_iter()
-        .map(|item| {
-            Some(item.get())
-                .filter(|t| t.starts_with('{'))
-                .ok_or(Unread)
-        })
-        .collect()
 }
 
 /// One native call as [`super::openai::read_calls`] reads it.

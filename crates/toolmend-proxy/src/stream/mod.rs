@@ -567,9 +567,23 @@ pub(crate) fn transform_reporting(
             if let Some(tail) = m.tail.take() {
                 m.out.push_back(tail);
             }
+            coalesce(&mut m.out);
             crate::metrics::record_overhead("stream_chunk", work.elapsed().as_secs_f64());
         }
     })
+}
+
+/// Joins what one upstream chunk produced into one write: the events the upstream delivered
+/// together go to the client together, as one body frame rather than one per event.
+fn coalesce(out: &mut VecDeque<Bytes>) {
+    if out.len() < 2 {
+        return;
+    }
+    let mut joined = bytes::BytesMut::with_capacity(out.iter().map(Bytes::len).sum());
+    for bytes in out.drain(..) {
+        joined.extend_from_slice(&bytes);
+    }
+    out.push_back(joined.freeze());
 }
 
 struct Machine<S> {

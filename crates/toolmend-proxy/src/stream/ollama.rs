@@ -11,7 +11,7 @@ use std::collections::VecDeque;
 use bytes::{Bytes, BytesMut};
 use serde_json::{Map, Value, json};
 
-use super::sse::Event;
+use super::sse::{Data, Event};
 use super::{Channel, Context, Leftover, Natives, Transform, recovered_calls};
 use crate::mend::{Annotations, Fate, append_text, fates};
 use crate::routes::ollama::{new_call, read_calls, set_call};
@@ -60,7 +60,7 @@ fn line_event(raw: Bytes) -> Event {
     Event {
         raw,
         event: None,
-        data: Some(data),
+        data: Some(Data::from_text(data)),
     }
 }
 
@@ -234,8 +234,7 @@ impl OllamaStream {
 
 impl Transform for OllamaStream {
     fn event(&mut self, cx: &mut Context, event: Event, out: &mut VecDeque<Bytes>) {
-        let Some(Ok(Value::Object(mut object))) =
-            event.data.as_deref().map(serde_json::from_str::<Value>)
+        let Some(Ok(Value::Object(mut object))) = event.data().map(serde_json::from_str::<Value>)
         else {
             return out.push_back(event.raw);
         };

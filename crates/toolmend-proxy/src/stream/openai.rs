@@ -5,16 +5,23 @@
 //! delta per call with `index`, `id`, `type` and `name`. Envelope deviations are fixed on the
 //! way: every call on index 0 (a new `id` with a new `name` starts a new call), ids repeated on
 //! every chunk, missing ids or indices, the same id reused by parallel calls.
+//!
+//! Each chunk is read from its bytes ([`crate::spans`]): the deltas' text, the call fragments
+//! and the finish reasons from borrowed spans, no tree. A chunk that needs no change goes out
+//! as the upstream's bytes; a chunk the proxy rewrites, a chunk that finishes a choice and a
+//! shape the span reader does not take (a repeated member, an `error`, …) are read as a tree.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, VecDeque};
 
 use bytes::Bytes;
 use serde_json::{Map, Value, json};
 use toolmend::{AssistantTurn, Status, ToolCall};
 
-use super::sse::{Event, write};
+use super::sse::{Data, Event, write};
 use super::{Channel, Context, Leftover, Transform};
 use crate::mend::{Annotations, Fate, append_text, fates};
+use crate::spans::{Member, Unread, elements, members, objects};
 
 /// One buffered tool call.
 #[derive(Debug, Default)]
@@ -42,22 +49,362 @@ struct ChoiceState {
     /// Next output call index.
     next_out: usize,
     finished: bool,
-    /// The last chunk that carried a call fragment, without its `choices` (`usage` as null),
-    /// and its choice: the chunks written for this choice keep their keys
-    /// (`system_fingerprint`, `service_tier`, `usage: null`, `logprobs`, …).
-    template: Option<(Map<String, Value>, Map<String, Value>)>,
-    /// The keys of this choice's first chunk besides `index`, `delta` and `finish_reason`
-    /// (`logprobs`, …), kept once: the chunks written for calls recovered from text, which no
-    /// call chunk carried, keep them too.
-    extras: Option<Map<String, Value>>,
+    /// The last chunk that carried a call fragment, and its choice there: the chunks written
+    /// for this choice keep their keys (`system_fingerprint`, `service_tier`, `usage: null`,
+    /// `logprobs`, …).
+    template: Option<Sent>,
+    /// This choice's first chunk: the keys of its choice besides `index`, `delta` and
+    /// `finish_reason` (`logprobs`, …), kept once: the chunks written for calls recovered from
+    /// text, which no call chunk carried, keep them too.
+    extras: Option<Sent>,
+}
+
+/// A chunk as received and the position of one choice in its `choices`, read again as a tree
+/// only when the proxy writes a chunk of its own (a few times per stream, not per event).
+#[derive(Debug, Clone)]
+struct Sent {
+    data: Data,
+    position: usize,
+}
+
+impl Sent {
+    /// The chunk's envelope ([`envelope`]) and the choice, as objects (empty when not).
+    fn read(&self) -> (Map<String, Value>, Map<String, Value>) {
+        let Ok(Value::Object(mut object)) = serde_json::from_str::<Value>(self.data.as_str())
+        else {
+            return (Map::new(), Map::new());
+        };
+        let choice = match object.remove("choices") {
+            Some(Value::Array(mut items)) if self.position < items.len() => {
+                match items.swap_remove(self.position) {
+                    Value::Object(choice) => choice,
+                    _ => Map::new(),
+                }
+            }
+            _ => Map::new(),
+        };
+        (envelope(object), choice)
+    }
+
+    /// The choice's keys besides `index`, `delta` and `finish_reason`.
+    fn extras(&self) -> Map<String, Value> {
+        let (_, mut choice) = self.read();
+        choice.retain(|k, _| !matches!(k.as_str(), "index" | "delta" | "finish_reason"));
+        choice
+    }
+}
+
+/// A chunk's top-level members without `choices` (already taken), its `usage` as null: the
+/// usage is the upstream's to report once.
+fn envelope(mut object: Map<String, Value>) -> Map<String, Value> {
+    if let Some(usage) = object.get_mut("usage") {
+        *usage = Value::Null;
+    }
+    object
+}
+
+/// The id part of the ids made for a chunk's calls: the last 12 ASCII alphanumerics of its
+/// `id` (reversed, as they always were), `toolmend` when it has none.
+fn chunk_id(id: Option<&str>) -> String {
+    id.unwrap_or("toolmend")
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .rev()
+        .take(12)
+        .collect()
+}
+
+/// One tool-call fragment of a delta, as `Value::get` reads it.
+#[derive(Debug)]
+struct Fragment<'a> {
+    index: Option<u64>,
+    /// Non-empty.
+    id: Option<Cow<'a, str>>,
+    /// Non-empty.
+    name: Option<Cow<'a, str>>,
+    /// The string arguments, another value's compact JSON, or empty (absent or `null`).
+    arguments: Cow<'a, str>,
+}
+
+#[derive(serde::Deserialize)]
+struct FragmentView<'a> {
+    #[serde(borrow, default)]
+    index: Member<'a>,
+    #[serde(borrow, default)]
+    id: Member<'a>,
+    #[serde(borrow, default)]
+    function: Member<'a>,
+}
+
+#[derive(serde::Deserialize)]
+struct FunctionView<'a> {
+    #[serde(borrow, default)]
+    name: Member<'a>,
+    #[serde(borrow, default)]
+    arguments: Member<'a>,
+}
+
+impl<'a> Fragment<'a> {
+    /// A fragment of a tree.
+    fn of_value(fragment: &'a Value) -> Self {
+        let function = fragment.get("function");
+        Self {
+            index: fragment.get("index").and_then(Value::as_u64),
+            id: fragment
+                .get("id")
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+                .map(Cow::Borrowed),
+            name: function
+                .and_then(|f| f.get("name"))
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+                .map(Cow::Borrowed),
+            arguments: match function.and_then(|f| f.get("arguments")) {
+                Some(Value::String(s)) => Cow::Borrowed(s),
+                None | Some(Value::Null) => Cow::Borrowed(""),
+                Some(other) => Cow::Owned(other.to_string()),
+            },
+        }
+    }
+
+    /// A fragment read from its text, the same way.
+    fn read(text: &'a str) -> Result<Self, Unread> {
+        let mut fragment = Self {
+            index: None,
+            id: None,
+            name: None,
+            arguments: Cow::Borrowed(""),
+        };
+        if !text.starts_with('{') {
+            return Ok(fragment);
+        }
+        let view: FragmentView<'a> = serde_json::from_str(text)?;
+        fragment.index = view.index.u64();
+        fragment.id = view.id.str()?.filter(|s| !s.is_empty());
+        if let Some(function) = view.function.object() {
+            let function: FunctionView<'a> = serde_json::from_str(function)?;
+            fragment.name = function.name.str()?.filter(|s| !s.is_empty());
+            fragment.arguments = match function.arguments.raw() {
+                None | Some("null") => Cow::Borrowed(""),
+                Some(text) if text.starts_with('"') => {
+                    function.arguments.str()?.unwrap_or_default()
+                }
+                Some(text) => Cow::Owned(serde_json::from_str::<Value>(text)?.to_string()),
+            };
+        }
+        Ok(fragment)
+    }
+
+    /// The fragments of a delta's `tool_calls` tree: an array's items, none for `null`, else
+    /// the one value.
+    fn of_tree(fragments: &'a Value) -> Vec<Self> {
+        match fragments {
+            Value::Array(items) => items.iter().map(Self::of_value).collect(),
+            Value::Null => Vec::new(),
+            other => vec![Self::of_value(other)],
+        }
+    }
+
+    /// [`Fragment::of_tree`] from the member's text.
+    fn read_all(text: &'a str) -> Result<Vec<Self>, Unread> {
+        match text {
+            "null" => Ok(Vec::new()),
+            _ if text.starts_with('[') => elements(text)?.into_iter().map(Self::read).collect(),
+            _ => Ok(vec![Self::read(text)?]),
+        }
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct ChunkView<'a> {
+    #[serde(borrow, default)]
+    id: Member<'a>,
+    #[serde(borrow, default)]
+    error: Member<'a>,
+    #[serde(borrow, default)]
+    usage: Member<'a>,
+    #[serde(borrow, default)]
+    choices: Member<'a>,
+}
+
+#[derive(serde::Deserialize)]
+struct ChoiceView<'a> {
+    #[serde(borrow, default)]
+    index: Member<'a>,
+    #[serde(borrow, default)]
+    finish_reason: Member<'a>,
+    #[serde(borrow, default)]
+    delta: Member<'a>,
+}
+
+#[derive(serde::Deserialize)]
+struct DeltaView<'a> {
+    #[serde(borrow, default)]
+    content: Member<'a>,
+    #[serde(borrow, default)]
+    reasoning_content: Member<'a>,
+    #[serde(borrow, default)]
+    reasoning: Member<'a>,
+    #[serde(borrow, default)]
+    tool_calls: Member<'a>,
+}
+
+/// A chunk read from its bytes: what the transformer takes from it.
+#[derive(Debug)]
+struct ChunkRead<'a> {
+    id: Option<Cow<'a, str>>,
+    /// A `usage` other than `null`.
+    usage: bool,
+    choices: Vec<ChoiceRead<'a>>,
+}
+
+/// One choice of a chunk read from its bytes (one that does not finish).
+#[derive(Debug)]
+struct ChoiceRead<'a> {
+    index: u64,
+    /// The delta when it is an object.
+    delta: Option<DeltaRead<'a>>,
+}
+
+/// A delta read from its bytes.
+#[derive(Debug)]
+struct DeltaRead<'a> {
+    text: &'a str,
+    /// The string `content`.
+    content: Option<Cow<'a, str>>,
+    /// The string reasoning members, in the order they are scanned.
+    reasoning: Vec<(&'static str, Cow<'a, str>)>,
+    /// `tool_calls`, when present (with any value).
+    tool_calls: Option<Vec<Fragment<'a>>>,
+}
+
+/// Reads a chunk that finishes no choice from its data; [`Unread`] for anything else (not an
+/// object, an `error`, no `choices` array, a non-object choice, a finish reason, a repeated
+/// member, …), which the tree path takes.
+fn read_chunk(data: &str) -> Result<ChunkRead<'_>, Unread> {
+    if !data.trim_start().starts_with('{') {
+        return Err(Unread);
+    }
+    let view: ChunkView<'_> = serde_json::from_str(data)?;
+    if view.error.present() {
+        return Err(Unread);
+    }
+    let choices = view.choices.array().ok_or(Unread)?;
+    let choices = objects(choices)?
+        .into_iter()
+        .map(|choice| {
+            let choice: ChoiceView<'_> = serde_json::from_str(choice)?;
+            if !choice.finish_reason.is_null() {
+                return Err(Unread);
+            }
+            let delta = choice.delta.object().map(read_delta).transpose()?;
+            Ok(ChoiceRead {
+                index: choice.index.u64().unwrap_or(0),
+                delta,
+            })
+        })
+        .collect::<Result<_, Unread>>()?;
+    Ok(ChunkRead {
+        id: view.id.str()?,
+        usage: !view.usage.is_null(),
+        choices,
+    })
+}
+
+fn read_delta(text: &str) -> Result<DeltaRead<'_>, Unread> {
+    let view: DeltaView<'_> = serde_json::from_str(text)?;
+    let mut reasoning = Vec::new();
+    for (key, member) in [
+        ("reasoning_content", view.reasoning_content),
+        ("reasoning", view.reasoning),
+    ] {
+        if let Some(text) = member.str()? {
+            reasoning.push((key, text));
+        }
+    }
+    Ok(DeltaRead {
+        text,
+        content: view.content.str()?,
+        reasoning,
+        tool_calls: view.tool_calls.raw().map(Fragment::read_all).transpose()?,
+    })
+}
+
+/// What the transformer changes in one choice of a chunk read from its bytes.
+#[derive(Debug, Default)]
+struct Edit {
+    /// The content to write (`Some(None)`: removed).
+    content: Option<Option<String>>,
+    /// The reasoning members to write (`None`: removed).
+    reasoning: Vec<(&'static str, Option<String>)>,
+    /// The call fragments forwarded in place of the delta's `tool_calls` (empty: removed).
+    tool_calls: Option<Vec<Value>>,
+    /// This choice or one before it in the chunk changed: an empty delta drops the choice.
+    changed: bool,
+}
+
+impl Edit {
+    /// Writes the edit into a delta.
+    fn apply(self, delta: &mut Map<String, Value>) {
+        if let Some(content) = self.content {
+            match content {
+                Some(text) => delta.insert("content".into(), json!(text)),
+                None => delta.shift_remove("content"),
+            };
+        }
+        for (key, text) in self.reasoning {
+            match text {
+                Some(text) => delta.insert(key.into(), json!(text)),
+                None => delta.shift_remove(key),
+            };
+        }
+        if let Some(now) = self.tool_calls {
+            delta.shift_remove("tool_calls");
+            if !now.is_empty() {
+                delta.insert("tool_calls".into(), Value::Array(now));
+            }
+        }
+    }
+
+    /// Whether the delta `text` is left empty by the edit (only nulls and an empty content),
+    /// read from its members; `None` when they cannot be read.
+    fn empties(&self, text: &str) -> Option<bool> {
+        let read = members(text).ok()?;
+        Some(read.iter().all(|(key, value)| {
+            let edited = match key.as_ref() {
+                "tool_calls" => self.tool_calls.as_ref().map(|now| now.is_empty()),
+                "content" => self.content.as_ref().map(Option::is_none),
+                key => self
+                    .reasoning
+                    .iter()
+                    .find(|(k, _)| *k == key)
+                    .map(|(_, text)| text.is_none()),
+            };
+            match edited {
+                // Removed: nothing left; written: a released text, never empty.
+                Some(removed) => removed,
+                None => *value == "null" || (key == "content" && *value == "\"\""),
+            }
+        }))
+    }
+}
+
+/// Whether a delta is empty for the client: no members, or only nulls and an empty content.
+fn empty_delta(delta: &Map<String, Value>) -> bool {
+    delta.is_empty()
+        || delta
+            .iter()
+            .all(|(k, v)| v.is_null() || (k == "content" && v == ""))
 }
 
 /// The OpenAI stream transformer.
 #[derive(Debug, Default)]
 pub(crate) struct OpenAiStream {
     choices: BTreeMap<u64, ChoiceState>,
-    /// Top-level fields of the last chunk (without `choices`), for chunks the proxy writes.
-    envelope: Map<String, Value>,
+    /// The last chunk with a `choices` array: its envelope ([`envelope`]) goes on the chunks
+    /// the proxy writes for a choice with no call chunk.
+    last: Option<Data>,
     notes: Annotations,
 }
 
@@ -66,18 +413,32 @@ impl OpenAiStream {
     /// (else of the last chunk), with this delta and finish reason.
     fn chunk(&self, state: &ChoiceState, choice: u64, delta: Value, finish: Option<&str>) -> Bytes {
         let (mut object, sent) = match &state.template {
-            Some((envelope, choice)) => (envelope.clone(), Some(choice)),
-            None => (self.envelope.clone(), state.extras.as_ref()),
+            Some(template) => template.read(),
+            None => (
+                self.envelope(),
+                state.extras.as_ref().map(Sent::extras).unwrap_or_default(),
+            ),
         };
-        let mut out = Map::new();
-        for (key, value) in sent.into_iter().flatten() {
-            out.insert(key.clone(), value.clone());
-        }
+        let mut out = sent;
         out.insert("index".into(), json!(choice));
         out.insert("delta".into(), delta);
         out.insert("finish_reason".into(), json!(finish));
         object.insert("choices".into(), json!([out]));
         write(None, &Value::Object(object).to_string())
+    }
+
+    /// The envelope of the last chunk with a `choices` array (empty before one came).
+    fn envelope(&self) -> Map<String, Value> {
+        let Some(last) = &self.last else {
+            return Map::new();
+        };
+        match serde_json::from_str::<Value>(last.as_str()) {
+            Ok(Value::Object(mut object)) => {
+                object.remove("choices");
+                envelope(object)
+            }
+            _ => Map::new(),
+        }
     }
 
     /// Emits the held text and the repaired calls of a choice; returns the finish reason to
@@ -209,31 +570,17 @@ impl OpenAiStream {
         &mut self,
         cx: &Context,
         index: u64,
-        fragments: Vec<Value>,
+        fragments: Vec<Fragment<'_>>,
         chunk_id: &str,
         out: &mut Vec<Value>,
     ) {
         let limit = cx.config().limits.max_call_arguments_bytes;
         let state = self.choices.entry(index).or_default();
         for (position, fragment) in fragments.into_iter().enumerate() {
-            let upstream_index = fragment
-                .get("index")
-                .and_then(Value::as_u64)
-                .unwrap_or(position as u64);
-            let id = fragment
-                .get("id")
-                .and_then(Value::as_str)
-                .filter(|s| !s.is_empty());
-            let function = fragment.get("function");
-            let name = function
-                .and_then(|f| f.get("name"))
-                .and_then(Value::as_str)
-                .filter(|s| !s.is_empty());
-            let arguments = match function.and_then(|f| f.get("arguments")) {
-                Some(Value::String(s)) => s.clone(),
-                None | Some(Value::Null) => String::new(),
-                Some(other) => other.to_string(),
-            };
+            let upstream_index = fragment.index.unwrap_or(position as u64);
+            let id = fragment.id.as_deref();
+            let name = fragment.name.as_deref();
+            let arguments = fragment.arguments;
             let current = state.by_index.get(&upstream_index).copied();
             let starts_new = match current.map(|i| &state.calls[i]) {
                 None => true,
@@ -268,7 +615,7 @@ impl OpenAiStream {
                 continue;
             }
             // A trailing chunk repeating the whole arguments is not appended twice.
-            if !arguments.is_empty() && arguments == call.arguments && arguments.len() > 2 {
+            if !arguments.is_empty() && *arguments == call.arguments && arguments.len() > 2 {
                 continue;
             }
             call.arguments.push_str(&arguments);
@@ -286,30 +633,154 @@ impl OpenAiStream {
             }
         }
         // Canonical ids: missing ones made, repeated ones made unique.
-        let mut seen: Vec<String> = Vec::new();
-        for (slot, call) in state.calls.iter_mut().enumerate() {
+        for slot in 0..state.calls.len() {
+            let (before, rest) = state.calls.split_at_mut(slot);
+            let Some(call) = rest.first_mut() else {
+                break;
+            };
             let id = call
                 .id
                 .get_or_insert_with(|| format!("call_{chunk_id}_{slot}"));
-            if seen.contains(id) {
+            if before.iter().any(|c| c.id.as_deref() == Some(id.as_str())) {
                 id.push_str(&format!("_{}", slot + 1));
             }
-            seen.push(id.clone());
         }
     }
 }
 
-impl Transform for OpenAiStream {
-    fn event(&mut self, cx: &mut Context, event: Event, out: &mut VecDeque<Bytes>) {
-        let data = match event.data.as_deref() {
-            None => return out.push_back(event.raw),
-            Some(data) if data.trim() == "[DONE]" => {
-                self.finish(cx, out);
-                return out.push_back(event.raw);
+impl OpenAiStream {
+    /// Handles a chunk read from its bytes ([`read_chunk`]): a chunk that needs no change goes
+    /// out as received; one whose choices all end up empty (call fragments taken into their
+    /// buffers) is dropped without a tree; any other change is written on the chunk's tree.
+    fn read_event(
+        &mut self,
+        cx: &mut Context,
+        event: &Event,
+        data: &Data,
+        chunk: ChunkRead<'_>,
+        out: &mut VecDeque<Bytes>,
+    ) {
+        self.last = Some(data.clone());
+        let scan_content = cx.scan_content();
+        let scan_reasoning = cx.scan_reasoning();
+        let mut changed = false;
+        let mut edits = Vec::with_capacity(chunk.choices.len());
+        for (position, choice) in chunk.choices.into_iter().enumerate() {
+            let index = choice.index;
+            let state = self.choices.entry(index).or_default();
+            if choice
+                .delta
+                .as_ref()
+                .is_some_and(|d| d.tool_calls.is_some())
+            {
+                state.template = Some(Sent {
+                    data: data.clone(),
+                    position,
+                });
             }
-            Some(data) => data,
+            if state.extras.is_none() {
+                state.extras = Some(Sent {
+                    data: data.clone(),
+                    position,
+                });
+            }
+            let mut edit = Edit::default();
+            let Some(delta) = choice.delta else {
+                edit.changed = changed;
+                edits.push((edit, None));
+                continue;
+            };
+            if scan_content && let Some(text) = &delta.content {
+                let channel = state.content.get_or_insert_with(|| Channel::new(cx));
+                let released = channel.push(cx, text);
+                if released != text {
+                    changed = true;
+                    edit.content = Some((!released.is_empty()).then(|| released.to_owned()));
+                }
+            }
+            for (key, text) in &delta.reasoning {
+                state.reasoning_key.get_or_insert_with(|| (*key).to_owned());
+                if !scan_reasoning {
+                    continue;
+                }
+                let channel = state.reasoning.get_or_insert_with(|| Channel::new(cx));
+                let released = channel.push(cx, text);
+                if released != text {
+                    changed = true;
+                    let released = (!released.is_empty()).then(|| released.to_owned());
+                    edit.reasoning.push((key, released));
+                }
+            }
+            if let Some(fragments) = delta.tool_calls {
+                changed = true;
+                let mut now = Vec::new();
+                let id = chunk_id(chunk.id.as_deref());
+                self.take_calls(cx, index, fragments, &id, &mut now);
+                edit.tool_calls = Some(now);
+            }
+            edit.changed = changed;
+            edits.push((edit, Some(delta.text)));
+        }
+        if !changed {
+            return out.push_back(event.raw.clone());
+        }
+        let dropped = |(edit, delta): &(Edit, Option<&str>)| {
+            edit.changed && delta.and_then(|d| edit.empties(d)) == Some(true)
         };
-        let Ok(Value::Object(mut object)) = serde_json::from_str::<Value>(data) else {
+        if !chunk.usage && edits.iter().all(dropped) {
+            // Nothing left for the client in this chunk.
+            return;
+        }
+        self.write_edits(event, data, edits.into_iter().map(|(e, _)| e), out);
+    }
+
+    /// Writes a chunk read from its bytes with its choices' edits, on its tree.
+    fn write_edits(
+        &self,
+        event: &Event,
+        data: &Data,
+        edits: impl Iterator<Item = Edit>,
+        out: &mut VecDeque<Bytes>,
+    ) {
+        let Ok(Value::Object(mut object)) = serde_json::from_str::<Value>(data.as_str()) else {
+            return out.push_back(event.raw.clone());
+        };
+        let Some(Value::Array(choices)) = object.remove("choices") else {
+            return out.push_back(event.raw.clone());
+        };
+        let mut kept = Vec::with_capacity(choices.len());
+        for (mut choice, edit) in choices.into_iter().zip(edits) {
+            let changed = edit.changed;
+            let Some(delta) = choice.get_mut("delta").and_then(Value::as_object_mut) else {
+                kept.push(choice);
+                continue;
+            };
+            edit.apply(delta);
+            if !(changed && empty_delta(delta)) {
+                kept.push(choice);
+            }
+        }
+        let has_usage = object.get("usage").is_some_and(|u| !u.is_null());
+        if kept.is_empty() && !has_usage {
+            return;
+        }
+        object.insert("choices".into(), Value::Array(kept));
+        out.push_back(write(
+            event.event.as_deref(),
+            &Value::Object(object).to_string(),
+        ));
+    }
+
+    /// Handles a chunk on its tree: the chunks [`read_chunk`] does not take (a finish reason,
+    /// an error, a shape it does not read).
+    fn tree_event(
+        &mut self,
+        cx: &mut Context,
+        event: Event,
+        data: &Data,
+        out: &mut VecDeque<Bytes>,
+    ) {
+        let Ok(Value::Object(mut object)) = serde_json::from_str::<Value>(data.as_str()) else {
             return out.push_back(event.raw);
         };
         if object.contains_key("error") || event.event.as_deref() == Some("error") {
@@ -320,45 +791,28 @@ impl Transform for OpenAiStream {
         let Some(Value::Array(choices)) = object.remove("choices") else {
             return out.push_back(event.raw);
         };
-        self.envelope = object.clone();
-        if let Some(usage) = self.envelope.get_mut("usage") {
-            // The usage is the upstream's to report once; a written chunk says `null`.
-            *usage = Value::Null;
-        }
-        let chunk_id: String = object
-            .get("id")
-            .and_then(Value::as_str)
-            .unwrap_or("toolmend")
-            .chars()
-            .filter(char::is_ascii_alphanumeric)
-            .rev()
-            .take(12)
-            .collect();
+        self.last = Some(data.clone());
+        let chunk_id = chunk_id(object.get("id").and_then(Value::as_str));
         let mut changed = false;
         let mut kept = Vec::with_capacity(choices.len());
         let mut before: Vec<Bytes> = Vec::new();
-        for mut choice in choices {
+        for (position, mut choice) in choices.into_iter().enumerate() {
             let index = choice.get("index").and_then(Value::as_u64).unwrap_or(0);
             let finish = choice
                 .get("finish_reason")
                 .and_then(Value::as_str)
                 .map(str::to_owned);
+            let sent = Sent {
+                data: data.clone(),
+                position,
+            };
+            let state = self.choices.entry(index).or_default();
             if choice.pointer("/delta/tool_calls").is_some() {
                 // The delta stays as a placeholder: the written one takes its place.
-                let sent = choice.as_object().cloned().unwrap_or_default();
-                let envelope = self.envelope.clone();
-                self.choices.entry(index).or_default().template = Some((envelope, sent));
+                state.template = Some(sent.clone());
             }
-            let state = self.choices.entry(index).or_default();
-            if state.extras.is_none()
-                && let Some(sent) = choice.as_object()
-            {
-                let extras = sent
-                    .iter()
-                    .filter(|(k, _)| !matches!(k.as_str(), "index" | "delta" | "finish_reason"))
-                    .map(|(k, v)| (k.clone(), v.clone()))
-                    .collect();
-                state.extras = Some(extras);
+            if state.extras.is_none() && choice.is_object() {
+                state.extras = Some(sent);
             }
             let Some(delta) = choice.get_mut("delta").and_then(Value::as_object_mut) else {
                 kept.push(choice);
@@ -366,7 +820,6 @@ impl Transform for OpenAiStream {
             };
             let scan_content = cx.scan_content();
             let scan_reasoning = cx.scan_reasoning();
-            let state = self.choices.entry(index).or_default();
             if scan_content && let Some(Value::String(text)) = delta.get("content") {
                 let channel = state.content.get_or_insert_with(|| Channel::new(cx));
                 let released = channel.push(cx, text);
@@ -399,21 +852,19 @@ impl Transform for OpenAiStream {
             }
             if let Some(fragments) = delta.shift_remove("tool_calls") {
                 changed = true;
-                let fragments = match fragments {
-                    Value::Array(items) => items,
-                    Value::Null => Vec::new(),
-                    other => vec![other],
-                };
                 let mut now = Vec::new();
-                self.take_calls(cx, index, fragments, &chunk_id, &mut now);
+                self.take_calls(
+                    cx,
+                    index,
+                    Fragment::of_tree(&fragments),
+                    &chunk_id,
+                    &mut now,
+                );
                 if !now.is_empty() {
                     delta.insert("tool_calls".into(), Value::Array(now));
                 }
             }
-            let empty = delta.is_empty()
-                || delta
-                    .iter()
-                    .all(|(k, v)| v.is_null() || (k == "content" && v == ""));
+            let empty = empty_delta(delta);
             if let Some(finish) = finish.as_deref() {
                 if changed && !empty {
                     // This chunk's own delta goes first, then the held text and calls, then
@@ -421,7 +872,7 @@ impl Transform for OpenAiStream {
                     let mut own = choice.clone();
                     own["finish_reason"] = Value::Null;
                     choice["delta"] = json!({});
-                    let mut first = self.envelope.clone();
+                    let mut first = envelope(object.clone());
                     first.insert("choices".into(), json!([own]));
                     before.push(write(None, &Value::Object(first).to_string()));
                 }
@@ -453,6 +904,24 @@ impl Transform for OpenAiStream {
             &Value::Object(object).to_string(),
         ));
     }
+}
+
+impl Transform for OpenAiStream {
+    fn event(&mut self, cx: &mut Context, event: Event, out: &mut VecDeque<Bytes>) {
+        let Some(data) = event.data.clone() else {
+            return out.push_back(event.raw);
+        };
+        if data.as_str().trim() == "[DONE]" {
+            self.finish(cx, out);
+            return out.push_back(event.raw);
+        }
+        if event.event.as_deref() != Some("error")
+            && let Ok(chunk) = read_chunk(data.as_str())
+        {
+            return self.read_event(cx, &event, &data, chunk, out);
+        }
+        self.tree_event(cx, event, &data, out);
+    }
 
     fn finish(&mut self, cx: &mut Context, out: &mut VecDeque<Bytes>) {
         let open: Vec<u64> = self
@@ -468,5 +937,194 @@ impl Transform for OpenAiStream {
 
     fn take_unsaved(&mut self) -> Vec<crate::mend::Unsaved> {
         std::mem::take(&mut self.notes.unsaved)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use futures_util::StreamExt;
+    use serde_json::json;
+    use toolmend::{Mender, MenderOptions, RecoverMode, ToolSet};
+
+    use crate::config::ProxyConfig;
+    use crate::error::Api;
+
+    fn mender() -> Arc<Mender> {
+        static MENDER: std::sync::OnceLock<Arc<Mender>> = std::sync::OnceLock::new();
+        Arc::clone(MENDER.get_or_init(build_mender))
+    }
+
+    fn build_mender() -> Arc<Mender> {
+        let tools = json!([{"type": "function", "function": {"name": "list_dir",
+            "parameters": {"type": "object", "properties": {"dir": {"type": "string"}},
+            "required": ["dir"]}}}]);
+        let options = MenderOptions::default().with_recover(RecoverMode::Content);
+        Arc::new(Mender::with_options(ToolSet::from_json(&tools), options))
+    }
+
+    /// The client's bytes for an upstream body delivered in these pieces.
+    fn run(pieces: Vec<Vec<u8>>) -> Vec<u8> {
+        let upstream = futures_util::stream::iter(
+            pieces
+                .into_iter()
+                .map(|p| Ok::<_, reqwest::Error>(bytes::Bytes::from(p))),
+        );
+        let out = super::super::transform(
+            Api::OpenAi,
+            upstream,
+            mender(),
+            Arc::new(ProxyConfig::new("http://h")),
+            "m".into(),
+            "req_1".into(),
+            Box::new(Vec::new),
+        );
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let chunks: Vec<_> = runtime.block_on(out.collect());
+        chunks
+            .into_iter()
+            .flat_map(|c| c.unwrap().to_vec())
+            .collect()
+    }
+
+    fn chunk(delta: &str, finish: &str) -> String {
+        format!(
+            r#"{{"id":"chatcmpl-u","object":"chat.completion.chunk","created":1,"model":"m","choices":[{{"index":0,"delta":{delta},"logprobs":null,"finish_reason":{finish}}}]}}"#
+        )
+    }
+
+    /// A valid stream in every spelling the reader meets: CRLF and LF, `data:` without its
+    /// space, comments between and inside events, a named event, non-JSON data, escapes.
+    fn valid() -> String {
+        [
+            ": keep-alive\r\n\r\n".to_owned(),
+            format!(
+                "data: {}\r\n\r\n",
+                chunk(r#"{"role":"assistant","content":""}"#, "null")
+            ),
+            format!(
+                "data:{}\n\n",
+                chunk(r#"{"content":"Caf\u00e9 \ud83d\ude00 \"q\"\n"}"#, "null")
+            ),
+            format!(
+                ": inside\ndata: {}\n\n",
+                chunk(r#"{"content":"ü — raw"}"#, "null")
+            ),
+            "data: not json\n\n".to_owned(),
+            format!(
+                "event: message\r\ndata: {}\r\n\r\n",
+                chunk(r#"{"reasoning_content":"hm"}"#, "null")
+            ),
+            format!("data: {}\n\n", chunk("{}", r#""stop""#)),
+            "data: [DONE]\n\n".to_owned(),
+        ]
+        .concat()
+    }
+
+    #[test]
+    fn a_valid_stream_is_byte_identical_at_every_split() {
+        let body = valid();
+        let bytes = body.as_bytes();
+        assert_eq!(run(vec![bytes.to_vec()]), bytes);
+        for cut in 1..bytes.len() {
+            for second in [cut + 1, cut + 7, cut + 61] {
+                let second = second.min(bytes.len());
+                let pieces = vec![
+                    bytes[..cut].to_vec(),
+                    bytes[cut..second].to_vec(),
+                    bytes[second..].to_vec(),
+                ];
+                assert_eq!(run(pieces), bytes, "cut at {cut} and {second}");
+            }
+        }
+        let one_each: Vec<Vec<u8>> = bytes.iter().map(|b| vec![*b]).collect();
+        assert_eq!(run(one_each), bytes);
+    }
+
+    /// Held markup, call fragments with escapes (one repaired), the finish.
+    fn repaired() -> String {
+        let mut body = String::new();
+        for (i, (delta, finish)) in [
+            (r#"{"role":"assistant","content":""}"#, "null"),
+            (r#"{"content":"Look <tool_"}"#, "null"),
+            (
+                r#"{"content":"call>{\"name\": \"list_dir\", \"arguments\": {\"dir\": \"/\u00e9\"}}</tool_call> now"}"#,
+                "null",
+            ),
+            (
+                r#"{"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"list_dir","arguments":"{'dir': "}}]}"#,
+                "null",
+            ),
+            (
+                r#"{"tool_calls":[{"index":0,"function":{"arguments":"'caf\u00e9'}"}}]}"#,
+                "null",
+            ),
+            ("{}", r#""tool_calls""#),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let end = if i % 2 == 0 { "\r\n\r\n" } else { "\n\n" };
+            let field = if i % 3 == 0 { "data:" } else { "data: " };
+            body.push_str(&format!("{field}{}{end}", chunk(delta, finish)));
+        }
+        body.push_str("data: [DONE]\n\n");
+        body
+    }
+
+    #[test]
+    fn a_repaired_stream_gives_the_same_bytes_at_every_split() {
+        let body = repaired();
+        let bytes = body.as_bytes();
+        let whole = run(vec![bytes.to_vec()]);
+        let text = String::from_utf8(whole.clone()).unwrap();
+        assert!(
+            text.contains(r#""arguments":"{\"dir\":\"café\"}""#),
+            "{text}"
+        );
+        assert!(text.ends_with("data: [DONE]\n\n"), "{text}");
+        for cut in 1..bytes.len() {
+            let pieces = vec![bytes[..cut].to_vec(), bytes[cut..].to_vec()];
+            assert_eq!(run(pieces), whole, "cut at {cut}");
+        }
+        let one_each: Vec<Vec<u8>> = bytes.iter().map(|b| vec![*b]).collect();
+        assert_eq!(run(one_each), whole);
+    }
+
+    #[test]
+    fn the_span_reader_takes_the_shapes_of_the_tree_path() {
+        // Read from spans: no finish reason, choices of objects, no repeated member.
+        assert!(super::read_chunk(&chunk(r#"{"content":"a"}"#, "null")).is_ok());
+        assert!(super::read_chunk(r#"{"choices":[]}"#).is_ok());
+        // Left to the tree path.
+        for data in [
+            chunk("{}", r#""stop""#),
+            r#"{"error":{"message":"x"}}"#.to_owned(),
+            r#"{"choices":[1]}"#.to_owned(),
+            r#"{"usage":{}}"#.to_owned(),
+            r#"{"choices":[{"delta":{"content":"a","content":"b"}}]}"#.to_owned(),
+            "[1]".to_owned(),
+            "not json".to_owned(),
+        ] {
+            assert!(super::read_chunk(&data).is_err(), "{data}");
+        }
+        let read = super::read_chunk(
+            r#"{"id":"x","usage":null,"choices":[{"index":2,"delta":{"content":"\u00e9","reasoning":"r","tool_calls":[{"index":1,"id":"c","function":{"name":"f","arguments":{"a":1}}},"junk"]}}]}"#,
+        )
+        .unwrap();
+        assert!(!read.usage);
+        let choice = &read.choices[0];
+        assert_eq!(choice.index, 2);
+        let delta = choice.delta.as_ref().unwrap();
+        assert_eq!(delta.content.as_deref(), Some("é"));
+        assert_eq!(delta.reasoning[0].0, "reasoning");
+        let calls = delta.tool_calls.as_ref().unwrap();
+        assert_eq!(calls[0].index, Some(1));
+        assert_eq!(calls[0].name.as_deref(), Some("f"));
+        assert_eq!(calls[0].arguments, r#"{"a":1}"#);
+        assert!(calls[1].id.is_none() && calls[1].arguments.is_empty());
     }
 }

@@ -14,14 +14,45 @@ pub(crate) struct Event {
     /// The `event:` field, if any.
     pub(crate) event: Option<String>,
     /// The `data:` lines joined with `\n`; `None` when the event has no data line.
-    pub(crate) data: Option<String>,
+    pub(crate) data: Option<Data>,
+}
+
+/// An event's data: a slice of its raw bytes when it is one valid UTF-8 line (no copy), else
+/// the lines joined (invalid UTF-8 replaced, as `String::from_utf8_lossy` does).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Data(Bytes);
+
+impl Data {
+    /// Data made of text.
+    pub(crate) fn from_text(text: String) -> Self {
+        Self(Bytes::from(text))
+    }
+
+    /// `bytes` as data: a slice of them when they are valid UTF-8.
+    fn from_bytes(bytes: Bytes) -> Self {
+        match std::str::from_utf8(&bytes) {
+            Ok(_) => Self(bytes),
+            Err(_) => Self::from_text(String::from_utf8_lossy(&bytes).into_owned()),
+        }
+    }
+
+    /// The data's text.
+    pub(crate) fn as_str(&self) -> &str {
+        // Built only from valid UTF-8 (`from_text`, `from_bytes`).
+        std::str::from_utf8(&self.0).unwrap_or_default()
+    }
 }
 
 impl Event {
+    /// The `data:` lines joined with `\n`; `None` when the event has no data line.
+    pub(crate) fn data(&self) -> Option<&str> {
+        self.data.as_ref().map(Data::as_str)
+    }
+
     /// The event's JSON data and its type: the data's `type`, else the `event:` name, else
     /// empty. `None` when the event has no data or its data is not JSON.
     pub(crate) fn typed_json(&self) -> Option<(serde_json::Value, String)> {
-        let value: serde_json::Value = serde_json::from_str(self.data.as_deref()?).ok()?;
+        let value: serde_json::Value = serde_json::from_str(self.data()?).ok()?;
         let kind = value
             .get("type")
             .and_then(serde_json::Value::as_str)
@@ -132,31 +163,53 @@ fn ends_with_blank_line(raw: &[u8]) -> bool {
     lines >= 2
 }
 
-/// Reads the fields of one raw event.
+/// Reads the fields of one raw event. One data line (the usual case) is a slice of `raw`.
 fn parse(raw: Bytes) -> Event {
-    let text = String::from_utf8_lossy(&raw);
     let mut event = None;
-    let mut data: Option<String> = None;
-    for line in text.split(['\n', '\r']) {
-        if line.is_empty() || line.starts_with(':') {
+    // The first data line's span in `raw`, and the joined text once there is a second one.
+    let mut first: Option<std::ops::Range<usize>> = None;
+    let mut joined: Option<String> = None;
+    let mut at = 0;
+    for line in raw.split(|b| matches!(b, b'\n' | b'\r')) {
+        let start = at;
+        at += line.len() + 1;
+        if line.is_empty() || line[0] == b':' {
             continue;
         }
-        let (field, value) = match line.split_once(':') {
-            Some((f, v)) => (f, v.strip_prefix(' ').unwrap_or(v)),
-            None => (line, ""),
+        let (field, value) = match memchr::memchr(b':', line) {
+            Some(colon) => {
+                let value = &line[colon + 1..];
+                let skip = usize::from(value.first() == Some(&b' '));
+                (
+                    &line[..colon],
+                    (start + colon + 1 + skip)..(start + line.len()),
+                )
+            }
+            None => (line, (start + line.len())..(start + line.len())),
         };
         match field {
-            "data" => match &mut data {
-                Some(d) => {
-                    d.push('\n');
-                    d.push_str(value);
+            b"data" => match (&first, &mut joined) {
+                (None, _) => first = Some(value),
+                (Some(span), None) => {
+                    let mut text = String::from_utf8_lossy(&raw[span.clone()]).into_owned();
+                    text.push('\n');
+                    text.push_str(&String::from_utf8_lossy(&raw[value]));
+                    joined = Some(text);
                 }
-                None => data = Some(value.to_owned()),
+                (Some(_), Some(text)) => {
+                    text.push('\n');
+                    text.push_str(&String::from_utf8_lossy(&raw[value]));
+                }
             },
-            "event" => event = Some(value.to_owned()),
+            b"event" => event = Some(String::from_utf8_lossy(&raw[value]).into_owned()),
             _ => {}
         }
     }
+    let data = match (first, joined) {
+        (_, Some(text)) => Some(Data::from_text(text)),
+        (Some(span), None) => Some(Data::from_bytes(raw.slice(span))),
+        (None, None) => None,
+    };
     Event { raw, event, data }
 }
 
@@ -205,11 +258,11 @@ mod tests {
         let input = b": keep-alive\n\nevent: ping\r\ndata: {\"a\":1}\r\n\r\ndata: x\ndata: y\r\rdata: [DONE]\n";
         let whole = split_all(input, 0);
         assert_eq!(whole.len(), 4);
-        assert_eq!(whole[0].data, None);
+        assert_eq!(whole[0].data(), None);
         assert_eq!(whole[1].event.as_deref(), Some("ping"));
-        assert_eq!(whole[1].data.as_deref(), Some("{\"a\":1}"));
-        assert_eq!(whole[2].data.as_deref(), Some("x\ny"));
-        assert_eq!(whole[3].data.as_deref(), Some("[DONE]"));
+        assert_eq!(whole[1].data(), Some("{\"a\":1}"));
+        assert_eq!(whole[2].data(), Some("x\ny"));
+        assert_eq!(whole[3].data(), Some("[DONE]"));
         let joined: Vec<u8> = whole.iter().flat_map(|e| e.raw.to_vec()).collect();
         // The unterminated last event is completed with the stream's line ending.
         assert_eq!(joined, [&input[..], b"\n"].concat());

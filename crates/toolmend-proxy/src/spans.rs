@@ -1,0 +1,242 @@
+//! Borrowed JSON spans: the members a route or stream needs, read from the body's bytes
+//! without building a tree (issue #29 §3).
+//!
+//! One reader for the completion path (`routes/openai_bytes.rs`) and the stream path
+//! (`stream/openai.rs`): serde views whose fields are [`Member`]s (the member's raw text, or
+//! absent), strings decoded only when asked and borrowed when they hold no escape. A shape not
+//! read here is [`Unread`]: the caller reads the tree instead, before it changed anything.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
+use serde_json::value::RawValue;
+
+/// A member that was present, whatever its value (`null` included), or absent.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) enum Member<'a> {
+    #[default]
+    Absent,
+    Raw(&'a RawValue),
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Member<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        <&'a RawValue>::deserialize(deserializer).map(Member::Raw)
+    }
+}
+
+impl<'a> Member<'a> {
+    /// The member's JSON text, `None` when absent.
+    pub(crate) fn raw(self) -> Option<&'a str> {
+        match self {
+            Member::Absent => None,
+            Member::Raw(raw) => Some(raw.get()),
+        }
+    }
+
+    /// Whether the member is present (with any value, `null` included).
+    pub(crate) fn present(self) -> bool {
+        matches!(self, Member::Raw(_))
+    }
+
+    /// Whether the member is absent or `null`.
+    pub(crate) fn is_null(self) -> bool {
+        self.raw().is_none_or(|t| t == "null")
+    }
+
+    /// The value when it is an object (its text).
+    pub(crate) fn object(self) -> Option<&'a str> {
+        self.raw().filter(|t| t.starts_with('{'))
+    }
+
+    /// The value when it is an array (its text).
+    pub(crate) fn array(self) -> Option<&'a str> {
+        self.raw().filter(|t| t.starts_with('['))
+    }
+
+    /// The string value (`Value::as_str`): `None` when absent or not a string; `Err` when
+    /// the string cannot be decoded.
+    pub(crate) fn text(self) -> Result<Option<String>, serde_json::Error> {
+        Ok(self.str()?.map(Cow::into_owned))
+    }
+
+    /// [`Member::text`], borrowed from the body when the string holds no escape.
+    pub(crate) fn str(self) -> Result<Option<Cow<'a, str>>, serde_json::Error> {
+        match self.raw() {
+            Some(text) if text.starts_with('"') => decode(text).map(Some),
+            _ => Ok(None),
+        }
+    }
+
+    /// The value as `Value::as_u64` reads it: `None` when absent or not an unsigned integer.
+    pub(crate) fn u64(self) -> Option<u64> {
+        self.raw()
+            .filter(|t| t.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|t| serde_json::from_str(t).ok())
+    }
+}
+
+/// The shape is not the one read here: the caller reads the tree instead.
+#[derive(Debug)]
+pub(crate) struct Unread;
+
+impl From<serde_json::Error> for Unread {
+    fn from(_: serde_json::Error) -> Self {
+        Unread
+    }
+}
+
+/// Decodes a JSON string's text (quotes included), borrowing it when it holds no escape.
+fn decode(text: &str) -> Result<Cow<'_, str>, serde_json::Error> {
+    struct Text<'a>(Cow<'a, str>);
+    impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            deserializer.deserialize_str(CowVisitor).map(Text)
+        }
+    }
+    serde_json::from_str::<Text<'_>>(text).map(|t| t.0)
+}
+
+/// Takes a string borrowed when the deserializer can lend it, owned otherwise.
+struct CowVisitor;
+
+impl<'de> Visitor<'de> for CowVisitor {
+    type Value = Cow<'de, str>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string")
+    }
+
+    fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(v))
+    }
+
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v.to_owned()))
+    }
+
+    fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v))
+    }
+}
+
+/// The elements of an array's text, each as its text.
+pub(crate) fn elements(array: &str) -> Result<Vec<&str>, Unread> {
+    let items: Vec<&RawValue> = serde_json::from_str(array)?;
+    Ok(items.into_iter().map(RawValue::get).collect())
+}
+
+/// The object elements of an array's text, each as its text; `Err` for any element that is
+/// not an object (the tree path skips it; these readers leave the body to the tree path).
+pub(crate) fn objects(array: &str) -> Result<Vec<&str>, Unread> {
+    elements(array)?
+        .into_iter()
+        .map(|item| Some(item).filter(|t| t.starts_with('{')).ok_or(Unread))
+        .collect()
+}
+
+/// The members of an object's text in order, each key with its value's text; `Err` when the
+/// text is not an object or a key repeats (the tree keeps one of them: left to it).
+pub(crate) fn members(object: &str) -> Result<Vec<(Cow<'_, str>, &str)>, Unread> {
+    struct Members<'a>(Vec<(Cow<'a, str>, &'a str)>);
+    struct MembersVisitor;
+    impl<'de> Visitor<'de> for MembersVisitor {
+        type Value = Members<'de>;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("an object")
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut out = Vec::new();
+            while let Some(key) = map.next_key_seed(KeySeed)? {
+                let value: &'de RawValue = map.next_value()?;
+                out.push((key, value.get()));
+            }
+            Ok(Members(out))
+        }
+    }
+    impl<'de: 'a, 'a> Deserialize<'de> for Members<'a> {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            deserializer.deserialize_map(MembersVisitor)
+        }
+    }
+    let read = serde_json::from_str::<Members<'_>>(object)?.0;
+    for (i, (key, _)) in read.iter().enumerate() {
+        if read[..i].iter().any(|(k, _)| k == key) {
+            return Err(Unread);
+        }
+    }
+    Ok(read)
+}
+
+/// A key, borrowed when it holds no escape.
+struct KeySeed;
+
+impl<'de> serde::de::DeserializeSeed<'de> for KeySeed {
+    type Value = Cow<'de, str>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_str(CowVisitor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(serde::Deserialize)]
+    struct View<'a> {
+        #[serde(borrow, default)]
+        a: Member<'a>,
+    }
+
+    fn member(json: &str) -> Member<'_> {
+        serde_json::from_str::<View<'_>>(json).unwrap().a
+    }
+
+    #[test]
+    fn strings_borrow_without_escapes_and_decode_with_them() {
+        let plain = member(r#"{"a":"héllo"}"#).str().unwrap().unwrap();
+        assert!(matches!(plain, Cow::Borrowed("héllo")));
+        let escaped = member(r#"{"a":"line\nA \u00e9 \ud83d\ude00 \"q\""}"#)
+            .str()
+            .unwrap()
+            .unwrap();
+        assert_eq!(escaped, "line\nA é 😀 \"q\"");
+        assert!(member(r#"{"a":5}"#).str().unwrap().is_none());
+        assert!(member(r#"{"b":5}"#).str().unwrap().is_none());
+        assert!(member(r#"{"a":null}"#).is_null() && member("{}").is_null());
+        assert!(member(r#"{"a":null}"#).present() && !member("{}").present());
+    }
+
+    #[test]
+    fn unsigned_integers_read_as_the_tree_reads_them() {
+        for (json, want) in [
+            (r#"{"a":3}"#, Some(3)),
+            (r#"{"a":-1}"#, None),
+            (r#"{"a":1.0}"#, None),
+            (r#"{"a":1e0}"#, None),
+            (r#"{"a":"1"}"#, None),
+            (r#"{"a":18446744073709551615}"#, Some(u64::MAX)),
+            (r#"{"a":18446744073709551616}"#, None),
+        ] {
+            let tree: serde_json::Value = serde_json::from_str(json).unwrap();
+            assert_eq!(tree["a"].as_u64(), want, "{json}");
+            assert_eq!(member(json).u64(), want, "{json}");
+        }
+    }
+
+    #[test]
+    fn members_keep_order_and_refuse_a_repeated_key() {
+        let read = members(r#"{ "b" : 1, "a\u0041": [ 2 ], "c": "x" }"#).unwrap();
+        let keys: Vec<&str> = read.iter().map(|(k, _)| k.as_ref()).collect();
+        assert_eq!(keys, ["b", "aA", "c"]);
+        assert_eq!(read[1].1, "[ 2 ]");
+        assert!(members(r#"{"a":1,"a":2}"#).is_err());
+        assert!(members("[1]").is_err());
+        assert!(objects(r#"[{"a":1}, 2]"#).is_err());
+        assert_eq!(elements(r#"[{"a":1}, 2]"#).unwrap(), [r#"{"a":1}"#, "2"]);
+    }
+}
