@@ -33,6 +33,15 @@ pub(crate) fn notes_for(repairs: &[Repair]) -> Vec<String> {
 
 /// The note for one repair, or `None` for repairs the model need not hear about.
 pub(crate) fn note_for(repair: &Repair) -> Option<String> {
+    // Most syntax repairs (a trailing comma, quotes, literals) have no note: nothing to build.
+    if !has_note(repair.kind) {
+        return None;
+    }
+    note_for_unchecked(repair)
+}
+
+/// [`note_for`] without its shortcut for the kinds that have no note.
+fn note_for_unchecked(repair: &Repair) -> Option<String> {
     let field = pointer::display(&repair.path);
     let field = if field.is_empty() {
         "the arguments".to_owned()
@@ -67,6 +76,36 @@ pub(crate) fn note_for(repair: &Repair) -> Option<String> {
     Some(format!("Note: {text}"))
 }
 
+/// Whether [`note_for`] has a note for `kind`.
+const fn has_note(kind: RepairKind) -> bool {
+    matches!(
+        kind,
+        RepairKind::NullStripped
+            | RepairKind::JsonStringToArray
+            | RepairKind::JsonStringToObject
+            | RepairKind::ObjectToArray
+            | RepairKind::ObjectWrappedInArray
+            | RepairKind::SingleKeyObjectToArray
+            | RepairKind::BareValueToArray
+            | RepairKind::ScalarCoerced
+            | RepairKind::EnumCaseFixed
+            | RepairKind::AnchorStripped
+            | RepairKind::FieldRenamed
+            | RepairKind::Unflattened
+            | RepairKind::StrictDefaultFilled
+            | RepairKind::StrictNullFilled
+            | RepairKind::ArgumentsUnwrapped
+            | RepairKind::RootStringWrapped
+            | RepairKind::MdLinkUnwrapped
+            | RepairKind::TruncationClosed
+            | RepairKind::DoubleEncoded
+            | RepairKind::FenceUnwrapped
+            | RepairKind::ProseStripped
+            | RepairKind::DuplicateKeyDropped
+            | RepairKind::ConcatenatedSplit
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -98,6 +137,18 @@ mod tests {
             notes.last().unwrap(),
             "Note: 1 more fields were repaired; send the arguments in the declared shape."
         );
+    }
+
+    #[test]
+    fn the_shortcut_knows_every_kind_with_a_note() {
+        for &kind in RepairKind::ALL {
+            let repair = Repair::new(kind, "/a".into());
+            assert_eq!(
+                has_note(kind),
+                note_for_unchecked(&repair).is_some(),
+                "{kind:?}"
+            );
+        }
     }
 
     #[test]

@@ -257,12 +257,16 @@ impl Reader<'_> {
     }
 
     /// A number: its span by [`number_span`] (as `serde_json` scans it, so an error is at the
-    /// same member), its value by `serde_json` from that span (its text kept as written).
+    /// same member), its value by `serde_json`'s `Number` from that span (its text kept as written).
     fn number(&mut self) -> Read<Value> {
         let start = self.pos;
         let span = number_span(self.bytes, start).ok_or(Stop::Syntax)?;
         self.pos = span.end;
-        serde_json::from_str(&self.text[start..span.end]).map_err(|_| Stop::Syntax)
+        // `Number`'s own parse: the text kept as written, without a `Value` deserializer.
+        self.text[start..span.end]
+            .parse::<serde_json::Number>()
+            .map(Value::Number)
+            .map_err(|_| Stop::Syntax)
     }
 
     fn object(&mut self, depth: usize) -> Read<Value> {
