@@ -65,8 +65,14 @@ pub(crate) struct StrictPrefix {
 /// [`read_object`].
 pub(crate) fn read_strict(text: &str) -> Result<Value, Option<StrictPrefix>> {
     let first = scan::skip_ws(text.as_bytes(), 0);
-    if text.as_bytes().get(first) != Some(&b'{') {
-        return serde_json::from_str(text).map_err(|_| None);
+    match text.as_bytes().get(first) {
+        Some(b'{') => {}
+        // No JSON value starts with this byte (a fence, prose), or there is none: serde_json
+        // fails at it, and its error is not needed.
+        Some(b'[' | b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n') => {
+            return serde_json::from_str(text).map_err(|_| None);
+        }
+        _ => return Err(None),
     }
     match read_object(text, first) {
         Strictly::Value(value) => Ok(value),
