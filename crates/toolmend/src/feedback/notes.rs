@@ -56,28 +56,88 @@ fn note_for_unchecked(repair: &Repair) -> Option<String> {
         }
     };
     let text = match repair.kind {
-        RepairKind::NullStripped => Cow::Owned(format!("{} was sent as null and was omitted; omit optional fields instead of sending null.", field())),
-        RepairKind::JsonStringToArray => Cow::Owned(format!("{} was sent as a string holding JSON and was parsed into an array; send arrays directly.", field())),
-        RepairKind::JsonStringToObject => Cow::Owned(format!("{} was sent as a string holding JSON and was parsed into an object; send objects directly.", field())),
-        RepairKind::ObjectToArray => Cow::Owned(format!("{} was sent as {{}} where an array is expected; send [] or omit it.", field())),
-        RepairKind::ObjectWrappedInArray => Cow::Owned(format!("{} was sent as one object where an array of objects is expected and was wrapped into an array; send arrays directly.", field())),
-        RepairKind::SingleKeyObjectToArray => Cow::Owned(format!("{} was sent as an object with one item and was turned into an array; send arrays directly.", field())),
-        RepairKind::BareValueToArray => Cow::Owned(format!("{} was sent as a single value and was wrapped into an array; send arrays directly.", field())),
-        RepairKind::ScalarCoerced => Cow::Owned(format!("{} was sent with the wrong type and was converted; send values of the declared type.", field())),
-        RepairKind::EnumCaseFixed => Cow::Owned(format!("{} did not match an allowed value exactly and was corrected; use the listed values as written.", field())),
-        RepairKind::AnchorStripped => Cow::Owned(format!("{} carried regex anchors (^ or $) that were removed; send the plain value.", field())),
-        RepairKind::FieldRenamed => Cow::Owned(format!("a field of {} was sent under another name and was renamed; use the declared field names.", field())),
-        RepairKind::Unflattened => Cow::Owned(format!("dotted keys in {} were re-nested; send nested objects.", field())),
-        RepairKind::StrictDefaultFilled => Cow::Owned(format!("{} was omitted and was set to its declared default; send every field the schema requires.", field())),
-        RepairKind::StrictNullFilled => Cow::Owned(format!("{} was omitted and was sent as null (no value); send every field the schema requires, null when it has no value.", field())),
-        RepairKind::ArgumentsUnwrapped => Cow::Borrowed("the arguments were wrapped in a call envelope that was removed; send only the arguments object."),
-        RepairKind::RootStringWrapped => Cow::Borrowed("the arguments were sent as a plain string and were wrapped into the tool's one field; send a JSON object."),
-        RepairKind::MdLinkUnwrapped => Cow::Owned(format!("{} was sent as a Markdown link and was replaced by its text; send plain paths.", field())),
-        RepairKind::TruncationClosed => Cow::Borrowed("the arguments were cut off and were closed; check that the result is complete."),
-        RepairKind::DoubleEncoded => Cow::Borrowed("the arguments were sent as a JSON string holding an object; send the object directly."),
-        RepairKind::FenceUnwrapped | RepairKind::ProseStripped => Cow::Borrowed("the arguments were wrapped in text or a code fence; send only the JSON object."),
-        RepairKind::DuplicateKeyDropped => Cow::Owned(format!("{} was sent twice in one object; only its last value was used, send each field once.", field())),
-        RepairKind::ConcatenatedSplit => Cow::Borrowed("several calls were sent as one; send one call per tool call."),
+        RepairKind::NullStripped => Cow::Owned(format!(
+            "{} was sent as null and was omitted; omit optional fields instead of sending null.",
+            field()
+        )),
+        RepairKind::JsonStringToArray => Cow::Owned(format!(
+            "{} was sent as a string holding JSON and was parsed into an array; send arrays directly.",
+            field()
+        )),
+        RepairKind::JsonStringToObject => Cow::Owned(format!(
+            "{} was sent as a string holding JSON and was parsed into an object; send objects directly.",
+            field()
+        )),
+        RepairKind::ObjectToArray => Cow::Owned(format!(
+            "{} was sent as {{}} where an array is expected; send [] or omit it.",
+            field()
+        )),
+        RepairKind::ObjectWrappedInArray => Cow::Owned(format!(
+            "{} was sent as one object where an array of objects is expected and was wrapped into an array; send arrays directly.",
+            field()
+        )),
+        RepairKind::SingleKeyObjectToArray => Cow::Owned(format!(
+            "{} was sent as an object with one item and was turned into an array; send arrays directly.",
+            field()
+        )),
+        RepairKind::BareValueToArray => Cow::Owned(format!(
+            "{} was sent as a single value and was wrapped into an array; send arrays directly.",
+            field()
+        )),
+        RepairKind::ScalarCoerced => Cow::Owned(format!(
+            "{} was sent with the wrong type and was converted; send values of the declared type.",
+            field()
+        )),
+        RepairKind::EnumCaseFixed => Cow::Owned(format!(
+            "{} did not match an allowed value exactly and was corrected; use the listed values as written.",
+            field()
+        )),
+        RepairKind::AnchorStripped => Cow::Owned(format!(
+            "{} carried regex anchors (^ or $) that were removed; send the plain value.",
+            field()
+        )),
+        RepairKind::FieldRenamed => Cow::Owned(format!(
+            "a field of {} was sent under another name and was renamed; use the declared field names.",
+            field()
+        )),
+        RepairKind::Unflattened => Cow::Owned(format!(
+            "dotted keys in {} were re-nested; send nested objects.",
+            field()
+        )),
+        RepairKind::StrictDefaultFilled => Cow::Owned(format!(
+            "{} was omitted and was set to its declared default; send every field the schema requires.",
+            field()
+        )),
+        RepairKind::StrictNullFilled => Cow::Owned(format!(
+            "{} was omitted and was sent as null (no value); send every field the schema requires, null when it has no value.",
+            field()
+        )),
+        RepairKind::ArgumentsUnwrapped => Cow::Borrowed(
+            "the arguments were wrapped in a call envelope that was removed; send only the arguments object.",
+        ),
+        RepairKind::RootStringWrapped => Cow::Borrowed(
+            "the arguments were sent as a plain string and were wrapped into the tool's one field; send a JSON object.",
+        ),
+        RepairKind::MdLinkUnwrapped => Cow::Owned(format!(
+            "{} was sent as a Markdown link and was replaced by its text; send plain paths.",
+            field()
+        )),
+        RepairKind::TruncationClosed => Cow::Borrowed(
+            "the arguments were cut off and were closed; check that the result is complete.",
+        ),
+        RepairKind::DoubleEncoded => Cow::Borrowed(
+            "the arguments were sent as a JSON string holding an object; send the object directly.",
+        ),
+        RepairKind::FenceUnwrapped | RepairKind::ProseStripped => Cow::Borrowed(
+            "the arguments were wrapped in text or a code fence; send only the JSON object.",
+        ),
+        RepairKind::DuplicateKeyDropped => Cow::Owned(format!(
+            "{} was sent twice in one object; only its last value was used, send each field once.",
+            field()
+        )),
+        RepairKind::ConcatenatedSplit => {
+            Cow::Borrowed("several calls were sent as one; send one call per tool call.")
+        }
         _ => return None,
     };
     let mut note = String::with_capacity(NOTE.len() + text.len());
