@@ -16,6 +16,14 @@
 //! median round's MB/s of each and their ratios. Wall time: the thread's CPU time from `/proc`
 //! only moves in scheduler ticks (4–10 ms), longer than a batch, so it quantised every figure;
 //! the median round drops the rounds the machine's other load slowed.
+//!
+//! With `-- small` it measures the ~100 B malformed groups (issue #31): per group, salvage
+//! alone, a whole `Mender::repair_call` against an open `{"type": "object"}` schema (the small
+//! calls are of five tools; the open schema keeps the call's work at salvage and the report) and
+//! `jsonrepair-rs`'s syntax-only repair (`jsonrepair` to a string), interleaved per round; it
+//! prints the median round's ns per call and the ratios `jrrs/salv` and `call/jrrs`. The
+//! `small/valid` row times `serde_json::from_str` + `is_valid` (the open schema) as its
+//! reference instead.
 
 // An example program reports on stdout.
 #![allow(clippy::print_stdout)]
@@ -38,9 +46,10 @@ use write_file::write_file_tool;
 const ROUNDS: usize = 201;
 
 fn main() {
-    if std::env::args().nth(1).as_deref() == Some("malformed") {
-        malformed();
-        return;
+    match std::env::args().nth(1).as_deref() {
+        Some("malformed") => return malformed(),
+        Some("small") => return small(),
+        _ => {}
     }
     let tools = edit_tool();
     let schema = tools[0]["function"]["parameters"].clone();
@@ -197,4 +206,81 @@ fn malformed() {
             median(&mut all_jrrs.clone())
         );
     }
+}
+
+/// The ~100 B groups: salvage, `repair_call` (open schema) and `jsonrepair-rs` to a string, ns
+/// per call (the median round of each).
+fn small() {
+    let tools = serde_json::json!([{"name": "call", "parameters": {"type": "object"}}]);
+    let schema = tools[0]["parameters"].clone();
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
+    let mender = Mender::new(ToolSet::from_json(&tools));
+    let options = toolmend::salvage::SalvageOptions::default();
+    let cases = corpus::load("corpus.jsonl", &[]);
+    println!(
+        "{:<24} {:>9} {:>9} {:>9} {:>9} {:>9}",
+        "group", "salv ns", "call ns", "jrrs ns", "jrrs/salv", "call/jrrs"
+    );
+    for variant in [
+        "valid",
+        "fenced",
+        "prose",
+        "trailing_comma",
+        "single_quotes",
+        "python_literals",
+        "raw_newlines",
+        "mixed",
+        "truncated",
+    ] {
+        let group = format!("small/{variant}");
+        let inputs: Vec<&str> = cases
+            .iter()
+            .filter(|case| case.group == group)
+            .map(|case| case.input.as_str())
+            .collect();
+        let batch = 20;
+        let per_call = batch as f64 * inputs.len() as f64;
+        let time = |f: &dyn Fn(&str)| {
+            let start = Instant::now();
+            for _ in 0..batch {
+                for input in &inputs {
+                    f(black_box(input));
+                }
+            }
+            start.elapsed().as_secs_f64() * 1e9 / per_call
+        };
+        let call = |input: &str| {
+            black_box(mender.repair_call("call", input));
+        };
+        let salvage = |input: &str| {
+            black_box(toolmend::salvage::salvage(input, &options).ok());
+        };
+        let reference = |input: &str| {
+            if variant == "valid" {
+                let value: Value = serde_json::from_str(input).expect("valid JSON");
+                black_box(validator.is_valid(&value));
+            } else {
+                black_box(jsonrepair_rs::jsonrepair(input).ok());
+            }
+        };
+        let (mut c, mut v, mut j) = (Vec::new(), Vec::new(), Vec::new());
+        for round in 0..ROUNDS {
+            if round % 2 == 0 {
+                c.push(time(&call));
+                v.push(time(&salvage));
+                j.push(time(&reference));
+            } else {
+                j.push(time(&reference));
+                v.push(time(&salvage));
+                c.push(time(&call));
+            }
+        }
+        let (c, v, j) = (median(&mut c), median(&mut v), median(&mut j));
+        println!(
+            "{group:<24} {v:>9.0} {c:>9.0} {j:>9.0} {:>8.2}x {:>8.2}x",
+            j / v,
+            c / j
+        );
+    }
+    println!("(small/valid: the reference is serde_json::from_str + is_valid, not jsonrepair-rs)");
 }

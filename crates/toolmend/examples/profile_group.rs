@@ -10,7 +10,9 @@
 //!
 //! Arguments: the group, the rounds over it (default 200), and `salvage` to run
 //! `toolmend::salvage::salvage` alone instead of `repair_call` against the corpus's `write_file`
-//! schema (toggle on `toolmend::salvage::entry::salvage` then).
+//! schema (toggle on `toolmend::salvage::entry::salvage` then). The small (~100 B) groups are
+//! calls of five tools, so they run against an open `{"type": "object"}` schema instead, as
+//! `fast_path_ratio -- small` times them.
 
 // An example's job is to print its results.
 #![allow(clippy::print_stdout)]
@@ -30,7 +32,12 @@ fn main() {
         .into_iter()
         .filter_map(|case| (case.group == group).then_some(case.input))
         .collect();
-    let mender = Mender::new(ToolSet::from_json(&write_file_tool()));
+    let tools = if group.starts_with("small/") {
+        serde_json::json!([{"name": "write_file", "parameters": {"type": "object"}}])
+    } else {
+        write_file_tool()
+    };
+    let mender = Mender::new(ToolSet::from_json(&tools));
     let options = toolmend::salvage::SalvageOptions::default();
     let mut n = 0;
     for _ in 0..reps {

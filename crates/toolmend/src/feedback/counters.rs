@@ -59,14 +59,16 @@ impl RepairStats {
     }
 
     pub(crate) fn count_call(&self, kinds: impl IntoIterator<Item = RepairKind>) {
+        // Each kind once per call: a bit per kind of `RepairKind::ALL`, no allocation.
+        const _: () = assert!(RepairKind::ALL.len() <= 128);
         self.calls.fetch_add(1, Ordering::Relaxed);
-        let mut seen: Vec<RepairKind> = Vec::new();
+        let mut seen = 0u128;
         for kind in kinds {
-            if !seen.contains(&kind) {
-                seen.push(kind);
-                if let Some(i) = RepairKind::ALL.iter().position(|k| *k == kind) {
-                    self.kinds[i].fetch_add(1, Ordering::Relaxed);
-                }
+            if let Some(i) = RepairKind::ALL.iter().position(|k| *k == kind)
+                && seen & (1 << i) == 0
+            {
+                seen |= 1 << i;
+                self.kinds[i].fetch_add(1, Ordering::Relaxed);
             }
         }
     }

@@ -6,28 +6,41 @@
 use crate::{CallResult, Outcome, Status};
 
 /// Emits the events for one finished call.
+///
+/// The fields are built inside each event macro, which evaluates them only when a subscriber
+/// listens for that event: with none, a call pays for the checks and nothing else (issue #31).
 pub(crate) fn emit(call: &CallResult, model: &str) {
     // An unknown tool's name is the model's text: escaped and bounded like any echoed name.
-    let tool: &str = &super::escape_name(&call.name);
-    let model: &str = &super::escape_name(model);
+    let tool = || super::escape_name(&call.name);
+    let model = || super::escape_name(model);
     match call.status {
         Status::Repaired | Status::Recovered if !call.repairs.is_empty() => {
-            let kinds: Vec<&str> = call.repairs.iter().map(|r| r.kind.name()).collect();
-            let repair_kind = kinds.join(",");
-            tracing::info!(target: "tool_repair", tool, model, repair_kind = repair_kind.as_str(), "tool_input_repaired");
+            tracing::info!(
+                target: "tool_repair",
+                tool = &*tool(),
+                model = &*model(),
+                repair_kind = repair_kinds(call).as_str(),
+                "tool_input_repaired"
+            );
         }
         Status::Invalid => {
-            tracing::info!(target: "tool_input_invalid", tool, model, "tool_input_invalid");
+            tracing::info!(target: "tool_input_invalid", tool = &*tool(), model = &*model(), "tool_input_invalid");
         }
         Status::Unvalidated => {
-            tracing::warn!(target: "tool_input_invalid", tool, model, "tool_schema_refused");
+            tracing::warn!(target: "tool_input_invalid", tool = &*tool(), model = &*model(), "tool_schema_refused");
         }
         _ => {}
     }
     if let Some(outcome) = call.outcome {
         let outcome = Outcome::label(outcome);
-        tracing::info!(target: "tool_repair", tool, model, outcome, "tool.call_repaired");
+        tracing::info!(target: "tool_repair", tool = &*tool(), model = &*model(), outcome, "tool.call_repaired");
     }
+}
+
+/// The kinds of a call's repairs, comma-separated.
+fn repair_kinds(call: &CallResult) -> String {
+    let kinds: Vec<&str> = call.repairs.iter().map(|r| r.kind.name()).collect();
+    kinds.join(",")
 }
 
 /// The event for a recovered call dropped as a duplicate (never listed in `calls[]`).

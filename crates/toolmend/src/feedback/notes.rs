@@ -1,5 +1,7 @@
 //! Value-free notes for repaired calls, to prepend to the tool result.
 
+use std::borrow::Cow;
+
 use crate::limits::MAX_NOTES;
 use crate::pointer;
 use crate::{Repair, RepairKind};
@@ -10,18 +12,19 @@ use crate::{Repair, RepairKind};
 pub(crate) fn notes_for(repairs: &[Repair]) -> Vec<String> {
     let mut notes: Vec<String> = Vec::new();
     let mut more = 0usize;
-    let mut previous: Option<String> = None;
+    // The last note counted past the cap; before it, the last note is the last one listed.
+    let mut last_counted: Option<String> = None;
     for note in repairs.iter().filter_map(note_for) {
         // A note repeated at once is one note, before the cap and after it.
-        if previous.as_ref() == Some(&note) {
+        if last_counted.as_ref().or(notes.last()) == Some(&note) {
             continue;
         }
         if notes.len() < MAX_NOTES {
-            notes.push(note.clone());
+            notes.push(note);
         } else {
             more += 1;
+            last_counted = Some(note);
         }
-        previous = Some(note);
     }
     if more > 0 {
         notes.push(format!(
@@ -33,38 +36,144 @@ pub(crate) fn notes_for(repairs: &[Repair]) -> Vec<String> {
 
 /// The note for one repair, or `None` for repairs the model need not hear about.
 pub(crate) fn note_for(repair: &Repair) -> Option<String> {
-    let field = pointer::display(&repair.path);
-    let field = if field.is_empty() {
-        "the arguments".to_owned()
-    } else {
-        format!("`{}`", super::retry_message::escape_path(&field))
+    // Most syntax repairs (a trailing comma, quotes, literals) have no note: nothing to build.
+    if !has_note(repair.kind) {
+        return None;
+    }
+    note_for_unchecked(repair)
+}
+
+/// [`note_for`] without its shortcut for the kinds that have no note.
+fn note_for_unchecked(repair: &Repair) -> Option<String> {
+    const NOTE: &str = "Note: ";
+    // Built only for the notes that name a field.
+    let field = || {
+        let field = pointer::display(&repair.path);
+        if field.is_empty() {
+            "the arguments".to_owned()
+        } else {
+            format!("`{}`", super::retry_message::escape_path(&field))
+        }
     };
     let text = match repair.kind {
-        RepairKind::NullStripped => format!("{field} was sent as null and was omitted; omit optional fields instead of sending null."),
-        RepairKind::JsonStringToArray => format!("{field} was sent as a string holding JSON and was parsed into an array; send arrays directly."),
-        RepairKind::JsonStringToObject => format!("{field} was sent as a string holding JSON and was parsed into an object; send objects directly."),
-        RepairKind::ObjectToArray => format!("{field} was sent as {{}} where an array is expected; send [] or omit it."),
-        RepairKind::ObjectWrappedInArray => format!("{field} was sent as one object where an array of objects is expected and was wrapped into an array; send arrays directly."),
-        RepairKind::SingleKeyObjectToArray => format!("{field} was sent as an object with one item and was turned into an array; send arrays directly."),
-        RepairKind::BareValueToArray => format!("{field} was sent as a single value and was wrapped into an array; send arrays directly."),
-        RepairKind::ScalarCoerced => format!("{field} was sent with the wrong type and was converted; send values of the declared type."),
-        RepairKind::EnumCaseFixed => format!("{field} did not match an allowed value exactly and was corrected; use the listed values as written."),
-        RepairKind::AnchorStripped => format!("{field} carried regex anchors (^ or $) that were removed; send the plain value."),
-        RepairKind::FieldRenamed => format!("a field of {field} was sent under another name and was renamed; use the declared field names."),
-        RepairKind::Unflattened => format!("dotted keys in {field} were re-nested; send nested objects."),
-        RepairKind::StrictDefaultFilled => format!("{field} was omitted and was set to its declared default; send every field the schema requires."),
-        RepairKind::StrictNullFilled => format!("{field} was omitted and was sent as null (no value); send every field the schema requires, null when it has no value."),
-        RepairKind::ArgumentsUnwrapped => "the arguments were wrapped in a call envelope that was removed; send only the arguments object.".to_owned(),
-        RepairKind::RootStringWrapped => "the arguments were sent as a plain string and were wrapped into the tool's one field; send a JSON object.".to_owned(),
-        RepairKind::MdLinkUnwrapped => format!("{field} was sent as a Markdown link and was replaced by its text; send plain paths."),
-        RepairKind::TruncationClosed => "the arguments were cut off and were closed; check that the result is complete.".to_owned(),
-        RepairKind::DoubleEncoded => "the arguments were sent as a JSON string holding an object; send the object directly.".to_owned(),
-        RepairKind::FenceUnwrapped | RepairKind::ProseStripped => "the arguments were wrapped in text or a code fence; send only the JSON object.".to_owned(),
-        RepairKind::DuplicateKeyDropped => format!("{field} was sent twice in one object; only its last value was used, send each field once."),
-        RepairKind::ConcatenatedSplit => "several calls were sent as one; send one call per tool call.".to_owned(),
+        RepairKind::NullStripped => Cow::Owned(format!(
+            "{} was sent as null and was omitted; omit optional fields instead of sending null.",
+            field()
+        )),
+        RepairKind::JsonStringToArray => Cow::Owned(format!(
+            "{} was sent as a string holding JSON and was parsed into an array; send arrays directly.",
+            field()
+        )),
+        RepairKind::JsonStringToObject => Cow::Owned(format!(
+            "{} was sent as a string holding JSON and was parsed into an object; send objects directly.",
+            field()
+        )),
+        RepairKind::ObjectToArray => Cow::Owned(format!(
+            "{} was sent as {{}} where an array is expected; send [] or omit it.",
+            field()
+        )),
+        RepairKind::ObjectWrappedInArray => Cow::Owned(format!(
+            "{} was sent as one object where an array of objects is expected and was wrapped into an array; send arrays directly.",
+            field()
+        )),
+        RepairKind::SingleKeyObjectToArray => Cow::Owned(format!(
+            "{} was sent as an object with one item and was turned into an array; send arrays directly.",
+            field()
+        )),
+        RepairKind::BareValueToArray => Cow::Owned(format!(
+            "{} was sent as a single value and was wrapped into an array; send arrays directly.",
+            field()
+        )),
+        RepairKind::ScalarCoerced => Cow::Owned(format!(
+            "{} was sent with the wrong type and was converted; send values of the declared type.",
+            field()
+        )),
+        RepairKind::EnumCaseFixed => Cow::Owned(format!(
+            "{} did not match an allowed value exactly and was corrected; use the listed values as written.",
+            field()
+        )),
+        RepairKind::AnchorStripped => Cow::Owned(format!(
+            "{} carried regex anchors (^ or $) that were removed; send the plain value.",
+            field()
+        )),
+        RepairKind::FieldRenamed => Cow::Owned(format!(
+            "a field of {} was sent under another name and was renamed; use the declared field names.",
+            field()
+        )),
+        RepairKind::Unflattened => Cow::Owned(format!(
+            "dotted keys in {} were re-nested; send nested objects.",
+            field()
+        )),
+        RepairKind::StrictDefaultFilled => Cow::Owned(format!(
+            "{} was omitted and was set to its declared default; send every field the schema requires.",
+            field()
+        )),
+        RepairKind::StrictNullFilled => Cow::Owned(format!(
+            "{} was omitted and was sent as null (no value); send every field the schema requires, null when it has no value.",
+            field()
+        )),
+        RepairKind::ArgumentsUnwrapped => Cow::Borrowed(
+            "the arguments were wrapped in a call envelope that was removed; send only the arguments object.",
+        ),
+        RepairKind::RootStringWrapped => Cow::Borrowed(
+            "the arguments were sent as a plain string and were wrapped into the tool's one field; send a JSON object.",
+        ),
+        RepairKind::MdLinkUnwrapped => Cow::Owned(format!(
+            "{} was sent as a Markdown link and was replaced by its text; send plain paths.",
+            field()
+        )),
+        RepairKind::TruncationClosed => Cow::Borrowed(
+            "the arguments were cut off and were closed; check that the result is complete.",
+        ),
+        RepairKind::DoubleEncoded => Cow::Borrowed(
+            "the arguments were sent as a JSON string holding an object; send the object directly.",
+        ),
+        RepairKind::FenceUnwrapped | RepairKind::ProseStripped => Cow::Borrowed(
+            "the arguments were wrapped in text or a code fence; send only the JSON object.",
+        ),
+        RepairKind::DuplicateKeyDropped => Cow::Owned(format!(
+            "{} was sent twice in one object; only its last value was used, send each field once.",
+            field()
+        )),
+        RepairKind::ConcatenatedSplit => {
+            Cow::Borrowed("several calls were sent as one; send one call per tool call.")
+        }
         _ => return None,
     };
-    Some(format!("Note: {text}"))
+    let mut note = String::with_capacity(NOTE.len() + text.len());
+    note.push_str(NOTE);
+    note.push_str(&text);
+    Some(note)
+}
+
+/// Whether [`note_for`] has a note for `kind`.
+const fn has_note(kind: RepairKind) -> bool {
+    matches!(
+        kind,
+        RepairKind::NullStripped
+            | RepairKind::JsonStringToArray
+            | RepairKind::JsonStringToObject
+            | RepairKind::ObjectToArray
+            | RepairKind::ObjectWrappedInArray
+            | RepairKind::SingleKeyObjectToArray
+            | RepairKind::BareValueToArray
+            | RepairKind::ScalarCoerced
+            | RepairKind::EnumCaseFixed
+            | RepairKind::AnchorStripped
+            | RepairKind::FieldRenamed
+            | RepairKind::Unflattened
+            | RepairKind::StrictDefaultFilled
+            | RepairKind::StrictNullFilled
+            | RepairKind::ArgumentsUnwrapped
+            | RepairKind::RootStringWrapped
+            | RepairKind::MdLinkUnwrapped
+            | RepairKind::TruncationClosed
+            | RepairKind::DoubleEncoded
+            | RepairKind::FenceUnwrapped
+            | RepairKind::ProseStripped
+            | RepairKind::DuplicateKeyDropped
+            | RepairKind::ConcatenatedSplit
+    )
 }
 
 #[cfg(test)]
@@ -98,6 +207,18 @@ mod tests {
             notes.last().unwrap(),
             "Note: 1 more fields were repaired; send the arguments in the declared shape."
         );
+    }
+
+    #[test]
+    fn the_shortcut_knows_every_kind_with_a_note() {
+        for &kind in RepairKind::ALL {
+            let repair = Repair::new(kind, "/a".into());
+            assert_eq!(
+                has_note(kind),
+                note_for_unchecked(&repair).is_some(),
+                "{kind:?}"
+            );
+        }
     }
 
     #[test]

@@ -77,7 +77,8 @@ pub(crate) fn retry_message(
     options: MessageOptions,
 ) -> String {
     let name = escape_name(tool.name());
-    let mut out = String::new();
+    // Room for a usual message at once: grown line by line, it was reallocated many times.
+    let mut out = String::with_capacity(1024);
     if matches!(
         context,
         RetryContext::Repeated | RetryContext::GaveUp { repeated: true }

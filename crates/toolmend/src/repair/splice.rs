@@ -21,6 +21,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::fmt::Write as _;
 use std::ops::Range;
 
 use serde_json::Value;
@@ -353,7 +354,10 @@ fn write_compact(out: &mut String, value: &Value) {
         Value::Bool(true) => out.push_str("true"),
         Value::Bool(false) => out.push_str("false"),
         // The number's own text (`arbitrary_precision`), as serde_json writes it.
-        Value::Number(n) => out.push_str(&n.to_string()),
+        Value::Number(n) => {
+            // Written in place: writing to a `String` cannot fail.
+            let _ = write!(out, "{n}");
+        }
         Value::String(text) => write_string(out, text),
         Value::Array(items) => {
             out.push('[');

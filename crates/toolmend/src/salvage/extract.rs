@@ -17,6 +17,8 @@
 //! long token; [`Memo`] remembers comment ends and cut keys for the whole call, and smart-quoted
 //! keys stop at a `{` or line break, so the search stays linear.
 
+use std::sync::LazyLock;
+
 use memchr::memmem;
 
 use super::memo::Memo;
@@ -296,7 +298,9 @@ struct Fence {
 
 /// The first ```` ``` ```` at or after `from` that opens a line (only spaces or tabs before it).
 fn find_fence(bytes: &[u8], from: usize) -> Option<Fence> {
-    let finder = memmem::Finder::new(b"```");
+    // Built once: building a searcher costs more than searching a short call.
+    static FENCE: LazyLock<memmem::Finder<'static>> = LazyLock::new(|| memmem::Finder::new(b"```"));
+    let finder = &*FENCE;
     let mut search = from;
     for _ in 0..MAX_FENCE_PROBES {
         let at = search + finder.find(&bytes[search..])?;

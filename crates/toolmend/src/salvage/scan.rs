@@ -227,6 +227,10 @@ pub(super) fn followed_by(bytes: &[u8], p: usize, next: &[u8]) -> bool {
 /// Skips whitespace and comments from `p`; `None` when more than [`MAX_GAP`] bytes would be
 /// skipped.
 pub(super) fn skip_gap(bytes: &[u8], mut p: usize) -> Option<usize> {
+    // Nearly always no gap at all: a byte that is neither a blank nor a comment's `/`.
+    if bytes.get(p).is_some_and(|&b| !is_ws(b) && b != b'/') {
+        return Some(p);
+    }
     let start = p;
     loop {
         p = skip_ws(bytes, p).min(start + MAX_GAP + 1);

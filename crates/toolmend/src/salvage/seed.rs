@@ -24,9 +24,7 @@
 //! one to the run above, and calls neither.
 
 use std::ops::Range;
-use std::sync::LazyLock;
 
-use memchr::memmem;
 use serde_json::{Map, Value};
 
 use super::strict::StrictPrefix;
@@ -102,11 +100,15 @@ fn seed(text: &str, members: Map<String, Value>, keys: &[Option<usize>]) -> Opti
         comma = Some(after - 1);
     }
     let count = spans.len();
-    let members = if count == members.len() {
-        members
-    } else {
-        members.into_iter().take(count).collect()
-    };
+    let mut members = members;
+    if count < members.len() {
+        // Kept in place: the map keeps its keys' hashes, where collecting would hash each again.
+        let mut kept = 0;
+        members.retain(|_, _| {
+            kept += 1;
+            kept <= count
+        });
+    }
     Some(Seed {
         root,
         members,
@@ -144,22 +146,22 @@ fn back_over_ws(bytes: &[u8], floor: usize, mut at: usize) -> usize {
 
 /// Whether the content of a strict string holds a `\/` and a `\u` escape.
 fn escapes_in(content: &[u8]) -> (bool, bool) {
-    // Built once: a searcher costs more to build than a short string costs to search.
-    static PAIRS: LazyLock<[memmem::Finder<'static>; 2]> =
-        LazyLock::new(|| [memmem::Finder::new(b"\\/"), memmem::Finder::new(b"\\u")]);
-    let [slash, unicode] = &*PAIRS;
-    let has = |pair: &memmem::Finder<'_>| pair.find_iter(content).any(|i| !escaped(content, i));
-    (has(slash), has(unicode))
-}
-
-/// Whether the byte at `at` follows an odd run of backslashes.
-fn escaped(bytes: &[u8], at: usize) -> bool {
-    let run = bytes[..at]
-        .iter()
-        .rev()
-        .take_while(|&&b| b == b'\\')
-        .count();
-    run % 2 == 1
+    // Strict content: every backslash starts an escape, so each one found is an escape's first
+    // byte and the byte after it names the escape.
+    let (mut slash, mut unicode) = (false, false);
+    let mut from = 0;
+    while let Some(i) = memchr::memchr(b'\\', &content[from..]) {
+        match content.get(from + i + 1) {
+            Some(b'/') => slash = true,
+            Some(b'u') => unicode = true,
+            _ => {}
+        }
+        from += i + 2;
+        if from >= content.len() || (slash && unicode) {
+            break;
+        }
+    }
+    (slash, unicode)
 }
 
 #[cfg(test)]

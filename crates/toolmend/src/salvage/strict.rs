@@ -65,8 +65,14 @@ pub(crate) struct StrictPrefix {
 /// [`read_object`].
 pub(crate) fn read_strict(text: &str) -> Result<Value, Option<StrictPrefix>> {
     let first = scan::skip_ws(text.as_bytes(), 0);
-    if text.as_bytes().get(first) != Some(&b'{') {
-        return serde_json::from_str(text).map_err(|_| None);
+    match text.as_bytes().get(first) {
+        Some(b'{') => {}
+        // No JSON value starts with this byte (a fence, prose), or there is none: serde_json
+        // fails at it, and its error is not needed.
+        Some(b'[' | b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n') => {
+            return serde_json::from_str(text).map_err(|_| None);
+        }
+        _ => return Err(None),
     }
     match read_object(text, first) {
         Strictly::Value(value) => Ok(value),
@@ -257,12 +263,16 @@ impl Reader<'_> {
     }
 
     /// A number: its span by [`number_span`] (as `serde_json` scans it, so an error is at the
-    /// same member), its value by `serde_json` from that span (its text kept as written).
+    /// same member), its value by `serde_json`'s `Number` from that span (its text kept as written).
     fn number(&mut self) -> Read<Value> {
         let start = self.pos;
         let span = number_span(self.bytes, start).ok_or(Stop::Syntax)?;
         self.pos = span.end;
-        serde_json::from_str(&self.text[start..span.end]).map_err(|_| Stop::Syntax)
+        // `Number`'s own parse: the text kept as written, without a `Value` deserializer.
+        self.text[start..span.end]
+            .parse::<serde_json::Number>()
+            .map(Value::Number)
+            .map_err(|_| Stop::Syntax)
     }
 
     fn object(&mut self, depth: usize) -> Read<Value> {

@@ -21,6 +21,7 @@
 
 use std::ops::Range;
 
+use serde_json::map::Entry;
 use serde_json::{Map, Value};
 
 mod lookahead;
@@ -356,6 +357,8 @@ impl<'a> Parser<'a> {
         let mut stack: Vec<Frame> = Vec::new();
         self.closers.clear();
         self.spans.clear();
+        // A call's root object holds a handful of members: room for them at once.
+        self.spans.reserve(8);
         self.spans_void = false;
         let mut expect = Expect::Value;
         if let Some(seed) = self.seed.take().filter(|s| s.root == self.pos) {
@@ -883,14 +886,22 @@ impl<'a> Parser<'a> {
         match last {
             Frame::Object(map, key) => {
                 if let Some(key) = key.take() {
-                    if map.contains_key(&key) {
-                        // The last value wins, as in serde_json; the earlier one is reported.
-                        self.log.drop_key(pointer_to(outer, &key), self.pos);
-                        self.spans_void |= outer.is_empty();
-                    } else if outer.is_empty() {
-                        self.spans.push(span);
+                    // One hash of the key: looked up and inserted through the same entry.
+                    match map.entry(key) {
+                        Entry::Occupied(mut member) => {
+                            // The last value wins, in the first place, as in serde_json; the
+                            // earlier one is reported.
+                            self.log.drop_key(pointer_to(outer, member.key()), self.pos);
+                            self.spans_void |= outer.is_empty();
+                            member.insert(value);
+                        }
+                        Entry::Vacant(member) => {
+                            if outer.is_empty() {
+                                self.spans.push(span);
+                            }
+                            member.insert(value);
+                        }
                     }
-                    map.insert(key, value);
                 }
                 None
             }

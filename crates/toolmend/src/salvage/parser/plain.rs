@@ -79,6 +79,18 @@ impl Parser<'_> {
             let i = scan::find_string_special(bytes, p, delimiter);
             // The text ends inside the string: strings.rs decides what a cut string keeps.
             let &b = bytes.get(i)?;
+            if !reserved {
+                // One allocation: the first run alone when the quote ends it, else up to the
+                // next quote (a floor, since it may be escaped), as strings.rs does. Once per
+                // string, so the search stays linear.
+                reserved = true;
+                let more = if b == delimiter {
+                    0
+                } else {
+                    memchr::memchr(delimiter, &bytes[i..]).unwrap_or(bytes.len() - i) + 16
+                };
+                text.reserve(i - p + more);
+            }
             text.push_str(&self.text[p..i]);
             if b == delimiter {
                 let after = i + 1;
@@ -96,13 +108,6 @@ impl Parser<'_> {
                 }
                 self.pos = after;
                 return Some(Plain { text, canonical });
-            }
-            if !reserved {
-                // More than one chunk: reserve up to the next quote at once (a floor, since it
-                // may be escaped), as strings.rs does.
-                reserved = true;
-                let next = memchr::memchr(delimiter, &bytes[i..]).unwrap_or(bytes.len() - i);
-                text.reserve(next + 16);
             }
             if b != b'\\' {
                 // A raw control character: kept as the character it is (`control_char_escaped`).

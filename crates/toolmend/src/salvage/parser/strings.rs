@@ -75,6 +75,17 @@ impl Parser<'_> {
         }
         let open = self.pos;
         self.pos += quote.len();
+        if role == Role::Key && quote != Quote::Smart {
+            // The common key, `"name"` or `'name'`: nothing to decode before its closing quote,
+            // which ends a key wherever it is. Copied at once, as the loop below would end up.
+            let delimiter = quote.scan_byte();
+            let i = scan::find_string_special(self.bytes, self.pos, delimiter);
+            if self.bytes.get(i) == Some(&delimiter) {
+                let key = self.text[self.pos..i].to_owned();
+                self.closed_at(open, i, i + 1);
+                return Str::Closed(key);
+            }
+        }
         let mut out = String::new();
         let mut hinted = false;
         let mut escapes = Escapes::default();
@@ -153,11 +164,7 @@ impl Parser<'_> {
                 },
             };
             if closes {
-                if self.content_quotes.iter().any(|&q| open < q && q < i) {
-                    let next = scan::skip_ws(self.bytes, after);
-                    self.extended_member |= self.bytes.get(next) == Some(&b',');
-                }
-                self.pos = after;
+                self.closed_at(open, i, after);
                 return Str::Closed(out);
             }
             if role == Role::Value
@@ -178,6 +185,16 @@ impl Parser<'_> {
             content_quote = true;
             self.pos = after;
         }
+    }
+
+    /// The string opened at `open` closes at its quote `close`: the run goes on at `after`, and
+    /// notes whether the string holds a quote an earlier attempt took as content.
+    fn closed_at(&mut self, open: usize, close: usize, after: usize) {
+        if self.content_quotes.iter().any(|&q| open < q && q < close) {
+            let next = scan::skip_ws(self.bytes, after);
+            self.extended_member |= self.bytes.get(next) == Some(&b',');
+        }
+        self.pos = after;
     }
 
     /// Closes a string value the text ended inside before the run of closers it ends with, when
