@@ -31,6 +31,7 @@ client API's error shape.
 mod app;
 mod body;
 mod cache;
+mod client;
 mod config;
 mod error;
 mod fallback_tools;
