@@ -41,6 +41,7 @@ mod metrics;
 pub mod path;
 mod reprompt;
 mod routes;
+mod self_wake;
 mod serve;
 mod stream;
 mod upstream;
