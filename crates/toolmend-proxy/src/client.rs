@@ -95,7 +95,10 @@ pub(crate) struct HttpClient {
 
 impl HttpClient {
     /// A client with these timeouts, TCP_NODELAY, 90 s idle connections kept.
-    pub(crate) fn new(connect_timeout: Duration, read_timeout: Duration) -> Result<Self, ClientError> {
+    pub(crate) fn new(
+        connect_timeout: Duration,
+        read_timeout: Duration,
+    ) -> Result<Self, ClientError> {
         let mut tcp = HttpConnector::new();
         tcp.set_nodelay(true);
         tcp.set_connect_timeout(Some(connect_timeout));
@@ -237,7 +240,9 @@ impl BodyStream {
     fn poll_frame(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<Bytes, BoxError>>> {
         loop {
             let frame = match &mut self.frames {
-                Frames::Plain(body) => ready!(Pin::new(body).poll_frame(cx)).map(|f| f.map_err(BoxError::from)),
+                Frames::Plain(body) => {
+                    ready!(Pin::new(body).poll_frame(cx)).map(|f| f.map_err(BoxError::from))
+                }
                 Frames::Decoded(body) => ready!(body.as_mut().poll_frame(cx)),
             };
             match frame {
@@ -276,7 +281,9 @@ impl Stream for BodyStream {
                 }
                 gap
             }
-            None => this.gap.insert(Box::pin(tokio::time::sleep_until(deadline))),
+            None => this
+                .gap
+                .insert(Box::pin(tokio::time::sleep_until(deadline))),
         };
         this.armed = true;
         if gap.as_mut().poll(cx).is_ready() {

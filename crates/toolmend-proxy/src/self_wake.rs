@@ -129,7 +129,10 @@ mod tests {
         }
     }
 
-    fn poll_once<F: Future>(future: &mut AbsorbSelfWakes<F>, count: &Arc<Count>) -> Poll<F::Output> {
+    fn poll_once<F: Future>(
+        future: &mut AbsorbSelfWakes<F>,
+        count: &Arc<Count>,
+    ) -> Poll<F::Output> {
         let waker = Waker::from(Arc::clone(count));
         Pin::new(future).poll(&mut Context::from_waker(&waker))
     }
@@ -139,15 +142,26 @@ mod tests {
         let count = Arc::new(Count(0.into()));
         let mut future = AbsorbSelfWakes::new(SelfWaking { times: 2, polls: 0 });
         assert_eq!(poll_once(&mut future, &count), Poll::Ready(3));
-        assert_eq!(count.0.load(Ordering::SeqCst), 0, "no wake reached the task");
+        assert_eq!(
+            count.0.load(Ordering::SeqCst),
+            0,
+            "no wake reached the task"
+        );
     }
 
     #[test]
     fn a_future_that_keeps_waking_itself_still_yields() {
         let count = Arc::new(Count(0.into()));
-        let mut future = AbsorbSelfWakes::new(SelfWaking { times: 10, polls: 0 });
+        let mut future = AbsorbSelfWakes::new(SelfWaking {
+            times: 10,
+            polls: 0,
+        });
         assert!(poll_once(&mut future, &count).is_pending());
-        assert_eq!(count.0.load(Ordering::SeqCst), 1, "the yield reached the task");
+        assert_eq!(
+            count.0.load(Ordering::SeqCst),
+            1,
+            "the yield reached the task"
+        );
         assert!(poll_once(&mut future, &count).is_pending());
         assert_eq!(count.0.load(Ordering::SeqCst), 2);
         assert_eq!(poll_once(&mut future, &count), Poll::Pending);

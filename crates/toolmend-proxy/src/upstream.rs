@@ -7,8 +7,8 @@ use axum::http::{Method, Request, Uri};
 use bytes::Bytes;
 use http_body_util::Full;
 
-use crate::client::{ClientError, HttpClient};
 pub(crate) use crate::client::{BodyChunk, Response, UpstreamError};
+use crate::client::{ClientError, HttpClient};
 use crate::config::ProxyConfig;
 use crate::error::{Api, ProxyError};
 

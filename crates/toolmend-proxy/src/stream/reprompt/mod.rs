@@ -170,7 +170,8 @@ fn events_of(
     let read = Arc::clone(turn);
     let last = Arc::clone(turn);
     let pieces = upstream.bytes_stream().map(move |chunk| {
-        let items: Vec<Result<Piece, crate::upstream::UpstreamError>> = match (chunk, split.lock()) {
+        let items: Vec<Result<Piece, crate::upstream::UpstreamError>> = match (chunk, split.lock())
+        {
             (Ok(chunk), Ok(mut turn)) => turn.split(chunk).into_iter().map(Ok).collect(),
             (Ok(chunk), Err(_)) => vec![Ok(Piece::Bytes(chunk))],
             (Err(e), Ok(mut turn)) => {
