@@ -5,9 +5,7 @@ mod support;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use support::{
-    Script, openai_tools, post_json, post_text, start, start_proxy, start_raw_upstream,
-};
+use support::{Script, openai_tools, post_json, post_text, start, start_proxy, start_raw_upstream};
 use toolmend_proxy::ProxyConfig;
 
 async fn chat(base: &str, model: &str) -> reqwest::Response {
