@@ -241,7 +241,7 @@ async fn repair_read(
             parts.method.clone(),
             &parts.uri,
             &parts.headers,
-            sent.clone().into(),
+            sent.clone(),
             mender.is_some(),
         )
         .await;
@@ -417,7 +417,7 @@ async fn repair_read(
 
 /// A response to a request with no tools (and no `--tools`): passed as received, its calls
 /// counted (read from a non-streaming body within the buffering limit).
-async fn untooled(api: Api, upstream: reqwest::Response, limit: usize) -> Response {
+async fn untooled(api: Api, upstream: crate::upstream::Response, limit: usize) -> Response {
     let route = api.route_label();
     if is_streamed(upstream.headers()) {
         crate::metrics::count_untooled(route, None);
@@ -567,7 +567,7 @@ async fn send_buffered(
 
 /// The error that ends a client body whose upstream body was cut: hyper then closes the
 /// connection instead of ending the body cleanly.
-fn cut_error(error: reqwest::Error) -> std::io::Error {
+fn cut_error(error: crate::upstream::UpstreamError) -> std::io::Error {
     std::io::Error::other(crate::upstream::upstream_error(&error).to_string())
 }
 
@@ -580,7 +580,7 @@ fn build(status: StatusCode, headers: HeaderMap, body: Body) -> Response {
 }
 
 /// The upstream response as received, streamed; a cut body ends the stream cleanly.
-pub(crate) fn pass_response(upstream: reqwest::Response) -> Response {
+pub(crate) fn pass_response(upstream: crate::upstream::Response) -> Response {
     let status = upstream.status();
     let headers = response_headers(upstream.headers(), false);
     let stream = upstream
@@ -615,7 +615,7 @@ async fn passthrough(State(state): State<Arc<AppState>>, request: Request) -> Re
     };
     let response = match state
         .upstream
-        .send(parts.method, &parts.uri, &parts.headers, body.into(), false)
+        .send(parts.method, &parts.uri, &parts.headers, body, false)
         .await
     {
         Ok(upstream) => pass_response(upstream),

@@ -31,6 +31,7 @@ client API's error shape.
 mod app;
 mod body;
 mod cache;
+mod client;
 mod config;
 mod error;
 mod fallback_tools;
@@ -40,6 +41,7 @@ mod metrics;
 pub mod path;
 mod reprompt;
 mod routes;
+mod self_wake;
 mod serve;
 mod spans;
 mod stream;

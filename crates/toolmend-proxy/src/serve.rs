@@ -20,6 +20,7 @@ use tokio::task::JoinSet;
 use tower_service::Service;
 
 use crate::config::{ProxyConfig, ProxyLimits};
+use crate::self_wake::AbsorbSelfWakes;
 
 /// Keeps a timer pending at most a second ahead, for as long as the proxy serves.
 ///
@@ -74,14 +75,16 @@ pub async fn serve_until(
                     connections.spawn(refuse(stream));
                     continue;
                 };
-                connections.spawn(connection(
+                // The handler hyper polls inside the connection's task wakes that task when it
+                // takes the request body: polled again in place, not through another worker.
+                connections.spawn(AbsorbSelfWakes::new(connection(
                     stream,
                     peer,
                     router.clone(),
                     limits.clone(),
                     stopping.clone(),
                     slot,
-                ));
+                )));
             }
             Some(_) = connections.join_next(), if !connections.is_empty() => {}
         }

@@ -1,8 +1,14 @@
-//! The upstream side: one pooled reqwest client (rustls), URL joining, header forwarding.
+//! The upstream side: one pooled client ([`crate::client`]), the upstream target of a request,
+//! header forwarding.
 
 use axum::http::header::{self, HeaderMap, HeaderName, HeaderValue};
-use axum::http::{Method, Uri};
+use axum::http::uri::{Authority, PathAndQuery, Scheme};
+use axum::http::{Method, Request, Uri};
+use bytes::Bytes;
+use http_body_util::Full;
 
+pub(crate) use crate::client::{BodyChunk, Response, UpstreamError};
+use crate::client::{ClientError, HttpClient};
 use crate::config::ProxyConfig;
 use crate::error::{Api, ProxyError};
 
@@ -45,12 +51,10 @@ fn connection_named(headers: &HeaderMap) -> Vec<String> {
 /// The upstream server and the client that talks to it.
 #[derive(Debug, Clone)]
 pub(crate) struct Upstream {
-    /// Forwards bodies as they are, compressed or not (other paths, requests without tools).
-    client: reqwest::Client,
-    /// Asks for `identity` and decodes gzip, deflate, br and zstd that come back anyway, as
-    /// they stream, for the routes whose answers the proxy reads.
-    decoding: reqwest::Client,
-    /// The root without a trailing `/`.
+    client: HttpClient,
+    scheme: Scheme,
+    authority: Authority,
+    /// The root's path without a trailing `/` (empty for the server root).
     root: String,
     /// The root ends in `/v1`.
     root_has_v1: bool,
@@ -63,29 +67,36 @@ pub(crate) struct Upstream {
 }
 
 impl Upstream {
-    pub(crate) fn new(config: &ProxyConfig) -> Result<Self, reqwest::Error> {
-        let builder = || {
-            reqwest::Client::builder()
-                .connect_timeout(config.limits.connect_timeout)
-                .read_timeout(config.limits.read_timeout)
-                .pool_idle_timeout(std::time::Duration::from_secs(90))
-                .tcp_nodelay(true)
-                // The proxy forwards what it gets: a redirect goes back to the client.
-                .redirect(reqwest::redirect::Policy::none())
-        };
-        let client = builder()
-            .no_gzip()
-            .no_brotli()
-            .no_zstd()
-            .no_deflate()
-            .build()?;
-        let decoding = builder().build()?;
-        let root = config.upstream.trim_end_matches('/').to_owned();
+    /// The upstream of a configuration: its root parsed once (`http` or `https`, a host, a
+    /// path prefix, no query), and the client. Redirects are never followed: the proxy
+    /// forwards what it gets, a redirect goes back to the client.
+    pub(crate) fn new(config: &ProxyConfig) -> Result<Self, ClientError> {
+        let trimmed = config.upstream.trim_end_matches('/');
+        let root: Uri = trimmed
+            .parse()
+            .map_err(|e| ClientError::new(format!("upstream URL {trimmed:?}: {e}")))?;
+        let scheme = root
+            .scheme()
+            .filter(|s| *s == &Scheme::HTTP || *s == &Scheme::HTTPS)
+            .cloned()
+            .ok_or_else(|| ClientError::new(format!("upstream URL {trimmed:?}: not http(s)")))?;
+        let authority = root
+            .authority()
+            .cloned()
+            .ok_or_else(|| ClientError::new(format!("upstream URL {trimmed:?}: no host")))?;
+        if root.query().is_some() {
+            return Err(ClientError::new(format!(
+                "upstream URL {trimmed:?}: a query cannot prefix request paths"
+            )));
+        }
+        let root = root.path().trim_end_matches('/').to_owned();
+        let client = HttpClient::new(config.limits.connect_timeout, config.limits.read_timeout)?;
         Ok(Self {
             root_has_v1: root.ends_with("/v1"),
             root,
+            scheme,
+            authority,
             client,
-            decoding,
             api_key: config.api_key.clone(),
             upstream_api_key: config.upstream_api_key.clone(),
             allow_paths: config.allow_paths.clone(),
@@ -93,21 +104,43 @@ impl Upstream {
         })
     }
 
-    /// The upstream URL of a request: the root plus the path and query as received; a root
-    /// ending in `/v1` is not doubled for a `/v1/…` path, and Ollama's native `/api/…` paths
-    /// go to the root without its `/v1` (`--upstream http://host:11434/v1` serves both APIs).
-    pub(crate) fn url(&self, uri: &Uri) -> String {
+    /// The upstream path and query of a request: the root's path plus the path and query as
+    /// received; a root ending in `/v1` is not doubled for a `/v1/…` path, and Ollama's
+    /// native `/api/…` paths go to the root without its `/v1` (`--upstream
+    /// http://host:11434/v1` serves both APIs).
+    fn path_and_query(&self, uri: &Uri) -> String {
         let path = uri.path_and_query().map_or("/", |p| p.as_str());
-        if self.root_has_v1 && path.starts_with("/api/") {
-            let root = &self.root[..self.root.len() - "/v1".len()];
-            return format!("{root}{path}");
-        }
-        match path.strip_prefix("/v1") {
-            Some(rest) if self.root_has_v1 && (rest.starts_with('/') || rest.starts_with('?')) => {
-                format!("{}{rest}", self.root)
+        let (root, rest) = if self.root_has_v1 && path.starts_with("/api/") {
+            (&self.root[..self.root.len() - "/v1".len()], path)
+        } else {
+            match path.strip_prefix("/v1") {
+                Some(rest)
+                    if self.root_has_v1 && (rest.starts_with('/') || rest.starts_with('?')) =>
+                {
+                    (self.root.as_str(), rest)
+                }
+                _ => (self.root.as_str(), path),
             }
-            _ => format!("{}{path}", self.root),
+        };
+        let mut joined = String::with_capacity(root.len() + rest.len() + 1);
+        if !root.starts_with('/') && !rest.starts_with('/') {
+            joined.push('/');
         }
+        joined.push_str(root);
+        joined.push_str(rest);
+        joined
+    }
+
+    /// The upstream URL of a request (the root plus its path and query).
+    pub(crate) fn url(&self, uri: &Uri) -> Result<Uri, ProxyError> {
+        let path = PathAndQuery::try_from(self.path_and_query(uri))
+            .map_err(|e| ProxyError::UpstreamUnreachable(format!("upstream URL: {e}")))?;
+        Uri::builder()
+            .scheme(self.scheme.clone())
+            .authority(self.authority.clone())
+            .path_and_query(path)
+            .build()
+            .map_err(|e| ProxyError::UpstreamUnreachable(format!("upstream URL: {e}")))
     }
 
     /// Checks the proxy key when one is configured (`Authorization: Bearer K`, the scheme in
@@ -160,14 +193,14 @@ impl Upstream {
     pub(crate) async fn send_follow_up(
         &self,
         request: &axum::http::request::Parts,
-        body: bytes::Bytes,
-    ) -> Option<reqwest::Response> {
+        body: Bytes,
+    ) -> Option<Response> {
         let response = self
             .send(
                 request.method.clone(),
                 &request.uri,
                 &request.headers,
-                body.into(),
+                body,
                 true,
             )
             .await
@@ -186,9 +219,9 @@ impl Upstream {
         method: Method,
         uri: &Uri,
         headers: &HeaderMap,
-        body: reqwest::Body,
+        body: Bytes,
         repairing: bool,
-    ) -> Result<reqwest::Response, ProxyError> {
+    ) -> Result<Response, ProxyError> {
         let mut out = HeaderMap::with_capacity(headers.len() + 1);
         let named = connection_named(headers);
         for (name, value) in headers {
@@ -229,16 +262,12 @@ impl Upstream {
                 }
             }
         }
-        let client = if repairing {
-            &self.decoding
-        } else {
-            &self.client
-        };
-        client
-            .request(method, self.url(uri))
-            .headers(out)
-            .body(body)
-            .send()
+        let mut request = Request::new(Full::new(body));
+        *request.method_mut() = method;
+        *request.uri_mut() = self.url(uri)?;
+        *request.headers_mut() = out;
+        self.client
+            .send(request, repairing)
             .await
             .map_err(|e| upstream_error(&e))
     }
@@ -258,23 +287,12 @@ fn sensitive(mut value: HeaderValue) -> HeaderValue {
     value
 }
 
-/// The proxy error for a failed upstream request (the error text never holds headers).
-pub(crate) fn upstream_error(error: &reqwest::Error) -> ProxyError {
-    if error.is_timeout() {
-        ProxyError::UpstreamTimeout
-    } else {
-        let mut text = error.to_string();
-        // The client sees this text: it names no upstream URL.
-        if let Some(url) = error.url() {
-            text = text.replace(&format!(" for url ({url})"), "");
-        }
-        let mut source = std::error::Error::source(error);
-        while let Some(s) = source {
-            text.push_str(": ");
-            text.push_str(&s.to_string());
-            source = s.source();
-        }
-        ProxyError::UpstreamUnreachable(text)
+/// The proxy error for a failed upstream request (the error text never holds headers nor
+/// the upstream URL).
+pub(crate) fn upstream_error(error: &UpstreamError) -> ProxyError {
+    match error {
+        UpstreamError::Timeout => ProxyError::UpstreamTimeout,
+        UpstreamError::Failed(text) => ProxyError::UpstreamUnreachable(text.clone()),
     }
 }
 
@@ -330,23 +348,41 @@ mod tests {
 
     #[test]
     fn url_appends_the_path_and_never_doubles_v1() {
-        let uri: Uri = "/v1/chat/completions?x=1".parse().unwrap();
+        let url = |root: &str, path: &str| {
+            let uri: Uri = path.parse().unwrap();
+            upstream(root).url(&uri).unwrap().to_string()
+        };
+        let chat = "/v1/chat/completions?x=1";
         assert_eq!(
-            upstream("http://h:8000").url(&uri),
+            url("http://h:8000", chat),
             "http://h:8000/v1/chat/completions?x=1"
         );
         assert_eq!(
-            upstream("http://h:8000/v1/").url(&uri),
+            url("http://h:8000/v1/", chat),
             "http://h:8000/v1/chat/completions?x=1"
         );
-        let ollama: Uri = "/api/tags".parse().unwrap();
-        assert_eq!(upstream("http://h/v1").url(&ollama), "http://h/api/tags");
-        assert_eq!(upstream("http://h").url(&ollama), "http://h/api/tags");
-        let other: Uri = "/v1beta/models".parse().unwrap();
+        assert_eq!(url("http://h/v1", "/v1?x=1"), "http://h/v1?x=1");
+        assert_eq!(url("http://h/v1", "/api/tags"), "http://h/api/tags");
+        assert_eq!(url("http://h", "/api/tags"), "http://h/api/tags");
         assert_eq!(
-            upstream("http://h/v1").url(&other),
+            url("https://h/prefix/v1", "/v1/models"),
+            "https://h/prefix/v1/models"
+        );
+        assert_eq!(
+            url("http://h/v1", "/v1beta/models"),
             "http://h/v1/v1beta/models"
         );
+    }
+
+    #[test]
+    fn an_upstream_root_that_is_no_http_url_is_refused() {
+        for root in ["", "h:8000", "ftp://h", "http://h/x?q=1", "/v1"] {
+            assert!(
+                Upstream::new(&ProxyConfig::new(root)).is_err(),
+                "{root:?} was taken"
+            );
+        }
+        assert!(Upstream::new(&ProxyConfig::new("https://api.example.com/v1")).is_ok());
     }
 
     #[test]

@@ -5,7 +5,7 @@ mod support;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use support::{Script, openai_tools, post_json, post_text, start, start_proxy};
+use support::{Script, openai_tools, post_json, post_text, start, start_proxy, start_raw_upstream};
 use toolmend_proxy::ProxyConfig;
 
 async fn chat(base: &str, model: &str) -> reqwest::Response {
@@ -277,4 +277,43 @@ async fn odd_stream_shapes_pass_through() {
     let text = post_text(&base, "/v1/messages", &request).await;
     assert!(text.contains("overloaded_error"), "{text}");
     assert!(text.contains("\"index\": 5"), "{text}");
+}
+
+#[tokio::test]
+async fn an_upstream_redirect_goes_back_to_the_client_unfollowed() {
+    // The target would answer if followed: the proxy must not go there itself.
+    let (mock, target) = start(|_| {}).await;
+    mock.script("m", Script::json(r#"{"followed": true}"#));
+    let answer: &'static [u8] = Box::leak(
+        format!(
+            "HTTP/1.1 307 Temporary Redirect\r\nlocation: {target}/v1/chat/completions\r\n\
+             content-length: 0\r\n\r\n"
+        )
+        .into_bytes()
+        .into_boxed_slice(),
+    );
+    let upstream = start_raw_upstream(answer).await;
+    let base = start_proxy(ProxyConfig::new(format!("http://{upstream}"))).await;
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let body = json!({"model": "m", "tools": openai_tools(), "messages": []});
+    for path in ["/v1/chat/completions", "/v1/models"] {
+        let response = client
+            .post(format!("{base}{path}"))
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 307, "{path}");
+        assert_eq!(
+            response.headers()["location"],
+            format!("{target}/v1/chat/completions").as_str()
+        );
+    }
+    assert!(
+        mock.received.lock().unwrap().is_empty(),
+        "the redirect was followed"
+    );
 }

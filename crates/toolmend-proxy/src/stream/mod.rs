@@ -467,7 +467,7 @@ impl Framing {
 /// The repaired byte stream of an upstream SSE (or, for Ollama, NDJSON) body.
 pub(crate) fn transform(
     api: Api,
-    upstream: impl Stream<Item = reqwest::Result<Bytes>> + Send + Unpin + 'static,
+    upstream: impl Stream<Item = crate::upstream::BodyChunk> + Send + Unpin + 'static,
     mender: Arc<Mender>,
     config: Arc<ProxyConfig>,
     model: String,
@@ -481,7 +481,7 @@ pub(crate) fn transform(
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn transform_reporting(
     api: Api,
-    upstream: impl Stream<Item = reqwest::Result<Bytes>> + Send + Unpin + 'static,
+    upstream: impl Stream<Item = crate::upstream::BodyChunk> + Send + Unpin + 'static,
     mender: Arc<Mender>,
     config: Arc<ProxyConfig>,
     model: String,

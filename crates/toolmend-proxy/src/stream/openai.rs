@@ -969,7 +969,7 @@ mod tests {
         let upstream = futures_util::stream::iter(
             pieces
                 .into_iter()
-                .map(|p| Ok::<_, reqwest::Error>(bytes::Bytes::from(p))),
+                .map(|p| Ok::<_, crate::upstream::UpstreamError>(bytes::Bytes::from(p))),
         );
         let out = super::super::transform(
             Api::OpenAi,

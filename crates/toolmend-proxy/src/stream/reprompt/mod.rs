@@ -57,7 +57,7 @@ pub(crate) struct Prompted {
 /// The client's body for a streamed upstream answer under `--reprompt N`.
 pub(crate) fn respond(
     prompted: Prompted,
-    first: reqwest::Response,
+    first: crate::upstream::Response,
 ) -> impl Stream<Item = Chunk> + Send + 'static {
     let (tx, rx) = mpsc::channel(CLIENT_QUEUE);
     let run = drive(prompted, first, tx).instrument(tracing::Span::current());
@@ -82,7 +82,7 @@ struct Answer {
 }
 
 /// Runs the answers of one client stream; ends when the client goes away.
-async fn drive(prompted: Prompted, first: reqwest::Response, tx: mpsc::Sender<Chunk>) {
+async fn drive(prompted: Prompted, first: crate::upstream::Response, tx: mpsc::Sender<Chunk>) {
     let Prompted {
         api,
         config,
@@ -163,14 +163,15 @@ async fn drive(prompted: Prompted, first: reqwest::Response, tx: mpsc::Sender<Ch
 
 /// The upstream body cut into whole events, each read into `turn` as it passes.
 fn events_of(
-    upstream: reqwest::Response,
+    upstream: crate::upstream::Response,
     turn: &Arc<Mutex<UpstreamTurn>>,
-) -> impl Stream<Item = reqwest::Result<Bytes>> + Send + Unpin + 'static {
+) -> impl Stream<Item = crate::upstream::BodyChunk> + Send + Unpin + 'static {
     let split = Arc::clone(turn);
     let read = Arc::clone(turn);
     let last = Arc::clone(turn);
     let pieces = upstream.bytes_stream().map(move |chunk| {
-        let items: Vec<reqwest::Result<Piece>> = match (chunk, split.lock()) {
+        let items: Vec<Result<Piece, crate::upstream::UpstreamError>> = match (chunk, split.lock())
+        {
             (Ok(chunk), Ok(mut turn)) => turn.split(chunk).into_iter().map(Ok).collect(),
             (Ok(chunk), Err(_)) => vec![Ok(Piece::Bytes(chunk))],
             (Err(e), Ok(mut turn)) => {
@@ -297,7 +298,7 @@ fn follow_up(
 }
 
 /// Sends a follow-up upstream; `None` when it fails, is not a success or is not streamed.
-async fn send(client: &Upstream, parts: &Parts, body: Bytes) -> Option<reqwest::Response> {
+async fn send(client: &Upstream, parts: &Parts, body: Bytes) -> Option<crate::upstream::Response> {
     let response = client.send_follow_up(parts, body).await?;
     let streamed = crate::upstream::is_streamed(response.headers());
     let plain = crate::upstream::undecoded_encoding(response.headers()).is_none();
