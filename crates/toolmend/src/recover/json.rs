@@ -207,8 +207,13 @@ mod tests {
             ARGS_OR_PARAMETERS,
         )
         .unwrap();
-        let names: Vec<&str> = calls.iter().map(|c| c.name.as_str()).collect();
-        assert_eq!(names, ["", "b", ""]);
+        let names: Vec<(&str, bool)> = calls
+            .iter()
+            .map(|c| (c.name.as_str(), c.is_unreadable()))
+            .collect();
+        assert_eq!(names, [("a", true), ("b", false), ("c", true)]);
+        // The unreadable entry keeps its text as written, for the report.
+        assert_eq!(calls[0].args, Args::Unreadable(r#"{"name": "a", "arguments": 5}"#.into()));
         // Not a call list: an element that names no call, or no entry that reads.
         assert!(
             call_array(
@@ -234,7 +239,9 @@ mod tests {
             Ok(two.len())
         );
         let bad = r#"[{"tool_name": "a", "parameters": 7}, {"tool_name": "b", "parameters": {}}]"#;
-        assert_eq!(names(bad), Ok(vec![String::new(), "b".into()]));
+        let (calls, _) = call_list(bad, 0, &["tool_name"], &["parameters"]).unwrap();
+        assert!(calls[0].is_unreadable() && calls[0].name == "a");
+        assert!(!calls[1].is_unreadable() && calls[1].name == "b");
         assert_eq!(
             names(r#"[{"tool_name": "a", "parameters": {}}"#),
             Err(Stop::Incomplete)

@@ -145,8 +145,10 @@ mod tests {
 
     #[test]
     fn rejects_truncated_blocks() {
-        rejects_truncation(TWO);
+        rejects_truncation(ONE);
     }
+
+    const ONE: &str = "<|tool_calls|><|tool_call:begin|>a1b2c3d4e5<|tool_call:name|>bash<|tool_call:args|>{\"command\": \"mvn -q test\"}<|tool_call:end|><|calls|>";
 
     #[test]
     fn a_call_complete_at_the_end_of_the_message_needs_no_closer() {
@@ -168,7 +170,7 @@ mod tests {
         let found = crate::recover::recover_text(text, &super::super::testing::tools(), 16);
         assert_eq!(found.lost.len(), 1);
         assert_eq!(found.lost[0].name, "bash");
-        assert_eq!(found.lost[0].arguments, "{\"command\": \"ls\"");
+        assert_eq!(found.lost[0].text, "{\"command\": \"ls\"");
         assert_eq!(found.lost[0].position, 0);
     }
 
