@@ -415,7 +415,13 @@ impl Mender {
             let mut blocks: Vec<(std::ops::Range<usize>, bool)> = Vec::new();
             let mut kept: Vec<std::ops::Range<usize>> = Vec::new();
             let mut lost = recovered.lost.into_iter().peekable();
-            for (k, call) in recovered.calls.into_iter().map(Some).chain([None]).enumerate() {
+            for (k, call) in recovered
+                .calls
+                .into_iter()
+                .map(Some)
+                .chain([None])
+                .enumerate()
+            {
                 // A call of a recovered block that could not be read is reported where it
                 // stood, as an invalid call (issue #28: never dropped silently).
                 while let Some(entry) = lost.next_if(|l| l.position <= k) {

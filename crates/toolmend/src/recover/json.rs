@@ -213,7 +213,10 @@ mod tests {
             .collect();
         assert_eq!(names, [("a", true), ("b", false), ("c", true)]);
         // The unreadable entry keeps its text as written, for the report.
-        assert_eq!(calls[0].args, Args::Unreadable(r#"{"name": "a", "arguments": 5}"#.into()));
+        assert_eq!(
+            calls[0].args,
+            Args::Unreadable(r#"{"name": "a", "arguments": 5}"#.into())
+        );
         // Not a call list: an element that names no call, or no entry that reads.
         assert!(
             call_array(

@@ -7,9 +7,9 @@
 //! call names a declared tool; one end-of-turn token (`<|eot_id|>`, `<|eom_id|>`, `</s>`) may
 //! follow. JSON quoted in prose never becomes a call (unlike vLLM's `llama3_json`).
 
+use super::call::sort_calls;
 use super::cursor::{Step, Stop, skip_ws};
 use super::grammars::{Block, Input, functionary, llama, pythonic, xlam};
-use super::call::sort_calls;
 use super::scan::Found;
 use super::{MAX_BLOCK_BYTES, RecoverOptions};
 use crate::ToolSet;
