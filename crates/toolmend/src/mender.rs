@@ -6,7 +6,7 @@ use crate::feedback::{
     MessageOptions, RetryContext, emit, emit_dropped, notes_for, retry_message,
     unknown_tool_message, unvalidated_message,
 };
-use crate::recover::{RecoverMode, recover_text};
+use crate::recover::{LostCall, RecoverMode, recover_text};
 use crate::repair::{
     Mended, Rejection, Strict, Verdict, compact, fast_path, mend_arguments, mend_value,
 };
@@ -414,7 +414,35 @@ impl Mender {
             // a block is consumed only when every call in it copies a native call.
             let mut blocks: Vec<(std::ops::Range<usize>, bool)> = Vec::new();
             let mut kept: Vec<std::ops::Range<usize>> = Vec::new();
-            for call in recovered.calls {
+            let mut lost = recovered.lost.into_iter().peekable();
+            for (k, call) in recovered
+                .calls
+                .into_iter()
+                .map(Some)
+                .chain([None])
+                .enumerate()
+            {
+                // A call of a recovered block that could not be read is reported where it
+                // stood, as an invalid call (issue #28: never dropped silently).
+                while let Some(entry) = lost.next_if(|l| l.position <= k) {
+                    found += 1;
+                    let tag = tag.get_or_insert_with(|| recovered_tag(turn, turn_number));
+                    let Some(p) = self.lost_call(recovered_call_id(tag, found), &entry, origin)
+                    else {
+                        continue;
+                    };
+                    if copies_only && origin == Origin::Content {
+                        kept.push(entry.span.clone());
+                        continue;
+                    }
+                    pending.push(p);
+                    if !blocks.iter().any(|(span, _)| *span == entry.span) {
+                        blocks.push((entry.span.clone(), false));
+                    }
+                }
+                let Some(call) = call else {
+                    continue;
+                };
                 found += 1;
                 let tag = tag.get_or_insert_with(|| recovered_tag(turn, turn_number));
                 let id = recovered_call_id(tag, found);
@@ -478,6 +506,17 @@ impl Mender {
             *text = Some(left);
         }
         (content, reasoning)
+    }
+
+    /// The invalid call reporting `entry`, a call of a recovered block that could not be read;
+    /// `None` when its tool is not in the set.
+    fn lost_call(&self, id: String, entry: &LostCall, origin: Origin) -> Option<Pending> {
+        let tool = self.tools.get(&entry.name)?;
+        Some(Pending {
+            result: blank(id, tool.shared_name(), origin, &entry.text),
+            rejection: Some(Rejection::Unreadable),
+            unknown: false,
+        })
     }
 
     /// Drops recovered calls identical to a native call or to an earlier recovered call

@@ -332,3 +332,45 @@ fn declared_names_match_byte_for_byte_whatever_their_characters() {
     assert!(found("[grocery.orderingredients(items=['eggs'])]").is_empty());
     assert!(found("<|python_start|>[grocery.order(items=['eggs'])]<|python_end|>").is_empty());
 }
+
+#[test]
+fn a_lost_list_entry_is_listed_in_its_place_never_dropped_silently() {
+    let tools = tools();
+    // A Hermes call, then a Cohere list whose second action cannot be read (a string), then
+    // another readable action of the same list.
+    let text = format!(
+        "{HERMES} then <|START_ACTION|>[{{\"tool_name\": \"read_file\", \"parameters\": {{\"path\": \"a\"}}}}, {{\"tool_name\": \"bash\", \"parameters\": \"rm -rf /\"}}, {{\"tool_name\": \"read_file\", \"parameters\": {{\"path\": \"b\"}}}}]<|END_ACTION|>"
+    );
+    let found = recover_text(&text, &tools, 16);
+    assert_eq!(found.calls.len(), 3);
+    assert_eq!(found.lost.len(), 1);
+    let lost = &found.lost[0];
+    assert_eq!(
+        (lost.name.as_str(), lost.family, lost.position),
+        ("bash", "cohere", 2)
+    );
+    assert_eq!(
+        lost.text,
+        "{\"tool_name\": \"bash\", \"parameters\": \"rm -rf /\"}"
+    );
+    assert_eq!(lost.span, found.calls[1].span);
+    // The stream lists it too, at the same place, for any chunking.
+    for size in [1, 7, 64, text.len()] {
+        let mut stream = StreamRecoverer::new(16);
+        let mut lost_streamed = Vec::new();
+        let mut at = 0;
+        while at < text.len() {
+            let mut end = (at + size).min(text.len());
+            while !text.is_char_boundary(end) {
+                end += 1;
+            }
+            lost_streamed.extend(stream.push(&tools, &text[at..end]).lost);
+            at = end;
+        }
+        lost_streamed.extend(stream.finish(&tools).lost);
+        assert_eq!(lost_streamed, found.lost, "chunks of {size}");
+    }
+    // An entry of an undeclared tool is dropped like any undeclared call, not listed.
+    let undeclared = "<|START_ACTION|>[{\"tool_name\": \"deploy\", \"parameters\": 5}, {\"tool_name\": \"bash\", \"parameters\": {\"command\": \"ls\"}}]<|END_ACTION|>";
+    assert!(recover_text(undeclared, &tools, 16).lost.is_empty());
+}

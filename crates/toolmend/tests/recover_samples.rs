@@ -401,6 +401,22 @@ fn samples() -> Vec<Sample> {
             "function call<|role_sep|>\n{\"name\": \"bash\", \"arguments\": {\"command\": \"df -h\"}}",
             vec![("bash", json!({"command": "df -h"}))],
         ),
+        (
+            "hunyuan",
+            "<tool_calls:opensource>\n<tool_call:opensource>read_file<tool_sep:opensource>\n<arg_key:opensource>path</arg_key:opensource>\n<arg_value:opensource>deploy/values-prod.yaml</arg_value:opensource>\n<arg_key:opensource>limit</arg_key:opensource>\n<arg_value:opensource>40</arg_value:opensource>\n</tool_call:opensource>\n</tool_calls:opensource>",
+            vec![(
+                "read_file",
+                json!({"path": "deploy/values-prod.yaml", "limit": 40}),
+            )],
+        ),
+        (
+            "solar_open",
+            "<|tool_calls|><|tool_call:begin|>a1b2c3d4e5<|tool_call:name|>read_file<|tool_call:args|>{\"path\": \"pom.xml\"}<|tool_call:end|><|tool_call:begin|>k9x8w7v6u5<|tool_call:name|>bash<|tool_call:args|>{\"command\": \"mvn -q test\"}<|tool_call:end|><|calls|>",
+            vec![
+                ("read_file", json!({"path": "pom.xml"})),
+                ("bash", json!({"command": "mvn -q test"})),
+            ],
+        ),
     ]
 }
 

@@ -187,6 +187,8 @@ impl Channel {
         self.text.push_str(chunk);
         self.released.text.clear();
         self.released.calls.clear();
+        // Lost list entries are reported by the turn run over the held markup at the end.
+        self.released.lost.clear();
         recoverer.push_into(cx.mender.tools(), chunk, &mut self.released);
         take_spans(&mut self.spans, &self.released.calls);
         let mut released = std::mem::take(&mut self.released.text);

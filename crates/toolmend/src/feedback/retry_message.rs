@@ -123,6 +123,10 @@ pub(crate) fn retry_message(
             "the arguments hold several JSON objects back to back".to_owned(),
             "send one tool call per object, each with one JSON object as its arguments.".to_owned(),
         ),
+        Rejection::Unreadable => (
+            "it was written in the text among other tool calls, and its arguments could not be read as a JSON object, so it was not run (the other calls were)".to_owned(),
+            "send this call again on its own, with one JSON object as its arguments.".to_owned(),
+        ),
     };
     let _ = writeln!(out, "Tool call `{name}` was rejected: {problems}.");
     if let Some(schema) = tool.schema() {

@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 use std::ops::Range;
 
 use super::coerce::{coerce, property};
-use super::{NameResolver, RecoveredCall};
+use super::{LostCall, NameResolver, RecoveredCall};
 use crate::{Tool, ToolSet};
 
 /// One call as a grammar read it.
@@ -24,6 +24,11 @@ pub(crate) enum Args {
     Json(String),
     /// Key/value pairs, in order (XML-like markups).
     Fields(Vec<(String, Field)>),
+    /// A call its grammar found but could not read (broken JSON that still reaches the call's
+    /// own terminator, a list entry whose arguments are no object): the text as written. It
+    /// is never recovered; its block's other calls are, and it is reported as lost (issue #28:
+    /// a bad entry loses only itself, and never silently).
+    Unreadable(String),
 }
 
 /// One value of an XML-like markup.
@@ -55,9 +60,40 @@ impl RawCall {
         }
     }
 
+    /// A call its grammar could not read: `name` as written, `text` its arguments (or its
+    /// whole list entry) as written.
+    pub(crate) fn unreadable(name: String, text: String) -> Self {
+        Self {
+            name,
+            args: Args::Unreadable(text),
+        }
+    }
+
+    /// Whether this is a call its grammar could not read.
+    pub(crate) fn is_unreadable(&self) -> bool {
+        matches!(self.args, Args::Unreadable(_))
+    }
+
+    /// The declared name this call's written name stands for, and the written name when
+    /// `resolve` mapped it (GRAMMARS §1.4: names are compared exactly, never fuzzy-matched).
+    fn declared_name(
+        &self,
+        tools: &ToolSet,
+        resolve: Option<NameResolver>,
+    ) -> Option<(String, Option<String>)> {
+        match tools.get(&self.name) {
+            Some(_) => Some((self.name.clone(), None)),
+            None => {
+                let resolved = resolve?(tools, &self.name)?;
+                Some((resolved, Some(self.name.clone())))
+            }
+        }
+    }
+
     /// The call of a declared tool, or `None` (GRAMMARS §1.4: names are compared exactly,
     /// never fuzzy-matched). Only the caller's `resolve` may map an undeclared name to a
-    /// declared one; the written name is then kept in `written_name`.
+    /// declared one; the written name is then kept in `written_name`. An unreadable call is
+    /// never recovered ([`Self::lost`] reports it).
     pub(crate) fn recovered(
         &self,
         tools: &ToolSet,
@@ -65,17 +101,10 @@ impl RawCall {
         family: &'static str,
         span: Range<usize>,
     ) -> Option<RecoveredCall> {
-        if self.name.is_empty() {
-            // A placeholder for a call its grammar could not read (Kimi K2's broken neighbour).
+        if self.is_unreadable() {
             return None;
         }
-        let (name, written_name) = match tools.get(&self.name) {
-            Some(_) => (self.name.clone(), None),
-            None => {
-                let resolved = resolve?(tools, &self.name)?;
-                (resolved, Some(self.name.clone()))
-            }
-        };
+        let (name, written_name) = self.declared_name(tools, resolve)?;
         let (arguments, arguments_unwrapped) = self.arguments_for(tools.get(&name)?);
         Some(RecoveredCall {
             name,
@@ -87,11 +116,35 @@ impl RawCall {
         })
     }
 
+    /// The report of an unreadable call of a declared tool, at `position` among its block's
+    /// recovered calls; `None` for any other call (an undeclared name is dropped like any
+    /// undeclared call).
+    pub(crate) fn lost(
+        &self,
+        tools: &ToolSet,
+        resolve: Option<NameResolver>,
+        family: &'static str,
+        span: Range<usize>,
+        position: usize,
+    ) -> Option<LostCall> {
+        let Args::Unreadable(text) = &self.args else {
+            return None;
+        };
+        let (name, _) = self.declared_name(tools, resolve)?;
+        Some(LostCall {
+            name,
+            family,
+            text: text.clone(),
+            position,
+            span,
+        })
+    }
+
     /// The arguments as JSON text for `tool`, and whether they were unwrapped from a sole
     /// `arguments` / `input` / `properties` parameter.
     fn arguments_for(&self, tool: &Tool) -> (String, bool) {
         match &self.args {
-            Args::Json(text) => (text.clone(), false),
+            Args::Json(text) | Args::Unreadable(text) => (text.clone(), false),
             Args::Fields(fields) => {
                 let schema = tool.schema();
                 if let Some(inner) = wrapped(fields, schema) {
@@ -110,6 +163,44 @@ impl RawCall {
             }
         }
     }
+}
+
+/// A block's calls, sorted by what becomes of them.
+pub(crate) struct Sorted {
+    /// The calls of declared tools, in block order.
+    pub calls: Vec<RecoveredCall>,
+    /// The unreadable calls of declared tools, each placed among `calls`.
+    pub lost: Vec<LostCall>,
+    /// How many readable calls name no declared tool (dropped).
+    pub undeclared: usize,
+}
+
+/// Sorts a block's `raw` calls (consumed as `range`) into recovered, lost and undeclared.
+pub(crate) fn sort_calls(
+    raw: &[RawCall],
+    tools: &ToolSet,
+    resolve: Option<NameResolver>,
+    family: &'static str,
+    range: &Range<usize>,
+) -> Sorted {
+    let mut sorted = Sorted {
+        calls: Vec::with_capacity(raw.len()),
+        lost: Vec::new(),
+        undeclared: 0,
+    };
+    for call in raw {
+        if call.is_unreadable() {
+            let at = sorted.calls.len();
+            sorted
+                .lost
+                .extend(call.lost(tools, resolve, family, range.clone(), at));
+        } else if let Some(found) = call.recovered(tools, resolve, family, range.clone()) {
+            sorted.calls.push(found);
+        } else {
+            sorted.undeclared += 1;
+        }
+    }
+    sorted
 }
 
 /// Parameter names a model wraps the whole argument object in (`properties`: MiniCPM 5 copies

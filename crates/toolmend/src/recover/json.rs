@@ -125,7 +125,8 @@ pub(crate) fn call_object(text: &str, name_keys: &[&str], arg_keys: &[&str]) -> 
 ///
 /// A bad entry loses only itself (issue #28): an object that names a call but whose arguments
 /// cannot be read (`"arguments": 5`, a string that holds no object, an unknown arguments key)
-/// becomes an unnamed placeholder, which is never recovered, and its neighbours are kept. Any
+/// becomes an unreadable call, never recovered but reported as lost, and its neighbours are
+/// kept. Any
 /// other element (not an object, or no string `name`) means the array is no call list; so does
 /// an array in which no entry reads.
 pub(crate) fn call_array(text: &str, arg_keys: &[&str]) -> Option<Vec<RawCall>> {
@@ -134,7 +135,7 @@ pub(crate) fn call_array(text: &str, arg_keys: &[&str]) -> Option<Vec<RawCall>> 
 }
 
 /// The calls of a list's entries (see [`call_array`]): an entry naming a call whose arguments
-/// cannot be read becomes a placeholder; an entry naming no call refuses the list, and so does
+/// cannot be read becomes an unreadable call; an entry naming no call refuses the list, and so does
 /// a list in which no entry reads.
 fn entries<'a>(
     items: impl Iterator<Item = &'a str>,
@@ -145,13 +146,13 @@ fn entries<'a>(
     for item in items {
         match call_object(item, name_keys, arg_keys) {
             Some(call) => calls.push(call),
-            None if names_a_call(item, name_keys) => {
-                calls.push(RawCall::json(String::new(), String::new()));
-            }
-            None => return None,
+            None => calls.push(RawCall::unreadable(
+                call_name(item, name_keys)?,
+                item.to_owned(),
+            )),
         }
     }
-    calls.iter().any(|c| !c.name.is_empty()).then_some(calls)
+    calls.iter().any(|c| !c.is_unreadable()).then_some(calls)
 }
 
 /// The JSON call list that starts at `at` (after optional whitespace), read entry by entry
@@ -184,18 +185,12 @@ pub(crate) fn call_list(
     Ok((calls, end))
 }
 
-/// Whether `text` is an object with a string name under one of `name_keys`: a call, however
-/// broken its arguments.
-fn names_a_call(text: &str, name_keys: &[&str]) -> bool {
-    serde_json::from_str::<BTreeMap<&str, &RawValue>>(text)
-        .ok()
-        .and_then(|fields| {
-            name_keys
-                .iter()
-                .find_map(|k| fields.get(*k))
-                .map(|name| name.get().starts_with('"'))
-        })
-        .unwrap_or(false)
+/// The string name under the first of `name_keys` of the object `text`: a call, however
+/// broken its arguments; `None` when `text` names no call.
+pub(crate) fn call_name(text: &str, name_keys: &[&str]) -> Option<String> {
+    let fields: BTreeMap<&str, &RawValue> = serde_json::from_str(text).ok()?;
+    let name = name_keys.iter().find_map(|k| fields.get(*k))?;
+    serde_json::from_str(name.get()).ok()
 }
 
 /// The arguments keys most JSON families accept.
@@ -212,8 +207,16 @@ mod tests {
             ARGS_OR_PARAMETERS,
         )
         .unwrap();
-        let names: Vec<&str> = calls.iter().map(|c| c.name.as_str()).collect();
-        assert_eq!(names, ["", "b", ""]);
+        let names: Vec<(&str, bool)> = calls
+            .iter()
+            .map(|c| (c.name.as_str(), c.is_unreadable()))
+            .collect();
+        assert_eq!(names, [("a", true), ("b", false), ("c", true)]);
+        // The unreadable entry keeps its text as written, for the report.
+        assert_eq!(
+            calls[0].args,
+            Args::Unreadable(r#"{"name": "a", "arguments": 5}"#.into())
+        );
         // Not a call list: an element that names no call, or no entry that reads.
         assert!(
             call_array(
@@ -239,7 +242,9 @@ mod tests {
             Ok(two.len())
         );
         let bad = r#"[{"tool_name": "a", "parameters": 7}, {"tool_name": "b", "parameters": {}}]"#;
-        assert_eq!(names(bad), Ok(vec![String::new(), "b".into()]));
+        let (calls, _) = call_list(bad, 0, &["tool_name"], &["parameters"]).unwrap();
+        assert!(calls[0].is_unreadable() && calls[0].name == "a");
+        assert!(!calls[1].is_unreadable() && calls[1].name == "b");
         assert_eq!(
             names(r#"[{"tool_name": "a", "parameters": {}}"#),
             Err(Stop::Incomplete)

@@ -96,6 +96,28 @@ pub struct RecoveredCall {
     pub span: Range<usize>,
 }
 
+/// A call of a declared tool inside a recovered block that could not be read (issue #28).
+///
+/// A block of several calls (a JSON call list, a Cohere action list, a Kimi K2 or Solar Open
+/// section) is recovered when some of its calls read: one bad entry loses only itself. That
+/// entry's markup is consumed with its block, so it is listed here, never dropped silently;
+/// the turn stage reports it as an `invalid` call with a retry message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct LostCall {
+    /// The tool name, a declared tool.
+    pub name: String,
+    /// The markup family of its block.
+    pub family: &'static str,
+    /// What could not be read, as written: the call's arguments, or its whole list entry.
+    pub text: String,
+    /// Its place among the recovered calls: the number of calls in
+    /// [`Recovered::calls`] (or, streamed, released so far) that come before it.
+    pub position: usize,
+    /// The byte range of its block (shared with the block's recovered calls).
+    pub span: Range<usize>,
+}
+
 /// What one scan of a text found.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 #[non_exhaustive]
@@ -104,6 +126,9 @@ pub struct Recovered {
     pub calls: Vec<RecoveredCall>,
     /// The text with the consumed markup removed; everything else byte-identical.
     pub text: String,
+    /// Calls of declared tools whose block was recovered but which could not be read
+    /// themselves, in text order.
+    pub lost: Vec<LostCall>,
 }
 
 /// Maps a name that is not a declared tool to a declared one, or `None`.
@@ -184,10 +209,16 @@ pub fn recover_text_with(text: &str, tools: &ToolSet, options: &RecoverOptions) 
         }
     }
     let text = strip(text, 0..text.len(), found.iter().map(|f| &f.range));
-    Recovered {
-        calls: found.into_iter().flat_map(|f| f.calls).collect(),
-        text,
+    let mut calls = Vec::new();
+    let mut lost = Vec::new();
+    for block in found {
+        lost.extend(block.lost.into_iter().map(|mut l| {
+            l.position += calls.len();
+            l
+        }));
+        calls.extend(block.calls);
     }
+    Recovered { calls, text, lost }
 }
 
 /// `text[window]` without the consumed `ranges` (sorted, disjoint, within or after the window).

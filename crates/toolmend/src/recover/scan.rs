@@ -18,10 +18,11 @@ use std::sync::OnceLock;
 use aho_corasick::{AhoCorasick, Anchored, MatchKind, StartKind};
 
 use super::MAX_BLOCK_BYTES;
+use super::call::sort_calls;
 use super::cursor::{Stop, take_reach};
 use super::grammars::{GRAMMARS, Input};
 use super::whole::THINK_CLOSES;
-use super::{NameResolver, RecoverOptions, RecoveredCall};
+use super::{LostCall, NameResolver, RecoverOptions, RecoveredCall};
 use crate::ToolSet;
 
 /// A block of markup the scanner consumed, with the declared calls it held.
@@ -31,6 +32,8 @@ pub(crate) struct Found {
     pub range: Range<usize>,
     /// The calls of declared tools, in block order; never empty.
     pub calls: Vec<RecoveredCall>,
+    /// The block's unreadable calls of declared tools; positions count `calls` before them.
+    pub lost: Vec<LostCall>,
 }
 
 /// What a pattern of the automaton stands for.
@@ -679,11 +682,8 @@ impl Scanner {
         match result {
             Ok(block) => {
                 let range = start..block.end;
-                let calls: Vec<RecoveredCall> = block
-                    .calls
-                    .iter()
-                    .filter_map(|call| call.recovered(tools, self.resolve, family, range.clone()))
-                    .collect();
+                let sorted = sort_calls(&block.calls, tools, self.resolve, family, &range);
+                let calls = sorted.calls;
                 if calls.is_empty() {
                     // The block stays text, whole: markup quoted in its arguments is part of
                     // a call (of an undeclared tool), never a call of its own, and a backtick
@@ -696,7 +696,11 @@ impl Scanner {
                 } else {
                     self.calls_left -= calls.len();
                     self.pos = block.end;
-                    out.push(Found { range, calls });
+                    out.push(Found {
+                        range,
+                        calls,
+                        lost: sorted.lost,
+                    });
                 }
                 Next::Continue
             }

@@ -12,7 +12,7 @@ use std::ops::Range;
 
 use super::scan::{Classes, Found, Scanner};
 use super::whole::{self, THINK_CLOSES, Whole};
-use super::{RecoverOptions, RecoveredCall, strip_into};
+use super::{LostCall, RecoverOptions, RecoveredCall, strip_into};
 use crate::ToolSet;
 
 /// What one [`StreamRecoverer::push`] (or `finish`) released.
@@ -23,6 +23,9 @@ pub struct StreamOutput {
     pub text: String,
     /// Calls completed by this chunk, in text order. Spans index the whole streamed text.
     pub calls: Vec<RecoveredCall>,
+    /// Unreadable calls of declared tools in the blocks these calls came from (see
+    /// [`LostCall`]); positions count every call released by the stream so far.
+    pub lost: Vec<LostCall>,
 }
 
 /// Recovers calls from a text that arrives in chunks.
@@ -40,6 +43,8 @@ pub struct StreamRecoverer {
     ranges: Vec<Range<usize>>,
     /// Whether any block was consumed: then no whole-message payload is possible.
     any_found: bool,
+    /// Calls released so far (where a lost call stands among them).
+    released: usize,
     /// Start of the whole-message region after the last `</think>` (0 when there is none).
     region: usize,
     /// The whole-message check of the whole text (tried first: a `</think>` may lie inside the
@@ -205,6 +210,7 @@ impl StreamRecoverer {
             emitted: 0,
             ranges: Vec::new(),
             any_found: false,
+            released: 0,
             region: 0,
             zero: RegionCheck::default(),
             think: RegionCheck::default(),
@@ -272,7 +278,7 @@ impl StreamRecoverer {
         } else {
             let mut all = std::mem::take(&mut self.deferred);
             all.append(&mut found);
-            let calls = self.take(all);
+            let calls = self.take(all, &mut out.lost);
             out.calls.extend(calls);
         }
         let limit = match zero_held.or_else(|| self.think_hold(tools)) {
@@ -397,17 +403,18 @@ impl StreamRecoverer {
             true => None,
             false => whole::check_region(&self.text, 0, tools, &self.options),
         };
+        let mut lost = Vec::new();
         let calls = if let Some(block) = whole_text {
-            self.take(vec![block])
+            self.take(vec![block], &mut lost)
         } else {
             let mut all = std::mem::take(&mut self.deferred);
             all.append(&mut found);
-            let mut calls = self.take(all);
+            let mut calls = self.take(all, &mut lost);
             if !self.any_found && self.region != 0 {
                 if let Some(block) =
                     whole::check_region(&self.text, self.region, tools, &self.options)
                 {
-                    calls = self.take(vec![block]);
+                    calls = self.take(vec![block], &mut lost);
                 }
             }
             calls
@@ -415,7 +422,7 @@ impl StreamRecoverer {
         let end = self.text.len();
         let mut text = String::new();
         self.release(end, &mut text);
-        StreamOutput { text, calls }
+        StreamOutput { text, calls, lost }
     }
 
     /// Whether an open block should be parsed again after `chunk` arrived (the text was
@@ -447,11 +454,19 @@ impl StreamRecoverer {
         self.text.len() - self.ran_at >= gap.bytes(len)
     }
 
-    fn take(&mut self, found: Vec<Found>) -> Vec<RecoveredCall> {
+    /// Takes found blocks: their ranges are consumed, their calls returned, their lost calls
+    /// appended to `lost` (placed among every call released so far).
+    fn take(&mut self, found: Vec<Found>, lost: &mut Vec<LostCall>) -> Vec<RecoveredCall> {
         self.any_found |= !found.is_empty();
         let mut calls = Vec::new();
         for block in found {
             self.ranges.push(block.range);
+            let before = self.released;
+            lost.extend(block.lost.into_iter().map(|mut l| {
+                l.position += before;
+                l
+            }));
+            self.released += block.calls.len();
             calls.extend(block.calls);
         }
         calls

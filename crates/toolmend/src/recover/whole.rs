@@ -7,6 +7,7 @@
 //! call names a declared tool; one end-of-turn token (`<|eot_id|>`, `<|eom_id|>`, `</s>`) may
 //! follow. JSON quoted in prose never becomes a call (unlike vLLM's `llama3_json`).
 
+use super::call::sort_calls;
 use super::cursor::{Step, Stop, skip_ws};
 use super::grammars::{Block, Input, functionary, llama, pythonic, xlam};
 use super::scan::Found;
@@ -143,7 +144,7 @@ pub(crate) fn check(
     Whole::Reject
 }
 
-/// The found block when every call names a declared tool and the cap allows them all.
+/// The found block when every readable call names a declared tool and the cap allows them all.
 fn accept(
     family: &'static str,
     block: Block,
@@ -155,12 +156,17 @@ fn accept(
         return None;
     }
     let range = first..block.end;
-    let calls = block
-        .calls
-        .iter()
-        .map(|call| call.recovered(tools, options.resolve_name, family, range.clone()))
-        .collect::<Option<Vec<_>>>()?;
-    Some(Found { range, calls })
+    // Every readable call must name a declared tool; an unreadable entry of a list loses only
+    // itself and is reported (issue #28).
+    let sorted = sort_calls(&block.calls, tools, options.resolve_name, family, &range);
+    if sorted.undeclared > 0 || sorted.calls.is_empty() {
+        return None;
+    }
+    Some(Found {
+        range,
+        calls: sorted.calls,
+        lost: sorted.lost,
+    })
 }
 
 #[cfg(test)]

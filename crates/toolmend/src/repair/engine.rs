@@ -55,6 +55,9 @@ pub(crate) enum Rejection {
     Schema,
     /// Several complete objects were sent as one call's arguments, where they cannot be split.
     Concatenated,
+    /// A call leaked into text inside a block whose other calls were recovered, but whose own
+    /// arguments could not be read there (issue #28): reported, never repaired.
+    Unreadable,
     /// The tool's schema was refused, so no call of it can be checked (fail closed).
     Unvalidated,
     /// The call has so many keys that matching them against the schema's patterns is over

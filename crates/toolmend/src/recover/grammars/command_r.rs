@@ -27,7 +27,7 @@ use serde_json::value::RawValue;
 use super::{Block, Grammar, Input};
 use crate::recover::call::RawCall;
 use crate::recover::cursor::{Step, Stop, expect_ws};
-use crate::recover::json::{call_object, value_span};
+use crate::recover::json::{call_name, call_object, value_span};
 
 /// The fence that opens the list.
 const FENCE: &str = "```json";
@@ -62,22 +62,14 @@ fn parse(input: &Input<'_>, _start: usize, body: usize) -> Step<Block> {
     for item in items {
         match call_object(item.get(), &["tool_name"], &["parameters"]) {
             Some(call) => calls.push(call),
-            // A call whose arguments cannot be read: a placeholder, never recovered.
-            None if names_a_call(item.get()) => {
-                calls.push(RawCall::json(String::new(), String::new()))
-            }
-            None => return Err(Stop::Invalid),
+            // A call whose arguments cannot be read: never recovered, reported as lost.
+            None => match call_name(item.get(), &["tool_name"]) {
+                Some(name) => calls.push(RawCall::unreadable(name, item.get().to_owned())),
+                None => return Err(Stop::Invalid),
+            },
         }
     }
     Block::new(expect_ws(s, to, "```")?, calls)
-}
-
-/// Whether `text` is an object with a string `tool_name`.
-fn names_a_call(text: &str) -> bool {
-    serde_json::from_str::<std::collections::BTreeMap<&str, &RawValue>>(text)
-        .ok()
-        .and_then(|fields| fields.get("tool_name").map(|n| n.get().starts_with('"')))
-        .unwrap_or(false)
 }
 
 #[cfg(test)]

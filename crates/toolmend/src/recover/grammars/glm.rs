@@ -81,7 +81,7 @@ fn eos_pairs(input: &Input<'_>, name: &str, at: usize) -> Step<(Vec<(String, Fie
                 Err(Stop::Incomplete)
             };
         }
-        let (pair, next) = one_pair(input.text, i)?;
+        let (pair, next) = one_pair(input.text, i, GLM_TAGS)?;
         fields.push(pair);
         i = next;
     }
@@ -125,15 +125,41 @@ fn skip_gap(s: &str, mut i: usize) -> Step<usize> {
     }
 }
 
-/// What opens a GLM or HY v3 key or value: met inside a key or value before its closer, it
-/// means the call was cut off and the closer found belongs to the next call (GRAMMARS §1.3).
-/// Only this family's own tags count: a block of another family quoted in a value has no
-/// closer of this one.
-const STOPS: &[&str] = &["<arg_key>", "<arg_value>"];
+/// The four tags of a key/value pair: GLM's, or Hunyuan's with a checkpoint suffix
+/// (`<arg_key:opensource>`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PairTags<'a> {
+    /// Opens a key (`<arg_key>`).
+    pub key: &'a str,
+    /// Closes a key (`</arg_key>`).
+    pub key_end: &'a str,
+    /// Opens a value (`<arg_value>`).
+    pub value: &'a str,
+    /// Closes a value (`</arg_value>`).
+    pub value_end: &'a str,
+}
+
+/// GLM's (and HY v3's unsuffixed) pair tags.
+pub(crate) const GLM_TAGS: PairTags<'static> = PairTags {
+    key: "<arg_key>",
+    key_end: "</arg_key>",
+    value: "<arg_value>",
+    value_end: "</arg_value>",
+};
 
 /// `<arg_key>`/`<arg_value>` pairs from `at` up to and including `close`; returns the fields
 /// and the index after `close`. Shared with Hunyuan HY v3.
 pub(crate) fn pairs(s: &str, at: usize, close: &str) -> Step<(Vec<(String, Field)>, usize)> {
+    pairs_tagged(s, at, close, GLM_TAGS)
+}
+
+/// [`pairs`] with other tags (Hunyuan's suffixed ones).
+pub(crate) fn pairs_tagged(
+    s: &str,
+    at: usize,
+    close: &str,
+    tags: PairTags<'_>,
+) -> Step<(Vec<(String, Field)>, usize)> {
     let mut fields = Vec::new();
     let mut i = at;
     loop {
@@ -143,7 +169,7 @@ pub(crate) fn pairs(s: &str, at: usize, close: &str) -> Step<(Vec<(String, Field
             Err(Stop::Incomplete) => return Err(Stop::Incomplete),
             Err(Stop::Invalid) => {}
         }
-        let (pair, next) = one_pair(s, i)?;
+        let (pair, next) = one_pair(s, i, tags)?;
         fields.push(pair);
         i = next;
     }
@@ -151,12 +177,17 @@ pub(crate) fn pairs(s: &str, at: usize, close: &str) -> Step<(Vec<(String, Field
 
 /// One `<arg_key>K</arg_key><arg_value>V</arg_value>` pair at `at` (gaps skipped), and the
 /// index after it.
-fn one_pair(s: &str, at: usize) -> Step<((String, Field), usize)> {
+fn one_pair(s: &str, at: usize, tags: PairTags<'_>) -> Step<((String, Field), usize)> {
+    // What opens a key or value: met inside a key or value before its closer, it means the
+    // call was cut off and the closer found belongs to the next call (GRAMMARS §1.3). Only
+    // this family's own tags count: a block of another family quoted in a value has no closer
+    // of this one.
+    let stops = [tags.key, tags.value];
     let i = skip_gap(s, at)?;
-    let key_at = expect_ws(s, i, "<arg_key>")?;
-    let key_end = find_before(s, key_at, "</arg_key>", STOPS)?;
-    let value_at = expect_ws(s, skip_gap(s, key_end + "</arg_key>".len())?, "<arg_value>")?;
-    let value_end = find_before(s, value_at, "</arg_value>", STOPS)?;
+    let key_at = expect_ws(s, i, tags.key)?;
+    let key_end = find_before(s, key_at, tags.key_end, &stops)?;
+    let value_at = expect_ws(s, skip_gap(s, key_end + tags.key_end.len())?, tags.value)?;
+    let value_end = find_before(s, value_at, tags.value_end, &stops)?;
     let key = s[key_at..key_end].trim();
     if key.is_empty() || key.len() > MAX_NAME_BYTES {
         return Err(Stop::Invalid);
@@ -164,7 +195,7 @@ fn one_pair(s: &str, at: usize) -> Step<((String, Field), usize)> {
     // The template writes a value as it is (`<arg_value>{{ v }}</arg_value>`): a line break at
     // its ends is the value's own (a file's trailing newline), never markup.
     let field = Field::Untyped(s[value_at..value_end].to_owned());
-    Ok(((key.to_owned(), field), value_end + "</arg_value>".len()))
+    Ok(((key.to_owned(), field), value_end + tags.value_end.len()))
 }
 
 #[cfg(test)]

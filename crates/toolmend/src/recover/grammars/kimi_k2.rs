@@ -13,8 +13,9 @@
 //! message ends right after its complete JSON (K2-Thinking stops so: the end-of-message policy,
 //! [`super::close_or_eos`]).
 //!
-//! A call whose JSON is broken but reaches its own `<|tool_call_end|>` is left out; its valid
-//! neighbours in the section are kept.
+//! A call whose JSON is broken but reaches its own `<|tool_call_end|>` is left out and
+//! reported as lost ([`crate::recover::LostCall`]); its valid neighbours in the section are
+//! kept.
 //!
 //! **Never accepts** a call without `<|tool_call_end|>` before more text, arguments that are
 //! not a strict JSON object, or cut off.
@@ -66,9 +67,9 @@ fn one_call(input: &Input<'_>, i: usize) -> Step<(RawCall, usize)> {
     ) {
         (Ok((from, to, end)), _) => Ok((RawCall::json(name, s[from..to].to_owned()), end)),
         // Broken JSON that still reaches its own `<|tool_call_end|>` (before any next call):
-        // this call is lost, its neighbours are not (an unnamed call is never recovered).
+        // this call is lost and reported, its neighbours are not.
         (Err(_), Ok(own_end)) => Ok((
-            RawCall::json(String::new(), String::new()),
+            RawCall::unreadable(name, s[at..own_end].trim().to_owned()),
             own_end + END.len(),
         )),
         (Err(stop), Err(_)) => Err(stop),

@@ -90,7 +90,7 @@ fn call_after_openers(input: &Input<'_>, mut at: usize) -> Step<(RawCall, usize)
 fn same(a: &RawCall, b: &RawCall) -> bool {
     let value = |call: &RawCall| match &call.args {
         Args::Json(text) => serde_json::from_str::<Value>(text).ok(),
-        Args::Fields(_) => None,
+        Args::Fields(_) | Args::Unreadable(_) => None,
     };
     a.name == b.name && value(a).is_some() && value(a) == value(b)
 }

@@ -11,7 +11,8 @@
 //! GRAMMARS §1.7: longer and more specific sentinels first. Distinct sentinels never compete
 //! (the automaton is leftmost-longest), so the order only matters among families sharing one:
 //! - `<function_calls>`: the Anthropic `<invoke>` body before OLMo 3's pythonic lines.
-//! - `<tool_calls>`: the Hunyuan/Jamba array and HY v3 tags before MiniMax-M1 JSON lines.
+//! - `<tool_calls>`: the Hunyuan/Jamba array and HY v3 tags before MiniMax-M1 JSON lines
+//!   (Hy3's suffixed `<tool_calls:` is a sentinel of its own).
 //! - `<function name=`: MiniCPM 5's `<param>` children before Hermes' llama.cpp JSON variant.
 //! - `<|start|>assistant`: Harmony's JSON body before Muse Glimmer's ATEM block.
 //! - `<tool_call>`: Granite 3.1 (`[`), Qwen3-Coder (`<function=`), GLM (an identifier and
@@ -67,6 +68,7 @@ pub(crate) mod phi4;
 pub(crate) mod pythonic;
 pub(crate) mod qwen3_coder;
 pub(crate) mod seed_oss;
+pub(crate) mod solar_open;
 pub(crate) mod step3;
 pub(crate) mod xlam;
 
@@ -215,6 +217,7 @@ pub(crate) static GRAMMARS: &[Grammar] = &[
     minimax_m3::GRAMMAR,
     kimi_k2::GRAMMAR,
     kimi_k3::GRAMMAR,
+    solar_open::GRAMMAR,
     minimax_m2::GRAMMAR,
     anthropic::GRAMMAR,
     dots::GRAMMAR,
@@ -226,6 +229,7 @@ pub(crate) static GRAMMARS: &[Grammar] = &[
     granite::GRAMMAR,
     seed_oss::GRAMMAR,
     hunyuan::GRAMMAR,
+    hunyuan::GRAMMAR_SUFFIXED,
     minimax_m1::GRAMMAR,
     qwen3_coder::GRAMMAR,
     glm::GRAMMAR,

@@ -60,10 +60,12 @@ fn stream(tools: &ToolSet, chunks: &[&str]) -> Recovered {
         let step = recoverer.push(tools, chunk);
         out.text.push_str(&step.text);
         out.calls.extend(step.calls);
+        out.lost.extend(step.lost);
     }
     let end = recoverer.finish(tools);
     out.text.push_str(&end.text);
     out.calls.extend(end.calls);
+    out.lost.extend(end.lost);
     out
 }
 
