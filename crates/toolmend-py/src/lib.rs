@@ -6,6 +6,8 @@
 //! the GIL released, so other Python threads go on.
 
 mod convert;
+mod dropin;
+mod pydumps;
 mod strict;
 mod turn_batch;
 
@@ -1105,6 +1107,8 @@ fn _toolmend(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(prepare_tools, m)?)?;
     m.add_function(wrap_pyfunction!(salvage_values, m)?)?;
     m.add_function(wrap_pyfunction!(loads_strict, m)?)?;
+    m.add_function(wrap_pyfunction!(dropin::loads_document, m)?)?;
+    m.add_function(wrap_pyfunction!(dropin::repair_document, m)?)?;
     m.add_function(wrap_pyfunction!(repair_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(turn_batch::run_turn_rows, m)?)?;
     m.add("ToolmendError", py.get_type::<ToolmendError>())?;
