@@ -99,7 +99,8 @@ pub(crate) fn to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, 
     })
 }
 
-fn number_to_py<'py>(py: Python<'py>, n: &Number) -> PyResult<Bound<'py, PyAny>> {
+/// A JSON number as the Python `int` or `float` `json.loads` makes of it.
+pub(crate) fn number_to_py<'py>(py: Python<'py>, n: &Number) -> PyResult<Bound<'py, PyAny>> {
     if let Some(i) = n.as_i64() {
         return Ok(i.into_pyobject(py)?.into_any());
     }

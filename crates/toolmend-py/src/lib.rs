@@ -9,6 +9,8 @@ mod arrow_ffi;
 mod audit;
 mod call_batch;
 mod convert;
+mod dropin;
+mod pydumps;
 mod strict;
 mod text_column;
 mod turn_arrow;
@@ -1110,6 +1112,8 @@ fn _toolmend(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(prepare_tools, m)?)?;
     m.add_function(wrap_pyfunction!(salvage_values, m)?)?;
     m.add_function(wrap_pyfunction!(loads_strict, m)?)?;
+    m.add_function(wrap_pyfunction!(dropin::loads_document, m)?)?;
+    m.add_function(wrap_pyfunction!(dropin::repair_document, m)?)?;
     m.add_function(wrap_pyfunction!(repair_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(turn_batch::run_turn_rows, m)?)?;
     m.add_class::<audit::AuditTally>()?;

@@ -331,3 +331,38 @@ COMMENT_SEPARATED = [
 def test_comments_between_documents_separate_them(text, value):
     assert toolmend.loads(text) == value
     assert toolmend.repair_json(text, return_objects=True) == value
+# Inputs where the one-call path (`loads_document`, `repair_document`) must answer exactly as
+# the Python path it shortcuts: roots, literals, numbers Python prints its own way, escapes,
+# astral characters, a repeated key, several values, refusals, the 16 KiB line.
+ONE_CALL_CASES = [
+    '{"a": 1,}', "{'a': 'é😀\x7f\\u0000', 'b': True,}", '{"a": 1.5E+3, "b": 2e-7, "c": 1e22, "d": -0.0}',
+    '{"a": 12345678901234567890123, "b": 18446744073709551615}', '{"a": 1e400}', "[1e400]",
+    '{"a": .25, "b": 1_000, "c": +1}', '{"k": "\\/ \\b\\f\\n\\r\\t \\"q\\" \\\\"}', "''", '""', "True",
+    " None\n", "\x1cFalse", '{"a": 1, "a": 2}', '{"a": 1}{"b": 2}', "prose only", '{"a": }', "NaN",
+    '```json\n{"a": 1}\n```', '{"a": "line\n', '{"a": "val\\', '{"a": 1,}' + " " * 17000, "",
+]
+
+
+def python_path(text, stream_stable=False):
+    """The answer of the Python path the one-call path shortcuts (`loads`' value)."""
+    from toolmend import jsonrepair
+
+    return jsonrepair._parse(text, False, False, False, False, stream_stable)[0]
+
+
+@pytest.mark.parametrize("stream_stable", [False, True])
+def test_the_one_call_path_answers_as_the_python_path(stream_stable):
+    from toolmend._toolmend import loads_document, repair_document
+
+    for text in ONE_CALL_CASES:
+        expected = python_path(text, stream_stable)
+        value = loads_document(text, stream_stable)
+        if value is not NotImplemented:
+            assert json.dumps(value) == json.dumps(expected) and type(value) is type(expected), text
+        dumped = repair_document(text, stream_stable)
+        if dumped is not NotImplemented:
+            assert dumped == ("" if expected == "" else json.dumps(expected)), text
+        assert toolmend.loads(text, stream_stable=stream_stable) == expected or expected != expected, text
+    # The cases the Python path answers come back to it.
+    assert loads_document('{"a": 1}{"b": 2}') is NotImplemented
+    assert repair_document("prose only") is NotImplemented

@@ -45,7 +45,7 @@ import json
 from pathlib import Path
 from typing import IO, Any, List, Optional, Tuple, Union
 
-from ._toolmend import SalvageError, loads_strict, salvage_values
+from ._toolmend import SalvageError, loads_document, loads_strict, repair_document, salvage_values
 
 JSONReturnType = Union[dict, list, str, int, float, bool, None]
 
@@ -219,6 +219,18 @@ def repair_json(
     default, as in json_repair); a value equal to ``""`` is returned as ``""``.
     ``logging=True`` returns ``(value, repair_log)``.
     """
+    if (
+        type(json_str) is str
+        and not (logging or strict or json_dumps_args)
+        and json_fd is None
+        and schema is None
+        and schema_repair_mode == "standard"
+    ):
+        # The common case in one call into Rust (the same answer as below); NotImplemented
+        # for what only this path answers (several values, a refused text).
+        answer = loads_document(json_str, stream_stable) if return_objects else repair_document(json_str, stream_stable)
+        if answer is not NotImplemented:
+            return answer
     if schema is not None or schema_repair_mode not in ("standard", None):
         raise NotImplementedError(
             "toolmend.repair_json has no schema mode; use toolmend.Mender for schema-guided repair"
@@ -258,9 +270,15 @@ def loads(
     schema_repair_mode: str = "standard",
 ) -> Any:
     """Like ``json.loads``, but repairs broken JSON; ``""`` when it cannot be read."""
+    if type(json_str) is str and not (logging or strict) and schema is None and schema_repair_mode == "standard":
+        # The common case in one call into Rust (the same value as below); NotImplemented for
+        # what only the path below answers (several values, a refused text).
+        parsed = loads_document(json_str, stream_stable)
+        if parsed is not NotImplemented:
+            return parsed
     if not logging and schema is None and schema_repair_mode == "standard" and type(json_str) is str:
-        # Valid JSON, the common case, without the layers below (the same value); other text
-        # straight to the parser (not a second strict attempt in repair_json).
+        # Valid JSON without the layers below (the same value); other text straight to the
+        # parser (not a second strict attempt in repair_json).
         parsed = loads_strict(json_str)
         if parsed is ...:
             return _parse(json_str, skip_json_loads, False, strict, True, stream_stable)[0]

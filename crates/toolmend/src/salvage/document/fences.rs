@@ -13,12 +13,16 @@ pub(in crate::salvage) fn fenced_blocks(
     mut read: impl FnMut(&str) -> Option<Document>,
 ) -> Option<Document> {
     let bytes = text.as_bytes();
+    // Counted first, without reading: a text of one block (the usual fenced call) is then
+    // not read a second time only to be given back (issue #31).
+    if closed_blocks(bytes)? < 2 {
+        return None;
+    }
     let mut doc = Document {
         values: Vec::new(),
         repairs: Vec::new(),
         truncated: false,
     };
-    let mut blocks = 0;
     let mut at = 0;
     while let Some(open) = memchr::memmem::find(&bytes[at..], b"```").map(|i| at + i) {
         let body = scan::fence_body(bytes, open);
@@ -34,11 +38,7 @@ pub(in crate::salvage) fn fenced_blocks(
                 });
             }
         }
-        blocks += 1;
         at = close + 3;
-    }
-    if blocks < 2 {
-        return None;
     }
     doc.repairs.push(SyntaxRepair {
         kind: RepairKind::FenceUnwrapped,
@@ -47,4 +47,16 @@ pub(in crate::salvage) fn fenced_blocks(
     doc.repairs.sort_by_key(|r| r.offset);
     doc.repairs.dedup_by_key(|r| r.kind);
     Some(doc)
+}
+
+/// How many fenced blocks the text holds, as [`fenced_blocks`] walks them; `None` when the last
+/// fence opened is never closed (no reading of every block then).
+fn closed_blocks(bytes: &[u8]) -> Option<usize> {
+    let (mut blocks, mut at) = (0, 0);
+    while let Some(open) = memchr::memmem::find(&bytes[at..], b"```").map(|i| at + i) {
+        let body = scan::fence_body(bytes, open);
+        at = memchr::memmem::find(&bytes[body..], b"```").map(|i| body + i)? + 3;
+        blocks += 1;
+    }
+    Some(blocks)
 }
