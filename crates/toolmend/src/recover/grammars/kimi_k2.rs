@@ -20,10 +20,9 @@
 //! **Never accepts** a call without `<|tool_call_end|>` before more text, arguments that are
 //! not a strict JSON object, or cut off.
 
-use super::{Block, Grammar, Input, close_or_eos, section};
+use super::{Block, Grammar, Input, json_call_until, section};
 use crate::recover::call::RawCall;
-use crate::recover::cursor::{MAX_NAME_BYTES, Step, expect_ws, find_before, find_within, name};
-use crate::recover::json::object_span;
+use crate::recover::cursor::{MAX_NAME_BYTES, Step, expect_ws, find_within, name};
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
     lead: "",
@@ -59,21 +58,7 @@ fn one_call(input: &Input<'_>, i: usize) -> Step<(RawCall, usize)> {
     let id = id.strip_prefix("functions.").unwrap_or(id);
     let name = name(id, 0, id.len())?;
     let at = args_at + ARGS.len();
-    let whole =
-        object_span(s, at).and_then(|(from, to)| Ok((from, to, close_or_eos(input, to, END)?)));
-    match (
-        whole,
-        find_before(s, at, END, &[CALL, "<|tool_calls_section_end|>"]),
-    ) {
-        (Ok((from, to, end)), _) => Ok((RawCall::json(name, s[from..to].to_owned()), end)),
-        // Broken JSON that still reaches its own `<|tool_call_end|>` (before any next call):
-        // this call is lost and reported, its neighbours are not.
-        (Err(_), Ok(own_end)) => Ok((
-            RawCall::unreadable(name, s[at..own_end].trim().to_owned()),
-            own_end + END.len(),
-        )),
-        (Err(stop), Err(_)) => Err(stop),
-    }
+    json_call_until(input, name, at, END, &[CALL, "<|tool_calls_section_end|>"])
 }
 
 #[cfg(test)]

@@ -192,6 +192,32 @@ pub(crate) fn close_or_eos(input: &Input<'_>, i: usize, close: &str) -> Step<usi
     }
 }
 
+/// A call whose JSON arguments start at `at` and whose closer is `end`: the call and the index
+/// after its closer. Arguments that do not parse but still reach their own `end` before any of
+/// `stops` (the next call, the section's end) make an unreadable call: this call is lost and
+/// reported, its neighbours are not. Otherwise the JSON's own stop (cut off, invalid) stands.
+pub(crate) fn json_call_until(
+    input: &Input<'_>,
+    name: String,
+    at: usize,
+    end: &str,
+    stops: &[&str],
+) -> Step<(super::call::RawCall, usize)> {
+    use super::call::RawCall;
+    use super::cursor::find_before;
+    let s = input.text;
+    let whole = super::json::object_span(s, at)
+        .and_then(|(from, to)| Ok((from, to, close_or_eos(input, to, end)?)));
+    match (whole, find_before(s, at, end, stops)) {
+        (Ok((from, to, after)), _) => Ok((RawCall::json(name, s[from..to].to_owned()), after)),
+        (Err(_), Ok(own_end)) => Ok((
+            RawCall::unreadable(name, s[at..own_end].trim().to_owned()),
+            own_end + end.len(),
+        )),
+        (Err(stop), Err(_)) => Err(stop),
+    }
+}
+
 /// A family's parser: the block that starts at `start`, whose sentinel ends at `body`.
 pub(crate) type Parse = fn(&Input<'_>, usize, usize) -> Step<Block>;
 

@@ -22,12 +22,9 @@
 //! not a strict JSON object or are cut off, a name or ID that runs on (prose), or a
 //! `<|tool_calls|>` followed by anything but a call.
 
-use super::{Block, Grammar, Input, close_or_eos, section};
+use super::{Block, Grammar, Input, json_call_until, section};
 use crate::recover::call::RawCall;
-use crate::recover::cursor::{
-    MAX_NAME_BYTES, Step, Stop, expect_ws, find_before, find_within, name,
-};
-use crate::recover::json::object_span;
+use crate::recover::cursor::{MAX_NAME_BYTES, Step, Stop, expect_ws, find_within, name};
 
 pub(crate) const GRAMMAR: Grammar = Grammar {
     lead: "",
@@ -70,18 +67,7 @@ fn one_call(input: &Input<'_>, i: usize) -> Step<(RawCall, usize)> {
     let args_at = find_within(s, from, ARGS, MAX_NAME_BYTES)?;
     let name = name(s, from, args_at)?;
     let at = args_at + ARGS.len();
-    let whole =
-        object_span(s, at).and_then(|(from, to)| Ok((from, to, close_or_eos(input, to, END)?)));
-    match (whole, find_before(s, at, END, &[CALL, CLOSE])) {
-        (Ok((from, to, end)), _) => Ok((RawCall::json(name, s[from..to].to_owned()), end)),
-        // Broken JSON that still reaches its own `<|tool_call:end|>` (before any next call):
-        // this call is lost and reported, its neighbours are not.
-        (Err(_), Ok(own_end)) => Ok((
-            RawCall::unreadable(name, s[at..own_end].trim().to_owned()),
-            own_end + END.len(),
-        )),
-        (Err(stop), Err(_)) => Err(stop),
-    }
+    json_call_until(input, name, at, END, &[CALL, CLOSE])
 }
 
 #[cfg(test)]
