@@ -38,6 +38,7 @@ mod fallback_tools;
 mod history;
 mod mend;
 mod metrics;
+mod openai_views;
 pub mod path;
 mod reprompt;
 mod routes;

@@ -13,6 +13,7 @@ use toolmend::{AssistantTurn, ToolCall, TurnResult};
 
 use crate::config::ProxyConfig;
 use crate::mend::{Annotations, BodyContext, ChoiceSessions, Fate, fates, repairing};
+use crate::openai_views::{CallView, FunctionView, MessageView};
 use crate::spans::{Member, Unread, objects};
 
 #[derive(serde::Deserialize)]
@@ -27,34 +28,6 @@ struct ChoiceView<'a> {
     finish_reason: Member<'a>,
     #[serde(borrow, default)]
     message: Member<'a>,
-}
-
-#[derive(serde::Deserialize)]
-struct MessageView<'a> {
-    #[serde(borrow, default)]
-    content: Member<'a>,
-    #[serde(borrow, default)]
-    reasoning_content: Member<'a>,
-    #[serde(borrow, default)]
-    reasoning: Member<'a>,
-    #[serde(borrow, default)]
-    tool_calls: Member<'a>,
-}
-
-#[derive(serde::Deserialize)]
-struct CallView<'a> {
-    #[serde(borrow, default)]
-    id: Member<'a>,
-    #[serde(borrow, default)]
-    function: Member<'a>,
-}
-
-#[derive(serde::Deserialize)]
-struct FunctionView<'a> {
-    #[serde(borrow, default)]
-    name: Member<'a>,
-    #[serde(borrow, default)]
-    arguments: Member<'a>,
 }
 
 /// One native call as [`super::openai::read_calls`] reads it.

@@ -21,6 +21,7 @@ use toolmend::{AssistantTurn, Status, ToolCall};
 use super::sse::{Data, Event, write};
 use super::{Channel, Context, Leftover, Transform};
 use crate::mend::{Annotations, Fate, append_text, fates};
+use crate::openai_views::{CallView, FunctionView, MessageView};
 use crate::spans::{Member, Unread, elements, members, objects};
 
 /// One buffered tool call.
@@ -126,24 +127,6 @@ struct Fragment<'a> {
     arguments: Cow<'a, str>,
 }
 
-#[derive(serde::Deserialize)]
-struct FragmentView<'a> {
-    #[serde(borrow, default)]
-    index: Member<'a>,
-    #[serde(borrow, default)]
-    id: Member<'a>,
-    #[serde(borrow, default)]
-    function: Member<'a>,
-}
-
-#[derive(serde::Deserialize)]
-struct FunctionView<'a> {
-    #[serde(borrow, default)]
-    name: Member<'a>,
-    #[serde(borrow, default)]
-    arguments: Member<'a>,
-}
-
 impl<'a> Fragment<'a> {
     /// A fragment of a tree.
     fn of_value(fragment: &'a Value) -> Self {
@@ -179,7 +162,7 @@ impl<'a> Fragment<'a> {
         if !text.starts_with('{') {
             return Ok(fragment);
         }
-        let view: FragmentView<'a> = serde_json::from_str(text)?;
+        let view: CallView<'a> = serde_json::from_str(text)?;
         fragment.index = view.index.u64();
         fragment.id = view.id.str()?.filter(|s| !s.is_empty());
         if let Some(function) = view.function.object() {
@@ -236,18 +219,6 @@ struct ChoiceView<'a> {
     finish_reason: Member<'a>,
     #[serde(borrow, default)]
     delta: Member<'a>,
-}
-
-#[derive(serde::Deserialize)]
-struct DeltaView<'a> {
-    #[serde(borrow, default)]
-    content: Member<'a>,
-    #[serde(borrow, default)]
-    reasoning_content: Member<'a>,
-    #[serde(borrow, default)]
-    reasoning: Member<'a>,
-    #[serde(borrow, default)]
-    tool_calls: Member<'a>,
 }
 
 /// A chunk read from its bytes: what the transformer takes from it.
@@ -313,7 +284,7 @@ fn read_chunk(data: &str) -> Result<ChunkRead<'_>, Unread> {
 }
 
 fn read_delta(text: &str) -> Result<DeltaRead<'_>, Unread> {
-    let view: DeltaView<'_> = serde_json::from_str(text)?;
+    let view: MessageView<'_> = serde_json::from_str(text)?;
     let mut reasoning = Vec::new();
     for (key, member) in [
         ("reasoning_content", view.reasoning_content),

@@ -1,0 +1,43 @@
+//! The OpenAI Chat Completions objects as borrowed views: the members the proxy reads from a
+//! completion's message and a stream's delta, each kept as its raw span ([`Member`]).
+//!
+//! One set for both paths (`routes/openai_bytes.rs`, `stream/openai.rs`): a message and a
+//! delta carry the same members, a completion's call and a stream's call fragment the same
+//! `id` and `function` (a fragment adds its `index`), so the two readers cannot drift apart on
+//! which member holds what.
+
+use crate::spans::Member;
+
+/// A message (completion) or delta (stream): its text, reasoning and calls.
+#[derive(serde::Deserialize)]
+pub(crate) struct MessageView<'a> {
+    #[serde(borrow, default)]
+    pub(crate) content: Member<'a>,
+    #[serde(borrow, default)]
+    pub(crate) reasoning_content: Member<'a>,
+    #[serde(borrow, default)]
+    pub(crate) reasoning: Member<'a>,
+    #[serde(borrow, default)]
+    pub(crate) tool_calls: Member<'a>,
+}
+
+/// One entry of `tool_calls`: a whole call (completion) or a fragment of one (stream, where
+/// `index` says which call it continues).
+#[derive(serde::Deserialize)]
+pub(crate) struct CallView<'a> {
+    #[serde(borrow, default)]
+    pub(crate) index: Member<'a>,
+    #[serde(borrow, default)]
+    pub(crate) id: Member<'a>,
+    #[serde(borrow, default)]
+    pub(crate) function: Member<'a>,
+}
+
+/// A call's `function`: its name and arguments (whole, or a fragment of them).
+#[derive(serde::Deserialize)]
+pub(crate) struct FunctionView<'a> {
+    #[serde(borrow, default)]
+    pub(crate) name: Member<'a>,
+    #[serde(borrow, default)]
+    pub(crate) arguments: Member<'a>,
+}
