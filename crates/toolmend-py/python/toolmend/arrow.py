@@ -272,12 +272,7 @@ def run_turns(batch, tools=None, **options):
     import pyarrow as pa
 
     batch = _as_arrow(batch, "run_turns")
-    unknown = sorted(set(options) - set(_TURN_OPTIONS))
-    if unknown:
-        raise TypeError(f"run_turns() got unexpected keyword arguments {unknown}; it takes {list(_TURN_OPTIONS)}")
-    names = batch.schema.names
-    if "message" not in names:
-        raise ValueError(f"run_turns needs a 'message' column; the batch has {names}")
+    names = _check_turn_input(batch, options, "run_turns")
     # One record batch: rows of a session share its state across the whole input, so a
     # chunked table is made one chunk (free when it already is).
     rows = batch if isinstance(batch, pa.RecordBatch) else _one_batch(batch)
@@ -292,15 +287,7 @@ def run_turns(batch, tools=None, **options):
             columns[key] = _text_column(rows.column(key))
     if "new_user_turn" in names:
         columns["new_user_turn"] = rows.column("new_user_turn")
-    if tools is not None and not isinstance(tools, str):
-        tools = json.dumps(tools)
-    defaults = {
-        "tools": tools,
-        "recover": options.get("recover"),
-        "model": options.get("model"),
-        "max_reprompts": options.get("max_reprompts"),
-        "include_values": bool(options.get("include_values", False)),
-    }
+    defaults = _turn_defaults(tools, options)
     added = pa.record_batch(run_turn_columns(columns, defaults))
     keep = [n for n in names if n not in added.schema.names]
     arrays = [batch.column(n) for n in keep] + added.columns
@@ -310,6 +297,31 @@ def run_turns(batch, tools=None, **options):
     return pa.RecordBatch.from_arrays(arrays, names=names_out)
 
 
+def _check_turn_input(batch, options, caller):
+    """``batch``'s column names, once its keywords and its ``message`` column are checked;
+    ``caller`` names the public function in errors."""
+    unknown = sorted(set(options) - set(_TURN_OPTIONS))
+    if unknown:
+        raise TypeError(f"{caller}() got unexpected keyword arguments {unknown}; it takes {list(_TURN_OPTIONS)}")
+    names = batch.schema.names
+    if "message" not in names:
+        raise ValueError(f"{caller} needs a 'message' column; the batch has {names}")
+    return names
+
+
+def _turn_defaults(tools, options):
+    """What rows that set none run with: the batch's tool set (JSON text) and the keywords."""
+    if tools is not None and not isinstance(tools, str):
+        tools = json.dumps(tools)
+    return {
+        "tools": tools,
+        "recover": options.get("recover"),
+        "model": options.get("model"),
+        "max_reprompts": options.get("max_reprompts"),
+        "include_values": bool(options.get("include_values", False)),
+    }
+
+
 def _turn_inputs(batch, tools, options, caller):
     """``run_turn_rows``' two arguments for ``batch``: its columns as lists, and the defaults
     (``tools``, the keywords); ``caller`` names the public function in errors."""
@@ -317,12 +329,7 @@ def _turn_inputs(batch, tools, options, caller):
 
     if not isinstance(batch, (pa.RecordBatch, pa.Table)):
         raise TypeError(f"{caller} takes a pyarrow RecordBatch or Table, not {type(batch).__name__}")
-    unknown = sorted(set(options) - set(_TURN_OPTIONS))
-    if unknown:
-        raise TypeError(f"{caller}() got unexpected keyword arguments {unknown}; it takes {list(_TURN_OPTIONS)}")
-    names = batch.schema.names
-    if "message" not in names:
-        raise ValueError(f"{caller} needs a 'message' column; the batch has {names}")
+    names = _check_turn_input(batch, options, caller)
     column = batch.column
     rows = {
         "messages": _json_column(column("message")),
@@ -333,15 +340,7 @@ def _turn_inputs(batch, tools, options, caller):
     }
     for key in _TEXT_COLUMNS:
         rows[key + "s"] = column(key).to_pylist() if key in names else None
-    if tools is not None and not isinstance(tools, str):
-        tools = json.dumps(tools)
-    defaults = {
-        "tools": tools,
-        "recover": options.get("recover"),
-        "model": options.get("model"),
-        "max_reprompts": options.get("max_reprompts"),
-        "include_values": bool(options.get("include_values", False)),
-    }
+    defaults = _turn_defaults(tools, options)
     return rows, defaults
 
 
