@@ -169,13 +169,22 @@ fn escapes_in(content: &[u8]) -> (bool, bool) {
         stepped += 1;
         if stepped == ESCAPES_STEPPED {
             // `from` is just past a whole escape, so the rest starts outside one.
-            let rest = &content[from..];
-            let [slash_pair, unicode_pair] = &*PAIRS;
-            let has = |pair: &memmem::Finder<'_>| pair.find_iter(rest).any(|j| !escaped(rest, j));
-            return (slash || has(slash_pair), unicode || has(unicode_pair));
+            let (rest_slash, rest_unicode) = pairs_in(&content[from..]);
+            return (slash || rest_slash, unicode || rest_unicode);
         }
     }
     (slash, unicode)
+}
+
+/// [`escapes_in`] past its stepped escapes: the two pairs searched for alone in `rest`, which
+/// starts outside an escape. Out of line and cold, so that the seed's common path keeps its
+/// size (salvage's wall time moves with its code's layout).
+#[cold]
+#[inline(never)]
+fn pairs_in(rest: &[u8]) -> (bool, bool) {
+    let [slash_pair, unicode_pair] = &*PAIRS;
+    let has = |pair: &memmem::Finder<'_>| pair.find_iter(rest).any(|j| !escaped(rest, j));
+    (has(slash_pair), has(unicode_pair))
 }
 
 /// The two escapes [`escapes_in`] looks for, each searcher built once.
