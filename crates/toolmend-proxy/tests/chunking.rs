@@ -4,35 +4,10 @@
 mod support;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock};
 
 use proptest::prelude::*;
 use serde_json::{Value, json};
-use support::{Joined, Mock, Script, join_openai, openai_tools, sse_body};
-
-struct World {
-    runtime: tokio::runtime::Runtime,
-    mock: Arc<Mock>,
-    base: String,
-}
-
-/// One mock and one proxy for every case (sockets are real, the runtime is shared).
-fn world() -> &'static World {
-    static WORLD: OnceLock<World> = OnceLock::new();
-    WORLD.get_or_init(|| {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .unwrap();
-        let (mock, base) = runtime.block_on(support::start(|_| {}));
-        World {
-            runtime,
-            mock,
-            base,
-        }
-    })
-}
+use support::{Joined, Script, join_openai, openai_tools, sse_body, world};
 
 fn run(body: &str, cuts: &[usize]) -> Joined {
     join_openai(&fetch("/v1/chat/completions", openai_tools(), body, cuts))

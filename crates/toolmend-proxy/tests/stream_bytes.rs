@@ -7,34 +7,9 @@
 mod support;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock};
 
 use serde_json::json;
-use support::{Mock, Script, join_openai, openai_tools};
-
-struct World {
-    runtime: tokio::runtime::Runtime,
-    mock: Arc<Mock>,
-    base: String,
-}
-
-/// One mock and one proxy for every case.
-fn world() -> &'static World {
-    static WORLD: OnceLock<World> = OnceLock::new();
-    WORLD.get_or_init(|| {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .unwrap();
-        let (mock, base) = runtime.block_on(support::start(|_| {}));
-        World {
-            runtime,
-            mock,
-            base,
-        }
-    })
-}
+use support::{Script, join_openai, openai_tools, world};
 
 /// The proxy's answer to a streamed request whose upstream body is `body` in these pieces.
 fn fetch(pieces: Vec<Vec<u8>>) -> String {

@@ -731,15 +731,7 @@ impl OpenAiStream {
                 kept.push(choice);
             }
         }
-        let has_usage = object.get("usage").is_some_and(|u| !u.is_null());
-        if kept.is_empty() && !has_usage {
-            return;
-        }
-        object.insert("choices".into(), Value::Array(kept));
-        out.push_back(write(
-            event.event.as_deref(),
-            &Value::Object(object).to_string(),
-        ));
+        write_kept(out, event.event.as_deref(), object, kept);
     }
 
     /// Handles a chunk on its tree: the chunks [`read_chunk`] does not take (a finish reason,
@@ -865,16 +857,24 @@ impl OpenAiStream {
             return out.push_back(event.raw);
         }
         out.extend(before);
-        let has_usage = object.get("usage").is_some_and(|u| !u.is_null());
-        if kept.is_empty() && !has_usage {
-            return;
-        }
-        object.insert("choices".into(), Value::Array(kept));
-        out.push_back(write(
-            event.event.as_deref(),
-            &Value::Object(object).to_string(),
-        ));
+        write_kept(out, event.event.as_deref(), object, kept);
     }
+}
+
+/// Writes a chunk with the choices it keeps; nothing when it keeps none and carries no `usage`
+/// (a chunk whose every choice was taken into the call buffers says nothing on its own).
+fn write_kept(
+    out: &mut VecDeque<Bytes>,
+    event: Option<&str>,
+    mut object: Map<String, Value>,
+    kept: Vec<Value>,
+) {
+    let has_usage = object.get("usage").is_some_and(|u| !u.is_null());
+    if kept.is_empty() && !has_usage {
+        return;
+    }
+    object.insert("choices".into(), Value::Array(kept));
+    out.push_back(write(event, &Value::Object(object).to_string()));
 }
 
 impl Transform for OpenAiStream {

@@ -228,6 +228,31 @@ pub async fn start_proxy(config: ProxyConfig) -> String {
 }
 
 /// A mock and a proxy in front of it with `edit` applied to the default configuration.
+/// One mock and one default proxy on a runtime of their own, for a test binary's many cases.
+pub struct World {
+    pub runtime: tokio::runtime::Runtime,
+    pub mock: Arc<Mock>,
+    pub base: String,
+}
+
+/// The test binary's one [`World`], started on first use (sockets are real, the runtime is shared).
+pub fn world() -> &'static World {
+    static WORLD: std::sync::OnceLock<World> = std::sync::OnceLock::new();
+    WORLD.get_or_init(|| {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let (mock, base) = runtime.block_on(start(|_| {}));
+        World {
+            runtime,
+            mock,
+            base,
+        }
+    })
+}
+
 pub async fn start(edit: impl FnOnce(&mut ProxyConfig)) -> (Arc<Mock>, String) {
     let (mock, addr) = start_mock().await;
     let mut config = ProxyConfig::new(format!("http://{addr}"));
