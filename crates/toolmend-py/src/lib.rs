@@ -899,14 +899,26 @@ impl Recovered {
             .iter()
             .map(|c| c.borrow(py).name.clone())
             .collect();
+        // `lost` is shown only when a call was lost: the common repr stays short.
+        let lost = if self.lost.is_empty() {
+            String::new()
+        } else {
+            let names: Vec<String> = self
+                .lost
+                .iter()
+                .map(|c| c.borrow(py).name.clone())
+                .collect();
+            format!(", lost={}", py_repr(py, names))
+        };
         format!(
-            "Recovered(text={}, calls={})",
+            "Recovered(text={}, calls={}{lost})",
             py_repr(py, repr_clip(&self.text)),
             py_repr(py, calls)
         )
     }
 
-    /// `text` and `calls` (each `RecoveredCall.to_dict()`) as plain Python values.
+    /// `text`, `calls` (each `RecoveredCall.to_dict()`) and `lost` (each `LostCall.to_dict()`)
+    /// as plain Python values.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         d.set_item("text", &self.text)?;
@@ -916,15 +928,76 @@ impl Recovered {
             .map(|c| c.borrow(py).to_dict(py))
             .collect::<PyResult<Vec<_>>>()?;
         d.set_item("calls", calls)?;
+        let lost = self
+            .lost
+            .iter()
+            .map(|c| c.borrow(py).to_dict(py))
+            .collect::<PyResult<Vec<_>>>()?;
+        d.set_item("lost", lost)?;
         Ok(d)
     }
 }
 
-/// Text with the markup of recovered calls removed, and those calls.
+/// Text with the markup of recovered calls removed, those calls, and the calls of their blocks
+/// that could not be read (`lost`).
 #[pyclass(frozen, get_all, module = "toolmend")]
 struct Recovered {
     text: String,
     calls: Vec<Py<RecoveredCall>>,
+    lost: Vec<Py<LostCall>>,
+}
+
+/// A call of a declared tool in a recovered block that could not be read (issue #28): never
+/// recovered, never dropped silently. `text` is what could not be read, as written (its
+/// arguments or its whole list entry); `position` its place among the recovered calls (for a
+/// stream: among every call released so far); `span` the `(start, end)` byte range of its
+/// block, shared with the block's recovered calls.
+#[pyclass(frozen, get_all, module = "toolmend")]
+struct LostCall {
+    name: String,
+    family: String,
+    text: String,
+    position: usize,
+    span: (usize, usize),
+    channel: String,
+}
+
+impl LostCall {
+    fn new(c: &toolmend::recover::LostCall, channel: &str) -> Self {
+        Self {
+            name: c.name.clone(),
+            family: c.family.to_owned(),
+            text: c.text.clone(),
+            position: c.position,
+            span: (c.span.start, c.span.end),
+            channel: channel.to_owned(),
+        }
+    }
+}
+
+#[pymethods]
+impl LostCall {
+    fn __repr__(&self, py: Python<'_>) -> String {
+        format!(
+            "LostCall(name={}, family={}, position={}, text={})",
+            py_repr(py, &self.name),
+            py_repr(py, &self.family),
+            self.position,
+            py_repr(py, repr_clip(&self.text))
+        )
+    }
+
+    /// The lost call as a plain dict, for logs and JSON.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("name", &self.name)?;
+        d.set_item("family", &self.family)?;
+        d.set_item("text", &self.text)?;
+        d.set_item("position", self.position)?;
+        d.set_item("span", self.span)?;
+        d.set_item("channel", &self.channel)?;
+        Ok(d)
+    }
 }
 
 fn channel_name(channel: &str) -> PyResult<String> {
@@ -944,6 +1017,16 @@ fn recovered_calls(
     calls
         .iter()
         .map(|c| Py::new(py, RecoveredCall::new(c, channel)))
+        .collect()
+}
+
+fn lost_calls(
+    py: Python<'_>,
+    lost: &[toolmend::recover::LostCall],
+    channel: &str,
+) -> PyResult<Vec<Py<LostCall>>> {
+    lost.iter()
+        .map(|c| Py::new(py, LostCall::new(c, channel)))
         .collect()
 }
 
@@ -971,6 +1054,7 @@ fn recover(
     };
     Ok(Recovered {
         calls: recovered_calls(py, &found.calls, &channel)?,
+        lost: lost_calls(py, &found.lost, &channel)?,
         text: found.text,
     })
 }
@@ -986,14 +1070,10 @@ struct StreamRecoverer {
 }
 
 impl StreamRecoverer {
-    fn output(
-        &self,
-        py: Python<'_>,
-        calls: &[RecoveredCall_],
-        text: String,
-    ) -> PyResult<Recovered> {
+    fn output(&self, py: Python<'_>, out: &StreamOutput, text: String) -> PyResult<Recovered> {
         Ok(Recovered {
-            calls: recovered_calls(py, calls, &self.channel)?,
+            calls: recovered_calls(py, &out.calls, &self.channel)?,
+            lost: lost_calls(py, &out.lost, &self.channel)?,
             text,
         })
     }
@@ -1026,8 +1106,9 @@ impl StreamRecoverer {
         // The buffer keeps its capacity: the text is copied out once, at its final size.
         released.text.clear();
         released.calls.clear();
+        released.lost.clear();
         r.push_into(&self.tools, chunk, released);
-        self.output(py, &released.calls, released.text.clone())
+        self.output(py, released, released.text.clone())
     }
 
     fn __repr__(&self, py: Python<'_>) -> String {
@@ -1047,8 +1128,9 @@ impl StreamRecoverer {
             .0
             .take()
             .ok_or_else(|| ToolmendError::new_err("finish() called twice"))?;
-        let out = r.finish(&self.tools);
-        self.output(py, &out.calls, out.text)
+        let mut out = r.finish(&self.tools);
+        let text = std::mem::take(&mut out.text);
+        self.output(py, &out, text)
     }
 }
 
@@ -1107,6 +1189,7 @@ fn _toolmend(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<TurnResult>()?;
     m.add_class::<RecoveredCall>()?;
     m.add_class::<Recovered>()?;
+    m.add_class::<LostCall>()?;
     m.add_class::<StreamRecoverer>()?;
     m.add_function(wrap_pyfunction!(recover, m)?)?;
     m.add_function(wrap_pyfunction!(prepare_tools, m)?)?;
