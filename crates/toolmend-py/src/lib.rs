@@ -10,6 +10,7 @@ mod audit;
 mod call_batch;
 mod convert;
 mod dropin;
+mod menders;
 mod pydumps;
 mod strict;
 mod text_column;
@@ -650,7 +651,8 @@ impl TurnResult {
 /// `max_repair_rounds`, `max_message_bytes`, `max_call_key_matches`, `max_call_errors`.
 #[pyclass(frozen, module = "toolmend")]
 pub(crate) struct Mender {
-    pub(crate) inner: toolmend::Mender,
+    /// Shared with the process-wide cache when made by `cached_mender` (`menders`).
+    pub(crate) inner: Arc<toolmend::Mender>,
 }
 
 fn recover_mode(name: &str) -> PyResult<RecoverMode> {
@@ -661,40 +663,46 @@ fn recover_mode(name: &str) -> PyResult<RecoverMode> {
     })
 }
 
+/// `Mender`'s keywords as [`MenderOptions`] (for `Mender()` and `cached_mender`).
+pub(crate) fn mender_options(options: Option<&Bound<'_, PyDict>>) -> PyResult<MenderOptions> {
+    let mut opts = MenderOptions::default();
+    let mut limits = Limits::default();
+    if let Some(options) = options {
+        for (k, v) in options.iter() {
+            let key: String = k.extract()?;
+            match key.as_str() {
+                "recover" => opts.recover = recover_mode(&v.extract::<String>()?)?,
+                "model" => opts.model = v.extract()?,
+                "include_values" => opts.include_values = v.extract()?,
+                "max_salvage_bytes" => limits.max_salvage_bytes = v.extract()?,
+                "max_depth" => limits.max_depth = v.extract()?,
+                "max_recovered_calls" => limits.max_recovered_calls = v.extract()?,
+                "max_repair_rounds" => limits.max_repair_rounds = v.extract()?,
+                "max_message_bytes" => limits.max_message_bytes = v.extract()?,
+                "max_call_key_matches" => limits.max_call_key_matches = v.extract()?,
+                "max_call_errors" => limits.max_call_errors = v.extract()?,
+                other => {
+                    return Err(PyTypeError::new_err(format!(
+                        "Mender() got an unexpected keyword argument {other:?}"
+                    )));
+                }
+            }
+        }
+    }
+    opts.limits = limits;
+    Ok(opts)
+}
+
 #[pymethods]
 impl Mender {
     #[new]
     #[pyo3(signature = (tools, **options))]
     fn new(tools: &Bound<'_, PyAny>, options: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
         let (_, source) = ToolSet::resolve(tools)?;
-        let mut opts = MenderOptions::default();
-        let mut limits = Limits::default();
-        if let Some(options) = options {
-            for (k, v) in options.iter() {
-                let key: String = k.extract()?;
-                match key.as_str() {
-                    "recover" => opts.recover = recover_mode(&v.extract::<String>()?)?,
-                    "model" => opts.model = v.extract()?,
-                    "include_values" => opts.include_values = v.extract()?,
-                    "max_salvage_bytes" => limits.max_salvage_bytes = v.extract()?,
-                    "max_depth" => limits.max_depth = v.extract()?,
-                    "max_recovered_calls" => limits.max_recovered_calls = v.extract()?,
-                    "max_repair_rounds" => limits.max_repair_rounds = v.extract()?,
-                    "max_message_bytes" => limits.max_message_bytes = v.extract()?,
-                    "max_call_key_matches" => limits.max_call_key_matches = v.extract()?,
-                    "max_call_errors" => limits.max_call_errors = v.extract()?,
-                    other => {
-                        return Err(PyTypeError::new_err(format!(
-                            "Mender() got an unexpected keyword argument {other:?}"
-                        )));
-                    }
-                }
-            }
-        }
-        opts.limits = limits;
+        let opts = mender_options(options)?;
         let set = toolmend::ToolSet::from_json(&source);
         Ok(Self {
-            inner: toolmend::Mender::with_options(set, opts),
+            inner: Arc::new(toolmend::Mender::with_options(set, opts)),
         })
     }
 
@@ -1201,6 +1209,7 @@ fn _toolmend(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(turn_batch::run_turn_rows, m)?)?;
     m.add_class::<audit::AuditTally>()?;
     m.add_function(wrap_pyfunction!(call_batch::repair_call_columns, m)?)?;
+    m.add_function(wrap_pyfunction!(menders::cached_mender, m)?)?;
     m.add_function(wrap_pyfunction!(turn_arrow::run_turn_columns, m)?)?;
     m.add_class::<arrow_ffi::ArrowArrayExport>()?;
     m.add("ToolmendError", py.get_type::<ToolmendError>())?;

@@ -282,6 +282,13 @@ def repair_call_columns(
     ``status``, ``arguments_repaired``, ``repairs``, ``error`` out (Arrow C data interface)."""
     ...
 
+def cached_mender(tools: Union[Mender, str, ToolsLike], **options: Any) -> Mender:
+    """A ``Mender`` from the process-wide cache (the library's ``MenderCache``): compiled on the
+    first call for these tools (JSON text, or anything ``Mender`` accepts) and ``Mender``'s
+    keyword options, shared after; a ``Mender`` is returned as given. The engine of
+    ``toolmend.arrow``'s tool sets."""
+    ...
+
 def run_turn_columns(columns: Mapping[str, Any], defaults: Mapping[str, Any]) -> ArrowArrayExport:
     """The engine of ``toolmend.arrow.run_turns``: Arrow text columns in, a struct array of
     ``error``, ``content``, ``reasoning``, ``calls``, ``report`` out (Arrow C data interface)."""
