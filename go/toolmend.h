@@ -275,7 +275,8 @@ ToolmendStatus toolmend_recoverer_new(const uint8_t *tools_json,
                                       struct ToolmendRecoverer **recoverer_out,
                                       struct ToolmendBuf *out);
 
-// Adds a chunk of text; `*out` holds what may be released now: `{text, calls}`.
+// Adds a chunk of text; `*out` holds what may be released now: `{text, calls, lost}` (`lost`:
+// the calls of these calls' blocks that could not be read).
 //
 // # Safety
 // `recoverer` is null or a live handle; `(chunk, chunk_len)` is null with length 0 or `len`

@@ -181,6 +181,42 @@ func TestStreamRecovererFindsCallsAcrossChunks(t *testing.T) {
 	}
 }
 
+// A list entry whose arguments cannot be read is listed as lost, once, in its place, for any
+// chunking; its neighbours are recovered.
+func TestStreamRecovererListsALostEntry(t *testing.T) {
+	entry := `{"tool_name": "read", "parameters": "a.rs"}`
+	text := `Reading. <|START_ACTION|>[{"tool_name": "read", "parameters": {"path": "a"}}, ` + entry +
+		`, {"tool_name": "read", "parameters": {"path": "b"}}]<|END_ACTION|>`
+	for _, size := range []int{1, 7, 64, len(text)} {
+		r, err := NewStreamRecoverer(readTools, RecovererOptions{Channel: "reasoning"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var calls []RecoveredCall
+		var lost []LostCall
+		take := func(out Recovered, err error) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			calls = append(calls, out.Calls...)
+			lost = append(lost, out.Lost...)
+		}
+		for i := 0; i < len(text); i += size {
+			take(r.Feed(text[i:min(i+size, len(text))]))
+		}
+		take(r.Finish())
+		r.Close()
+		want := LostCall{Name: "read", Family: "cohere", Text: entry, Position: 1, Channel: "reasoning"}
+		if len(calls) != 2 || len(lost) != 1 {
+			t.Fatalf("chunks of %d: calls %+v, lost %+v", size, calls, lost)
+		}
+		want.Span = calls[0].Span
+		if lost[0] != want || !strings.HasPrefix(text[want.Span[0]:], "<|START_ACTION|>") {
+			t.Fatalf("chunks of %d: lost %+v, want %+v", size, lost[0], want)
+		}
+	}
+}
+
 // Many goroutines share one Mender; each gets its own call's answer.
 func TestManyGoroutinesShareOneMender(t *testing.T) {
 	m := newReadMender(t)

@@ -159,10 +159,27 @@ type RecoveredCall struct {
 	Channel string `json:"channel"`
 }
 
-// Recovered is text with the markup of recovered calls removed, and those calls.
+// LostCall is a call of a declared tool in a recovered block that could not be read (a JSON
+// call list or a Cohere action list entry whose arguments are no object): never recovered,
+// never dropped silently.
+type LostCall struct {
+	Name   string `json:"name"`
+	Family string `json:"family"`
+	// Text is what could not be read, as written: the call's arguments, or its whole list entry.
+	Text string `json:"text"`
+	// Position is how many calls the stream released before it.
+	Position int `json:"position"`
+	// Span is the [start, end) byte range of its block, shared with the block's calls.
+	Span    [2]int `json:"span"`
+	Channel string `json:"channel"`
+}
+
+// Recovered is text with the markup of recovered calls removed, those calls, and the calls of
+// their blocks that could not be read (Lost).
 type Recovered struct {
 	Text  string          `json:"text"`
 	Calls []RecoveredCall `json:"calls"`
+	Lost  []LostCall      `json:"lost"`
 }
 
 // MenderInfo is what a Mender validates against.

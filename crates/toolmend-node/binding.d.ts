@@ -173,6 +173,25 @@ export interface DocumentResult {
 /** The version of the Rust engine inside this addon. */
 export declare function engineVersion(): string
 
+/**
+ * A call of a declared tool in a recovered block that could not be read (issue #28): never
+ * recovered, never dropped silently.
+ */
+export interface LostCall {
+  /** The declared tool it calls. */
+  name: string
+  /** The markup family of its block. */
+  family: string
+  /** What could not be read, as written: the call's arguments, or its whole list entry. */
+  text: string
+  /** How many recovered calls come before it (for streams: calls released so far). */
+  position: number
+  /** Start of its block's markup (shared with the block's recovered calls), a UTF-16 index. */
+  start: number
+  /** End of its block's markup (exclusive), a UTF-16 index. */
+  end: number
+}
+
 /** Options of `new Mender(tools, options)`; each defaults to the library's. */
 export interface NativeMenderOptions {
   /** `off`, `strip`, `content` or `all`. */
@@ -224,12 +243,14 @@ export declare function prepareTools(toolsJson: string, model: string, options?:
 /** Finds the tool calls written as text in `text`; only declared tools count. */
 export declare function recover(text: string, tools: ToolSet, max?: number | undefined | null): Recovered
 
-/** Text with the markup of recovered calls removed, and those calls. */
+/** Text with the markup of recovered calls removed, those calls, and the lost ones. */
 export interface Recovered {
   /** The text to show. */
   text: string
   /** The calls found, in text order. */
   calls: Array<RecoveredCall>
+  /** Calls of the recovered blocks that could not be read, in text order. */
+  lost: Array<LostCall>
 }
 
 /** One call found in text. */

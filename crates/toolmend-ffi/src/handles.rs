@@ -16,8 +16,8 @@ use crate::buffer::ToolmendBuf;
 use crate::input::{InputError, text};
 use crate::record::{self, ToolmendCall};
 use crate::wire::{
-    MenderInfoOut, MenderOptionsIn, RecoveredCallOut, RecoveredOut, RecovererOptionsIn,
-    SessionOptionsIn, TurnIn, TurnOut,
+    LostCallOut, MenderInfoOut, MenderOptionsIn, RecoveredCallOut, RecoveredOut,
+    RecovererOptionsIn, SessionOptionsIn, TurnIn, TurnOut,
 };
 use crate::{TOOLMEND_ERROR, TOOLMEND_OK, TOOLMEND_PANIC, ToolmendStatus};
 
@@ -387,7 +387,8 @@ pub unsafe extern "C" fn toolmend_recoverer_new(
     status
 }
 
-/// Adds a chunk of text; `*out` holds what may be released now: `{text, calls}`.
+/// Adds a chunk of text; `*out` holds what may be released now: `{text, calls, lost}` (`lost`:
+/// the calls of these calls' blocks that could not be read).
 ///
 /// # Safety
 /// `recoverer` is null or a live handle; `(chunk, chunk_len)` is null with length 0 or `len`
@@ -411,12 +412,9 @@ pub unsafe extern "C" fn toolmend_recoverer_feed(
             .ok_or_else(|| InputError("feed after finish".into()))?;
         released.text.clear();
         released.calls.clear();
+        released.lost.clear();
         stream.push_into(&recoverer.tools, chunk, released);
-        json(&recovered(
-            &released.text,
-            &released.calls,
-            &recoverer.channel,
-        ))
+        json(&recovered(released, &recoverer.channel))
     })
 }
 
@@ -437,20 +435,22 @@ pub unsafe extern "C" fn toolmend_recoverer_finish(
             .take()
             .ok_or_else(|| InputError("finish called twice".into()))?;
         let rest = stream.finish(&recoverer.tools);
-        json(&recovered(&rest.text, &rest.calls, &recoverer.channel))
+        json(&recovered(&rest, &recoverer.channel))
     })
 }
 
-fn recovered<'a>(
-    text: &'a str,
-    calls: &'a [toolmend::recover::RecoveredCall],
-    channel: &'a str,
-) -> RecoveredOut<'a> {
+fn recovered<'a>(out: &'a StreamOutput, channel: &'a str) -> RecoveredOut<'a> {
     RecoveredOut {
-        text,
-        calls: calls
+        text: &out.text,
+        calls: out
+            .calls
             .iter()
             .map(|c| RecoveredCallOut::new(c, channel))
+            .collect(),
+        lost: out
+            .lost
+            .iter()
+            .map(|c| LostCallOut::new(c, channel))
             .collect(),
     }
 }

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use toolmend::recover::RecoveredCall;
+use toolmend::recover::{LostCall, RecoveredCall};
 use toolmend::{
     AssistantTurn, CallResult, Limits, MenderOptions, Origin, Outcome, RecoverMode, Repair, Status,
     TurnReport, TurnResult,
@@ -200,11 +200,37 @@ impl<'a> TurnOut<'a> {
     }
 }
 
-/// What a stream recoverer released: text and the calls completed.
+/// What a stream recoverer released: text, the calls completed, and the calls of their blocks
+/// that could not be read.
 #[derive(Serialize)]
 pub(crate) struct RecoveredOut<'a> {
     pub(crate) text: &'a str,
     pub(crate) calls: Vec<RecoveredCallOut<'a>>,
+    pub(crate) lost: Vec<LostCallOut<'a>>,
+}
+
+/// A call of a declared tool in a recovered block that could not be read (issue #28).
+#[derive(Serialize)]
+pub(crate) struct LostCallOut<'a> {
+    name: &'a str,
+    family: &'a str,
+    text: &'a str,
+    position: usize,
+    span: [usize; 2],
+    channel: &'a str,
+}
+
+impl<'a> LostCallOut<'a> {
+    pub(crate) fn new(c: &'a LostCall, channel: &'a str) -> Self {
+        Self {
+            name: &c.name,
+            family: c.family,
+            text: &c.text,
+            position: c.position,
+            span: [c.span.start, c.span.end],
+            channel,
+        }
+    }
 }
 
 /// One call found in text.

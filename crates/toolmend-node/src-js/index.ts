@@ -43,7 +43,9 @@ export {
   type SessionOptions,
   type TurnResult,
 } from './mender.js';
-export { StreamRecoverer, recover, type Recovered, type RecoveredCall, type RecoverOptions } from './recover.js';
+export {
+  StreamRecoverer, recover, type LostCall, type Recovered, type RecoveredCall, type RecoverOptions,
+} from './recover.js';
 export { prepareTools, type PrepareToolsOptions } from './prepare.js';
 export { jsonrepair, salvageJson, type Salvaged, type SalvageJsonOptions } from './jsonrepair.js';
 export {

@@ -21,10 +21,30 @@ export interface RecoveredCall {
   readonly span: readonly [number, number];
 }
 
-/** Text with the markup of recovered calls removed, and those calls. */
+/**
+ * A call of a declared tool in a recovered block that could not be read: never recovered,
+ * never dropped silently (a JSON call list or a Cohere action list is read entry by entry, so an
+ * entry whose arguments cannot be read loses only itself).
+ */
+export interface LostCall {
+  /** The declared tool it calls. */
+  readonly name: string;
+  /** The markup family of its block. */
+  readonly family: string;
+  /** What could not be read, as written: the call's arguments, or its whole list entry. */
+  readonly text: string;
+  /** How many recovered calls come before it (for a stream: calls released so far). */
+  readonly position: number;
+  /** `[start, end)` of its block's markup, shared with the block's calls (UTF-16 indices). */
+  readonly span: readonly [number, number];
+}
+
+/** Text with the markup of recovered calls removed, those calls, and the lost ones. */
 export interface Recovered {
   readonly text: string;
   readonly calls: readonly RecoveredCall[];
+  /** Calls of the recovered blocks that could not be read, in text order. */
+  readonly lost: readonly LostCall[];
 }
 
 /** Options of {@link recover} and {@link StreamRecoverer}. */
@@ -41,6 +61,13 @@ function convert(found: native.Recovered): Recovered {
       writtenName: c.writtenName ?? null,
       family: c.family,
       arguments: c.arguments,
+      span: [c.start, c.end] as const,
+    })),
+    lost: found.lost.map((c) => ({
+      name: c.name,
+      family: c.family,
+      text: c.text,
+      position: c.position,
       span: [c.start, c.end] as const,
     })),
   };

@@ -31,7 +31,26 @@ pub struct RecoveredCall {
     pub end: u32,
 }
 
-/// Text with the markup of recovered calls removed, and those calls.
+/// A call of a declared tool in a recovered block that could not be read (issue #28): never
+/// recovered, never dropped silently.
+#[napi(object)]
+#[derive(Debug)]
+pub struct LostCall {
+    /// The declared tool it calls.
+    pub name: String,
+    /// The markup family of its block.
+    pub family: String,
+    /// What could not be read, as written: the call's arguments, or its whole list entry.
+    pub text: String,
+    /// How many recovered calls come before it (for streams: calls released so far).
+    pub position: u32,
+    /// Start of its block's markup (shared with the block's recovered calls), a UTF-16 index.
+    pub start: u32,
+    /// End of its block's markup (exclusive), a UTF-16 index.
+    pub end: u32,
+}
+
+/// Text with the markup of recovered calls removed, those calls, and the lost ones.
 #[napi(object)]
 #[derive(Debug)]
 pub struct Recovered {
@@ -39,6 +58,8 @@ pub struct Recovered {
     pub text: String,
     /// The calls found, in text order.
     pub calls: Vec<RecoveredCall>,
+    /// Calls of the recovered blocks that could not be read, in text order.
+    pub lost: Vec<LostCall>,
 }
 
 fn calls(found: &[toolmend::recover::RecoveredCall], text: &str) -> Vec<RecoveredCall> {
@@ -50,6 +71,20 @@ fn calls(found: &[toolmend::recover::RecoveredCall], text: &str) -> Vec<Recovere
             family: c.family.to_owned(),
             arguments: c.arguments.clone(),
             arguments_unwrapped: c.arguments_unwrapped,
+            start: utf16::index(text, c.span.start),
+            end: utf16::index(text, c.span.end),
+        })
+        .collect()
+}
+
+fn lost(found: &[toolmend::recover::LostCall], text: &str) -> Vec<LostCall> {
+    found
+        .iter()
+        .map(|c| LostCall {
+            name: c.name.clone(),
+            family: c.family.to_owned(),
+            text: c.text.clone(),
+            position: u32::try_from(c.position).unwrap_or(u32::MAX),
             start: utf16::index(text, c.span.start),
             end: utf16::index(text, c.span.end),
         })
@@ -69,6 +104,7 @@ pub fn recover(text: String, tools: &ToolSet, max: Option<u32>) -> Recovered {
     let found = toolmend::recover::recover_text(&text, &tools.inner, max_calls(max));
     Recovered {
         calls: calls(&found.calls, &text),
+        lost: lost(&found.lost, &text),
         text: found.text,
     }
 }
@@ -119,10 +155,12 @@ impl StreamRecoverer {
             .ok_or_else(|| Error::new(Status::InvalidArg, "feed() after finish()"))?;
         released.text.clear();
         released.calls.clear();
+        released.lost.clear();
         seen.push_str(&chunk);
         r.push_into(&self.tools, &chunk, released);
         Ok(Recovered {
             calls: calls(&released.calls, seen),
+            lost: lost(&released.lost, seen),
             text: std::mem::take(&mut released.text),
         })
     }
@@ -138,6 +176,7 @@ impl StreamRecoverer {
         let out = r.finish(&self.tools);
         Ok(Recovered {
             calls: calls(&out.calls, &state.2),
+            lost: lost(&out.lost, &state.2),
             text: out.text,
         })
     }

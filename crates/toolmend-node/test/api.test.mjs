@@ -216,6 +216,31 @@ describe('recover and StreamRecoverer', () => {
     assert.throws(() => stream.finish(), ToolmendError);
     assert.throws(() => stream.feed('more'), ToolmendError);
   });
+
+  // A Cohere action list whose second entry cannot be read (its parameters are a string).
+  const lostEntry = '{"tool_name": "read", "parameters": "a.rs"}';
+  const actions = `☕ <|START_ACTION|>[{"tool_name": "read", "parameters": {"path": "a"}}, ${lostEntry}, `
+    + '{"tool_name": "read", "parameters": {"path": "b"}}]<|END_ACTION|>';
+
+  it('lists an unreadable list entry as lost, in its place', () => {
+    const found = recover(actions, tools);
+    assert.deepEqual(found.calls.map((c) => JSON.parse(c.arguments)), [{ path: 'a' }, { path: 'b' }]);
+    assert.deepEqual(found.lost, [
+      { name: 'read', family: 'cohere', text: lostEntry, position: 1, span: found.calls[0].span },
+    ]);
+    assert.ok(actions.slice(...found.lost[0].span).startsWith('<|START_ACTION|>'));
+    assert.deepEqual(recover(text, tools).lost, []);
+  });
+
+  for (const size of [1, 7, 64, 10_000]) {
+    it(`streams a lost entry once, in its place (chunks of ${size})`, () => {
+      const stream = new StreamRecoverer(tools);
+      const lost = [];
+      for (let i = 0; i < actions.length; i += size) lost.push(...stream.feed(actions.slice(i, i + size)).lost);
+      lost.push(...stream.finish().lost);
+      assert.deepEqual(lost, recover(actions, tools).lost);
+    });
+  }
 });
 
 describe('prepareTools', () => {

@@ -1,7 +1,7 @@
 // A consumer of the published types (dist/*.d.ts through the package's `exports`), checked by
 // `tsc --noEmit` strict: the unions are closed, the results are typed, misuse does not compile.
 import {
-  type CallResult, type CallStatus, Mender, Session, StreamRecoverer, ToolSet, ToolmendError,
+  type CallResult, type CallStatus, type LostCall, Mender, Session, StreamRecoverer, ToolSet, ToolmendError,
   jsonrepair, prepareTools, recover, salvageJson,
 } from 'toolmend';
 import { createRepairToolCall, recoverToolCallsMiddleware, repairToolCall, stormStop } from 'toolmend/ai-sdk';
@@ -29,6 +29,8 @@ const text: string = jsonrepair('{a: 1}');
 const turn = mender.runTurn(new Session({ threshold: 2 }), { content: 'hi', tool_calls: [] });
 const calls: readonly CallResult[] = turn.calls;
 const found = recover('x', tools).calls.map((c) => c.span[0] + c.span[1]);
+const lost: readonly LostCall[] = recover('x', tools).lost;
+const lostAt: number = lost.map((c) => c.position + c.span[0])[0] ?? 0;
 const stream = new StreamRecoverer(tools);
 stream.feed('a');
 const prepared = prepareTools([{ name: 'a', parameters: { type: 'object' } }], { model: 'kimi-k2' });

@@ -10,6 +10,7 @@ mod audit;
 mod call_batch;
 mod convert;
 mod dropin;
+mod menders;
 mod pydumps;
 mod strict;
 mod text_column;
@@ -650,7 +651,8 @@ impl TurnResult {
 /// `max_repair_rounds`, `max_message_bytes`, `max_call_key_matches`, `max_call_errors`.
 #[pyclass(frozen, module = "toolmend")]
 pub(crate) struct Mender {
-    pub(crate) inner: toolmend::Mender,
+    /// Shared with the process-wide cache when made by `cached_mender` (`menders`).
+    pub(crate) inner: Arc<toolmend::Mender>,
 }
 
 fn recover_mode(name: &str) -> PyResult<RecoverMode> {
@@ -661,40 +663,46 @@ fn recover_mode(name: &str) -> PyResult<RecoverMode> {
     })
 }
 
+/// `Mender`'s keywords as [`MenderOptions`] (for `Mender()` and `cached_mender`).
+pub(crate) fn mender_options(options: Option<&Bound<'_, PyDict>>) -> PyResult<MenderOptions> {
+    let mut opts = MenderOptions::default();
+    let mut limits = Limits::default();
+    if let Some(options) = options {
+        for (k, v) in options.iter() {
+            let key: String = k.extract()?;
+            match key.as_str() {
+                "recover" => opts.recover = recover_mode(&v.extract::<String>()?)?,
+                "model" => opts.model = v.extract()?,
+                "include_values" => opts.include_values = v.extract()?,
+                "max_salvage_bytes" => limits.max_salvage_bytes = v.extract()?,
+                "max_depth" => limits.max_depth = v.extract()?,
+                "max_recovered_calls" => limits.max_recovered_calls = v.extract()?,
+                "max_repair_rounds" => limits.max_repair_rounds = v.extract()?,
+                "max_message_bytes" => limits.max_message_bytes = v.extract()?,
+                "max_call_key_matches" => limits.max_call_key_matches = v.extract()?,
+                "max_call_errors" => limits.max_call_errors = v.extract()?,
+                other => {
+                    return Err(PyTypeError::new_err(format!(
+                        "Mender() got an unexpected keyword argument {other:?}"
+                    )));
+                }
+            }
+        }
+    }
+    opts.limits = limits;
+    Ok(opts)
+}
+
 #[pymethods]
 impl Mender {
     #[new]
     #[pyo3(signature = (tools, **options))]
     fn new(tools: &Bound<'_, PyAny>, options: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
         let (_, source) = ToolSet::resolve(tools)?;
-        let mut opts = MenderOptions::default();
-        let mut limits = Limits::default();
-        if let Some(options) = options {
-            for (k, v) in options.iter() {
-                let key: String = k.extract()?;
-                match key.as_str() {
-                    "recover" => opts.recover = recover_mode(&v.extract::<String>()?)?,
-                    "model" => opts.model = v.extract()?,
-                    "include_values" => opts.include_values = v.extract()?,
-                    "max_salvage_bytes" => limits.max_salvage_bytes = v.extract()?,
-                    "max_depth" => limits.max_depth = v.extract()?,
-                    "max_recovered_calls" => limits.max_recovered_calls = v.extract()?,
-                    "max_repair_rounds" => limits.max_repair_rounds = v.extract()?,
-                    "max_message_bytes" => limits.max_message_bytes = v.extract()?,
-                    "max_call_key_matches" => limits.max_call_key_matches = v.extract()?,
-                    "max_call_errors" => limits.max_call_errors = v.extract()?,
-                    other => {
-                        return Err(PyTypeError::new_err(format!(
-                            "Mender() got an unexpected keyword argument {other:?}"
-                        )));
-                    }
-                }
-            }
-        }
-        opts.limits = limits;
+        let opts = mender_options(options)?;
         let set = toolmend::ToolSet::from_json(&source);
         Ok(Self {
-            inner: toolmend::Mender::with_options(set, opts),
+            inner: Arc::new(toolmend::Mender::with_options(set, opts)),
         })
     }
 
@@ -899,14 +907,26 @@ impl Recovered {
             .iter()
             .map(|c| c.borrow(py).name.clone())
             .collect();
+        // `lost` is shown only when a call was lost: the common repr stays short.
+        let lost = if self.lost.is_empty() {
+            String::new()
+        } else {
+            let names: Vec<String> = self
+                .lost
+                .iter()
+                .map(|c| c.borrow(py).name.clone())
+                .collect();
+            format!(", lost={}", py_repr(py, names))
+        };
         format!(
-            "Recovered(text={}, calls={})",
+            "Recovered(text={}, calls={}{lost})",
             py_repr(py, repr_clip(&self.text)),
             py_repr(py, calls)
         )
     }
 
-    /// `text` and `calls` (each `RecoveredCall.to_dict()`) as plain Python values.
+    /// `text`, `calls` (each `RecoveredCall.to_dict()`) and `lost` (each `LostCall.to_dict()`)
+    /// as plain Python values.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         d.set_item("text", &self.text)?;
@@ -916,15 +936,76 @@ impl Recovered {
             .map(|c| c.borrow(py).to_dict(py))
             .collect::<PyResult<Vec<_>>>()?;
         d.set_item("calls", calls)?;
+        let lost = self
+            .lost
+            .iter()
+            .map(|c| c.borrow(py).to_dict(py))
+            .collect::<PyResult<Vec<_>>>()?;
+        d.set_item("lost", lost)?;
         Ok(d)
     }
 }
 
-/// Text with the markup of recovered calls removed, and those calls.
+/// Text with the markup of recovered calls removed, those calls, and the calls of their blocks
+/// that could not be read (`lost`).
 #[pyclass(frozen, get_all, module = "toolmend")]
 struct Recovered {
     text: String,
     calls: Vec<Py<RecoveredCall>>,
+    lost: Vec<Py<LostCall>>,
+}
+
+/// A call of a declared tool in a recovered block that could not be read (issue #28): never
+/// recovered, never dropped silently. `text` is what could not be read, as written (its
+/// arguments or its whole list entry); `position` its place among the recovered calls (for a
+/// stream: among every call released so far); `span` the `(start, end)` byte range of its
+/// block, shared with the block's recovered calls.
+#[pyclass(frozen, get_all, module = "toolmend")]
+struct LostCall {
+    name: String,
+    family: String,
+    text: String,
+    position: usize,
+    span: (usize, usize),
+    channel: String,
+}
+
+impl LostCall {
+    fn new(c: &toolmend::recover::LostCall, channel: &str) -> Self {
+        Self {
+            name: c.name.clone(),
+            family: c.family.to_owned(),
+            text: c.text.clone(),
+            position: c.position,
+            span: (c.span.start, c.span.end),
+            channel: channel.to_owned(),
+        }
+    }
+}
+
+#[pymethods]
+impl LostCall {
+    fn __repr__(&self, py: Python<'_>) -> String {
+        format!(
+            "LostCall(name={}, family={}, position={}, text={})",
+            py_repr(py, &self.name),
+            py_repr(py, &self.family),
+            self.position,
+            py_repr(py, repr_clip(&self.text))
+        )
+    }
+
+    /// The lost call as a plain dict, for logs and JSON.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("name", &self.name)?;
+        d.set_item("family", &self.family)?;
+        d.set_item("text", &self.text)?;
+        d.set_item("position", self.position)?;
+        d.set_item("span", self.span)?;
+        d.set_item("channel", &self.channel)?;
+        Ok(d)
+    }
 }
 
 fn channel_name(channel: &str) -> PyResult<String> {
@@ -944,6 +1025,16 @@ fn recovered_calls(
     calls
         .iter()
         .map(|c| Py::new(py, RecoveredCall::new(c, channel)))
+        .collect()
+}
+
+fn lost_calls(
+    py: Python<'_>,
+    lost: &[toolmend::recover::LostCall],
+    channel: &str,
+) -> PyResult<Vec<Py<LostCall>>> {
+    lost.iter()
+        .map(|c| Py::new(py, LostCall::new(c, channel)))
         .collect()
 }
 
@@ -971,6 +1062,7 @@ fn recover(
     };
     Ok(Recovered {
         calls: recovered_calls(py, &found.calls, &channel)?,
+        lost: lost_calls(py, &found.lost, &channel)?,
         text: found.text,
     })
 }
@@ -986,14 +1078,10 @@ struct StreamRecoverer {
 }
 
 impl StreamRecoverer {
-    fn output(
-        &self,
-        py: Python<'_>,
-        calls: &[RecoveredCall_],
-        text: String,
-    ) -> PyResult<Recovered> {
+    fn output(&self, py: Python<'_>, out: &StreamOutput, text: String) -> PyResult<Recovered> {
         Ok(Recovered {
-            calls: recovered_calls(py, calls, &self.channel)?,
+            calls: recovered_calls(py, &out.calls, &self.channel)?,
+            lost: lost_calls(py, &out.lost, &self.channel)?,
             text,
         })
     }
@@ -1026,8 +1114,9 @@ impl StreamRecoverer {
         // The buffer keeps its capacity: the text is copied out once, at its final size.
         released.text.clear();
         released.calls.clear();
+        released.lost.clear();
         r.push_into(&self.tools, chunk, released);
-        self.output(py, &released.calls, released.text.clone())
+        self.output(py, released, released.text.clone())
     }
 
     fn __repr__(&self, py: Python<'_>) -> String {
@@ -1047,8 +1136,9 @@ impl StreamRecoverer {
             .0
             .take()
             .ok_or_else(|| ToolmendError::new_err("finish() called twice"))?;
-        let out = r.finish(&self.tools);
-        self.output(py, &out.calls, out.text)
+        let mut out = r.finish(&self.tools);
+        let text = std::mem::take(&mut out.text);
+        self.output(py, &out, text)
     }
 }
 
@@ -1107,6 +1197,7 @@ fn _toolmend(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<TurnResult>()?;
     m.add_class::<RecoveredCall>()?;
     m.add_class::<Recovered>()?;
+    m.add_class::<LostCall>()?;
     m.add_class::<StreamRecoverer>()?;
     m.add_function(wrap_pyfunction!(recover, m)?)?;
     m.add_function(wrap_pyfunction!(prepare_tools, m)?)?;
@@ -1118,6 +1209,7 @@ fn _toolmend(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(turn_batch::run_turn_rows, m)?)?;
     m.add_class::<audit::AuditTally>()?;
     m.add_function(wrap_pyfunction!(call_batch::repair_call_columns, m)?)?;
+    m.add_function(wrap_pyfunction!(menders::cached_mender, m)?)?;
     m.add_function(wrap_pyfunction!(turn_arrow::run_turn_columns, m)?)?;
     m.add_class::<arrow_ffi::ArrowArrayExport>()?;
     m.add("ToolmendError", py.get_type::<ToolmendError>())?;

@@ -8,21 +8,15 @@
 //! side turns into Arrow arrays without a Python object per call.
 
 use std::collections::HashMap;
-use std::sync::{Arc, LazyLock};
+use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use serde_json::Value;
 use toolmend::turn::{DEFAULT_MAX_REPROMPTS, DEFAULT_STORM_THRESHOLD, DEFAULT_STORM_WINDOW};
-use toolmend::{
-    AssistantTurn, Mender, MenderCache, MenderOptions, RecoverMode, Session, TurnResult,
-};
+use toolmend::{AssistantTurn, Mender, MenderOptions, RecoverMode, Session, TurnResult};
 
 use crate::erased::Label;
-
-/// Compiled menders by tools and options (the library's bounded cache), shared by every batch
-/// of the process: a worker that sees one tool set compiles it once.
-static MENDERS: LazyLock<MenderCache> = LazyLock::new(MenderCache::default);
 
 /// The input columns (one entry per row; `None` for a column the batch does not have).
 #[derive(Debug, Default, FromPyObject)]
@@ -228,7 +222,7 @@ fn run_row(
 }
 
 /// The cached mender for these tools and options (compiled on first use; the process-wide
-/// [`MenderCache`]).
+/// cache of `menders`, shared with `toolmend.arrow.repair_calls`).
 pub(crate) fn mender(
     tools: &Value,
     recover: RecoverMode,
@@ -239,7 +233,7 @@ pub(crate) fn mender(
         .with_recover(recover)
         .with_model(model)
         .with_values(include_values);
-    MENDERS.get_value(tools, &options)
+    crate::menders::for_value(tools, &options)
 }
 
 fn offset(len: usize) -> i64 {

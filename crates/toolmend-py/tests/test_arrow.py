@@ -78,9 +78,29 @@ def test_result_columns_already_there_are_replaced(tools):
 
 
 def test_one_mender_per_tool_set_is_kept(tools):
-    first = toolmend.arrow._mender(tools, {})
-    assert toolmend.arrow._mender(json.loads(json.dumps(tools)), {}) is first
-    assert toolmend.arrow._mender(tools, {"model": "m"}) is not first
+    # The menders of one tool set and options share one compiled engine (the library's
+    # MenderCache): a call through one counts in the other's stats. JSON text of the same
+    # tools is its own key; other options are another engine.
+    def calls(mender):
+        return mender.stats()["calls"]
+
+    first = toolmend.arrow._mender(tools, {"max_depth": 48})
+    again = toolmend.arrow._mender(json.loads(json.dumps(tools)), {"max_depth": 48})
+    text = toolmend.arrow._mender(json.dumps(tools), {"max_depth": 48})
+    other = toolmend.arrow._mender(tools, {"max_depth": 48, "model": "m"})
+    before = [calls(again), calls(text), calls(other)]
+    first.repair_call("read", '{"path": "a"}')
+    assert [calls(again), calls(text), calls(other)] == [before[0] + 1, before[1], before[2]]
+    text.repair_call("read", '{"path": "a"}')
+    assert calls(toolmend.arrow._mender(json.dumps(tools), {"max_depth": 48})) == before[1] + 1
+    mender = toolmend.Mender(tools)
+    assert toolmend.arrow._mender(mender, {}) is mender
+    with pytest.raises(TypeError, match="nope"):
+        toolmend.arrow._mender(tools, {"nope": 1})
+    with pytest.raises(ValueError, match="not JSON"):
+        toolmend.arrow._mender("[{not json", {})
+    with pytest.raises(toolmend.ToolSpecError):
+        toolmend.arrow._mender("42", {})
 
 
 def test_bad_input_is_a_clear_error(tools):

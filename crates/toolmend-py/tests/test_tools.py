@@ -176,6 +176,41 @@ def test_recover_and_stream(tools):
         stream.feed("more")
 
 
+# A Cohere action list whose second entry cannot be read (its parameters are a string).
+LOST_ENTRY = '{"tool_name": "read", "parameters": "a.rs"}'
+ACTIONS = (
+    'Reading.\n<|START_ACTION|>[{"tool_name": "read", "parameters": {"path": "a"}}, '
+    + LOST_ENTRY
+    + ', {"tool_name": "read", "parameters": {"path": "b"}}]<|END_ACTION|>'
+)
+
+
+def test_an_unreadable_list_entry_is_listed_as_lost(tools):
+    found = toolmend.recover(ACTIONS, tools)
+    assert [json.loads(c.arguments) for c in found.calls] == [{"path": "a"}, {"path": "b"}]
+    [lost] = found.lost
+    assert isinstance(lost, toolmend.LostCall)
+    assert (lost.name, lost.family, lost.text, lost.position) == ("read", "cohere", LOST_ENTRY, 1)
+    assert lost.span == found.calls[0].span and lost.channel == "content"
+    assert repr(found).endswith("lost=['read'])") and repr(lost).startswith("LostCall(name='read'")
+    d = found.to_dict()
+    assert d["lost"] == [lost.to_dict()] and d["lost"][0]["position"] == 1
+    json.dumps(d)
+    # Nothing lost: an empty list, and the repr does not mention it.
+    plain = toolmend.recover('<tool_call>{"name": "read", "arguments": {"path": "a"}}</tool_call>', tools)
+    assert plain.lost == [] and "lost" not in repr(plain)
+
+
+@pytest.mark.parametrize("size", [1, 7, 64, 10_000])
+def test_a_stream_lists_a_lost_entry_once_in_its_place(tools, size):
+    whole = toolmend.recover(ACTIONS, tools, channel="reasoning")
+    stream = toolmend.StreamRecoverer(tools, channel="reasoning")
+    outs = [stream.feed(ACTIONS[i : i + size]) for i in range(0, len(ACTIONS), size)]
+    outs.append(stream.finish())
+    lost = [c.to_dict() for out in outs for c in out.lost]
+    assert lost == [c.to_dict() for c in whole.lost] and lost[0]["channel"] == "reasoning"
+
+
 def test_prepare_tools(tools):
     pattern_tool = {
         "type": "function",

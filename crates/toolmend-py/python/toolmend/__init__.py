@@ -14,6 +14,7 @@ toolmend refuses to guess (see ``toolmend.jsonrepair``).
 from ._toolmend import (
     Call,
     JsonSyntaxError,
+    LostCall,
     Mender,
     NoJsonError,
     NonFiniteError,
@@ -40,6 +41,7 @@ from .sdk import repair_anthropic_message, repair_chat_completion, repair_chat_s
 __all__ = [
     "Call",
     "JsonSyntaxError",
+    "LostCall",
     "Mender",
     "NoJsonError",
     "NonFiniteError",

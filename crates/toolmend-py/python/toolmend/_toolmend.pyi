@@ -165,15 +165,42 @@ class RecoveredCall:
     def channel(self) -> Literal["content", "reasoning"]: ...
     def to_dict(self) -> Dict[str, Any]: ...
 
+class LostCall:
+    """A call of a declared tool in a recovered block that could not be read (never recovered).
+
+    A JSON call list or a Cohere action list is read entry by entry, so an entry whose
+    arguments cannot be read loses only itself; it is listed here instead of being dropped.
+    """
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def family(self) -> str: ...
+    @property
+    def text(self) -> str:
+        """What could not be read, as written: the call's arguments, or its whole list entry."""
+    @property
+    def position(self) -> int:
+        """How many recovered calls come before it (for a stream: calls released so far)."""
+    @property
+    def span(self) -> Tuple[int, int]:
+        """The ``(start, end)`` byte range of its block, shared with the block's calls."""
+    @property
+    def channel(self) -> Literal["content", "reasoning"]: ...
+    def to_dict(self) -> Dict[str, Any]: ...
+
 class Recovered:
-    """Text with the markup of recovered calls removed, and those calls."""
+    """Text with the markup of recovered calls removed, those calls, and the lost ones."""
 
     @property
     def text(self) -> str: ...
     @property
     def calls(self) -> List[RecoveredCall]: ...
+    @property
+    def lost(self) -> List[LostCall]:
+        """Calls of the recovered blocks that could not be read, in text order."""
     def to_dict(self) -> Dict[str, Any]:
-        """``text`` and ``calls`` (each ``RecoveredCall.to_dict()``)."""
+        """``text``, ``calls`` (each ``RecoveredCall.to_dict()``) and ``lost``."""
 
 def recover(
     text: str,
@@ -253,6 +280,13 @@ def repair_call_columns(
 ) -> ArrowArrayExport:
     """The engine of ``toolmend.arrow.repair_calls``: Arrow text columns in, a struct array of
     ``status``, ``arguments_repaired``, ``repairs``, ``error`` out (Arrow C data interface)."""
+    ...
+
+def cached_mender(tools: Union[Mender, str, ToolsLike], **options: Any) -> Mender:
+    """A ``Mender`` from the process-wide cache (the library's ``MenderCache``): compiled on the
+    first call for these tools (JSON text, or anything ``Mender`` accepts) and ``Mender``'s
+    keyword options, shared after; a ``Mender`` is returned as given. The engine of
+    ``toolmend.arrow``'s tool sets."""
     ...
 
 def run_turn_columns(columns: Mapping[str, Any], defaults: Mapping[str, Any]) -> ArrowArrayExport:

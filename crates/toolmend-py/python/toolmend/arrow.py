@@ -15,7 +15,8 @@ interface (the PyCapsule protocol): the input buffers are read in place, the res
 handed to pyarrow as they are, and no Python object is made per row. Each record batch is
 repaired with the GIL released: other Python threads run meanwhile, and a Ray or Spark worker
 spends its time in the engine, not in a Python loop. One ``Mender`` is compiled per tool set
-and kept (bounded LRU) across batches. Polars, DuckDB and other objects that export the
+and options and kept across batches (the library's ``MenderCache``: bounded in entries and
+bytes, shared with ``run_turns``). Polars, DuckDB and other objects that export the
 PyCapsule interface are accepted as they are.
 
 It plugs into the engines' Arrow batch hooks as is::
@@ -35,38 +36,17 @@ repair kind, silently-invalid calls (see ``toolmend.audit``), as the rows of a t
 from __future__ import annotations
 
 import json
-import threading
-from collections import OrderedDict
-from typing import Any, Dict, Tuple
+from typing import Any, Dict
 
-from ._toolmend import Mender, repair_call_columns, run_turn_columns
+from ._toolmend import Mender, cached_mender, repair_call_columns, run_turn_columns
 
 __all__ = ["audit", "repair_calls", "result_schema", "run_turns", "turn_result_schema"]
 
-# Compiled menders by (tools JSON, options JSON); a worker process usually sees one tool set.
-_CACHE_ENTRIES = 64
-_cache: "OrderedDict[Tuple[str, str], Mender]" = OrderedDict()
-_cache_lock = threading.Lock()
-
 
 def _mender(tools: Any, options: Dict[str, Any]) -> Mender:
-    if isinstance(tools, Mender):
-        return tools
-    key = (
-        tools if isinstance(tools, str) else json.dumps(tools, sort_keys=True, default=str),
-        json.dumps(options, sort_keys=True),
-    )
-    with _cache_lock:
-        mender = _cache.get(key)
-        if mender is not None:
-            _cache.move_to_end(key)
-            return mender
-    mender = Mender(json.loads(tools) if isinstance(tools, str) else tools, **options)
-    with _cache_lock:
-        _cache[key] = mender
-        while len(_cache) > _CACHE_ENTRIES:
-            _cache.popitem(last=False)
-    return mender
+    """The ``Mender`` for ``tools`` and ``options``: a ``Mender`` as given, else compiled once
+    per process in the library's bounded cache (shared with ``run_turns``) and reused."""
+    return cached_mender(tools, **options)
 
 
 def result_schema():

@@ -10,6 +10,8 @@
 //! - `scan`: the one left-to-right scanner (prose, fenced code, inline code, sentinel blocks),
 //!   dispatching on every family's start sentinels with one aho-corasick automaton.
 //! - `grammars/`: one file per markup family, listed in dispatch order in `grammars/mod.rs`.
+//! - `reasoning`: the tags that open and close reasoning in content (`<think>`, Hy3's
+//!   `<think:opensource>`, Solar Open's `<|think|>…<|end|>`, …).
 //! - `whole`: the forms with no sentinel (xLAM, bare Llama JSON, bare pythonic lists), accepted
 //!   only as the whole message.
 //! - `coerce`: untyped XML values → JSON, by the tool's schema.
@@ -27,6 +29,7 @@ mod coerce;
 mod cursor;
 mod grammars;
 mod json;
+mod reasoning;
 mod scan;
 mod stream;
 mod whole;

@@ -21,7 +21,7 @@ use super::MAX_BLOCK_BYTES;
 use super::call::sort_calls;
 use super::cursor::{Stop, take_reach};
 use super::grammars::{GRAMMARS, Input};
-use super::whole::THINK_CLOSES;
+use super::reasoning;
 use super::{LostCall, NameResolver, RecoverOptions, RecoveredCall};
 use crate::ToolSet;
 
@@ -282,19 +282,15 @@ struct Fence {
     in_reasoning: bool,
 }
 
-/// The opening and closing reasoning tags, each ending with `>` or `]`.
-const THINK_OPENS: [&str; 3] = ["<think>", "[THINK]", "<seed:think>"];
-
 /// The first reasoning tag ending in `bytes[from..]` (the whole tag within `bytes[floor..]`):
-/// its end, and whether it closes.
+/// its end, and whether it closes. Every tag ends with `>` or `]` (`reasoning`).
 fn think_tag(bytes: &[u8], floor: usize, from: usize) -> Option<(usize, bool)> {
     let tail = bytes.get(from..)?;
     memchr::memchr2_iter(b'>', b']', tail).find_map(|i| {
         let end = from + i + 1;
-        let hay = &bytes[floor..end];
-        if THINK_CLOSES.iter().any(|t| hay.ends_with(t.as_bytes())) {
+        if reasoning::closes_at(bytes, floor, end) {
             Some((end, true))
-        } else if THINK_OPENS.iter().any(|t| hay.ends_with(t.as_bytes())) {
+        } else if reasoning::opens_at(bytes, floor, end) {
             Some((end, false))
         } else {
             None
@@ -501,12 +497,8 @@ impl Scanner {
         if !self.closer_before && at > self.closer_searched {
             let from = self.closer_searched;
             let hay = &bytes[..at];
-            self.closer_before = memchr::memchr2_iter(b'>', b']', &hay[from..]).any(|i| {
-                let end = from + i + 1;
-                THINK_CLOSES
-                    .iter()
-                    .any(|t| hay[..end].ends_with(t.as_bytes()))
-            });
+            self.closer_before = memchr::memchr2_iter(b'>', b']', &hay[from..])
+                .any(|i| reasoning::closes_at(hay, 0, from + i + 1));
             self.closer_searched = at;
         }
         !self.closer_before

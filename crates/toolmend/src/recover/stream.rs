@@ -10,8 +10,9 @@
 
 use std::ops::Range;
 
+use super::reasoning;
 use super::scan::{Classes, Found, Scanner};
-use super::whole::{self, THINK_CLOSES, Whole};
+use super::whole::{self, Whole};
 use super::{LostCall, RecoverOptions, RecoveredCall, strip_into};
 use crate::ToolSet;
 
@@ -497,10 +498,7 @@ impl StreamRecoverer {
         let bytes = self.text.as_bytes();
         for i in memchr::memrchr2_iter(b'>', b']', &bytes[old_len..]) {
             let end = old_len + i + 1;
-            if THINK_CLOSES
-                .iter()
-                .any(|close| bytes[..end].ends_with(close.as_bytes()))
-            {
+            if reasoning::closes_at(bytes, 0, end) {
                 if end > self.region {
                     self.region = end;
                     self.think = RegionCheck::default();

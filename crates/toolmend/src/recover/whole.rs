@@ -2,35 +2,30 @@
 //!
 //! An xLAM array, a bare Llama `{"name", "parameters"}` object (or several joined by `;`), a
 //! bare pythonic list `[f(a=1)]` and functionary's `NAME\n{json}` (its `>>>` in the prompt) are
-//! recovered only when they are the whole trimmed text, or
-//! the whole trimmed text after the last `</think>` (or `[/THINK]`, `</seed:think>`), and every
+//! recovered only when they are the whole trimmed text, or the whole trimmed text after the
+//! last closing reasoning tag (`</think>`, `[/THINK]`, `</seed:think>`, Hy3's
+//! `</think:opensource>`, Solar Open's `<|end|>` after `<|think|>`: `reasoning`), and every
 //! call names a declared tool; one end-of-turn token (`<|eot_id|>`, `<|eom_id|>`, `</s>`) may
 //! follow. JSON quoted in prose never becomes a call (unlike vLLM's `llama3_json`).
 
 use super::call::sort_calls;
 use super::cursor::{Step, Stop, skip_ws};
 use super::grammars::{Block, Input, functionary, llama, pythonic, xlam};
+use super::reasoning;
 use super::scan::Found;
 use super::{MAX_BLOCK_BYTES, RecoverOptions};
 use crate::ToolSet;
 
-/// The closing reasoning tags after which a whole-message payload may start (GRAMMARS §1.2
-/// names all three wrappers).
-pub(crate) const THINK_CLOSES: [&str; 3] = ["</think>", "[/THINK]", "</seed:think>"];
-
-/// Where the whole-message region starts: after the last closing reasoning tag, or at 0.
+/// Where the whole-message region starts: after the last closing reasoning tag
+/// (`reasoning`), or at 0.
 ///
-/// Every tag ends with `>` or `]`, so one backward memchr pass tries only those bytes (three
-/// reverse substring searches cost more than the whole scan of a long prose text).
+/// Every tag ends with `>` or `]`, so one backward memchr pass tries only those bytes (reverse
+/// substring searches for each tag cost more than the whole scan of a long prose text).
 pub(crate) fn region_start(text: &str) -> usize {
     let bytes = text.as_bytes();
     memchr::memrchr2_iter(b'>', b']', bytes)
         .map(|i| i + 1)
-        .find(|&end| {
-            THINK_CLOSES
-                .iter()
-                .any(|close| bytes[..end].ends_with(close.as_bytes()))
-        })
+        .find(|&end| reasoning::closes_at(bytes, 0, end))
         .unwrap_or(0)
 }
 
