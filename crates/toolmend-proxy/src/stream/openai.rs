@@ -833,6 +833,59 @@ mod tests {
         .concat()
     }
 
+    /// The client's chunks for an upstream body delivered in these chunks.
+    fn run_chunks(pieces: Vec<bytes::Bytes>) -> Vec<bytes::Bytes> {
+        let upstream = futures_util::stream::iter(
+            pieces
+                .into_iter()
+                .map(Ok::<_, crate::upstream::UpstreamError>),
+        );
+        let out = super::super::transform(
+            Api::OpenAi,
+            upstream,
+            mender(),
+            Arc::new(ProxyConfig::new("http://h")),
+            "m".into(),
+            "req_1".into(),
+            Box::new(Vec::new),
+        );
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let chunks: Vec<_> = runtime.block_on(out.collect());
+        chunks.into_iter().map(Result::unwrap).collect()
+    }
+
+    #[test]
+    fn an_upstream_chunk_of_unchanged_events_goes_out_as_that_chunk() {
+        let text = |t: &str| {
+            let delta = format!(r#"{{"content":"{t}"}}"#);
+            format!("data: {}\n\n", chunk(&delta, "null"))
+        };
+        let events = [text("a"), text("b\\n\\u00e9"), text("c")].concat();
+        let whole = bytes::Bytes::from(events.clone());
+        // Three events and the start of a fourth: the three go out as that slice of the chunk.
+        let last = text("x");
+        let (start, rest) = last.split_at(20);
+        let ending = bytes::Bytes::from(format!("{events}{start}"));
+        let sent = run_chunks(vec![
+            whole.clone(),
+            ending.clone(),
+            bytes::Bytes::from(rest.to_owned()),
+        ]);
+        assert_eq!(sent.len(), 3);
+        assert_eq!(
+            sent[0].as_ptr(),
+            whole.as_ptr(),
+            "the chunk itself, not a copy"
+        );
+        assert_eq!(sent[0], whole);
+        assert_eq!(sent[1].as_ptr(), ending.as_ptr());
+        assert_eq!(sent[1], events.as_bytes());
+        // The event completed across chunks was buffered: it goes out as received.
+        assert_eq!(sent[2], last.as_bytes());
+    }
+
     #[test]
     fn a_valid_stream_is_byte_identical_at_every_split() {
         let body = valid();
