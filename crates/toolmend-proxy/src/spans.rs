@@ -5,6 +5,12 @@
 //! (`stream/openai.rs`): serde views whose fields are [`Member`]s (the member's raw text, or
 //! absent), strings decoded only when asked and borrowed when they hold no escape. A shape not
 //! read here is [`Unread`]: the caller reads the tree instead, before it changed anything.
+//! A reader that needs several nesting levels of one document walks it once with [`Cursor`]
+//! and reads the spans it got with [`string_of`] and [`u64_of`], as [`Member`] reads its own.
+
+mod cursor;
+
+pub(crate) use cursor::Cursor;
 
 use std::borrow::Cow;
 use std::fmt;
@@ -35,24 +41,9 @@ impl<'a> Member<'a> {
         }
     }
 
-    /// Whether the member is present (with any value, `null` included).
-    pub(crate) fn present(self) -> bool {
-        matches!(self, Member::Raw(_))
-    }
-
-    /// Whether the member is absent or `null`.
-    pub(crate) fn is_null(self) -> bool {
-        self.raw().is_none_or(|t| t == "null")
-    }
-
     /// The value when it is an object (its text).
     pub(crate) fn object(self) -> Option<&'a str> {
         self.raw().filter(|t| t.starts_with('{'))
-    }
-
-    /// The value when it is an array (its text).
-    pub(crate) fn array(self) -> Option<&'a str> {
-        self.raw().filter(|t| t.starts_with('['))
     }
 
     /// The string value (`Value::as_str`): `None` when absent or not a string; `Err` when
@@ -63,18 +54,26 @@ impl<'a> Member<'a> {
 
     /// [`Member::text`], borrowed from the body when the string holds no escape.
     pub(crate) fn str(self) -> Result<Option<Cow<'a, str>>, serde_json::Error> {
-        match self.raw() {
-            Some(text) if text.starts_with('"') => decode(text).map(Some),
-            _ => Ok(None),
-        }
+        self.raw().map_or(Ok(None), string_of)
     }
+}
 
-    /// The value as `Value::as_u64` reads it: `None` when absent or not an unsigned integer.
-    pub(crate) fn u64(self) -> Option<u64> {
-        self.raw()
-            .filter(|t| t.bytes().all(|b| b.is_ascii_digit()))
-            .and_then(|t| serde_json::from_str(t).ok())
+/// The string a value's JSON text holds (`Value::as_str`): `None` when it is not a string;
+/// borrowed when it holds no escape; `Err` when it cannot be decoded (a lone surrogate).
+pub(crate) fn string_of(text: &str) -> Result<Option<Cow<'_, str>>, serde_json::Error> {
+    match text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
+        // Checked JSON: a string without a backslash is its own text.
+        Some(inner) if !text.contains('\\') => Ok(Some(Cow::Borrowed(inner))),
+        Some(_) => decode(text).map(Some),
+        None => Ok(None),
     }
+}
+
+/// A value's JSON text as `Value::as_u64` reads it: `None` when not an unsigned integer.
+pub(crate) fn u64_of(text: &str) -> Option<u64> {
+    Some(text)
+        .filter(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|t| t.parse().ok())
 }
 
 /// The shape is not the one read here: the caller reads the tree instead.
@@ -207,8 +206,8 @@ mod tests {
         assert_eq!(escaped, "line\nA é 😀 \"q\"");
         assert!(member(r#"{"a":5}"#).str().unwrap().is_none());
         assert!(member(r#"{"b":5}"#).str().unwrap().is_none());
-        assert!(member(r#"{"a":null}"#).is_null() && member("{}").is_null());
-        assert!(member(r#"{"a":null}"#).present() && !member("{}").present());
+        assert_eq!(member(r#"{"a":null}"#).raw(), Some("null"));
+        assert_eq!(member("{}").raw(), None);
     }
 
     #[test]
@@ -224,7 +223,7 @@ mod tests {
         ] {
             let tree: serde_json::Value = serde_json::from_str(json).unwrap();
             assert_eq!(tree["a"].as_u64(), want, "{json}");
-            assert_eq!(member(json).u64(), want, "{json}");
+            assert_eq!(member(json).raw().and_then(u64_of), want, "{json}");
         }
     }
 

@@ -434,9 +434,9 @@ impl Framing {
         }
     }
 
-    fn push(&mut self, chunk: &[u8], out: &mut Vec<Event>) {
+    fn push(&mut self, chunk: &Bytes, out: &mut Vec<Event>) {
         match self {
-            Self::Sse(p) => p.push(chunk, out),
+            Self::Sse(p) => p.push_bytes(chunk, out),
             Self::Lines(p) => p.push(chunk, out),
         }
     }
@@ -518,6 +518,8 @@ pub(crate) fn transform_reporting(
         done: false,
         tail: None,
         unsaved,
+        // `metrics::record_overhead`'s series, its handle taken once instead of per chunk.
+        overhead: metrics::histogram!("toolmend_overhead_seconds", "route" => "stream_chunk"),
     };
     futures_util::stream::unfold(machine, |mut m| async move {
         loop {
@@ -529,8 +531,12 @@ pub(crate) fn transform_reporting(
             }
             let next = m.upstream.next().await;
             let work = Instant::now();
+            let mut received = None;
             match next {
-                Some(Ok(chunk)) => m.parser.push(&chunk, &mut m.events),
+                Some(Ok(chunk)) => {
+                    m.parser.push(&chunk, &mut m.events);
+                    received = Some(chunk);
+                }
                 Some(Err(e)) => {
                     tracing::warn!(error = %crate::upstream::upstream_error(&e), "upstream stream cut");
                     m.tail = m.parser.cut();
@@ -569,16 +575,23 @@ pub(crate) fn transform_reporting(
             if let Some(tail) = m.tail.take() {
                 m.out.push_back(tail);
             }
-            coalesce(&mut m.out);
-            crate::metrics::record_overhead("stream_chunk", work.elapsed().as_secs_f64());
+            coalesce(&mut m.out, received.as_ref());
+            m.overhead.record(work.elapsed().as_secs_f64());
         }
     })
 }
 
 /// Joins what one upstream chunk produced into one write: the events the upstream delivered
-/// together go to the client together, as one body frame rather than one per event.
-fn coalesce(out: &mut VecDeque<Bytes>) {
+/// together go to the client together, as one body frame rather than one per event. Events
+/// forwarded as received that lie side by side in `received` (the upstream chunk they were cut
+/// from) go out as that slice of it, without a copy.
+fn coalesce(out: &mut VecDeque<Bytes>, received: Option<&Bytes>) {
     if out.len() < 2 {
+        return;
+    }
+    if let Some(slice) = received.and_then(|chunk| adjacent_in(chunk, out)) {
+        out.clear();
+        out.push_back(slice);
         return;
     }
     let mut joined = bytes::BytesMut::with_capacity(out.iter().map(Bytes::len).sum());
@@ -586,6 +599,23 @@ fn coalesce(out: &mut VecDeque<Bytes>) {
         joined.extend_from_slice(&bytes);
     }
     out.push_back(joined.freeze());
+}
+
+/// The slice of `chunk` that `pieces` make up when they are consecutive slices of it, in
+/// order, with no gap (the events of the chunk forwarded as received); `None` otherwise.
+fn adjacent_in(chunk: &Bytes, pieces: &VecDeque<Bytes>) -> Option<Bytes> {
+    let base = chunk.as_ptr() as usize;
+    let first = pieces.front()?.as_ptr() as usize;
+    let start = first.checked_sub(base)?;
+    let mut end = start;
+    for piece in pieces {
+        if piece.as_ptr() as usize != base + end {
+            return None;
+        }
+        end += piece.len();
+    }
+    // Pointers compared, never read: the slice is taken from `chunk` itself, within bounds.
+    (end <= chunk.len()).then(|| chunk.slice(start..end))
 }
 
 struct Machine<S> {
@@ -601,4 +631,52 @@ struct Machine<S> {
     tail: Option<Bytes>,
     /// Where the calls that could not be saved go when the stream ends.
     unsaved: Option<UnsavedSink>,
+    /// The per-chunk overhead histogram, looked up once per stream.
+    overhead: metrics::Histogram,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn queue(pieces: &[Bytes]) -> VecDeque<Bytes> {
+        pieces.iter().cloned().collect()
+    }
+
+    #[test]
+    fn events_forwarded_side_by_side_go_out_as_their_chunk() {
+        let chunk = Bytes::from_static(b"data: a\n\ndata: b\n\ndata: c\n\n");
+        let (a, b, c) = (chunk.slice(0..9), chunk.slice(9..18), chunk.slice(18..));
+        let mut out = queue(&[a.clone(), b.clone(), c.clone()]);
+        coalesce(&mut out, Some(&chunk));
+        assert_eq!(out.len(), 1);
+        assert_eq!(
+            out[0].as_ptr(),
+            chunk.as_ptr(),
+            "the chunk itself, not a copy"
+        );
+        assert_eq!(out[0], chunk);
+        // Part of the chunk (its last event held back): that slice of it.
+        let mut out = queue(&[a.clone(), b.clone()]);
+        coalesce(&mut out, Some(&chunk));
+        assert_eq!((out.len(), out[0].as_ptr()), (1, chunk.as_ptr()));
+        assert_eq!(out[0], chunk.slice(0..18));
+        // A gap, another order, or bytes of their own: joined as a copy.
+        let written = Bytes::from_static(b"data: x\n\n");
+        for pieces in [
+            vec![a.clone(), c.clone()],
+            vec![b.clone(), a.clone()],
+            vec![a.clone(), written.clone()],
+            vec![written.clone(), b.clone(), c.clone()],
+        ] {
+            let want: Vec<u8> = pieces.iter().flat_map(|p| p.to_vec()).collect();
+            let mut out = queue(&pieces);
+            coalesce(&mut out, Some(&chunk));
+            assert_eq!(out.len(), 1);
+            assert_eq!(out[0], want);
+        }
+        let mut out = queue(&[a, b]);
+        coalesce(&mut out, None);
+        assert_eq!(out[0], chunk.slice(0..18));
+    }
 }

@@ -11,7 +11,6 @@
 //! as the upstream's bytes; a chunk the proxy rewrites, a chunk that finishes a choice and a
 //! shape the span reader does not take (a repeated member, an `error`, …) are read as a tree.
 
-use std::borrow::Cow;
 use std::collections::{BTreeMap, VecDeque};
 
 use bytes::Bytes;
@@ -21,8 +20,12 @@ use toolmend::{AssistantTurn, Status, ToolCall};
 use super::sse::{Data, Event, write};
 use super::{Channel, Context, Leftover, Transform};
 use crate::mend::{Annotations, Fate, append_text, fates};
-use crate::openai_views::{CallView, FunctionView, MessageView};
-use crate::spans::{Member, Unread, elements, members, objects};
+use crate::spans::members;
+use chunk::{ChunkRead, DeltaRead, Fragment, read_chunk};
+
+mod chunk;
+#[cfg(test)]
+mod timing;
 
 /// One buffered tool call.
 #[derive(Debug, Default)]
@@ -115,193 +118,6 @@ fn chunk_id(id: Option<&str>) -> String {
         .collect()
 }
 
-/// One tool-call fragment of a delta, as `Value::get` reads it.
-#[derive(Debug)]
-struct Fragment<'a> {
-    index: Option<u64>,
-    /// Non-empty.
-    id: Option<Cow<'a, str>>,
-    /// Non-empty.
-    name: Option<Cow<'a, str>>,
-    /// The string arguments, another value's compact JSON, or empty (absent or `null`).
-    arguments: Cow<'a, str>,
-}
-
-impl<'a> Fragment<'a> {
-    /// A fragment of a tree.
-    fn of_value(fragment: &'a Value) -> Self {
-        let function = fragment.get("function");
-        Self {
-            index: fragment.get("index").and_then(Value::as_u64),
-            id: fragment
-                .get("id")
-                .and_then(Value::as_str)
-                .filter(|s| !s.is_empty())
-                .map(Cow::Borrowed),
-            name: function
-                .and_then(|f| f.get("name"))
-                .and_then(Value::as_str)
-                .filter(|s| !s.is_empty())
-                .map(Cow::Borrowed),
-            arguments: match function.and_then(|f| f.get("arguments")) {
-                Some(Value::String(s)) => Cow::Borrowed(s),
-                None | Some(Value::Null) => Cow::Borrowed(""),
-                Some(other) => Cow::Owned(other.to_string()),
-            },
-        }
-    }
-
-    /// A fragment read from its text, the same way.
-    fn read(text: &'a str) -> Result<Self, Unread> {
-        let mut fragment = Self {
-            index: None,
-            id: None,
-            name: None,
-            arguments: Cow::Borrowed(""),
-        };
-        if !text.starts_with('{') {
-            return Ok(fragment);
-        }
-        let view: CallView<'a> = serde_json::from_str(text)?;
-        fragment.index = view.index.u64();
-        fragment.id = view.id.str()?.filter(|s| !s.is_empty());
-        if let Some(function) = view.function.object() {
-            let function: FunctionView<'a> = serde_json::from_str(function)?;
-            fragment.name = function.name.str()?.filter(|s| !s.is_empty());
-            fragment.arguments = match function.arguments.raw() {
-                None | Some("null") => Cow::Borrowed(""),
-                Some(text) if text.starts_with('"') => {
-                    function.arguments.str()?.unwrap_or_default()
-                }
-                Some(text) => Cow::Owned(serde_json::from_str::<Value>(text)?.to_string()),
-            };
-        }
-        Ok(fragment)
-    }
-
-    /// The fragments of a delta's `tool_calls` tree: an array's items, none for `null`, else
-    /// the one value.
-    fn of_tree(fragments: &'a Value) -> Vec<Self> {
-        match fragments {
-            Value::Array(items) => items.iter().map(Self::of_value).collect(),
-            Value::Null => Vec::new(),
-            other => vec![Self::of_value(other)],
-        }
-    }
-
-    /// [`Fragment::of_tree`] from the member's text.
-    fn read_all(text: &'a str) -> Result<Vec<Self>, Unread> {
-        match text {
-            "null" => Ok(Vec::new()),
-            _ if text.starts_with('[') => elements(text)?.into_iter().map(Self::read).collect(),
-            _ => Ok(vec![Self::read(text)?]),
-        }
-    }
-}
-
-#[derive(serde::Deserialize)]
-struct ChunkView<'a> {
-    #[serde(borrow, default)]
-    id: Member<'a>,
-    #[serde(borrow, default)]
-    error: Member<'a>,
-    #[serde(borrow, default)]
-    usage: Member<'a>,
-    #[serde(borrow, default)]
-    choices: Member<'a>,
-}
-
-#[derive(serde::Deserialize)]
-struct ChoiceView<'a> {
-    #[serde(borrow, default)]
-    index: Member<'a>,
-    #[serde(borrow, default)]
-    finish_reason: Member<'a>,
-    #[serde(borrow, default)]
-    delta: Member<'a>,
-}
-
-/// A chunk read from its bytes: what the transformer takes from it.
-#[derive(Debug)]
-struct ChunkRead<'a> {
-    id: Option<Cow<'a, str>>,
-    /// A `usage` other than `null`.
-    usage: bool,
-    choices: Vec<ChoiceRead<'a>>,
-}
-
-/// One choice of a chunk read from its bytes (one that does not finish).
-#[derive(Debug)]
-struct ChoiceRead<'a> {
-    index: u64,
-    /// The delta when it is an object.
-    delta: Option<DeltaRead<'a>>,
-}
-
-/// A delta read from its bytes.
-#[derive(Debug)]
-struct DeltaRead<'a> {
-    text: &'a str,
-    /// The string `content`.
-    content: Option<Cow<'a, str>>,
-    /// The string reasoning members, in the order they are scanned.
-    reasoning: Vec<(&'static str, Cow<'a, str>)>,
-    /// `tool_calls`, when present (with any value).
-    tool_calls: Option<Vec<Fragment<'a>>>,
-}
-
-/// Reads a chunk that finishes no choice from its data; [`Unread`] for anything else (not an
-/// object, an `error`, no `choices` array, a non-object choice, a finish reason, a repeated
-/// member, …), which the tree path takes.
-fn read_chunk(data: &str) -> Result<ChunkRead<'_>, Unread> {
-    if !data.trim_start().starts_with('{') {
-        return Err(Unread);
-    }
-    let view: ChunkView<'_> = serde_json::from_str(data)?;
-    if view.error.present() {
-        return Err(Unread);
-    }
-    let choices = view.choices.array().ok_or(Unread)?;
-    let choices = objects(choices)?
-        .into_iter()
-        .map(|choice| {
-            let choice: ChoiceView<'_> = serde_json::from_str(choice)?;
-            if !choice.finish_reason.is_null() {
-                return Err(Unread);
-            }
-            let delta = choice.delta.object().map(read_delta).transpose()?;
-            Ok(ChoiceRead {
-                index: choice.index.u64().unwrap_or(0),
-                delta,
-            })
-        })
-        .collect::<Result<_, Unread>>()?;
-    Ok(ChunkRead {
-        id: view.id.str()?,
-        usage: !view.usage.is_null(),
-        choices,
-    })
-}
-
-fn read_delta(text: &str) -> Result<DeltaRead<'_>, Unread> {
-    let view: MessageView<'_> = serde_json::from_str(text)?;
-    let mut reasoning = Vec::new();
-    for (key, member) in [
-        ("reasoning_content", view.reasoning_content),
-        ("reasoning", view.reasoning),
-    ] {
-        if let Some(text) = member.str()? {
-            reasoning.push((key, text));
-        }
-    }
-    Ok(DeltaRead {
-        text,
-        content: view.content.str()?,
-        reasoning,
-        tool_calls: view.tool_calls.raw().map(Fragment::read_all).transpose()?,
-    })
-}
-
 /// What the transformer changes in one choice of a chunk read from its bytes.
 #[derive(Debug, Default)]
 struct Edit {
@@ -338,26 +154,42 @@ impl Edit {
         }
     }
 
-    /// Whether the delta `text` is left empty by the edit (only nulls and an empty content),
-    /// read from its members; `None` when they cannot be read.
-    fn empties(&self, text: &str) -> Option<bool> {
-        let read = members(text).ok()?;
-        Some(read.iter().all(|(key, value)| {
-            let edited = match key.as_ref() {
-                "tool_calls" => self.tool_calls.as_ref().map(|now| now.is_empty()),
-                "content" => self.content.as_ref().map(Option::is_none),
-                key => self
-                    .reasoning
+    /// Whether the delta is left empty by the edit (only nulls and an empty content), read
+    /// from its members; `None` when they cannot be read.
+    fn empties(&self, delta: &DeltaRead<'_>) -> Option<bool> {
+        if let Some(known) = &delta.known {
+            // Only the members the reader took, each once.
+            return Some(
+                chunk::KNOWN
                     .iter()
-                    .find(|(k, _)| *k == key)
-                    .map(|(_, text)| text.is_none()),
-            };
-            match edited {
-                // Removed: nothing left; written: a released text, never empty.
-                Some(removed) => removed,
-                None => *value == "null" || (key == "content" && *value == "\"\""),
-            }
-        }))
+                    .zip(known)
+                    .filter_map(|(key, value)| value.map(|value| (*key, value)))
+                    .all(|(key, value)| self.leaves_empty(key, value)),
+            );
+        }
+        let read = members(delta.text).ok()?;
+        Some(
+            read.iter()
+                .all(|(key, value)| self.leaves_empty(key, value)),
+        )
+    }
+
+    /// Whether the member `key` with the JSON text `value` is nothing once edited.
+    fn leaves_empty(&self, key: &str, value: &str) -> bool {
+        let edited = match key {
+            "tool_calls" => self.tool_calls.as_ref().map(|now| now.is_empty()),
+            "content" => self.content.as_ref().map(Option::is_none),
+            key => self
+                .reasoning
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, text)| text.is_none()),
+        };
+        match edited {
+            // Removed: nothing left; written: a released text, never empty.
+            Some(removed) => removed,
+            None => value == "null" || (key == "content" && value == "\"\""),
+        }
     }
 }
 
@@ -542,7 +374,7 @@ impl OpenAiStream {
         cx: &Context,
         index: u64,
         fragments: Vec<Fragment<'_>>,
-        chunk_id: &str,
+        chunk: Option<&str>,
         out: &mut Vec<Value>,
     ) {
         let limit = cx.config().limits.max_call_arguments_bytes;
@@ -598,7 +430,7 @@ impl OpenAiStream {
                 let id = call
                     .id
                     .clone()
-                    .unwrap_or_else(|| format!("call_{chunk_id}_{slot}"));
+                    .unwrap_or_else(|| format!("call_{}_{slot}", chunk_id(chunk)));
                 out.push(json!({"index": out_index, "id": id, "type": "function",
                     "function": {"name": call.name, "arguments": std::mem::take(&mut call.arguments)}}));
             }
@@ -611,7 +443,7 @@ impl OpenAiStream {
             };
             let id = call
                 .id
-                .get_or_insert_with(|| format!("call_{chunk_id}_{slot}"));
+                .get_or_insert_with(|| format!("call_{}_{slot}", chunk_id(chunk)));
             if before.iter().any(|c| c.id.as_deref() == Some(id.as_str())) {
                 id.push_str(&format!("_{}", slot + 1));
             }
@@ -635,7 +467,8 @@ impl OpenAiStream {
         let scan_content = cx.scan_content();
         let scan_reasoning = cx.scan_reasoning();
         let mut changed = false;
-        let mut edits = Vec::with_capacity(chunk.choices.len());
+        // Filled from the first change on (the choices before it, unchanged, get no edit).
+        let mut edits = Vec::new();
         for (position, choice) in chunk.choices.into_iter().enumerate() {
             let index = choice.index;
             let state = self.choices.entry(index).or_default();
@@ -656,9 +489,11 @@ impl OpenAiStream {
                 });
             }
             let mut edit = Edit::default();
-            let Some(delta) = choice.delta else {
-                edit.changed = changed;
-                edits.push((edit, None));
+            let Some(mut delta) = choice.delta else {
+                if changed {
+                    edit.changed = true;
+                    edits.push((edit, None));
+                }
                 continue;
             };
             if scan_content && let Some(text) = &delta.content {
@@ -682,21 +517,23 @@ impl OpenAiStream {
                     edit.reasoning.push((key, released));
                 }
             }
-            if let Some(fragments) = delta.tool_calls {
+            if let Some(fragments) = delta.tool_calls.take() {
                 changed = true;
                 let mut now = Vec::new();
-                let id = chunk_id(chunk.id.as_deref());
-                self.take_calls(cx, index, fragments, &id, &mut now);
+                self.take_calls(cx, index, fragments, chunk.id.as_deref(), &mut now);
                 edit.tool_calls = Some(now);
             }
-            edit.changed = changed;
-            edits.push((edit, Some(delta.text)));
+            if changed {
+                edit.changed = true;
+                edits.resize_with(position, || (Edit::default(), None));
+                edits.push((edit, Some(delta)));
+            }
         }
         if !changed {
             return out.push_back(event.raw.clone());
         }
-        let dropped = |(edit, delta): &(Edit, Option<&str>)| {
-            edit.changed && delta.and_then(|d| edit.empties(d)) == Some(true)
+        let dropped = |(edit, delta): &(Edit, Option<DeltaRead<'_>>)| {
+            edit.changed && delta.as_ref().and_then(|d| edit.empties(d)) == Some(true)
         };
         if !chunk.usage && edits.iter().all(dropped) {
             // Nothing left for the client in this chunk.
@@ -755,7 +592,7 @@ impl OpenAiStream {
             return out.push_back(event.raw);
         };
         self.last = Some(data.clone());
-        let chunk_id = chunk_id(object.get("id").and_then(Value::as_str));
+        let chunk_id = object.get("id").and_then(Value::as_str).map(str::to_owned);
         let mut changed = false;
         let mut kept = Vec::with_capacity(choices.len());
         let mut before: Vec<Bytes> = Vec::new();
@@ -820,7 +657,7 @@ impl OpenAiStream {
                     cx,
                     index,
                     Fragment::of_tree(&fragments),
-                    &chunk_id,
+                    chunk_id.as_deref(),
                     &mut now,
                 );
                 if !now.is_empty() {
@@ -882,12 +719,13 @@ impl Transform for OpenAiStream {
         let Some(data) = event.data.clone() else {
             return out.push_back(event.raw);
         };
-        if data.as_str().trim() == "[DONE]" {
+        let text = data.as_str();
+        if text.trim() == "[DONE]" {
             self.finish(cx, out);
             return out.push_back(event.raw);
         }
         if event.event.as_deref() != Some("error")
-            && let Ok(chunk) = read_chunk(data.as_str())
+            && let Ok(chunk) = read_chunk(text)
         {
             return self.read_event(cx, &event, &data, chunk, out);
         }
@@ -993,6 +831,59 @@ mod tests {
             "data: [DONE]\n\n".to_owned(),
         ]
         .concat()
+    }
+
+    /// The client's chunks for an upstream body delivered in these chunks.
+    fn run_chunks(pieces: Vec<bytes::Bytes>) -> Vec<bytes::Bytes> {
+        let upstream = futures_util::stream::iter(
+            pieces
+                .into_iter()
+                .map(Ok::<_, crate::upstream::UpstreamError>),
+        );
+        let out = super::super::transform(
+            Api::OpenAi,
+            upstream,
+            mender(),
+            Arc::new(ProxyConfig::new("http://h")),
+            "m".into(),
+            "req_1".into(),
+            Box::new(Vec::new),
+        );
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let chunks: Vec<_> = runtime.block_on(out.collect());
+        chunks.into_iter().map(Result::unwrap).collect()
+    }
+
+    #[test]
+    fn an_upstream_chunk_of_unchanged_events_goes_out_as_that_chunk() {
+        let text = |t: &str| {
+            let delta = format!(r#"{{"content":"{t}"}}"#);
+            format!("data: {}\n\n", chunk(&delta, "null"))
+        };
+        let events = [text("a"), text("b\\n\\u00e9"), text("c")].concat();
+        let whole = bytes::Bytes::from(events.clone());
+        // Three events and the start of a fourth: the three go out as that slice of the chunk.
+        let last = text("x");
+        let (start, rest) = last.split_at(20);
+        let ending = bytes::Bytes::from(format!("{events}{start}"));
+        let sent = run_chunks(vec![
+            whole.clone(),
+            ending.clone(),
+            bytes::Bytes::from(rest.to_owned()),
+        ]);
+        assert_eq!(sent.len(), 3);
+        assert_eq!(
+            sent[0].as_ptr(),
+            whole.as_ptr(),
+            "the chunk itself, not a copy"
+        );
+        assert_eq!(sent[0], whole);
+        assert_eq!(sent[1].as_ptr(), ending.as_ptr());
+        assert_eq!(sent[1], events.as_bytes());
+        // The event completed across chunks was buffered: it goes out as received.
+        assert_eq!(sent[2], last.as_bytes());
     }
 
     #[test]

@@ -90,6 +90,23 @@ impl SseParser {
         }
     }
 
+    /// [`SseParser::push`] for a chunk the caller holds as [`Bytes`]: when no partial event
+    /// is buffered, the events the chunk completes are slices of it (no copy), and only its
+    /// unfinished tail is buffered.
+    pub(crate) fn push_bytes(&mut self, chunk: &Bytes, out: &mut Vec<Event>) {
+        if !self.buf.is_empty() {
+            return self.push(chunk, out);
+        }
+        let mut rest = chunk.clone();
+        while let Some(end) = event_end(&rest, &mut self.scanned, &mut self.line_start) {
+            self.scanned = 0;
+            self.line_start = 0;
+            out.push(parse(rest.split_to(end)));
+        }
+        // The scan state stays valid: the buffer starts where `rest` does.
+        self.buf.extend_from_slice(&rest);
+    }
+
     /// Ends a stream that ended cleanly: a last event without its blank line is completed with
     /// the stream's line ending, so nothing written after it is glued to it.
     pub(crate) fn finish(&mut self, out: &mut Vec<Event>) {
@@ -123,32 +140,38 @@ impl SseParser {
 
     /// The end of the first complete event in the buffer (after its blank line).
     fn next_end(&mut self) -> Option<usize> {
-        let bytes = &self.buf[..];
-        let mut i = self.scanned;
-        while let Some(off) = memchr::memchr2(b'\n', b'\r', &bytes[i..]) {
-            let at = i + off;
-            let len = match bytes[at] {
-                b'\r' => match bytes.get(at + 1) {
-                    Some(b'\n') => 2,
-                    Some(_) => 1,
-                    // A `\r` at the end may be the first half of `\r\n`: wait.
-                    None => {
-                        self.scanned = at;
-                        return None;
-                    }
-                },
-                _ => 1,
-            };
-            let line_empty = at == self.line_start;
-            i = at + len;
-            self.line_start = i;
-            if line_empty {
-                return Some(i);
-            }
-        }
-        self.scanned = bytes.len();
-        None
+        event_end(&self.buf, &mut self.scanned, &mut self.line_start)
     }
+}
+
+/// The end of the first complete event in `bytes` (after its blank line), resuming the scan at
+/// `scanned` with the last line starting at `line_start` (both kept for the next call when the
+/// event is not complete yet).
+fn event_end(bytes: &[u8], scanned: &mut usize, line_start: &mut usize) -> Option<usize> {
+    let mut i = *scanned;
+    while let Some(off) = memchr::memchr2(b'\n', b'\r', &bytes[i..]) {
+        let at = i + off;
+        let len = match bytes[at] {
+            b'\r' => match bytes.get(at + 1) {
+                Some(b'\n') => 2,
+                Some(_) => 1,
+                // A `\r` at the end may be the first half of `\r\n`: wait.
+                None => {
+                    *scanned = at;
+                    return None;
+                }
+            },
+            _ => 1,
+        };
+        let line_empty = at == *line_start;
+        i = at + len;
+        *line_start = i;
+        if line_empty {
+            return Some(i);
+        }
+    }
+    *scanned = bytes.len();
+    None
 }
 
 /// Whether `raw` ends with an empty line (two line breaks of any kind).
@@ -170,9 +193,13 @@ fn parse(raw: Bytes) -> Event {
     let mut first: Option<std::ops::Range<usize>> = None;
     let mut joined: Option<String> = None;
     let mut at = 0;
-    for line in raw.split(|b| matches!(b, b'\n' | b'\r')) {
+    // The lines between line breaks (`\r` and `\n` each end one), the last one after the
+    // last break (empty when the event ends with one), as `split` on either byte gives them.
+    while at <= raw.len() {
         let start = at;
-        at += line.len() + 1;
+        let end = memchr::memchr2(b'\n', b'\r', &raw[at..]).map_or(raw.len(), |off| at + off);
+        let line = &raw[start..end];
+        at = end + 1;
         if line.is_empty() || line[0] == b':' {
             continue;
         }
@@ -251,6 +278,51 @@ mod tests {
         p.push(&input[cut..], &mut out);
         p.finish(&mut out);
         out
+    }
+
+    /// [`split_all`] through [`SseParser::push_bytes`].
+    fn split_bytes(input: &[u8], cuts: &[usize]) -> Vec<Event> {
+        let mut p = SseParser::default();
+        let mut out = Vec::new();
+        let mut at = 0;
+        for &cut in cuts.iter().chain([&input.len()]) {
+            p.push_bytes(&Bytes::copy_from_slice(&input[at..cut]), &mut out);
+            at = cut;
+        }
+        p.finish(&mut out);
+        out
+    }
+
+    #[test]
+    fn events_read_from_held_bytes_are_the_same_at_every_split() {
+        let input = b"data: {\"a\":1}\r\n\r\n: c\n\ndata: x\ndata: y\r\rdata: \xff\n\nevent: e\ndata: [DONE]\n\n";
+        let whole = split_all(input, 0);
+        assert_eq!(whole.len(), 5);
+        for cut in 0..=input.len() {
+            assert_eq!(split_bytes(input, &[cut]), whole, "cut at {cut}");
+            for second in cut..=input.len().min(cut + 9) {
+                assert_eq!(
+                    split_bytes(input, &[cut, second]),
+                    whole,
+                    "cuts {cut}, {second}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn events_a_held_chunk_completes_are_slices_of_it() {
+        let chunk = Bytes::from_static(b"data: a\n\ndata: b\n\ndata: c");
+        let mut p = SseParser::default();
+        let mut out = Vec::new();
+        p.push_bytes(&chunk, &mut out);
+        assert_eq!(out.len(), 2);
+        assert_eq!(out[0].raw.as_ptr(), chunk.as_ptr());
+        assert_eq!(out[1].raw.as_ptr(), chunk[9..].as_ptr());
+        // The unfinished tail was buffered (copied) and completes with the next chunk.
+        p.push_bytes(&Bytes::from_static(b"\n\n"), &mut out);
+        assert_eq!(out[2].data(), Some("c"));
+        assert_eq!(out[2].raw, &b"data: c\n\n"[..]);
     }
 
     #[test]
