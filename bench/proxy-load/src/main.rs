@@ -61,9 +61,7 @@ impl Api {
                 has(b"event: response.completed\n") && bytes.ends_with(b"\n\n")
             }
             (Self::Ollama, true) => has(b"\"done\":true") && bytes.ends_with(b"\n"),
-            (Self::Anthropic, true) => {
-                has(b"event: message_stop\n") && bytes.ends_with(b"\n\n")
-            }
+            (Self::Anthropic, true) => has(b"event: message_stop\n") && bytes.ends_with(b"\n\n"),
             (Self::Anthropic, false) => has(b"\"tool_use\""),
             (Self::Chat | Self::Ollama, false) => has(b"\"tool_calls\""),
             (Self::Responses, false) => has(b"\"function_call\""),

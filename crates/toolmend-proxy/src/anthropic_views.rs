@@ -136,11 +136,11 @@ mod tests {
                 r#"{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"{\"a\": "}}"#,
                 None,
             ),
+            (r#"{"index":-1,"delta":"x"}"#, Some("content_block_delta")),
             (
-                r#"{"index":-1,"delta":"x"}"#,
-                Some("content_block_delta"),
+                r#"{"type":5,"index":1.0,"delta":{"stop_reason":null}}"#,
+                Some("ping"),
             ),
-            (r#"{"type":5,"index":1.0,"delta":{"stop_reason":null}}"#, Some("ping")),
             (
                 r#"{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{}}"#,
                 None,

@@ -67,9 +67,9 @@ impl<'a> EventRead<'a> {
         // Only the events that open a response are asked for its id: the others' `response`
         // (the whole output, on `response.completed`) is not scanned twice.
         let response_id = match view.response.object() {
-            Some(response) if opens(&kind) => {
-                serde_json::from_str::<ResponseView<'a>>(response)?.id.str()?
-            }
+            Some(response) if opens(&kind) => serde_json::from_str::<ResponseView<'a>>(response)?
+                .id
+                .str()?,
             _ => None,
         };
         Ok(Self {
@@ -131,7 +131,10 @@ mod tests {
                 r#"{"output_index":-1,"summary_index":2,"delta":5,"response":{"id":3}}"#,
                 Some("response.reasoning_summary_text.delta"),
             ),
-            (r#"{"type":7,"sequence_number":1e0,"response":[]}"#, Some("x")),
+            (
+                r#"{"type":7,"sequence_number":1e0,"response":[]}"#,
+                Some("x"),
+            ),
         ] {
             let tree: Value = serde_json::from_str(data).unwrap();
             let kind = tree

@@ -281,8 +281,14 @@ impl OllamaStream {
             }
         }
         let edits = [
-            ("thinking", self.scan_text(cx, "thinking", read.thinking.as_deref())),
-            ("content", self.scan_text(cx, "content", read.content.as_deref())),
+            (
+                "thinking",
+                self.scan_text(cx, "thinking", read.thinking.as_deref()),
+            ),
+            (
+                "content",
+                self.scan_text(cx, "content", read.content.as_deref()),
+            ),
         ];
         if edits.iter().all(|(_, edit)| edit.is_none()) {
             return out.push_back(raw);
@@ -392,11 +398,20 @@ mod tests {
     /// Text and thinking with escapes, a CRLF line, a line that is not JSON, the done line.
     fn valid() -> String {
         [
-            line(r#"{"role":"assistant","content":"Caf\u00e9 \"q\"\n"}"#, "false") + "\n",
+            line(
+                r#"{"role":"assistant","content":"Caf\u00e9 \"q\"\n"}"#,
+                "false",
+            ) + "\n",
             line(r#"{"role":"assistant","content":"ü — raw"}"#, "false") + "\r\n",
-            line(r#"{"role":"assistant","content":"","thinking":"hm \\ ok"}"#, "false") + "\n",
+            line(
+                r#"{"role":"assistant","content":"","thinking":"hm \\ ok"}"#,
+                "false",
+            ) + "\n",
             "not json\n".to_owned(),
-            line(r#"{"role":"assistant","content":""}"#, r#"true,"done_reason":"stop""#) + "\n",
+            line(
+                r#"{"role":"assistant","content":""}"#,
+                r#"true,"done_reason":"stop""#,
+            ) + "\n",
         ]
         .concat()
     }
@@ -407,7 +422,10 @@ mod tests {
             assert_eq!(agree(Api::Ollama, recover, &valid()), valid());
         }
         let bytes = valid().into_bytes();
-        assert_eq!(run(Api::Ollama, RecoverMode::Content, vec![bytes.clone()]), bytes);
+        assert_eq!(
+            run(Api::Ollama, RecoverMode::Content, vec![bytes.clone()]),
+            bytes
+        );
     }
 
     /// Markup cut across lines (escapes inside), a call with broken arguments, the done line.
@@ -455,7 +473,10 @@ mod tests {
         .concat();
         for recover in [RecoverMode::Content, RecoverMode::All] {
             let text = agree(Api::Ollama, recover, &body);
-            assert!(text.ends_with("{\"error\":\"upstream gave up\"}\n"), "{text}");
+            assert!(
+                text.ends_with("{\"error\":\"upstream gave up\"}\n"),
+                "{text}"
+            );
         }
     }
 }

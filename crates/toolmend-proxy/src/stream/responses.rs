@@ -950,14 +950,22 @@ impl ResponsesStream {
 
 impl Transform for ResponsesStream {
     fn event(&mut self, cx: &mut Context, event: Event, out: &mut VecDeque<Bytes>) {
-        let Event { raw, event: name, data } = event;
+        let Event {
+            raw,
+            event: name,
+            data,
+        } = event;
         if let Some(data) = &data
             && let Ok(read) = EventRead::read(data.as_str(), name.as_deref())
         {
             let received = Received::new(EventTree::unparsed(data.clone()), &read);
             return self.handle(cx, raw, &read, received, out);
         }
-        let event = Event { raw, event: name, data };
+        let event = Event {
+            raw,
+            event: name,
+            data,
+        };
         let Some((value, kind)) = event.typed_json().filter(|(v, _)| v.is_object()) else {
             return out.push_back(event.raw);
         };
@@ -1101,7 +1109,10 @@ mod tests {
     fn a_repaired_stream_is_the_same_from_the_views_and_the_tree() {
         for recover in [RecoverMode::Content, RecoverMode::All] {
             let text = agree(Api::Responses, recover, &repaired());
-            assert!(text.contains(r#""arguments":"{\"dir\":\"café\"}""#), "{text}");
+            assert!(
+                text.contains(r#""arguments":"{\"dir\":\"café\"}""#),
+                "{text}"
+            );
             assert!(text.contains("\"sequence_number\":"), "{text}");
         }
     }
@@ -1134,7 +1145,11 @@ mod tests {
             "data: {",
             1,
         );
-        body = body.replacen("data: {\"type\":\"response.output_item.done\"", "data:  {\"type\":\"response.output_item.done\"", 1);
+        body = body.replacen(
+            "data: {\"type\":\"response.output_item.done\"",
+            "data:  {\"type\":\"response.output_item.done\"",
+            1,
+        );
         body = body.replacen("\"sequence_number\":9}", "\"sequence_number\":19}", 1);
         for recover in [RecoverMode::Content, RecoverMode::All] {
             let text = agree(Api::Responses, recover, &body);
@@ -1144,6 +1159,9 @@ mod tests {
         bodies.push(r#"{"type":"error","code":"server_error","message":"x"}"#.to_owned());
         let refs: Vec<&str> = bodies.iter().map(String::as_str).collect();
         let text = agree(Api::Responses, RecoverMode::Content, &stream(&refs));
-        assert!(text.ends_with("\"message\":\"x\",\"sequence_number\":7}\n\n"), "{text}");
+        assert!(
+            text.ends_with("\"message\":\"x\",\"sequence_number\":7}\n\n"),
+            "{text}"
+        );
     }
 }
