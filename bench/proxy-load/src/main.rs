@@ -1,5 +1,6 @@
 //! proxy-load: what `toolmend serve` adds to a round trip, on loopback, for each API it
-//! repairs: OpenAI Chat Completions, OpenAI Responses and Ollama's `/api/chat`.
+//! repairs: OpenAI Chat Completions, OpenAI Responses, Ollama's `/api/chat` and Anthropic
+//! Messages.
 //!
 //! One run starts an in-process mock upstream (`mock.rs`), starts `toolmend serve` in front of
 //! it as a child (`--listen 127.0.0.1:0`, address read from its stderr line), and measures the
@@ -12,6 +13,8 @@
 //! - the proxy's peak RSS (`VmHWM` of /proc/PID/status) after all of it.
 //!
 //! Every phase is bounded by a request count and a time limit; every address is 127.0.0.1.
+//! `--serve-mock S` only serves the mock for S seconds (at most an hour), for other load
+//! clients (`stream-cpu.sh`).
 //! Usage: `proxy-load [--toolmend PATH] [--requests N] [--seconds S] ...` (`--help`).
 
 mod mock;
@@ -36,6 +39,7 @@ enum Api {
     Chat,
     Responses,
     Ollama,
+    Anthropic,
 }
 
 impl Api {
@@ -44,6 +48,7 @@ impl Api {
             Self::Chat => "/v1/chat/completions",
             Self::Responses => "/v1/responses",
             Self::Ollama => "/api/chat",
+            Self::Anthropic => "/v1/messages",
         }
     }
 
@@ -56,14 +61,16 @@ impl Api {
                 has(b"event: response.completed\n") && bytes.ends_with(b"\n\n")
             }
             (Self::Ollama, true) => has(b"\"done\":true") && bytes.ends_with(b"\n"),
+            (Self::Anthropic, true) => has(b"event: message_stop\n") && bytes.ends_with(b"\n\n"),
+            (Self::Anthropic, false) => has(b"\"tool_use\""),
             (Self::Chat | Self::Ollama, false) => has(b"\"tool_calls\""),
             (Self::Responses, false) => has(b"\"function_call\""),
         }
     }
 
-    fn repaired_needle(self) -> &'static [u8] {
-        match self {
-            Self::Ollama => mock::REPAIRED_NEEDLE_OBJECT,
+    fn repaired_needle(self, stream: bool) -> &'static [u8] {
+        match (self, stream) {
+            (Self::Ollama, _) | (Self::Anthropic, false) => mock::REPAIRED_NEEDLE_OBJECT,
             _ => mock::REPAIRED_NEEDLE,
         }
     }
@@ -88,6 +95,7 @@ Options (env in brackets):
   --concurrency N        connections for throughput (default 64)
   --client-threads N     the load client's runtime workers (default 1)
   --mock-threads N       the mock's runtime workers (default 1)
+  --serve-mock S         only serve the mock on --mock-listen for S seconds (at most 3600)
 ";
 
 struct Options {
@@ -104,6 +112,7 @@ struct Options {
     concurrency: usize,
     client_threads: usize,
     mock_threads: usize,
+    serve_mock: Option<f64>,
 }
 
 fn parse_options() -> Result<Options, String> {
@@ -122,6 +131,7 @@ fn parse_options() -> Result<Options, String> {
         concurrency: 64,
         client_threads: 1,
         mock_threads: 1,
+        serve_mock: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -156,6 +166,7 @@ fn parse_options() -> Result<Options, String> {
             "--concurrency" => options.concurrency = count(&value)?.clamp(1, 1024),
             "--client-threads" => options.client_threads = count(&value)?.max(1),
             "--mock-threads" => options.mock_threads = count(&value)?.max(1),
+            "--serve-mock" => options.serve_mock = Some(number(&value)?.clamp(0.0, 3600.0)),
             _ => return Err(format!("unknown option {flag}\n{USAGE}")),
         }
     }
@@ -301,7 +312,7 @@ impl Conn {
             .to_bytes();
         let elapsed = started.elapsed();
         let complete = api.complete(&bytes, stream);
-        let needle = api.repaired_needle();
+        let needle = api.repaired_needle(stream);
         let repaired = header || bytes.windows(needle.len()).any(|w| w == needle);
         Ok(Outcome {
             elapsed,
@@ -318,6 +329,14 @@ fn request_body(api: Api, model: &str, stream: bool) -> Bytes {
     Bytes::from(match api {
         Api::Chat | Api::Ollama => format!(
             r#"{{"model":"{model}","messages":[{{"role":"system","content":"{system}"}},{{"role":"user","content":"{user}"}}],"tools":{TOOLS},"tool_choice":"auto","stream":{stream}}}"#
+        ),
+        // Anthropic's tools: name, description and `input_schema`.
+        Api::Anthropic => format!(
+            r#"{{"model":"{model}","max_tokens":1024,"system":"{system}","messages":[{{"role":"user","content":"{user}"}}],"tools":{},"stream":{stream}}}"#,
+            TOOLS
+                .replacen(r#"{"type":"function","function":{"name""#, r#"{"name""#, 1)
+                .replacen(r#""parameters""#, r#""input_schema""#, 1)
+                .replacen("}}]", "}]", 1)
         ),
         // The Responses API's flat tools: `function`'s fields one level up.
         Api::Responses => format!(
@@ -469,6 +488,11 @@ fn main() {
 fn run(options: Options) -> Result<(), String> {
     let (upstream, completion_bytes, stream_bytes) =
         mock::start(options.mock_listen, options.mock_threads).map_err(|e| format!("mock: {e}"))?;
+    if let Some(seconds) = options.serve_mock {
+        println!("proxy-load: mock listening on http://{upstream}");
+        std::thread::sleep(Duration::from_secs_f64(seconds));
+        return Ok(());
+    }
     let (proxy, proxy_url, proxy_pid) = match &options.proxy_url {
         Some(url) => (None, url.clone(), options.proxy_pid),
         None => {
@@ -651,6 +675,18 @@ async fn measure(
             "bench-repair",
             true,
         ),
+        (
+            "Anthropic 50-event stream, valid call",
+            Api::Anthropic,
+            "bench-valid",
+            true,
+        ),
+        (
+            "Anthropic 50-event stream, broken call",
+            Api::Anthropic,
+            "bench-repair",
+            true,
+        ),
         ("Ollama body, valid call", Api::Ollama, "bench-valid", false),
         (
             "Ollama body, broken call",
@@ -682,6 +718,11 @@ async fn measure(
         (
             "Responses 50-event stream, valid call",
             Api::Responses,
+            true,
+        ),
+        (
+            "Anthropic 50-event stream, valid call",
+            Api::Anthropic,
             true,
         ),
         ("Ollama body, valid call", Api::Ollama, false),

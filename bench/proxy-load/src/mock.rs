@@ -1,7 +1,8 @@
 //! The in-process mock upstream: a fixed ~2 KB `chat.completion` with one tool call, or a
 //! 50-event SSE stream of the same turn, each event written on its own; the same turn as an
 //! OpenAI Responses `response` (50 named SSE events streamed) on `/v1/responses` and as an
-//! Ollama `/api/chat` reply (50 NDJSON lines streamed, arguments as an object).
+//! Ollama `/api/chat` reply (50 NDJSON lines streamed, arguments as an object) and as an
+//! Anthropic `message` on `/v1/messages` (50 named SSE events streamed, `input` an object).
 //!
 //! The request's `model` picks the arguments: `bench-valid` sends arguments that validate
 //! against [`crate::TOOLS`] (the proxy must pass them through), `bench-repair` sends the same
@@ -47,6 +48,7 @@ struct Replies {
     chat: Canned,
     responses: Canned,
     ollama: Canned,
+    anthropic: Canned,
 }
 
 /// The assistant text of the turn (the same in every API).
@@ -93,6 +95,7 @@ impl Replies {
             chat: chat(arguments),
             responses: responses(arguments),
             ollama: ollama(arguments),
+            anthropic: anthropic(arguments),
         }
     }
 }
@@ -250,6 +253,58 @@ fn ollama(arguments: &str) -> Canned {
     }
 }
 
+/// The turn as an Anthropic `message` body and as 50 named SSE events: message start, the
+/// text block (start, a ping, 24 text deltas, stop), the `tool_use` block (start, 18
+/// `input_json_delta` fragments, stop), message delta and stop.
+fn anthropic(arguments: &str) -> Canned {
+    const DELTAS: usize = 24;
+    const FRAGMENTS: usize = 18;
+    let completion = format!(
+        r#"{{"id":"msg_bench","type":"message","role":"assistant","model":"mock","content":[{{"type":"text","text":{}}},{{"type":"tool_use","id":"toolu_bench","name":"get_weather","input":{arguments}}}],"stop_reason":"tool_use","stop_sequence":null,"usage":{{"input_tokens":412,"output_tokens":187}}}}"#,
+        quoted(&turn_text())
+    );
+    let mut bodies = vec![
+        r#"{"type":"message_start","message":{"id":"msg_bench","type":"message","role":"assistant","model":"mock","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":412,"output_tokens":1}}}"#.to_owned(),
+        r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#.to_owned(),
+        r#"{"type":"ping"}"#.to_owned(),
+    ];
+    for i in 0..DELTAS {
+        bodies.push(format!(
+            r#"{{"type":"content_block_delta","index":0,"delta":{{"type":"text_delta","text":{}}}}}"#,
+            quoted(&word(i))
+        ));
+    }
+    bodies.push(r#"{"type":"content_block_stop","index":0}"#.to_owned());
+    bodies.push(r#"{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_bench","name":"get_weather","input":{}}}"#.to_owned());
+    let len = arguments.len();
+    for i in 0..FRAGMENTS {
+        let piece = &arguments[i * len / FRAGMENTS..(i + 1) * len / FRAGMENTS];
+        bodies.push(format!(
+            r#"{{"type":"content_block_delta","index":1,"delta":{{"type":"input_json_delta","partial_json":{}}}}}"#,
+            quoted(piece)
+        ));
+    }
+    bodies.push(r#"{"type":"content_block_stop","index":1}"#.to_owned());
+    bodies.push(r#"{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":187}}"#.to_owned());
+    bodies.push(r#"{"type":"message_stop"}"#.to_owned());
+    debug_assert_eq!(bodies.len(), 50);
+    let events = bodies
+        .iter()
+        .map(|body| {
+            let kind = body
+                .split("\"type\":\"")
+                .nth(1)
+                .and_then(|rest| rest.split('"').next())
+                .unwrap_or("message");
+            Bytes::from(format!("event: {kind}\ndata: {body}\n\n"))
+        })
+        .collect::<Vec<_>>();
+    Canned {
+        completion: Bytes::from(completion),
+        events: events.into(),
+    }
+}
+
 fn chunk(delta: &str, finish: &str) -> Bytes {
     Bytes::from(format!(
         "data: {{\"id\":\"chatcmpl-bench\",\"object\":\"chat.completion.chunk\",\"created\":1763700000,\"model\":\"mock\",\"choices\":[{{\"index\":0,\"delta\":{delta},\"logprobs\":null,\"finish_reason\":{finish}}}]}}\n\n"
@@ -341,6 +396,7 @@ async fn handle(
         "/v1/chat/completions" => 0,
         "/v1/responses" => 1,
         "/api/chat" => 2,
+        "/v1/messages" => 3,
         _ => {
             let mut response = Response::new(Either::Left(Full::new(Bytes::from_static(b"{}"))));
             *response.status_mut() = StatusCode::NOT_FOUND;
@@ -361,7 +417,8 @@ async fn handle(
     let replies = match api {
         0 => &replies.chat,
         1 => &replies.responses,
-        _ => &replies.ollama,
+        2 => &replies.ollama,
+        _ => &replies.anthropic,
     };
     let content_type = if api == 2 {
         "application/x-ndjson"

@@ -28,6 +28,7 @@ client API's error shape.
 */
 #![deny(missing_docs)]
 
+mod anthropic_views;
 mod app;
 mod body;
 mod cache;
@@ -38,9 +39,11 @@ mod fallback_tools;
 mod history;
 mod mend;
 mod metrics;
+mod ollama_views;
 mod openai_views;
 pub mod path;
 mod reprompt;
+mod responses_views;
 mod routes;
 mod self_wake;
 mod serve;

@@ -41,6 +41,16 @@ impl<'a> Member<'a> {
         }
     }
 
+    /// Whether the member is present (with any value, `null` included).
+    pub(crate) fn present(self) -> bool {
+        matches!(self, Member::Raw(_))
+    }
+
+    /// The value as `Value::as_u64` reads it: `None` when absent or not an unsigned integer.
+    pub(crate) fn u64(self) -> Option<u64> {
+        self.raw().and_then(u64_of)
+    }
+
     /// The value when it is an object (its text).
     pub(crate) fn object(self) -> Option<&'a str> {
         self.raw().filter(|t| t.starts_with('{'))

@@ -11,6 +11,12 @@
 //! message's turn decides its blocks at the end, so its text from the first block on, and
 //! everything sent after it, waits for that verdict; a block the library refuses then goes
 //! out where it was, in its text block.
+//!
+//! Each event is read from its bytes ([`crate::anthropic_views`]): its type, index and the
+//! delta's text or argument fragment, no tree. An event that needs no change goes out as the
+//! upstream's bytes; the tree is built only for an event the proxy rewrites (a text delta the
+//! channel changed, a renumbered block, a changed stop reason) or keeps (a block's start), and
+//! for a shape the view does not read.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -18,8 +24,10 @@ use bytes::Bytes;
 use serde_json::{Value, json};
 use toolmend::{Status, ToolCall};
 
+use super::event_tree::EventTree;
 use super::sse::{Event, SseParser, typed_event};
 use super::{Channel, Context, Leftover, Natives, Transform, joined_markup, recovered_calls};
+use crate::anthropic_views::EventRead;
 use crate::mend::{Annotations, Fate, fates};
 use crate::routes::anthropic::new_block;
 
@@ -30,7 +38,7 @@ enum Block {
     /// block that held only markup and blanks is left out.
     Text {
         out: Option<u64>,
-        start: Option<(Bytes, Value)>,
+        start: Option<Start>,
         channel: Option<Box<Channel>>,
         thinking: bool,
     },
@@ -82,10 +90,25 @@ struct HeldText {
     /// Its start event was sent.
     opened: bool,
     /// Its start event, not sent yet.
-    start: Option<(Bytes, Value)>,
+    start: Option<Start>,
     channel: Box<Channel>,
     /// The upstream closed it: it gets its stop.
     stop: bool,
+}
+
+/// A block's start event, sent when the block opens.
+#[derive(Debug)]
+struct Start {
+    raw: Bytes,
+    index: Option<u64>,
+    tree: EventTree,
+}
+
+impl Start {
+    /// The event under the output index `at`.
+    fn at(self, at: u64) -> Bytes {
+        reindexed(self.raw, self.index, self.tree, at)
+    }
 }
 
 /// The event with its `index` lowered past the output indices in `dropped` (blocks taken when
@@ -124,12 +147,16 @@ fn stop_event(index: u64) -> Bytes {
     typed_event(&json!({"type": "content_block_stop", "index": index}))
 }
 
-/// The event with its `index` set to `out` (the raw bytes when it already is).
-fn reindexed(raw: Bytes, mut value: Value, out: u64) -> Bytes {
-    if value.get("index").and_then(Value::as_u64) == Some(out) {
+/// The event (whose `index` is `index`) with its `index` set to `out`: the raw bytes when it
+/// already is, else written from its tree.
+fn reindexed(raw: Bytes, index: Option<u64>, tree: EventTree, out: u64) -> Bytes {
+    if index == Some(out) {
         return raw;
     }
-    value["index"] = json!(out);
+    let mut value = tree.into_value();
+    if let Some(object) = value.as_object_mut() {
+        object.insert("index".into(), json!(out));
+    }
     typed_event(&value)
 }
 
@@ -226,7 +253,7 @@ impl AnthropicStream {
     fn hold_text(
         &mut self,
         at: Option<u64>,
-        start: Option<(Bytes, Value)>,
+        start: Option<Start>,
         channel: Box<Channel>,
         stop: bool,
         out: &mut VecDeque<Bytes>,
@@ -288,8 +315,8 @@ impl AnthropicStream {
                 continue;
             }
             let at = at - dropped.iter().filter(|d| **d < at).count() as u64;
-            if let Some((raw, value)) = start.filter(|_| !opened) {
-                out.push_back(reindexed(raw, value, at));
+            if let Some(start) = start.filter(|_| !opened) {
+                out.push_back(start.at(at));
             }
             if !text.is_empty() {
                 out.push_back(delta_event(at, json!({"type": "text_delta", "text": text})));
@@ -305,7 +332,7 @@ impl AnthropicStream {
     fn open(
         &mut self,
         at: &mut Option<u64>,
-        start: &mut Option<(Bytes, Value)>,
+        start: &mut Option<Start>,
         out: &mut VecDeque<Bytes>,
     ) -> u64 {
         if let Some(index) = *at {
@@ -313,8 +340,8 @@ impl AnthropicStream {
         }
         let index = self.take_out();
         *at = Some(index);
-        if let Some((raw, value)) = start.take() {
-            out.push_back(reindexed(raw, value, index));
+        if let Some(start) = start.take() {
+            out.push_back(start.at(index));
         }
         index
     }
@@ -497,13 +524,42 @@ impl Transform for AnthropicStream {
 
 impl AnthropicStream {
     fn on_event(&mut self, cx: &mut Context, event: Event, out: &mut VecDeque<Bytes>) {
-        let Some((mut value, kind)) = event.typed_json() else {
+        let name = event.event.as_deref();
+        if let Some(data) = &event.data
+            && let Ok(read) = EventRead::read(data.as_str(), name)
+        {
+            let tree = EventTree::unparsed(data.clone());
+            return self.handle(cx, event.raw.clone(), read, tree, out);
+        }
+        let Some((value, kind)) = event.typed_json() else {
             return out.push_back(event.raw);
         };
-        let index = value.get("index").and_then(Value::as_u64);
-        match (kind.as_str(), index) {
+        let read = EventRead::of_tree(&value, kind);
+        self.handle(cx, event.raw, read, EventTree::parsed(value), out);
+    }
+
+    /// Handles an event as read ([`EventRead`]); `tree` is its JSON, parsed when needed.
+    fn handle(
+        &mut self,
+        cx: &mut Context,
+        raw: Bytes,
+        read: EventRead<'_>,
+        mut tree: EventTree,
+        out: &mut VecDeque<Bytes>,
+    ) {
+        let index = read.index;
+        match (read.kind.as_ref(), index) {
             ("content_block_start", Some(index)) => {
-                let block = value.get("content_block").cloned().unwrap_or(Value::Null);
+                let block = tree
+                    .value()
+                    .get("content_block")
+                    .cloned()
+                    .unwrap_or(Value::Null);
+                let start = Start {
+                    raw,
+                    index: Some(index),
+                    tree,
+                };
                 match block.get("type").and_then(Value::as_str) {
                     Some("tool_use") => {
                         let arguments = match block.get("input") {
@@ -528,10 +584,10 @@ impl AnthropicStream {
                         };
                         let channel = scan.then(|| Box::new(Channel::new(cx)));
                         let (at, start) = if channel.is_some() && !thinking {
-                            (None, Some((event.raw, value)))
+                            (None, Some(start))
                         } else {
                             let at = self.take_out();
-                            out.push_back(reindexed(event.raw, value, at));
+                            out.push_back(start.at(at));
                             (Some(at), None)
                         };
                         self.blocks.insert(
@@ -547,7 +603,7 @@ impl AnthropicStream {
                     _ => {
                         let at = self.take_out();
                         self.blocks.insert(index, Block::Other { out: at });
-                        out.push_back(reindexed(event.raw, value, at));
+                        out.push_back(start.at(at));
                     }
                 }
             }
@@ -556,11 +612,16 @@ impl AnthropicStream {
                 let next_out = self.next_out;
                 let mut took = false;
                 let mut opened = false;
+                let this = Start {
+                    raw,
+                    index: Some(index),
+                    tree,
+                };
                 match self.blocks.get_mut(&index) {
-                    None => out.push_back(event.raw),
+                    None => out.push_back(this.raw),
                     Some(Block::Other { out: at }) => {
                         let at = *at;
-                        out.push_back(reindexed(event.raw, value, at));
+                        out.push_back(this.at(at));
                     }
                     Some(Block::Text {
                         out: slot,
@@ -571,17 +632,14 @@ impl AnthropicStream {
                         let deferred = slot.is_none();
                         let at = *slot.get_or_insert(next_out);
                         let key = if *thinking { "thinking" } else { "text" };
-                        let text = value["delta"]
-                            .get(key)
-                            .and_then(Value::as_str)
-                            .map(str::to_owned);
+                        let text = read.delta_text(key);
                         let sink = &mut *out;
                         let mut emit = |event: Bytes| {
                             if deferred {
                                 // The first text other than blanks opens the block.
                                 opened = true;
-                                if let Some((raw, value)) = start.take() {
-                                    sink.push_back(reindexed(raw, value, at));
+                                if let Some(start) = start.take() {
+                                    sink.push_back(start.at(at));
                                 }
                             }
                             sink.push_back(event);
@@ -589,22 +647,24 @@ impl AnthropicStream {
                         match (channel.as_mut(), text) {
                             (Some(channel), Some(text)) if *thinking => {
                                 // Scanned, never rewritten: the signature covers it.
-                                let _ = channel.push(cx, &text);
-                                emit(reindexed(event.raw, value, at));
+                                let _ = channel.push(cx, text);
+                                emit(this.at(at));
                             }
                             (Some(channel), Some(text)) => {
-                                let released = channel.push(cx, &text);
+                                let released = channel.push(cx, text);
                                 if released.is_empty() && deferred {
                                     // Nothing for the client yet.
                                 } else if released == text {
-                                    emit(reindexed(event.raw, value, at));
+                                    emit(this.at(at));
                                 } else if !released.is_empty() {
+                                    let mut tree = this.tree;
+                                    let value = tree.value();
                                     value["delta"][key] = json!(released);
                                     value["index"] = json!(at);
-                                    emit(typed_event(&value));
+                                    emit(typed_event(value));
                                 }
                             }
-                            _ => emit(reindexed(event.raw, value, at)),
+                            _ => emit(this.at(at)),
                         }
                         if deferred && !opened {
                             *slot = None;
@@ -615,12 +675,9 @@ impl AnthropicStream {
                         arguments,
                         passthrough,
                     }) => {
-                        let piece = value["delta"]
-                            .get("partial_json")
-                            .and_then(Value::as_str)
-                            .unwrap_or_default();
+                        let piece = read.partial_json.as_deref().unwrap_or_default();
                         if let Some(at) = *passthrough {
-                            out.push_back(reindexed(event.raw, value, at));
+                            out.push_back(this.at(at));
                         } else {
                             arguments.push_str(piece);
                             if arguments.len() > limit {
@@ -645,37 +702,145 @@ impl AnthropicStream {
             }
             ("content_block_stop", Some(index)) => {
                 if let Some(at) = self.close(cx, index, true, out) {
-                    out.push_back(reindexed(event.raw, value, at));
+                    out.push_back(reindexed(raw, Some(index), tree, at));
                 } else if !self.blocks.contains_key(&index) {
                     // A held tool block was emitted whole by `close`, or an unknown block.
                 }
             }
             ("message_delta", _) => {
                 self.end(cx, out);
-                let old = value["delta"]
-                    .get("stop_reason")
-                    .and_then(Value::as_str)
-                    .map(str::to_owned);
-                match self.stop_reason(old.as_deref()) {
-                    Some(new)
-                        if crate::mend::repairing(cx.config()) && value["delta"].is_object() =>
-                    {
+                match self.stop_reason(read.stop_reason.as_deref()) {
+                    Some(new) if crate::mend::repairing(cx.config()) && read.delta => {
+                        let value = tree.value();
                         value["delta"]["stop_reason"] = json!(new);
-                        out.push_back(typed_event(&value));
+                        out.push_back(typed_event(value));
                     }
-                    _ => out.push_back(event.raw),
+                    _ => out.push_back(raw),
                 }
             }
             ("message_stop", _) => {
                 self.end(cx, out);
-                out.push_back(event.raw);
+                out.push_back(raw);
             }
             ("error", _) => {
                 // The upstream gave up: what is held goes out before its error.
                 self.end_with(cx, out, false);
-                out.push_back(event.raw);
+                out.push_back(raw);
             }
-            _ => out.push_back(event.raw),
+            _ => out.push_back(raw),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use toolmend::RecoverMode;
+
+    use crate::error::Api;
+    use crate::stream::event_tree::check::agree;
+
+    fn event(data: &str) -> String {
+        let kind = data
+            .split("\"type\":\"")
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .unwrap_or("message");
+        format!("event: {kind}\ndata: {data}\n\n")
+    }
+
+    const START: &str = r#"{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"m","stop_reason":null,"usage":{"input_tokens":1,"output_tokens":1}}}"#;
+
+    fn text_delta(index: u64, text: &str) -> String {
+        event(&format!(
+            r#"{{"type":"content_block_delta","index":{index},"delta":{{"type":"text_delta","text":{text}}}}}"#
+        ))
+    }
+
+    /// Thinking and text with escapes, a ping, CRLF framing: no call.
+    fn valid() -> String {
+        [
+            event(START),
+            event(r#"{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}}"#),
+            event(r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"hm \u00e9"}}"#),
+            event(r#"{"type":"content_block_stop","index":0}"#),
+            "event: ping\r\ndata: {\"type\": \"ping\"}\r\n\r\n".to_owned(),
+            event(r#"{"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}"#),
+            text_delta(1, r#""Caf\u00e9 \"q\"\n""#),
+            text_delta(1, r#""ü — raw""#),
+            event(r#"{"type":"content_block_stop","index":1}"#),
+            event(r#"{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":5}}"#),
+            event(r#"{"type":"message_stop"}"#),
+        ]
+        .concat()
+    }
+
+    #[test]
+    fn a_valid_stream_is_byte_identical_at_every_split() {
+        for recover in [RecoverMode::Content, RecoverMode::All] {
+            assert_eq!(agree(Api::Anthropic, recover, &valid()), valid());
+        }
+    }
+
+    /// Markup cut across deltas (escapes inside), a call with broken arguments cut in
+    /// fragments with escapes, the stop reason.
+    fn repaired() -> String {
+        [
+            event(START),
+            event(r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#),
+            text_delta(0, r#""Look <tool_""#),
+            text_delta(
+                0,
+                r#""call>{\"name\": \"list_dir\", \"arguments\": {\"dir\": \"/\u00e9\"}}</tool_call> now""#,
+            ),
+            event(r#"{"type":"content_block_stop","index":0}"#),
+            event(r#"{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"list_dir","input":{}}}"#),
+            event(r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{'dir': "}}"#),
+            event(r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"'caf\u00e9 \\\\ \"'}"}}"#),
+            event(r#"{"type":"content_block_stop","index":1}"#),
+            event(r#"{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":5}}"#),
+            event(r#"{"type":"message_stop"}"#),
+        ]
+        .concat()
+    }
+
+    #[test]
+    fn a_repaired_stream_is_the_same_from_the_views_and_the_tree() {
+        for recover in [RecoverMode::Content, RecoverMode::All] {
+            let text = agree(Api::Anthropic, recover, &repaired());
+            assert!(text.contains(r#"{\"dir\":\"café \\\\ \\\"\"}"#), "{text}");
+        }
+    }
+
+    #[test]
+    fn unusual_events_go_through_the_tree_with_the_same_answer() {
+        let body = [
+            event(START),
+            event(r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#),
+            // The type from the event's name alone.
+            "event: content_block_delta\ndata: {\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"a <tool_\"}}\n\n".to_owned(),
+            // A repeated member, data over two lines, a leading blank, odd indices.
+            event(r#"{"type":"content_block_delta","index":0,"delta":{"text":"x","text":"call>"}}"#),
+            "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\ndata: \"index\":0,\"delta\":{\"text\":\"{\\\"name\\\": \\\"list_dir\\\", \"}}\n\n".to_owned(),
+            "data:  {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"text\":\"\\\"arguments\\\": {\\\"dir\\\": \\\"/\\\"}}</tool_call>\"}}\n\n".to_owned(),
+            event(r#"{"type":"content_block_delta","index":0.0,"delta":{"text":"lost"}}"#),
+            event(r#"{"type":"content_block_delta","index":0,"delta":"odd"}"#),
+            event(r#"{"type":"content_block_stop","index":0}"#),
+            event(r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"}}"#),
+            event(r#"{"type":"message_stop"}"#),
+        ]
+        .concat();
+        for recover in [RecoverMode::Content, RecoverMode::All] {
+            let text = agree(Api::Anthropic, recover, &body);
+            assert!(text.contains("tool_use"), "{text}");
+        }
+        let error = [
+            event(START),
+            event(r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#),
+            text_delta(0, r#""held <tool_""#),
+            event(r#"{"type":"error","error":{"type":"overloaded_error","message":"x"}}"#),
+        ]
+        .concat();
+        let text = agree(Api::Anthropic, RecoverMode::Content, &error);
+        assert!(text.ends_with("\"message\":\"x\"}}\n\n"), "{text}");
     }
 }

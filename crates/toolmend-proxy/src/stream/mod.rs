@@ -2,6 +2,7 @@
 //! held longer than a possible markup sentinel needs.
 
 pub(crate) mod anthropic;
+pub(crate) mod event_tree;
 pub(crate) mod ollama;
 pub(crate) mod openai;
 pub(crate) mod reprompt;

@@ -5,6 +5,11 @@
 //! are repaired as they come (arguments stay objects). Before the `done: true` line the held
 //! text is flushed and calls recovered from text are added as one more line; the `done` line
 //! (with `done_reason`) passes as received. Lines that need no change pass byte for byte.
+//!
+//! A line is read from its bytes ([`crate::ollama_views`]): its text, its envelope and whether
+//! it ends the message or carries calls, no tree. A line that needs no change goes out as the
+//! upstream's bytes; one whose text the channels changed is written on its tree; the `done`
+//! line, a line with calls, an `error` and a shape the view does not read go through the tree.
 
 use std::collections::VecDeque;
 
@@ -14,6 +19,7 @@ use serde_json::{Map, Value, json};
 use super::sse::{Data, Event};
 use super::{Channel, Context, Leftover, Natives, Transform, recovered_calls};
 use crate::mend::{Annotations, Fate, append_text, fates};
+use crate::ollama_views::{LineRead, read_line};
 use crate::routes::ollama::{new_call, read_calls, set_call};
 
 /// Splits a byte stream into lines (each event's `data` is the line without its line break).
@@ -55,6 +61,8 @@ impl LineParser {
     }
 }
 
+/// A line as an event: its bytes, and its text without the line break as its data (the
+/// re-prompt splice reads lines through the same framing).
 fn line_event(raw: Bytes) -> Event {
     let data = String::from_utf8_lossy(&raw).trim_end().to_owned();
     Event {
@@ -76,8 +84,9 @@ fn line(value: &Value) -> Bytes {
 pub(crate) struct OllamaStream {
     content: Option<Channel>,
     thinking: Option<Channel>,
-    /// `model` and `created_at` of the last line, for lines the proxy writes.
-    envelope: Map<String, Value>,
+    /// `model` and `created_at` of the last line that had each (their JSON texts, in the
+    /// order they first came), for lines the proxy writes.
+    envelope: Vec<(&'static str, String)>,
     /// Native calls as emitted, for the duplicate check of recovered calls.
     natives: Natives,
     ended: bool,
@@ -87,7 +96,14 @@ pub(crate) struct OllamaStream {
 impl OllamaStream {
     /// A `done: false` line with this message.
     fn message_line(&self, message: Map<String, Value>) -> Bytes {
-        let mut object = self.envelope.clone();
+        let mut object: Map<String, Value> = self
+            .envelope
+            .iter()
+            .map(|(key, text)| {
+                let value = serde_json::from_str(text).unwrap_or(Value::Null);
+                ((*key).to_owned(), value)
+            })
+            .collect();
         let mut full = Map::new();
         full.insert("role".into(), json!("assistant"));
         full.insert("content".into(), json!(""));
@@ -105,22 +121,10 @@ impl OllamaStream {
 
     /// Streams a text field through its channel; returns whether it changed.
     fn scan(&mut self, cx: &Context, message: &mut Map<String, Value>, key: &str) -> bool {
-        let scan = match key {
-            "content" => cx.scan_content(),
-            _ => cx.scan_reasoning(),
-        };
-        let Some(Value::String(text)) = message.get(key).filter(|_| scan) else {
+        let Some(released) = self.scan_text(cx, key, message.get(key).and_then(Value::as_str))
+        else {
             return false;
         };
-        let slot = match key {
-            "content" => &mut self.content,
-            _ => &mut self.thinking,
-        };
-        let channel = slot.get_or_insert_with(|| Channel::new(cx));
-        let released = channel.push(cx, text);
-        if released == *text {
-            return false;
-        }
         message.insert(key.into(), json!(released));
         true
     }
@@ -232,21 +236,96 @@ impl OllamaStream {
     }
 }
 
+impl OllamaStream {
+    /// Keeps a line's `model` or `created_at` (its JSON text) for the lines the proxy writes.
+    fn keep(&mut self, key: &'static str, text: &str) {
+        match self.envelope.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, kept)) => {
+                kept.clear();
+                kept.push_str(text);
+            }
+            None => self.envelope.push((key, text.to_owned())),
+        }
+    }
+
+    /// Streams a line's text through its channel; the text to write in its place when the
+    /// channel changed it.
+    fn scan_text(&mut self, cx: &Context, key: &str, text: Option<&str>) -> Option<String> {
+        let scan = match key {
+            "content" => cx.scan_content(),
+            _ => cx.scan_reasoning(),
+        };
+        let text = text.filter(|_| scan)?;
+        let slot = match key {
+            "content" => &mut self.content,
+            _ => &mut self.thinking,
+        };
+        let channel = slot.get_or_insert_with(|| Channel::new(cx));
+        let released = channel.push(cx, text);
+        (released != text).then(|| released.to_owned())
+    }
+
+    /// Handles a line read from its bytes ([`read_line`]): forwarded as received unless a
+    /// channel changed its text, then written on its tree.
+    fn read_event(
+        &mut self,
+        cx: &Context,
+        raw: Bytes,
+        text: &str,
+        read: LineRead<'_>,
+        out: &mut VecDeque<Bytes>,
+    ) {
+        for (key, value) in read.envelope {
+            if let Some(value) = value {
+                self.keep(key, value);
+            }
+        }
+        let edits = [
+            (
+                "thinking",
+                self.scan_text(cx, "thinking", read.thinking.as_deref()),
+            ),
+            (
+                "content",
+                self.scan_text(cx, "content", read.content.as_deref()),
+            ),
+        ];
+        if edits.iter().all(|(_, edit)| edit.is_none()) {
+            return out.push_back(raw);
+        }
+        let Ok(Value::Object(mut object)) = serde_json::from_str::<Value>(text) else {
+            return out.push_back(raw);
+        };
+        if let Some(Value::Object(message)) = object.get_mut("message") {
+            for (key, edit) in edits {
+                if let Some(released) = edit {
+                    message.insert(key.into(), json!(released));
+                }
+            }
+        }
+        out.push_back(line(&Value::Object(object)));
+    }
+}
+
 impl Transform for OllamaStream {
     fn event(&mut self, cx: &mut Context, event: Event, out: &mut VecDeque<Bytes>) {
-        let Some(Ok(Value::Object(mut object))) = event.data().map(serde_json::from_str::<Value>)
-        else {
-            return out.push_back(event.raw);
+        let raw = event.raw;
+        let text = event.data.as_ref().map_or("", Data::as_str);
+        if let Ok(read) = read_line(text) {
+            return self.read_event(cx, raw.clone(), text, read, out);
+        }
+        let Ok(Value::Object(mut object)) = serde_json::from_str::<Value>(text) else {
+            return out.push_back(raw.clone());
         };
         for key in ["model", "created_at"] {
             if let Some(value) = object.get(key) {
-                self.envelope.insert(key.into(), value.clone());
+                self.keep(key, &value.to_string());
             }
         }
         if object.contains_key("error") {
             // The upstream gave up: what is held goes out before its error.
             self.end(cx, out);
-            return out.push_back(event.raw);
+            return out.push_back(raw.clone());
         }
         let done = object.get("done").and_then(Value::as_bool) == Some(true);
         let mut changed = false;
@@ -269,14 +348,14 @@ impl Transform for OllamaStream {
             if changed {
                 out.push_back(line(&Value::Object(object)));
             } else {
-                out.push_back(event.raw);
+                out.push_back(raw.clone());
             }
             return;
         }
         let mut ending = VecDeque::new();
         self.end(cx, &mut ending);
         if ending.is_empty() && !changed {
-            return out.push_back(event.raw);
+            return out.push_back(raw.clone());
         }
         if has_message {
             // The last line's own text and calls go first, then the held rest, then `done`.
@@ -290,7 +369,7 @@ impl Transform for OllamaStream {
         if has_message || changed {
             out.push_back(line(&Value::Object(object)));
         } else {
-            out.push_back(event.raw);
+            out.push_back(raw.clone());
         }
     }
 
@@ -300,5 +379,104 @@ impl Transform for OllamaStream {
 
     fn take_unsaved(&mut self) -> Vec<crate::mend::Unsaved> {
         std::mem::take(&mut self.notes.unsaved)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use toolmend::RecoverMode;
+
+    use crate::error::Api;
+    use crate::stream::event_tree::check::{agree, run};
+
+    fn line(message: &str, done: &str) -> String {
+        format!(
+            r#"{{"model":"m","created_at":"2026-11-27T00:00:00Z","message":{message},"done":{done}}}"#
+        )
+    }
+
+    /// Text and thinking with escapes, a CRLF line, a line that is not JSON, the done line.
+    fn valid() -> String {
+        [
+            line(
+                r#"{"role":"assistant","content":"Caf\u00e9 \"q\"\n"}"#,
+                "false",
+            ) + "\n",
+            line(r#"{"role":"assistant","content":"ü — raw"}"#, "false") + "\r\n",
+            line(
+                r#"{"role":"assistant","content":"","thinking":"hm \\ ok"}"#,
+                "false",
+            ) + "\n",
+            "not json\n".to_owned(),
+            line(
+                r#"{"role":"assistant","content":""}"#,
+                r#"true,"done_reason":"stop""#,
+            ) + "\n",
+        ]
+        .concat()
+    }
+
+    #[test]
+    fn a_valid_stream_is_byte_identical_at_every_split() {
+        for recover in [RecoverMode::Content, RecoverMode::All] {
+            assert_eq!(agree(Api::Ollama, recover, &valid()), valid());
+        }
+        let bytes = valid().into_bytes();
+        assert_eq!(
+            run(Api::Ollama, RecoverMode::Content, vec![bytes.clone()]),
+            bytes
+        );
+    }
+
+    /// Markup cut across lines (escapes inside), a call with broken arguments, the done line.
+    fn repaired() -> String {
+        [
+            line(r#"{"role":"assistant","content":"Look <tool_"}"#, "false"),
+            line(
+                r#"{"role":"assistant","content":"call>{\"name\": \"list_dir\", \"arguments\": {\"dir\": \"/\u00e9\"}}</tool_call> now"}"#,
+                "false",
+            ),
+            line(
+                r#"{"role":"assistant","content":"","thinking":"<tool_call>{\"name\": \"list_dir\", \"arguments\": {\"dir\": \"/t\"}}</tool_call>"}"#,
+                "false",
+            ),
+            line(
+                r#"{"role":"assistant","content":"","tool_calls":[{"function":{"name":"list_dir","arguments":"{'dir': 'caf\u00e9'}"}}]}"#,
+                "false",
+            ),
+            line(r#"{"role":"assistant","content":""}"#, r#"true,"done_reason":"stop""#),
+        ]
+        .map(|l| l + "\n")
+        .concat()
+    }
+
+    #[test]
+    fn a_repaired_stream_is_the_same_from_the_views_and_the_tree() {
+        for recover in [RecoverMode::Content, RecoverMode::All] {
+            let text = agree(Api::Ollama, recover, &repaired());
+            assert!(text.contains(r#""arguments":{"dir":"café"}"#), "{text}");
+        }
+    }
+
+    #[test]
+    fn unusual_lines_go_through_the_tree_with_the_same_answer() {
+        let body = [
+            r#"{"model":"m","message":{"content":"<tool_","content":"b"},"done":false}"#,
+            r#"{"model":"a","model":"b","message":{"content":"x"},"done":false}"#,
+            r#" {"message":{"content":"<tool_call>"},"done":false}"#,
+            r#"{"message":"odd","done":"true"}"#,
+            r#"{"created_at":"t","message":{"content":5,"thinking":null},"done":false}"#,
+            r#"{"message":{"content":"{\"name\": \"list_dir\", \"arguments\": {\"dir\": \"/\"}}</tool_call>"},"done":false}"#,
+            r#"{"error":"upstream gave up"}"#,
+        ]
+        .map(|l| l.to_owned() + "\n")
+        .concat();
+        for recover in [RecoverMode::Content, RecoverMode::All] {
+            let text = agree(Api::Ollama, recover, &body);
+            assert!(
+                text.ends_with("{\"error\":\"upstream gave up\"}\n"),
+                "{text}"
+            );
+        }
     }
 }

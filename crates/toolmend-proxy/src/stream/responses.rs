@@ -14,6 +14,12 @@
 //! A text part that had markup taken out holds its text from the first markup block on, and
 //! every event after it is held too, until the response's turn decides the markup: a block the
 //! library refuses then goes out where it was, and the part's `…done` events carry its text.
+//!
+//! Each event is read from its bytes ([`crate::responses_views`]): its type, indices, sequence
+//! number and delta, no tree. An event that needs no change goes out as the upstream's bytes
+//! (held ones too, replayed as received); the tree is built only for an event the proxy
+//! rewrites (a changed delta, a renumbered index or sequence number) or whose item it keeps
+//! (an item's `added` and `done`, a part's `done`), and for a shape the view does not read.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -21,10 +27,46 @@ use bytes::Bytes;
 use serde_json::{Value, json};
 use toolmend::ToolCall;
 
+use super::event_tree::EventTree;
 use super::sse::{Event, typed_event};
 use super::{Channel, Context, Leftover, Natives, Transform, joined_markup, recovered_calls};
 use crate::mend::{Annotations, Fate, fates};
+use crate::responses_views::EventRead;
 use crate::routes::responses::{id_tail, new_call_item, new_text_item, set_call_item};
+
+/// An event as received or as the proxy writes it: its JSON ([`EventTree`], parsed only when
+/// needed) and the members [`ResponsesStream::emit`] renumbers.
+#[derive(Debug, Clone)]
+struct Received {
+    tree: EventTree,
+    output_index: Option<u64>,
+    sequence_number: Option<u64>,
+}
+
+impl Received {
+    /// An event read from its bytes or its tree.
+    fn new(tree: EventTree, read: &EventRead<'_>) -> Self {
+        Self {
+            tree,
+            output_index: read.output_index,
+            sequence_number: read.sequence_number,
+        }
+    }
+
+    /// An event the proxy writes.
+    fn written(value: Value) -> Self {
+        Self {
+            output_index: u64_at(&value, "output_index"),
+            sequence_number: u64_at(&value, "sequence_number"),
+            tree: EventTree::parsed(value),
+        }
+    }
+
+    /// The event's tree.
+    fn value(&mut self) -> &mut Value {
+        self.tree.value()
+    }
+}
 
 /// One upstream output item.
 #[derive(Debug)]
@@ -36,15 +78,15 @@ enum Item {
     /// A `message` item whose text is scanned, held until text other than whitespace is
     /// released (then it is forwarded from its first event on): a message that held only
     /// markup and blanks is left out. Its events so far.
-    Deferred(Vec<(Bytes, Value)>),
+    Deferred(Vec<(Bytes, Received)>),
 }
 
 #[derive(Debug, Default)]
 struct HeldCall {
     /// The item of `output_item.added`.
     added: Value,
-    /// The events received for it so far (raw and parsed), replayed when the call is valid.
-    events: Vec<(Bytes, Value)>,
+    /// The events received for it so far, replayed when the call is valid.
+    events: Vec<(Bytes, Received)>,
     held_bytes: usize,
     /// The joined argument deltas.
     arguments: String,
@@ -100,7 +142,7 @@ enum HeldOut {
     /// A call of [`ResponsesStream::emit`], made at release.
     Emit {
         raw: Option<Bytes>,
-        value: Value,
+        event: Received,
         index: Option<u64>,
     },
     /// A text part whose text from its first markup block on is held.
@@ -168,41 +210,46 @@ impl ResponsesStream {
     fn emit(
         &mut self,
         raw: Option<Bytes>,
-        mut value: Value,
+        mut event: Received,
         index: Option<u64>,
         out: &mut VecDeque<Bytes>,
     ) {
         if let Some(held) = self.held.as_mut() {
-            held.push(HeldOut::Emit { raw, value, index });
+            held.push(HeldOut::Emit { raw, event, index });
             return;
         }
         let mut same = raw.is_some();
         if let Some(index) = index
-            && u64_at(&value, "output_index") != Some(index)
+            && event.output_index != Some(index)
         {
-            value["output_index"] = json!(index);
+            event.value()["output_index"] = json!(index);
             same = false;
         }
-        match u64_at(&value, "sequence_number") {
+        match event.sequence_number {
             Some(seq) => {
                 let want = *self.seq.get_or_insert(seq);
                 if seq != want {
-                    value["sequence_number"] = json!(want);
+                    event.value()["sequence_number"] = json!(want);
                     same = false;
                 }
                 self.seq = Some(want + 1);
             }
             None => {
                 if let Some(want) = self.seq.filter(|_| raw.is_none()) {
-                    value["sequence_number"] = json!(want);
+                    event.value()["sequence_number"] = json!(want);
                     self.seq = Some(want + 1);
                 }
             }
         }
         match raw {
             Some(raw) if same => out.push_back(raw),
-            _ => out.push_back(typed_event(&value)),
+            _ => out.push_back(typed_event(event.value())),
         }
+    }
+
+    /// Sends an event the proxy wrote.
+    fn emit_new(&mut self, value: Value, out: &mut VecDeque<Bytes>) {
+        self.emit(None, Received::written(value), None, out);
     }
 
     /// The output index an upstream index is forwarded under, if it is.
@@ -231,14 +278,14 @@ impl ResponsesStream {
         let Some(index) = index else {
             return;
         };
-        let Some(Item::Deferred(events)) = self.items.remove(&index) else {
+        let Some(Item::Deferred(mut events)) = self.items.remove(&index) else {
             return;
         };
         let at = self.take_out();
         self.items.insert(index, Item::Passed { out: at });
         let item = events
-            .first()
-            .and_then(|(_, v)| v.get("item").cloned())
+            .first_mut()
+            .and_then(|(_, v)| v.value().get("item").cloned())
             .unwrap_or(Value::Null);
         self.done_items.insert(at, item);
         self.open_items.insert(at, index);
@@ -248,9 +295,9 @@ impl ResponsesStream {
     }
 
     /// Holds an event of a held-back message.
-    fn defer(&mut self, index: Option<u64>, raw: Bytes, value: Value) {
+    fn defer(&mut self, index: Option<u64>, raw: Bytes, event: Received) {
         if let Some(Item::Deferred(events)) = index.and_then(|i| self.items.get_mut(&i)) {
-            events.push((raw, value));
+            events.push((raw, event));
         }
     }
 
@@ -273,24 +320,20 @@ impl ResponsesStream {
         set_call_item(&mut first, call_id, name, "");
         let item_id = first.get("id").cloned().unwrap_or(Value::Null);
         let ev = |kind: &str| json!({"type": kind, "output_index": at, "item_id": item_id});
-        self.emit(
-            None,
+        self.emit_new(
             json!({"type": "response.output_item.added", "output_index": at, "item": first}),
-            None,
             out,
         );
         let mut delta = ev("response.function_call_arguments.delta");
         delta["delta"] = json!(arguments);
-        self.emit(None, delta, None, out);
+        self.emit_new(delta, out);
         let mut args_done = ev("response.function_call_arguments.done");
         args_done["arguments"] = json!(arguments);
-        self.emit(None, args_done, None, out);
+        self.emit_new(args_done, out);
         let mut item = done.clone();
         set_call_item(&mut item, call_id, name, arguments);
-        self.emit(
-            None,
+        self.emit_new(
             json!({"type": "response.output_item.done", "output_index": at, "item": item.clone()}),
-            None,
             out,
         );
         self.done_items.insert(at, item);
@@ -308,30 +351,26 @@ impl ResponsesStream {
         let empty = json!({"type": "output_text", "text": "", "annotations": []});
         let part = done["content"][0].clone();
         let ev = |kind: &str| json!({"type": kind, "item_id": item_id, "output_index": at, "content_index": 0});
-        self.emit(
-            None,
+        self.emit_new(
             json!({"type": "response.output_item.added", "output_index": at, "item": first}),
-            None,
             out,
         );
         let mut added = ev("response.content_part.added");
         added["part"] = empty;
-        self.emit(None, added, None, out);
+        self.emit_new(added, out);
         let mut delta = ev("response.output_text.delta");
         delta["delta"] = json!(text);
         delta["logprobs"] = json!([]);
-        self.emit(None, delta, None, out);
+        self.emit_new(delta, out);
         let mut text_done = ev("response.output_text.done");
         text_done["text"] = json!(text);
         text_done["logprobs"] = json!([]);
-        self.emit(None, text_done, None, out);
+        self.emit_new(text_done, out);
         let mut part_done = ev("response.content_part.done");
         part_done["part"] = part;
-        self.emit(None, part_done, None, out);
-        self.emit(
-            None,
+        self.emit_new(part_done, out);
+        self.emit_new(
             json!({"type": "response.output_item.done", "output_index": at, "item": done.clone()}),
-            None,
             out,
         );
         self.done_items.insert(at, done);
@@ -342,12 +381,12 @@ impl ResponsesStream {
         &mut self,
         cx: &mut Context,
         held: HeldCall,
-        done: Option<(Bytes, Value)>,
+        mut done: Option<(Bytes, Received)>,
         out: &mut VecDeque<Bytes>,
     ) {
         let done_item = done
-            .as_ref()
-            .and_then(|(_, v)| v.get("item").cloned())
+            .as_mut()
+            .and_then(|(_, v)| v.value().get("item").cloned())
             .unwrap_or_else(|| held.added.clone());
         let text = |key: &str| {
             done_item
@@ -470,7 +509,7 @@ impl ResponsesStream {
         let delta = json!({"type": "response.output_text.delta", "item_id": item_id,
             "output_index": at.unwrap_or(key.0), "content_index": key.1, "delta": text,
             "logprobs": []});
-        self.emit(None, delta, None, out);
+        self.emit_new(delta, out);
     }
 
     /// Sends what was held, now that the turn has judged the markup (`content` is what it
@@ -557,16 +596,16 @@ impl ResponsesStream {
                 }
                 HeldOut::Emit {
                     raw,
-                    mut value,
+                    mut event,
                     index,
                 } => {
-                    let at = index.or_else(|| u64_at(&value, "output_index"));
+                    let at = index.or(event.output_index);
                     if at.is_some_and(|at| dropped.contains(&at)) {
                         continue;
                     }
                     let mut raw = raw;
-                    patch_text(&mut value, &self.texts, &mut raw);
-                    self.emit(raw, value, at.map(lower), out);
+                    patch_text(event.value(), &self.texts, &mut raw);
+                    self.emit(raw, event, at.map(lower), out);
                 }
             }
         }
@@ -672,40 +711,37 @@ impl ResponsesStream {
         &mut self,
         cx: &Context,
         raw: Bytes,
-        mut value: Value,
+        read: &EventRead<'_>,
+        mut event: Received,
         out: &mut VecDeque<Bytes>,
     ) {
-        let index = u64_at(&value, "output_index");
-        let key = (
-            index.unwrap_or(0),
-            u64_at(&value, "content_index").unwrap_or(0),
-        );
-        let delta = value
-            .get("delta")
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        let (Some(delta), true) = (delta, cx.scan_content()) else {
+        let index = read.output_index;
+        let key = (index.unwrap_or(0), read.content_index.unwrap_or(0));
+        let (Some(delta), true) = (read.delta.as_deref(), cx.scan_content()) else {
             self.open(index, out);
             let at = self.passed(index);
-            return self.emit(Some(raw), value, at, out);
+            return self.emit(Some(raw), event, at, out);
         };
         let part = self.texts.entry(key).or_default();
         let channel = part
             .channel
             .get_or_insert_with(|| Box::new(Channel::new(cx)));
-        let released = channel.push(cx, &delta).to_owned();
-        part.emitted.push_str(&released);
-        if !released.is_empty() {
+        let released = channel.push(cx, delta);
+        let same = released == delta;
+        let spoke = !released.is_empty();
+        part.emitted.push_str(released);
+        let released = (!same && spoke).then(|| released.to_owned());
+        if spoke {
             self.open(index, out);
         }
         let at = self.passed(index);
-        if released == delta {
-            return self.emit(Some(raw), value, at, out);
+        if same {
+            return self.emit(Some(raw), event, at, out);
         }
         self.changed = true;
-        if !released.is_empty() {
-            value["delta"] = json!(released);
-            self.emit(None, value, at, out);
+        if let Some(released) = released {
+            event.value()["delta"] = json!(released);
+            self.emit(None, event, at, out);
         }
     }
 
@@ -717,31 +753,26 @@ impl ResponsesStream {
         }
     }
 
-    /// Holds an event of a held call; past the limit the call is forwarded as received.
+    /// Holds an event of a held call (`fragment`: the arguments it adds); past the limit the
+    /// call is forwarded as received.
     fn hold(
         &mut self,
         cx: &Context,
         index: u64,
         raw: Bytes,
-        value: Value,
+        event: Received,
+        fragment: Option<&str>,
         out: &mut VecDeque<Bytes>,
     ) {
         let limit = cx.config().limits.max_call_arguments_bytes;
         let Some(call) = self.held(Some(index)) else {
             return;
         };
-        if value.get("type").and_then(Value::as_str)
-            == Some("response.function_call_arguments.delta")
-        {
-            call.arguments.push_str(
-                value
-                    .get("delta")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default(),
-            );
+        if let Some(fragment) = fragment {
+            call.arguments.push_str(fragment);
         }
         call.held_bytes += raw.len();
-        call.events.push((raw, value));
+        call.events.push((raw, event));
         if call.held_bytes <= limit {
             return;
         }
@@ -751,59 +782,63 @@ impl ResponsesStream {
             call.passthrough = Some(at);
             call.arguments.clear();
         }
-        for (raw, value) in events {
-            self.emit(Some(raw), value, Some(at), out);
+        for (raw, event) in events {
+            self.emit(Some(raw), event, Some(at), out);
         }
     }
-}
 
-impl Transform for ResponsesStream {
-    fn event(&mut self, cx: &mut Context, event: Event, out: &mut VecDeque<Bytes>) {
-        let Some((mut value, kind)) = event.typed_json().filter(|(v, _)| v.is_object()) else {
-            return out.push_back(event.raw);
-        };
-        let index = u64_at(&value, "output_index");
-        let raw = event.raw;
-        match kind.as_str() {
+    /// Handles an event as read ([`EventRead`]); `event` carries its JSON, parsed when needed.
+    fn handle(
+        &mut self,
+        cx: &mut Context,
+        raw: Bytes,
+        read: &EventRead<'_>,
+        mut event: Received,
+        out: &mut VecDeque<Bytes>,
+    ) {
+        let index = read.output_index;
+        let kind = read.kind.as_ref();
+        match kind {
             "response.created" | "response.in_progress" => {
                 if self.tail.is_empty() {
-                    let id = value.pointer("/response/id").and_then(Value::as_str);
-                    self.tail = id_tail(id.unwrap_or(""));
+                    self.tail = id_tail(read.response_id.as_deref().unwrap_or(""));
                 }
-                self.emit(Some(raw), value, None, out);
+                self.emit(Some(raw), event, None, out);
             }
             "response.output_item.added" => {
                 let Some(index) = index else {
-                    return self.emit(Some(raw), value, None, out);
+                    return self.emit(Some(raw), event, None, out);
                 };
-                let item = value.get("item").cloned().unwrap_or(Value::Null);
+                let item = event.value().get("item").cloned().unwrap_or(Value::Null);
                 if item.get("type").and_then(Value::as_str) == Some("function_call") {
                     let call = HeldCall {
                         added: item,
                         ..HeldCall::default()
                     };
                     self.items.insert(index, Item::Call(Box::new(call)));
-                    self.hold(cx, index, raw, value, out);
+                    self.hold(cx, index, raw, event, None, out);
                 } else if item.get("type").and_then(Value::as_str) == Some("message")
                     && cx.scan_content()
                 {
-                    self.items.insert(index, Item::Deferred(vec![(raw, value)]));
+                    self.items.insert(index, Item::Deferred(vec![(raw, event)]));
                 } else {
                     let at = self.take_out();
                     self.items.insert(index, Item::Passed { out: at });
                     self.done_items.insert(at, item);
                     self.open_items.insert(at, index);
-                    self.emit(Some(raw), value, Some(at), out);
+                    self.emit(Some(raw), event, Some(at), out);
                 }
             }
             "response.function_call_arguments.delta" | "response.function_call_arguments.done"
                 if self.held(index).is_some() =>
             {
-                self.hold(cx, index.unwrap_or_default(), raw, value, out);
+                let fragment = (kind == "response.function_call_arguments.delta")
+                    .then(|| read.delta.as_deref().unwrap_or_default());
+                self.hold(cx, index.unwrap_or_default(), raw, event, fragment, out);
             }
             "response.output_item.done" if self.held(index).is_some() => {
                 if let Some(Item::Call(call)) = self.items.remove(&index.unwrap_or_default()) {
-                    self.finish_call(cx, *call, Some((raw, value)), out);
+                    self.finish_call(cx, *call, Some((raw, event)), out);
                 }
             }
             "response.output_item.done"
@@ -816,6 +851,7 @@ impl Transform for ResponsesStream {
                 self.open(index, out);
                 let at = self.passed(index);
                 let mut touched = false;
+                let value = event.value();
                 // A message whose text was changed carries the text as sent.
                 if let Some(Value::Array(parts)) = value.pointer_mut("/item/content") {
                     for (j, part) in parts.iter_mut().enumerate() {
@@ -833,19 +869,16 @@ impl Transform for ResponsesStream {
                     self.done_items.insert(at, item.clone());
                     self.open_items.remove(&at);
                 }
-                self.emit((!touched).then_some(raw), value, at, out);
+                self.emit((!touched).then_some(raw), event, at, out);
             }
-            "response.output_text.delta" => self.on_text_delta(cx, raw, value, out),
+            "response.output_text.delta" => self.on_text_delta(cx, raw, read, event, out),
             "response.output_text.done" | "response.content_part.done" => {
-                let key = (
-                    index.unwrap_or(0),
-                    u64_at(&value, "content_index").unwrap_or(0),
-                );
-                let item_id = value.get("item_id").cloned().unwrap_or(Value::Null);
+                let key = (index.unwrap_or(0), read.content_index.unwrap_or(0));
+                let item_id = event.value().get("item_id").cloned().unwrap_or(Value::Null);
                 self.end_part(cx, key, &item_id, out);
                 if self.deferred(index) {
                     if self.consumed(key.0) {
-                        return self.defer(index, raw, value);
+                        return self.defer(index, raw, event);
                     }
                     self.open(index, out);
                 }
@@ -856,25 +889,25 @@ impl Transform for ResponsesStream {
                 };
                 let mut raw = Some(raw);
                 if let Some(sent) = self.texts.get(&key)
-                    && let Some(text) = value.pointer_mut(field)
+                    && let Some(text) = event.value().pointer_mut(field)
                     && text.as_str() != Some(&sent.emitted)
                 {
                     *text = json!(sent.emitted);
                     raw = None;
                 }
                 let at = self.passed(index);
-                self.emit(raw, value, at, out);
+                self.emit(raw, event, at, out);
             }
             "response.reasoning_text.delta" | "response.reasoning_summary_text.delta"
                 if cx.scan_reasoning() =>
             {
                 // A summary's channels are keyed apart from the reasoning text's parts.
-                let part = match kind.as_str() {
-                    "response.reasoning_text.delta" => u64_at(&value, "content_index"),
-                    _ => u64_at(&value, "summary_index").map(|i| i | SUMMARY),
+                let part = match kind {
+                    "response.reasoning_text.delta" => read.content_index,
+                    _ => read.summary_index.map(|i| i | SUMMARY),
                 };
                 let key = (index.unwrap_or(0), part.unwrap_or(0));
-                if let Some(delta) = value.get("delta").and_then(Value::as_str) {
+                if let Some(delta) = read.delta.as_deref() {
                     // Scanned, never rewritten.
                     let channel = self
                         .reasoning
@@ -883,7 +916,7 @@ impl Transform for ResponsesStream {
                     let _ = channel.push(cx, delta);
                 }
                 let at = self.passed(index);
-                self.emit(Some(raw), value, at, out);
+                self.emit(Some(raw), event, at, out);
             }
             "error" => {
                 // The upstream gave up: what is held goes out before its error.
@@ -895,23 +928,50 @@ impl Transform for ResponsesStream {
                 let mut raw = Some(raw);
                 if self.changed
                     && crate::mend::repairing(cx.config())
-                    && let Some(output) = value.pointer_mut("/response/output")
+                    && let Some(output) = event.value().pointer_mut("/response/output")
                 {
                     self.close_open_items(output);
                     *output = Value::Array(self.done_items.values().cloned().collect());
                     raw = None;
                 }
-                self.emit(raw, value, None, out);
+                self.emit(raw, event, None, out);
             }
             "response.content_part.added" if self.deferred(index) => {
-                self.defer(index, raw, value);
+                self.defer(index, raw, event);
             }
             _ => {
                 self.open(index, out);
                 let at = self.passed(index);
-                self.emit(Some(raw), value, at, out);
+                self.emit(Some(raw), event, at, out);
             }
         }
+    }
+}
+
+impl Transform for ResponsesStream {
+    fn event(&mut self, cx: &mut Context, event: Event, out: &mut VecDeque<Bytes>) {
+        let Event {
+            raw,
+            event: name,
+            data,
+        } = event;
+        if let Some(data) = &data
+            && let Ok(read) = EventRead::read(data.as_str(), name.as_deref())
+        {
+            let received = Received::new(EventTree::unparsed(data.clone()), &read);
+            return self.handle(cx, raw, &read, received, out);
+        }
+        let event = Event {
+            raw,
+            event: name,
+            data,
+        };
+        let Some((value, kind)) = event.typed_json().filter(|(v, _)| v.is_object()) else {
+            return out.push_back(event.raw);
+        };
+        let read = EventRead::of_tree(&value, kind);
+        let received = Received::new(EventTree::parsed(value), &read);
+        self.handle(cx, event.raw, &read, received, out);
     }
 
     fn finish(&mut self, cx: &mut Context, out: &mut VecDeque<Bytes>) {
@@ -920,5 +980,188 @@ impl Transform for ResponsesStream {
 
     fn take_unsaved(&mut self) -> Vec<crate::mend::Unsaved> {
         std::mem::take(&mut self.notes.unsaved)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use toolmend::RecoverMode;
+
+    use crate::error::Api;
+    use crate::stream::event_tree::check::agree;
+
+    /// A stream of these event bodies, numbered from 0 in order (`sequence_number` last).
+    fn stream(bodies: &[&str]) -> String {
+        bodies
+            .iter()
+            .enumerate()
+            .map(|(seq, body)| {
+                let kind = body
+                    .split("\"type\":\"")
+                    .nth(1)
+                    .and_then(|rest| rest.split('"').next())
+                    .unwrap_or("message");
+                let numbered = format!("{},\"sequence_number\":{seq}}}", &body[..body.len() - 1]);
+                format!("event: {kind}\ndata: {numbered}\n\n")
+            })
+            .collect()
+    }
+
+    const CREATED: &str = r#"{"type":"response.created","response":{"id":"resp_abc123","object":"response","status":"in_progress","output":[]}}"#;
+    const MESSAGE_ADDED: &str = r#"{"type":"response.output_item.added","output_index":0,"item":{"type":"message","id":"msg_1","status":"in_progress","role":"assistant","content":[]}}"#;
+    const PART_ADDED: &str = r#"{"type":"response.content_part.added","item_id":"msg_1","output_index":0,"content_index":0,"part":{"type":"output_text","text":"","annotations":[]}}"#;
+
+    fn text_delta(delta: &str) -> String {
+        format!(
+            r#"{{"type":"response.output_text.delta","item_id":"msg_1","output_index":0,"content_index":0,"delta":{delta},"logprobs":[]}}"#
+        )
+    }
+
+    /// The message's closing events and the call's, for this text and these arguments (both
+    /// as JSON string literals).
+    fn closing(text: &str, arguments: &str, fragments: &[&str]) -> Vec<String> {
+        let message = format!(
+            r#"{{"type":"message","id":"msg_1","status":"completed","role":"assistant","content":[{{"type":"output_text","text":{text},"annotations":[]}}]}}"#
+        );
+        let call = |arguments: &str, status: &str| {
+            format!(
+                r#"{{"type":"function_call","id":"fc_1","call_id":"call_1","name":"list_dir","arguments":{arguments},"status":"{status}"}}"#
+            )
+        };
+        let mut out = vec![
+            format!(
+                r#"{{"type":"response.output_text.done","item_id":"msg_1","output_index":0,"content_index":0,"text":{text},"logprobs":[]}}"#
+            ),
+            format!(
+                r#"{{"type":"response.content_part.done","item_id":"msg_1","output_index":0,"content_index":0,"part":{{"type":"output_text","text":{text},"annotations":[]}}}}"#
+            ),
+            format!(r#"{{"type":"response.output_item.done","output_index":0,"item":{message}}}"#),
+            format!(
+                r#"{{"type":"response.output_item.added","output_index":1,"item":{}}}"#,
+                call(r#""""#, "in_progress")
+            ),
+        ];
+        for fragment in fragments {
+            out.push(format!(
+                r#"{{"type":"response.function_call_arguments.delta","item_id":"fc_1","output_index":1,"delta":{fragment}}}"#
+            ));
+        }
+        out.push(format!(
+            r#"{{"type":"response.function_call_arguments.done","item_id":"fc_1","output_index":1,"arguments":{arguments}}}"#
+        ));
+        out.push(format!(
+            r#"{{"type":"response.output_item.done","output_index":1,"item":{}}}"#,
+            call(arguments, "completed")
+        ));
+        out.push(format!(
+            r#"{{"type":"response.completed","response":{{"id":"resp_abc123","object":"response","status":"completed","output":[{message},{}]}}}}"#,
+            call(arguments, "completed")
+        ));
+        out
+    }
+
+    /// Text with escapes and a valid call in fragments with escapes: replayed as received.
+    fn valid() -> String {
+        let mut bodies = vec![
+            CREATED.to_owned(),
+            MESSAGE_ADDED.to_owned(),
+            PART_ADDED.to_owned(),
+            text_delta(r#""Caf\u00e9 \"q\"\n""#),
+            text_delta(r#""ü — raw""#),
+        ];
+        bodies.extend(closing(
+            r#""Caf\u00e9 \"q\"\nü — raw""#,
+            r#""{\"dir\": \"/caf\u00e9\"}""#,
+            &[r#""{\"dir\": ""#, r#""\"/caf\u00e9\"}""#],
+        ));
+        let refs: Vec<&str> = bodies.iter().map(String::as_str).collect();
+        stream(&refs)
+    }
+
+    #[test]
+    fn a_valid_stream_is_byte_identical_at_every_split() {
+        for recover in [RecoverMode::Content, RecoverMode::All] {
+            assert_eq!(agree(Api::Responses, recover, &valid()), valid());
+        }
+    }
+
+    /// Markup cut across deltas (escapes inside), a call with broken arguments in fragments.
+    fn repaired() -> String {
+        let mut bodies = vec![
+            CREATED.to_owned(),
+            MESSAGE_ADDED.to_owned(),
+            PART_ADDED.to_owned(),
+            text_delta(r#""Look <tool_""#),
+            text_delta(
+                r#""call>{\"name\": \"list_dir\", \"arguments\": {\"dir\": \"/\u00e9\"}}</tool_call> now""#,
+            ),
+        ];
+        bodies.extend(closing(
+            r#""Look <tool_call>{\"name\": \"list_dir\", \"arguments\": {\"dir\": \"/\u00e9\"}}</tool_call> now""#,
+            r#""{'dir': 'caf\u00e9'}""#,
+            &[r#""{'dir': ""#, r#""'caf\u00e9'}""#],
+        ));
+        let refs: Vec<&str> = bodies.iter().map(String::as_str).collect();
+        stream(&refs)
+    }
+
+    #[test]
+    fn a_repaired_stream_is_the_same_from_the_views_and_the_tree() {
+        for recover in [RecoverMode::Content, RecoverMode::All] {
+            let text = agree(Api::Responses, recover, &repaired());
+            assert!(
+                text.contains(r#""arguments":"{\"dir\":\"café\"}""#),
+                "{text}"
+            );
+            assert!(text.contains("\"sequence_number\":"), "{text}");
+        }
+    }
+
+    #[test]
+    fn unusual_events_go_through_the_tree_with_the_same_answer() {
+        let mut bodies = vec![
+            CREATED.to_owned(),
+            // Reasoning with a summary (scanned under `--recover all`).
+            r#"{"type":"response.output_item.added","output_index":0,"item":{"type":"reasoning","id":"rs_1","summary":[]}}"#.to_owned(),
+            r#"{"type":"response.reasoning_summary_text.delta","item_id":"rs_1","output_index":0,"summary_index":0,"delta":"<tool_call>{\"name\": \"list_dir\", \"arguments\": {\"dir\": \"/r\"}}</tool_call>"}"#.to_owned(),
+            r#"{"type":"response.output_item.done","output_index":0,"item":{"type":"reasoning","id":"rs_1","summary":[]}}"#.to_owned(),
+            r#"{"type":"response.output_item.added","output_index":1,"item":{"type":"message","id":"msg_1","status":"in_progress","role":"assistant","content":[]}}"#.to_owned(),
+            r#"{"type":"response.content_part.added","item_id":"msg_1","output_index":1,"content_index":0,"part":{"type":"output_text","text":"","annotations":[]}}"#.to_owned(),
+            // A repeated member, an odd index, a non-string delta.
+            r#"{"type":"response.output_text.delta","item_id":"msg_1","output_index":1,"content_index":0,"delta":"x","delta":"Hi <tool_"}"#.to_owned(),
+            r#"{"type":"response.output_text.delta","item_id":"msg_1","output_index":1.0,"content_index":0,"delta":"lost"}"#.to_owned(),
+            r#"{"type":"response.output_text.delta","item_id":"msg_1","output_index":1,"content_index":0,"delta":5}"#.to_owned(),
+            r#"{"type":"response.output_text.delta","item_id":"msg_1","output_index":1,"content_index":0,"delta":"call>{\"name\": \"list_dir\", \"arguments\": {\"dir\": \"/\"}}</tool_call>"}"#.to_owned(),
+            r#"{"type":"response.output_text.done","item_id":"msg_1","output_index":1,"content_index":0,"text":"Hi <tool_call>…"}"#.to_owned(),
+            r#"{"type":"response.output_item.done","output_index":1,"item":{"type":"message","id":"msg_1","status":"completed","role":"assistant","content":[{"type":"output_text","text":"Hi","annotations":[]}]}}"#.to_owned(),
+            r#"{"type":"response.completed","response":{"id":"resp_abc123","status":"completed","output":[]}}"#.to_owned(),
+        ];
+        let refs: Vec<&str> = bodies.iter().map(String::as_str).collect();
+        let mut body = stream(&refs);
+        // The type from the event's name alone, data with a leading blank, a gap in the
+        // sequence numbers (renumbered from there on).
+        body = body.replacen(
+            "data: {\"type\":\"response.content_part.added\",",
+            "data: {",
+            1,
+        );
+        body = body.replacen(
+            "data: {\"type\":\"response.output_item.done\"",
+            "data:  {\"type\":\"response.output_item.done\"",
+            1,
+        );
+        body = body.replacen("\"sequence_number\":9}", "\"sequence_number\":19}", 1);
+        for recover in [RecoverMode::Content, RecoverMode::All] {
+            let text = agree(Api::Responses, recover, &body);
+            assert!(text.contains("function_call"), "{text}");
+        }
+        bodies.truncate(7);
+        bodies.push(r#"{"type":"error","code":"server_error","message":"x"}"#.to_owned());
+        let refs: Vec<&str> = bodies.iter().map(String::as_str).collect();
+        let text = agree(Api::Responses, RecoverMode::Content, &stream(&refs));
+        assert!(
+            text.ends_with("\"message\":\"x\",\"sequence_number\":7}\n\n"),
+            "{text}"
+        );
     }
 }
