@@ -135,13 +135,13 @@ pub(crate) fn retry_message(
         out.push_str(piece);
     }
     if let Some(schema) = tool.schema() {
-        out.push_str("Expected: ");
-        write_shape(
-            &mut out,
-            &SchemaView::of_tool(schema, tool.patterns()),
-            0,
-        );
-        out.push('\n');
+        // Drawn once per tool: it depends on the schema alone.
+        let expected = tool
+            .expected_shape()
+            .get_or_init(|| shape(&SchemaView::of_tool(schema, tool.patterns()), 0));
+        for piece in ["Expected: ", expected, "\n"] {
+            out.push_str(piece);
+        }
     }
     out.push_str("Try: ");
     out.push_str(&hint);
