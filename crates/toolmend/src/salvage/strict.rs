@@ -176,6 +176,10 @@ pub(super) fn read_object(text: &str, root: usize) -> Strictly {
     };
     match stop {
         None => {}
+        // No member completed (a `'…'` key, a raw newline in the first value): nothing for
+        // salvage to start after, since a seed is a member and the key after it
+        // (`seed.rs`), so no prefix is built (issue #31: its offsets were an allocation).
+        Some(Stop::Syntax) if read == 0 => return Strictly::NotJson(None),
         Some(Stop::Syntax) => {
             return Strictly::NotJson(Some(StrictPrefix::new(members, read, duplicate, &keys)));
         }
@@ -554,6 +558,8 @@ mod tests {
     fn kept(text: &str) -> (usize, Vec<Option<usize>>) {
         match read_object(text, 0) {
             Strictly::NotJson(Some(prefix)) => prefix.parts(),
+            // No member completed: no prefix.
+            Strictly::NotJson(None) => (0, Vec::new()),
             other => panic!("{text}: {other:?}"),
         }
     }
@@ -567,7 +573,7 @@ mod tests {
         assert_eq!(kept(r#"{"a": 1, "b" 2}"#), (1, vec![Some(2), Some(10)]));
         assert_eq!(kept(r#"{"a": 1, "b": True}"#), (1, vec![Some(2), Some(10)]));
         assert_eq!(kept(r#"{"a": 1, "\u0062": x}"#), (1, vec![Some(2), None]));
-        assert_eq!(kept(r#"{"a": 1e}"#), (0, vec![Some(2)]));
+        assert_eq!(kept(r#"{"a": 1e}"#), (0, vec![]));
     }
 
     #[test]
