@@ -92,17 +92,32 @@ pub(crate) fn retry_message(
     let (problems, hint): (Cow<'static, str>, Cow<'static, str>) = match rejection {
         Rejection::Unvalidated => return unvalidated_message(tool, options.max_bytes),
         Rejection::Truncated => (
-            Cow::Borrowed("the arguments were cut off before they were complete, probably by the output token limit"),
-            Cow::Borrowed("resend the complete call; split large content into several smaller calls."),
+            Cow::Borrowed(
+                "the arguments were cut off before they were complete, probably by the output token limit",
+            ),
+            Cow::Borrowed(
+                "resend the complete call; split large content into several smaller calls.",
+            ),
         ),
         Rejection::Syntax(error) => {
             let what = match error.kind {
                 SalvageErrorKind::TooLarge => Cow::Borrowed("the arguments are too large to read"),
                 SalvageErrorKind::TooDeep => Cow::Borrowed("the arguments are nested too deeply"),
-                SalvageErrorKind::NonFinite => Cow::Owned(format!("the arguments hold NaN or Infinity, which JSON does not allow (line {}, column {})", error.line, error.column)),
-                _ => Cow::Owned(format!("the arguments are not valid JSON (line {}, column {})", error.line, error.column)),
+                SalvageErrorKind::NonFinite => Cow::Owned(format!(
+                    "the arguments hold NaN or Infinity, which JSON does not allow (line {}, column {})",
+                    error.line, error.column
+                )),
+                _ => Cow::Owned(format!(
+                    "the arguments are not valid JSON (line {}, column {})",
+                    error.line, error.column
+                )),
             };
-            (what, Cow::Borrowed("send the arguments as one JSON object, with no text or code fence around it."))
+            (
+                what,
+                Cow::Borrowed(
+                    "send the arguments as one JSON object, with no text or code fence around it.",
+                ),
+            )
         }
         Rejection::Schema => owned(schema_problems(tool, value, options)),
         Rejection::OverErrorBudget(cost) => owned(over_error_budget(cost)),
@@ -123,11 +138,17 @@ pub(crate) fn retry_message(
         )),
         Rejection::Concatenated => (
             Cow::Borrowed("the arguments hold several JSON objects back to back"),
-            Cow::Borrowed("send one tool call per object, each with one JSON object as its arguments."),
+            Cow::Borrowed(
+                "send one tool call per object, each with one JSON object as its arguments.",
+            ),
         ),
         Rejection::Unreadable => (
-            Cow::Borrowed("it was written in the text among other tool calls, and its arguments could not be read as a JSON object, so it was not run (the other calls were)"),
-            Cow::Borrowed("send this call again on its own, with one JSON object as its arguments."),
+            Cow::Borrowed(
+                "it was written in the text among other tool calls, and its arguments could not be read as a JSON object, so it was not run (the other calls were)",
+            ),
+            Cow::Borrowed(
+                "send this call again on its own, with one JSON object as its arguments.",
+            ),
         ),
     };
     // Pushed piece by piece: the same text as `writeln!`, without the formatting machinery.
@@ -542,7 +563,11 @@ fn write_shape(out: &mut String, view: &SchemaView<'_>, depth: usize) {
                 }
                 out.push('"');
                 out.push_str(name);
-                out.push_str(if view.is_required(name) { "\": " } else { "\"?: " });
+                out.push_str(if view.is_required(name) {
+                    "\": "
+                } else {
+                    "\"?: "
+                });
                 match view.property(name) {
                     Some(v) => write_shape(out, &v, depth + 1),
                     None => out.push_str("<any>"),

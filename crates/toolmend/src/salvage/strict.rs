@@ -606,9 +606,11 @@ mod tests {
             texts.push(format!("-{}", "9".repeat(digits)));
             texts.push(format!("1{}", "0".repeat(digits - 1)));
         }
-        texts.extend(
-            [i64::MIN.to_string(), i64::MAX.to_string(), u64::MAX.to_string()].into_iter(),
-        );
+        texts.extend([
+            i64::MIN.to_string(),
+            i64::MAX.to_string(),
+            u64::MAX.to_string(),
+        ]);
         for number in texts {
             let text = format!(r#"{{"n": {number}}}"#);
             agrees(&text).unwrap();
