@@ -87,24 +87,41 @@ pub(crate) fn retry_message(
             "You sent exactly the same invalid call again; change it as described below.\n",
         );
     }
-    let (problems, hint) = match rejection {
+    // The fixed sentences are borrowed: a refused cut-off call (the one rejection most small
+    // calls meet) builds no `String` but the message (issue #31).
+    let (problems, hint): (Cow<'static, str>, Cow<'static, str>) = match rejection {
         Rejection::Unvalidated => return unvalidated_message(tool, options.max_bytes),
         Rejection::Truncated => (
-            "the arguments were cut off before they were complete, probably by the output token limit".to_owned(),
-            "resend the complete call; split large content into several smaller calls.".to_owned(),
+            Cow::Borrowed(
+                "the arguments were cut off before they were complete, probably by the output token limit",
+            ),
+            Cow::Borrowed(
+                "resend the complete call; split large content into several smaller calls.",
+            ),
         ),
         Rejection::Syntax(error) => {
             let what = match error.kind {
-                SalvageErrorKind::TooLarge => "the arguments are too large to read".to_owned(),
-                SalvageErrorKind::TooDeep => "the arguments are nested too deeply".to_owned(),
-                SalvageErrorKind::NonFinite => format!("the arguments hold NaN or Infinity, which JSON does not allow (line {}, column {})", error.line, error.column),
-                _ => format!("the arguments are not valid JSON (line {}, column {})", error.line, error.column),
+                SalvageErrorKind::TooLarge => Cow::Borrowed("the arguments are too large to read"),
+                SalvageErrorKind::TooDeep => Cow::Borrowed("the arguments are nested too deeply"),
+                SalvageErrorKind::NonFinite => Cow::Owned(format!(
+                    "the arguments hold NaN or Infinity, which JSON does not allow (line {}, column {})",
+                    error.line, error.column
+                )),
+                _ => Cow::Owned(format!(
+                    "the arguments are not valid JSON (line {}, column {})",
+                    error.line, error.column
+                )),
             };
-            (what, "send the arguments as one JSON object, with no text or code fence around it.".to_owned())
+            (
+                what,
+                Cow::Borrowed(
+                    "send the arguments as one JSON object, with no text or code fence around it.",
+                ),
+            )
         }
-        Rejection::Schema => schema_problems(tool, value, options),
-        Rejection::OverErrorBudget(cost) => over_error_budget(cost),
-        Rejection::OverKeyBudget(cost) => (
+        Rejection::Schema => owned(schema_problems(tool, value, options)),
+        Rejection::OverErrorBudget(cost) => owned(over_error_budget(cost)),
+        Rejection::OverKeyBudget(cost) => owned((
             format!(
                 "the arguments hold {} keys or more, and this tool's schema checks every key \
                  against {} patterns: {} pattern matches, more than the budget of {} toolmend \
@@ -118,25 +135,37 @@ pub(crate) fn retry_message(
                 "send at most {} keys in one call; split the work over several calls.",
                 cost.budget / cost.patterns.max(1)
             ),
-        ),
+        )),
         Rejection::Concatenated => (
-            "the arguments hold several JSON objects back to back".to_owned(),
-            "send one tool call per object, each with one JSON object as its arguments.".to_owned(),
+            Cow::Borrowed("the arguments hold several JSON objects back to back"),
+            Cow::Borrowed(
+                "send one tool call per object, each with one JSON object as its arguments.",
+            ),
         ),
         Rejection::Unreadable => (
-            "it was written in the text among other tool calls, and its arguments could not be read as a JSON object, so it was not run (the other calls were)".to_owned(),
-            "send this call again on its own, with one JSON object as its arguments.".to_owned(),
+            Cow::Borrowed(
+                "it was written in the text among other tool calls, and its arguments could not be read as a JSON object, so it was not run (the other calls were)",
+            ),
+            Cow::Borrowed(
+                "send this call again on its own, with one JSON object as its arguments.",
+            ),
         ),
     };
-    let _ = writeln!(out, "Tool call `{name}` was rejected: {problems}.");
-    if let Some(schema) = tool.schema() {
-        let _ = writeln!(
-            out,
-            "Expected: {}",
-            shape(&SchemaView::of_tool(schema, tool.patterns()), 0)
-        );
+    // Pushed piece by piece: the same text as `writeln!`, without the formatting machinery.
+    for piece in ["Tool call `", &*name, "` was rejected: ", &*problems, ".\n"] {
+        out.push_str(piece);
     }
-    let _ = write!(out, "Try: {hint}");
+    if let Some(schema) = tool.schema() {
+        // Drawn once per tool: it depends on the schema alone.
+        let expected = tool
+            .expected_shape()
+            .get_or_init(|| shape(&SchemaView::of_tool(schema, tool.patterns()), 0));
+        for piece in ["Expected: ", expected, "\n"] {
+            out.push_str(piece);
+        }
+    }
+    out.push_str("Try: ");
+    out.push_str(&hint);
     if matches!(context, RetryContext::GaveUp { .. }) {
         out.push_str("\nThis call has failed repeatedly: stop retrying it; take a different approach or ask the user.");
     }
@@ -485,60 +514,96 @@ fn plural(types: Types) -> String {
 
 /// The expected shape, drawn compactly: `{"paths": ["<string>", …], "limit"?: <integer>}`.
 fn shape(view: &SchemaView<'_>, depth: usize) -> String {
+    let mut out = String::new();
+    write_shape(&mut out, view, depth);
+    out
+}
+
+/// [`shape`], written at the end of `out`: the alternatives one after the other, each nested
+/// shape in place (a `String` per field and alternative, joined, cost more than the message).
+fn write_shape(out: &mut String, view: &SchemaView<'_>, depth: usize) {
     let members = view.enum_values();
     if !members.is_empty() {
-        let listed: Vec<String> = members
-            .iter()
-            .take(MAX_ENUM_MEMBERS)
-            .map(|m| m.to_string())
-            .collect();
-        return listed.join(" | ");
+        for (i, member) in members.iter().take(MAX_ENUM_MEMBERS).enumerate() {
+            if i > 0 {
+                out.push_str(" | ");
+            }
+            // Writing to a `String` cannot fail.
+            let _ = write!(out, "{member}");
+        }
+        return;
     }
     let types = view.types();
     if types == Types::ANY {
-        return "<any>".to_owned();
+        out.push_str("<any>");
+        return;
     }
     if types == Types::NOTHING {
-        return "<nothing: leave it out>".to_owned();
+        out.push_str("<nothing: leave it out>");
+        return;
     }
-    let mut alternatives: Vec<String> = Vec::new();
+    // Alternatives are separated as `join(" | ")` separates them (an empty one included).
+    let mut alternatives = 0usize;
+    let mut next = |out: &mut String| {
+        if alternatives > 0 {
+            out.push_str(" | ");
+        }
+        alternatives += 1;
+    };
     if types.contains(Types::OBJECT) {
+        next(out);
         let names = view.first_declared_names(MAX_SHAPE_FIELDS);
         if depth >= SHAPE_DEPTH || names.is_empty() {
-            alternatives.push("{…}".to_owned());
+            out.push_str("{…}");
         } else {
-            let fields: Vec<String> = names
-                .iter()
-                .map(|name| {
-                    let optional = if view.is_required(name) { "" } else { "?" };
-                    let inner = view
-                        .property(name)
-                        .map_or_else(|| "<any>".to_owned(), |v| shape(&v, depth + 1));
-                    format!("\"{name}\"{optional}: {inner}")
-                })
-                .collect();
-            alternatives.push(format!("{{{}}}", fields.join(", ")));
+            out.push('{');
+            for (i, name) in names.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                out.push('"');
+                out.push_str(name);
+                out.push_str(if view.is_required(name) {
+                    "\": "
+                } else {
+                    "\"?: "
+                });
+                match view.property(name) {
+                    Some(v) => write_shape(out, &v, depth + 1),
+                    None => out.push_str("<any>"),
+                }
+            }
+            out.push('}');
         }
     }
     if types.contains(Types::ARRAY) {
-        let item = match view.item(0) {
-            Some(items) if depth < SHAPE_DEPTH => shape(&items, depth + 1),
-            _ => "…".to_owned(),
-        };
-        alternatives.push(format!("[{item}, …]"));
+        next(out);
+        out.push('[');
+        match view.item(0) {
+            Some(items) if depth < SHAPE_DEPTH => write_shape(out, &items, depth + 1),
+            _ => out.push('…'),
+        }
+        out.push_str(", …]");
     }
     for (t, name) in &NAMES[2..] {
         if types.contains(*t) && !(*t == Types::INTEGER && types.contains(Types::NUMBER)) {
-            alternatives.push(if *name == "string" {
-                "\"<string>\"".to_owned()
-            } else if *name == "null" {
-                "null".to_owned()
-            } else {
-                format!("<{name}>")
-            });
+            next(out);
+            match *name {
+                "string" => out.push_str("\"<string>\""),
+                "null" => out.push_str("null"),
+                name => {
+                    out.push('<');
+                    out.push_str(name);
+                    out.push('>');
+                }
+            }
         }
     }
-    alternatives.join(" | ")
+}
+
+/// A problem and its hint built as `String`s, as the message's parts.
+fn owned((problem, hint): (String, String)) -> (Cow<'static, str>, Cow<'static, str>) {
+    (Cow::Owned(problem), Cow::Owned(hint))
 }
 
 /// The value as compact JSON, cut to [`MAX_VALUE_PREVIEW`] bytes.

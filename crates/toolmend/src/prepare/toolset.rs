@@ -37,6 +37,9 @@ pub struct Tool {
     flattened: bool,
     /// What was read differently from what the schema says (see [`Self::schema_notes`]).
     schema_notes: Vec<String>,
+    /// The expected shape retry messages draw (it depends on the schema alone), drawn for
+    /// the tool's first rejected call and kept.
+    expected_shape: std::sync::OnceLock<String>,
 }
 
 impl fmt::Debug for Tool {
@@ -73,6 +76,11 @@ impl Tool {
     #[must_use]
     pub fn schema(&self) -> Option<&Value> {
         self.schema.as_ref()
+    }
+
+    /// Where the expected shape of the tool's retry messages is kept once drawn.
+    pub(crate) fn expected_shape(&self) -> &std::sync::OnceLock<String> {
+        &self.expected_shape
     }
 
     /// The wire form the tool was declared in.
@@ -393,6 +401,7 @@ impl Tool {
             patterns,
             flattened: false,
             schema_notes,
+            expected_shape: std::sync::OnceLock::new(),
         };
         (tool, error)
     }

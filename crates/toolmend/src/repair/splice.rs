@@ -21,7 +21,6 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::fmt::Write as _;
 use std::ops::Range;
 
 use serde_json::Value;
@@ -354,10 +353,9 @@ fn write_compact(out: &mut String, value: &Value) {
         Value::Bool(true) => out.push_str("true"),
         Value::Bool(false) => out.push_str("false"),
         // The number's own text (`arbitrary_precision`), as serde_json writes it.
-        Value::Number(n) => {
-            // Written in place: writing to a `String` cannot fail.
-            let _ = write!(out, "{n}");
-        }
+        // Its text as read (`arbitrary_precision`), which is what its `Display` writes,
+        // copied without the formatting machinery.
+        Value::Number(n) => out.push_str(n.as_str()),
         Value::String(text) => write_string(out, text),
         Value::Array(items) => {
             out.push('[');

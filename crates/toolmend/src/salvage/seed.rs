@@ -71,13 +71,16 @@ fn seed(text: &str, members: Map<String, Value>, keys: &[Option<usize>]) -> Opti
     let mut spans = Vec::with_capacity(members.len());
     let mut comma = None;
     let mut plain_gave_up = false;
+    // The key after each member's, stepped beside it (`nth` from the start was quadratic).
+    let mut next_keys = members.keys().skip(1);
     for (i, (key, value)) in members.iter().enumerate() {
+        let next_key = next_keys.next();
         // The member counts only when a comma, a quoted key and its colon follow it.
         let (Some(Some(at)), Some(Some(next))) = (keys.get(i), keys.get(i + 1)) else {
             break;
         };
         let colon = scan::skip_ws(bytes, at + key.len() + 1);
-        let next_colon = next_key_colon(text, members.keys().nth(i + 1), *next);
+        let next_colon = next_key_colon(text, next_key, *next);
         if bytes.get(colon) != Some(&b':') || !next_colon {
             break;
         }

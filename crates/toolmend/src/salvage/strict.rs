@@ -176,6 +176,10 @@ pub(super) fn read_object(text: &str, root: usize) -> Strictly {
     };
     match stop {
         None => {}
+        // No member completed (a `'…'` key, a raw newline in the first value): nothing for
+        // salvage to start after, since a seed is a member and the key after it
+        // (`seed.rs`), so no prefix is built (issue #31: its offsets were an allocation).
+        Some(Stop::Syntax) if read == 0 => return Strictly::NotJson(None),
         Some(Stop::Syntax) => {
             return Strictly::NotJson(Some(StrictPrefix::new(members, read, duplicate, &keys)));
         }
@@ -268,6 +272,9 @@ impl Reader<'_> {
         let start = self.pos;
         let span = number_span(self.bytes, start).ok_or(Stop::Syntax)?;
         self.pos = span.end;
+        if let Some(number) = small_integer(&self.bytes[start..span.end], span) {
+            return Ok(Value::Number(number));
+        }
         // `Number`'s own parse: the text kept as written, without a `Value` deserializer.
         self.text[start..span.end]
             .parse::<serde_json::Number>()
@@ -454,6 +461,36 @@ pub fn number_span(bytes: &[u8], start: usize) -> Option<NumberSpan> {
     })
 }
 
+/// The integer `digits` (a strict number's whole text, [`NumberSpan`] `span`) as `serde_json`
+/// reads it, without its deserializer (issue #31: most arguments' numbers are small integers,
+/// and the parse cost more than the rest of the number): `None` for a fraction, an exponent,
+/// more than 18 digits, or `-0` (which `serde_json` does not read as the integer 0), which
+/// are left to `serde_json`.
+///
+/// The same `Number`: with `arbitrary_precision` it keeps the text, and an integer of JSON's
+/// grammar (no leading zero, no `+`) is written back digit for digit; without it, the same
+/// `u64` or `i64`.
+fn small_integer(digits: &[u8], span: NumberSpan) -> Option<serde_json::Number> {
+    const MAX_DIGITS: usize = 18;
+    if span.is_float || span.integer_digits > MAX_DIGITS {
+        return None;
+    }
+    let (negative, magnitude) = match digits.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, digits),
+    };
+    let mut value: u64 = 0;
+    for &d in magnitude {
+        value = value * 10 + u64::from(d - b'0');
+    }
+    if !negative {
+        return Some(value.into());
+    }
+    // 18 digits fit an `i64`; `-0` is not the integer 0 to `serde_json`.
+    let value = i64::try_from(value).ok().filter(|&v| v != 0)?;
+    Some((-value).into())
+}
+
 /// The character of the `\u` escape whose hex digits start at `p`, with the index after it:
 /// a leading surrogate must be followed by `\u` and a trailing one, which is never alone (as
 /// `serde_json` reads a `&str`).
@@ -521,6 +558,8 @@ mod tests {
     fn kept(text: &str) -> (usize, Vec<Option<usize>>) {
         match read_object(text, 0) {
             Strictly::NotJson(Some(prefix)) => prefix.parts(),
+            // No member completed: no prefix.
+            Strictly::NotJson(None) => (0, Vec::new()),
             other => panic!("{text}: {other:?}"),
         }
     }
@@ -534,7 +573,7 @@ mod tests {
         assert_eq!(kept(r#"{"a": 1, "b" 2}"#), (1, vec![Some(2), Some(10)]));
         assert_eq!(kept(r#"{"a": 1, "b": True}"#), (1, vec![Some(2), Some(10)]));
         assert_eq!(kept(r#"{"a": 1, "\u0062": x}"#), (1, vec![Some(2), None]));
-        assert_eq!(kept(r#"{"a": 1e}"#), (0, vec![Some(2)]));
+        assert_eq!(kept(r#"{"a": 1e}"#), (0, vec![]));
     }
 
     #[test]
@@ -552,6 +591,31 @@ mod tests {
                 read_object(text, scan::skip_ws(text.as_bytes(), 0)),
                 Strictly::Value(_)
             ));
+        }
+    }
+
+    /// Integers read without `serde_json`'s parse are its `Number`s, text included, at every
+    /// length around the 18-digit cut and at the `i64` and `u64` bounds.
+    #[test]
+    fn small_integers_are_serde_jsons_numbers() {
+        let mut texts: Vec<String> = ["0", "-0", "7", "-7", "10", "-10", "30000"]
+            .map(str::to_owned)
+            .to_vec();
+        for digits in 1..=21 {
+            texts.push("9".repeat(digits));
+            texts.push(format!("-{}", "9".repeat(digits)));
+            texts.push(format!("1{}", "0".repeat(digits - 1)));
+        }
+        texts.extend([
+            i64::MIN.to_string(),
+            i64::MAX.to_string(),
+            u64::MAX.to_string(),
+        ]);
+        for number in texts {
+            let text = format!(r#"{{"n": {number}}}"#);
+            agrees(&text).unwrap();
+            let read = read_strict(&text).expect("strict JSON");
+            assert_eq!(read["n"].to_string(), number, "{text}");
         }
     }
 
