@@ -67,6 +67,14 @@ fn bench(c: &mut Criterion) {
     group.bench_function("prose_1mb", |b| {
         b.iter(|| recover_text(black_box(&plain), &tools, max))
     });
+    // Code and HTML are dense in `>` and `]`, where the scanner checks for a closing
+    // reasoning tag (`</think:SUFFIX>`, `<|end|>`): that check's cost shows here.
+    let code = "fn f(x: Vec<u8>) -> Option<()> { if a[i] > b[j] { g(x) } }\n<div><b>x</b></div>\n"
+        .repeat(MB / 79);
+    assert!(recover_text(&code, &tools, max).calls.is_empty());
+    group.bench_function("code_1mb", |b| {
+        b.iter(|| recover_text(black_box(&code), &tools, max))
+    });
     group.bench_function("call_every_4kb_1mb", |b| {
         b.iter(|| recover_text(black_box(&calls), &tools, max))
     });
