@@ -66,6 +66,37 @@ struct Dispatch {
     classes: [u8; 256],
     /// The bytes set in `starts`, and `>` and `]`: what stops a long quiet chunk in prose.
     quiet_stops: Vec<u8>,
+    /// The first two bytes of every pattern, a 256-bit set of second bytes per first byte (a
+    /// one-byte pattern sets them all): a candidate whose two bytes start no pattern skips the
+    /// automaton. Code and HTML put a `<`, `>`, `[` or `]` every few bytes, and the anchored
+    /// search was most of their scan.
+    pairs: Box<[[u64; 4]; 256]>,
+}
+
+impl Dispatch {
+    /// Whether some pattern may start at `at`: false only when the two bytes there start none.
+    #[inline]
+    fn may_start(&self, hay: &[u8], at: usize) -> bool {
+        match hay.get(at..at + 2) {
+            Some(&[a, b]) => self.pairs[usize::from(a)][usize::from(b >> 6)] >> (b & 63) & 1 == 1,
+            // At the end of the text the automaton decides (it reports no partial match).
+            _ => true,
+        }
+    }
+}
+
+/// The [`Dispatch::pairs`] set of `patterns`.
+fn pair_table<'a>(patterns: impl Iterator<Item = &'a str>) -> Box<[[u64; 4]; 256]> {
+    let mut pairs = Box::new([[0u64; 4]; 256]);
+    for pattern in patterns {
+        let bytes = pattern.as_bytes();
+        let row = &mut pairs[usize::from(bytes[0])];
+        match bytes.get(1) {
+            Some(&b) => row[usize::from(b >> 6)] |= 1 << (b & 63),
+            None => *row = [u64::MAX; 4],
+        }
+    }
+    pairs
 }
 
 #[inline]
@@ -109,6 +140,7 @@ fn dispatch() -> &'static Dispatch {
         );
         Dispatch {
             automaton,
+            pairs: pair_table(patterns.iter().map(|(p, _)| *p)),
             patterns,
             holds,
             leads,
@@ -555,11 +587,14 @@ impl Scanner {
                 (Some(a), None) | (None, Some(a)) => a,
                 (None, None) => return None,
             };
-            let input = aho_corasick::Input::new(hay)
-                .span(at..hay.len())
-                .anchored(Anchored::Yes);
-            if let Some(m) = dispatch().automaton.find(input) {
-                return Some(m);
+            let d = dispatch();
+            if d.may_start(hay, at) {
+                let input = aho_corasick::Input::new(hay)
+                    .span(at..hay.len())
+                    .anchored(Anchored::Yes);
+                if let Some(m) = d.automaton.find(input) {
+                    return Some(m);
+                }
             }
             from = at + 1;
         }
@@ -833,6 +868,22 @@ fn span_close(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_pattern_passes_the_two_byte_filter() {
+        let d = dispatch();
+        for (pattern, _) in &d.patterns {
+            let text = format!("a{pattern}b");
+            assert!(d.may_start(text.as_bytes(), 1), "{pattern}");
+        }
+        // `<u8>`, `</b>`, `> b`, `]x` start no pattern; a text's last byte is left to the
+        // automaton.
+        assert!(!d.may_start(b"Vec<u8>", 3));
+        assert!(!d.may_start(b"</b>", 0));
+        assert!(!d.may_start(b"a > b", 2));
+        assert!(!d.may_start(b"a]x", 1));
+        assert!(d.may_start(b"a <", 2));
+    }
 
     #[test]
     fn holds_back_a_cut_sentinel_only() {
