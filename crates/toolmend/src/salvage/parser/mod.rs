@@ -956,7 +956,21 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Skips whitespace and comments. Inlined for its common case, called at every token of
+    /// the main loop: nothing to skip, or blanks and then no `/`.
+    #[inline]
     fn skip_blank(&mut self) {
+        let at = scan::skip_ws(self.bytes, self.pos);
+        self.pos = at;
+        if self.bytes.get(at) == Some(&b'/') {
+            self.skip_comments();
+        }
+    }
+
+    /// [`Self::skip_blank`] at a `/`: comments and the blanks between them.
+    #[cold]
+    #[inline(never)]
+    fn skip_comments(&mut self) {
         loop {
             self.pos = scan::skip_ws(self.bytes, self.pos);
             if self.bytes.get(self.pos) != Some(&b'/') {
