@@ -13,7 +13,8 @@
 //!   string value that is plain JSON;
 //! - `numbers`: numbers and literal words;
 //! - `lookahead`: whether a quote inside a value closes it (bytes only, no parser state);
-//! - `truncation`: closing a value the text ended inside.
+//! - `truncation`: closing a value the text ended inside;
+//! - `scratch`: the stack and closers buffers, reused from run to run on a thread.
 //!
 //! A circle between the type and the files that implement it stays inside this folder. Below
 //! it: `scan` (bytes), `memo`, `repairs`, `seed` (where a run starts), and the document
@@ -27,6 +28,7 @@ use serde_json::{Map, Value};
 mod lookahead;
 mod numbers;
 mod plain;
+mod scratch;
 mod strings;
 mod truncation;
 
@@ -150,7 +152,7 @@ pub(super) struct Parser<'a> {
     /// stays flagged as truncated.
     pub(super) closed_at_end: bool,
     /// The closer of each open container, outermost first, for the look-ahead.
-    pub(super) closers: Vec<u8>,
+    closers: scratch::Reused<u8>,
     pub(super) progressed: bool,
     /// A string value was not plain: later ones go straight to strings.rs (see [`plain`]).
     pub(super) plain_gave_up: bool,
@@ -203,7 +205,7 @@ impl<'a> Parser<'a> {
             insert_quotes: false,
             quote_insertable: false,
             closed_at_end: false,
-            closers: Vec::new(),
+            closers: scratch::closers(),
             progressed: false,
             plain_gave_up: false,
             last_quote: None,
@@ -354,7 +356,7 @@ impl<'a> Parser<'a> {
 
     /// Reads one container starting at the current `{` or `[`.
     pub(super) fn parse_value(&mut self) -> Parsed {
-        let mut stack: Vec<Frame> = Vec::new();
+        let mut stack = scratch::stack();
         self.closers.clear();
         self.spans.clear();
         // A call's root object holds a handful of members: room for them at once.
@@ -377,7 +379,7 @@ impl<'a> Parser<'a> {
         loop {
             self.skip_blank();
             let Some(&b) = self.bytes.get(self.pos) else {
-                return Ok((self.close_at_end(stack, expect), true));
+                return Ok((self.close_at_end(&mut stack, expect), true));
             };
             match expect {
                 Expect::Key { comma } => match b {
@@ -393,7 +395,7 @@ impl<'a> Parser<'a> {
                     b']' => self.stray_closer_in(&stack)?,
                     _ => {
                         if !self.read_key(&mut stack, &mut expect)? {
-                            return Ok((self.close_at_end(stack, expect), true));
+                            return Ok((self.close_at_end(&mut stack, expect), true));
                         }
                     }
                 },
@@ -462,7 +464,7 @@ impl<'a> Parser<'a> {
                                     return Ok((root, true));
                                 }
                             }
-                            return Ok((self.close_at_end(stack, expect), true));
+                            return Ok((self.close_at_end(&mut stack, expect), true));
                         }
                     }
                 }
