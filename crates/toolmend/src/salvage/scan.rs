@@ -250,15 +250,21 @@ pub(super) fn followed_by(bytes: &[u8], p: usize, next: &[u8]) -> bool {
 
 /// Skips whitespace and comments from `p`; `None` when more than [`MAX_GAP`] bytes would be
 /// skipped.
-pub(super) fn skip_gap(bytes: &[u8], mut p: usize) -> Option<usize> {
+#[inline]
+pub(super) fn skip_gap(bytes: &[u8], p: usize) -> Option<usize> {
     // Nearly always no gap at all, or one blank (`, "key"`): then a byte that is neither a
     // blank nor a comment's `/`, or the end of the text.
     let plain = |b: &u8| !is_ws(*b) && *b != b'/';
     match bytes.get(p) {
-        Some(b) if plain(b) => return Some(p),
-        Some(&b) if is_ws(b) && bytes.get(p + 1).is_none_or(plain) => return Some(p + 1),
-        _ => {}
+        Some(b) if plain(b) => Some(p),
+        Some(&b) if is_ws(b) && bytes.get(p + 1).is_none_or(plain) => Some(p + 1),
+        _ => skip_long_gap(bytes, p),
     }
+}
+
+/// [`skip_gap`] past several blanks or a comment.
+#[inline(never)]
+fn skip_long_gap(bytes: &[u8], mut p: usize) -> Option<usize> {
     let start = p;
     loop {
         p = skip_ws(bytes, p).min(start + MAX_GAP + 1);

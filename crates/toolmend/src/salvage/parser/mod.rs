@@ -670,6 +670,9 @@ impl<'a> Parser<'a> {
     fn read_quoted_key(&mut self, quote: Quote, start: usize) -> Result<Option<String>, RunError> {
         if quote == Quote::Smart {
             self.smart_key_fits()?;
+        } else if let Some(mut key) = self.read_plain_key(quote) {
+            self.trim_layout(&mut key);
+            return Ok(Some(key));
         }
         match self.read_string(quote, Role::Key) {
             Str::Closed(mut key) => {
@@ -808,7 +811,20 @@ impl<'a> Parser<'a> {
 
     /// Joins `'a' + 'b'` (JavaScript or Python string concatenation) onto the string just read,
     /// reported as `quotes_normalized`: how the parts end, like one string.
+    ///
+    /// Inlined for the common case, where no `+` or `/` follows the string.
+    #[inline]
     fn concatenation(&mut self, read: &mut String) -> Joined {
+        let peek = scan::skip_ws(self.bytes, self.pos);
+        if !matches!(self.bytes.get(peek), Some(b'+' | b'/')) {
+            return Joined::Closed;
+        }
+        self.join_parts(read)
+    }
+
+    /// [`Self::concatenation`] once a `+` or `/` follows the string.
+    #[inline(never)]
+    fn join_parts(&mut self, read: &mut String) -> Joined {
         loop {
             // The common case, a comma or closer next, costs one look.
             let peek = scan::skip_ws(self.bytes, self.pos);
