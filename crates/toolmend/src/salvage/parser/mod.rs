@@ -238,7 +238,8 @@ impl<'a> Parser<'a> {
     /// Reads the values starting at `start`, which must be a `{` or `[`.
     pub(super) fn run(mut self, start: usize) -> Result<Run, RunError> {
         self.pos = start;
-        let mut values = Vec::new();
+        // Nearly always one value: room for it at once, without the growth path's bookkeeping.
+        let mut values = Vec::with_capacity(1);
         let mut truncated = false;
         let mut prose_after = None;
         let mut after_fence = None;
