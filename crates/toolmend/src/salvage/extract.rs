@@ -116,9 +116,7 @@ pub(super) fn locate(
         return Ok(finish(run, &[]));
     }
     match chosen {
-        Some(run) => {
-            Ok(finish(run, &[(RepairKind::ProseStripped, start)]))
-        }
+        Some(run) => Ok(finish(run, &[(RepairKind::ProseStripped, start)])),
         None => Err(primary.map_or_else(
             || SalvageError::at(SalvageErrorKind::NoJson, text, start),
             fail,

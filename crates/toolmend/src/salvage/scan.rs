@@ -322,7 +322,8 @@ mod tests {
     fn token_search_finds_the_first_quote_or_backslash_before_its_end() {
         for len in 0..40 {
             for at in 0..len {
-                for (special, quote) in [(b'"', b'"'), (b'\\', b'"'), (b'\'', b'\''), (0xE2, 0xE2)] {
+                for (special, quote) in [(b'"', b'"'), (b'\\', b'"'), (b'\'', b'\''), (0xE2, 0xE2)]
+                {
                     let mut bytes = vec![b'a'; len];
                     bytes[at] = special;
                     bytes.extend_from_slice(b"\"\\");
@@ -344,7 +345,14 @@ mod tests {
 
     #[test]
     fn gaps_of_one_blank_end_where_a_full_skip_ends() {
-        for text in [&b", \"k\""[..], b",  \"k\"", b", /* c */ \"k\"", b", // c\n\"k\"", b", ", b",\t/"] {
+        for text in [
+            &b", \"k\""[..],
+            b",  \"k\"",
+            b", /* c */ \"k\"",
+            b", // c\n\"k\"",
+            b", ",
+            b",\t/",
+        ] {
             let p = 1;
             let fast = skip_gap(text, p);
             let start = p;
