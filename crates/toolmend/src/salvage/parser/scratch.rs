@@ -6,8 +6,8 @@
 //! spare (empty, with the capacity an earlier run left) and handed back empty when dropped;
 //! nothing read from one text can reach another. When the spare is already out (a run inside
 //! a run), a fresh buffer is used, so reuse only ever saves allocations and never changes a
-//! result. A buffer that grew past [`MAX_KEPT`] is freed rather than kept, so a thread keeps at
-//! most a few kilobytes for it.
+//! result. A buffer that grew past [`MAX_KEPT`] entries is freed rather than kept, so a thread
+//! keeps at most ~14 KB for the two.
 
 use std::cell::Cell;
 use std::ops::{Deref, DerefMut};
