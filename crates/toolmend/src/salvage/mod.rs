@@ -51,7 +51,7 @@
 //! - `extract`: where the JSON is (at the start, in a fence, among prose);
 //! - `parser/`: the lenient parser, a folder because its files implement one type: `mod.rs`
 //!   (the `Parser` struct and its main loop), `strings`, `plain`, `numbers`, `lookahead`,
-//!   `truncation`. A circle between the type and those files stays inside the folder;
+//!   `truncation`, `scratch`. A circle between the type and those files stays inside the folder;
 //! - `document/`: document mode as a layer, below the parser, which consults it only through
 //!   its switches (`Readings`, here) at named decision points; off for calls;
 //! - `seed`: where the first run starts when the strict read failed late, from the plain

@@ -58,16 +58,6 @@ impl RepairLog {
         }
     }
 
-    /// Adds every repair of `other` at its own offset.
-    pub(super) fn absorb(&mut self, other: &Self) {
-        for r in &other.repairs {
-            self.note(r.kind, r.offset);
-        }
-        for pointer in &other.dropped_keys {
-            self.add_dropped(pointer.clone());
-        }
-    }
-
     /// The repairs in text order (stable for equal offsets), and the dropped keys' pointers.
     pub(super) fn into_sorted(mut self) -> (Vec<SyntaxRepair>, Vec<String>) {
         self.repairs.sort_by_key(|r| r.offset);

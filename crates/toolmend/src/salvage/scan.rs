@@ -51,6 +51,30 @@ pub(super) fn find_string_special(bytes: &[u8], from: usize, quote: u8) -> usize
     bytes.len()
 }
 
+/// Index of the first byte in `from..end` that is `quote` or a backslash, or `end` when there
+/// is none: the look-ahead's scan of a quoted token, eight bytes at a time.
+pub(super) fn find_quote_or_backslash(bytes: &[u8], from: usize, end: usize, quote: u8) -> usize {
+    let quotes = splat(quote);
+    let mut i = from;
+    while i + 8 <= end {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&bytes[i..i + 8]);
+        let x = u64::from_le_bytes(word);
+        let mask = zero_bytes(x ^ quotes) | zero_bytes(x ^ BACKSLASHES);
+        if mask != 0 {
+            return i + (mask.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < end {
+        if bytes[i] == quote || bytes[i] == b'\\' {
+            return i;
+        }
+        i += 1;
+    }
+    end
+}
+
 /// JSON whitespace, plus a byte-order mark's bytes are handled by [`skip_bom`].
 pub(super) const fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
@@ -226,11 +250,21 @@ pub(super) fn followed_by(bytes: &[u8], p: usize, next: &[u8]) -> bool {
 
 /// Skips whitespace and comments from `p`; `None` when more than [`MAX_GAP`] bytes would be
 /// skipped.
-pub(super) fn skip_gap(bytes: &[u8], mut p: usize) -> Option<usize> {
-    // Nearly always no gap at all: a byte that is neither a blank nor a comment's `/`.
-    if bytes.get(p).is_some_and(|&b| !is_ws(b) && b != b'/') {
-        return Some(p);
+#[inline]
+pub(super) fn skip_gap(bytes: &[u8], p: usize) -> Option<usize> {
+    // Nearly always no gap at all, or one blank (`, "key"`): then a byte that is neither a
+    // blank nor a comment's `/`, or the end of the text.
+    let plain = |b: &u8| !is_ws(*b) && *b != b'/';
+    match bytes.get(p) {
+        Some(b) if plain(b) => Some(p),
+        Some(&b) if is_ws(b) && bytes.get(p + 1).is_none_or(plain) => Some(p + 1),
+        _ => skip_long_gap(bytes, p),
     }
+}
+
+/// [`skip_gap`] past several blanks or a comment.
+#[inline(never)]
+fn skip_long_gap(bytes: &[u8], mut p: usize) -> Option<usize> {
     let start = p;
     loop {
         p = skip_ws(bytes, p).min(start + MAX_GAP + 1);
@@ -282,6 +316,54 @@ mod tests {
         );
         let smart = "ab cd\u{201d}".as_bytes();
         assert_eq!(find_string_special(smart, 0, 0xE2), 5);
+    }
+
+    #[test]
+    fn token_search_finds_the_first_quote_or_backslash_before_its_end() {
+        for len in 0..40 {
+            for at in 0..len {
+                for (special, quote) in [(b'"', b'"'), (b'\\', b'"'), (b'\'', b'\''), (0xE2, 0xE2)]
+                {
+                    let mut bytes = vec![b'a'; len];
+                    bytes[at] = special;
+                    bytes.extend_from_slice(b"\"\\");
+                    for end in [at, at + 1, len] {
+                        let want = if at < end { at } else { end };
+                        assert_eq!(
+                            find_quote_or_backslash(&bytes, 0, end, quote),
+                            want,
+                            "{len} {at} {special} {end}"
+                        );
+                    }
+                    // Control characters and the other quote are not stops.
+                    bytes[at] = if quote == b'"' { b'\n' } else { b'"' };
+                    assert_eq!(find_quote_or_backslash(&bytes, 0, len, quote), len);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn gaps_of_one_blank_end_where_a_full_skip_ends() {
+        for text in [
+            &b", \"k\""[..],
+            b",  \"k\"",
+            b", /* c */ \"k\"",
+            b", // c\n\"k\"",
+            b", ",
+            b",\t/",
+        ] {
+            let p = 1;
+            let fast = skip_gap(text, p);
+            let start = p;
+            let full = skip_ws(text, p);
+            if full == text.len() || text[full] != b'/' {
+                assert_eq!(fast, Some(full), "{text:?}");
+            }
+            assert!(fast.is_none_or(|q| q >= start), "{text:?}");
+        }
+        assert_eq!(skip_gap(b", /* c */ \"k\"", 1), Some(10));
+        assert_eq!(skip_gap(b",\t/", 1), Some(2));
     }
 
     #[test]

@@ -609,12 +609,15 @@ fn token_end(bytes: &[u8], p: usize, quote: Quote) -> Result<usize, TokenEnd> {
     let mut i = p + quote.len();
     let limit = (i + MAX_TOKEN).min(bytes.len());
     while i < limit {
-        let b = bytes[i];
-        if b == b'\\' {
+        i = scan::find_quote_or_backslash(bytes, i, limit, quote.scan_byte());
+        if i == limit {
+            break;
+        }
+        if bytes[i] == b'\\' {
             i += 2;
             continue;
         }
-        if b == quote.scan_byte() && quote.closes_at(bytes, i) {
+        if quote.closes_at(bytes, i) {
             return Ok(i + quote.len());
         }
         i += 1;

@@ -13,7 +13,8 @@
 //!   string value that is plain JSON;
 //! - `numbers`: numbers and literal words;
 //! - `lookahead`: whether a quote inside a value closes it (bytes only, no parser state);
-//! - `truncation`: closing a value the text ended inside.
+//! - `truncation`: closing a value the text ended inside;
+//! - `scratch`: the stack and closers buffers, reused from run to run on a thread.
 //!
 //! A circle between the type and the files that implement it stays inside this folder. Below
 //! it: `scan` (bytes), `memo`, `repairs`, `seed` (where a run starts), and the document
@@ -27,6 +28,7 @@ use serde_json::{Map, Value};
 mod lookahead;
 mod numbers;
 mod plain;
+mod scratch;
 mod strings;
 mod truncation;
 
@@ -150,7 +152,7 @@ pub(super) struct Parser<'a> {
     /// stays flagged as truncated.
     pub(super) closed_at_end: bool,
     /// The closer of each open container, outermost first, for the look-ahead.
-    pub(super) closers: Vec<u8>,
+    closers: scratch::Reused<u8>,
     pub(super) progressed: bool,
     /// A string value was not plain: later ones go straight to strings.rs (see [`plain`]).
     pub(super) plain_gave_up: bool,
@@ -203,7 +205,7 @@ impl<'a> Parser<'a> {
             insert_quotes: false,
             quote_insertable: false,
             closed_at_end: false,
-            closers: Vec::new(),
+            closers: scratch::closers(),
             progressed: false,
             plain_gave_up: false,
             last_quote: None,
@@ -236,7 +238,8 @@ impl<'a> Parser<'a> {
     /// Reads the values starting at `start`, which must be a `{` or `[`.
     pub(super) fn run(mut self, start: usize) -> Result<Run, RunError> {
         self.pos = start;
-        let mut values = Vec::new();
+        // Nearly always one value: room for it at once, without the growth path's bookkeeping.
+        let mut values = Vec::with_capacity(1);
         let mut truncated = false;
         let mut prose_after = None;
         let mut after_fence = None;
@@ -354,7 +357,7 @@ impl<'a> Parser<'a> {
 
     /// Reads one container starting at the current `{` or `[`.
     pub(super) fn parse_value(&mut self) -> Parsed {
-        let mut stack: Vec<Frame> = Vec::new();
+        let mut stack = scratch::stack();
         self.closers.clear();
         self.spans.clear();
         // A call's root object holds a handful of members: room for them at once.
@@ -377,7 +380,7 @@ impl<'a> Parser<'a> {
         loop {
             self.skip_blank();
             let Some(&b) = self.bytes.get(self.pos) else {
-                return Ok((self.close_at_end(stack, expect), true));
+                return Ok((self.close_at_end(&mut stack, expect), true));
             };
             match expect {
                 Expect::Key { comma } => match b {
@@ -393,7 +396,7 @@ impl<'a> Parser<'a> {
                     b']' => self.stray_closer_in(&stack)?,
                     _ => {
                         if !self.read_key(&mut stack, &mut expect)? {
-                            return Ok((self.close_at_end(stack, expect), true));
+                            return Ok((self.close_at_end(&mut stack, expect), true));
                         }
                     }
                 },
@@ -462,7 +465,7 @@ impl<'a> Parser<'a> {
                                     return Ok((root, true));
                                 }
                             }
-                            return Ok((self.close_at_end(stack, expect), true));
+                            return Ok((self.close_at_end(&mut stack, expect), true));
                         }
                     }
                 }
@@ -668,6 +671,9 @@ impl<'a> Parser<'a> {
     fn read_quoted_key(&mut self, quote: Quote, start: usize) -> Result<Option<String>, RunError> {
         if quote == Quote::Smart {
             self.smart_key_fits()?;
+        } else if let Some(mut key) = self.read_plain_key(quote) {
+            self.trim_layout(&mut key);
+            return Ok(Some(key));
         }
         match self.read_string(quote, Role::Key) {
             Str::Closed(mut key) => {
@@ -806,7 +812,20 @@ impl<'a> Parser<'a> {
 
     /// Joins `'a' + 'b'` (JavaScript or Python string concatenation) onto the string just read,
     /// reported as `quotes_normalized`: how the parts end, like one string.
+    ///
+    /// Inlined for the common case, where no `+` or `/` follows the string.
+    #[inline]
     fn concatenation(&mut self, read: &mut String) -> Joined {
+        let peek = scan::skip_ws(self.bytes, self.pos);
+        if !matches!(self.bytes.get(peek), Some(b'+' | b'/')) {
+            return Joined::Closed;
+        }
+        self.join_parts(read)
+    }
+
+    /// [`Self::concatenation`] once a `+` or `/` follows the string.
+    #[inline(never)]
+    fn join_parts(&mut self, read: &mut String) -> Joined {
         loop {
             // The common case, a comma or closer next, costs one look.
             let peek = scan::skip_ws(self.bytes, self.pos);
@@ -956,7 +975,21 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Skips whitespace and comments. Inlined for its common case, called at every token of
+    /// the main loop: nothing to skip, or blanks and then no `/`.
+    #[inline]
     fn skip_blank(&mut self) {
+        let at = scan::skip_ws(self.bytes, self.pos);
+        self.pos = at;
+        if self.bytes.get(at) == Some(&b'/') {
+            self.skip_comments();
+        }
+    }
+
+    /// [`Self::skip_blank`] at a `/`: comments and the blanks between them.
+    #[cold]
+    #[inline(never)]
+    fn skip_comments(&mut self) {
         loop {
             self.pos = scan::skip_ws(self.bytes, self.pos);
             if self.bytes.get(self.pos) != Some(&b'/') {

@@ -73,6 +73,14 @@ impl Parser<'_> {
     /// `Infinity` (refused). `None` when the text ends inside one.
     pub(super) fn read_word(&mut self) -> Result<Option<Value>, RunError> {
         let start = self.pos;
+        // The common case: a whole literal, read without measuring the word first.
+        if let Some((len, value, python)) = literal_at(&self.bytes[start..]) {
+            if python {
+                self.log.note(RepairKind::PythonLiteral, start);
+            }
+            self.pos = start + len;
+            return Ok(Some(value));
+        }
         let end = scan::word_end(self.bytes, start);
         let word = &self.text[start..end];
         let value = match word {
@@ -123,6 +131,26 @@ impl Parser<'_> {
         self.pos = end;
         Ok(Some(value))
     }
+}
+
+/// The literal `rest` starts with when the word ends right after it (as [`scan::word_end`]
+/// measures a word): its length, its value, and whether it is Python's spelling
+/// (`python_literal`).
+fn literal_at(rest: &[u8]) -> Option<(usize, Value, bool)> {
+    let (word, value, python): (&[u8], _, _) = match rest.first()? {
+        b't' => (b"true", Value::Bool(true), false),
+        b'f' => (b"false", Value::Bool(false), false),
+        b'n' => (b"null", Value::Null, false),
+        b'T' => (b"True", Value::Bool(true), true),
+        b'F' => (b"False", Value::Bool(false), true),
+        b'N' => (b"None", Value::Null, true),
+        _ => return None,
+    };
+    let whole = rest.starts_with(word)
+        && rest
+            .get(word.len())
+            .is_none_or(|&b| !(b.is_ascii_alphanumeric() || b == b'_'));
+    whole.then_some((word.len(), value, python))
 }
 
 /// The common case of a number without going through `serde_json`: an integer of at most 18

@@ -23,7 +23,7 @@ pub(super) fn is_literal_prefix(word: &str) -> bool {
 
 impl Parser<'_> {
     /// Closes every open container at the end of the text and returns the root.
-    pub(super) fn close_at_end(&mut self, mut stack: Vec<Frame>, mut expect: Expect) -> Value {
+    pub(super) fn close_at_end(&mut self, stack: &mut Vec<Frame>, mut expect: Expect) -> Value {
         self.log
             .note(RepairKind::TruncationClosed, self.bytes.len());
         if matches!(expect, Expect::Colon | Expect::Value) {
@@ -32,7 +32,7 @@ impl Parser<'_> {
             }
         }
         loop {
-            match self.pop(&mut stack, &mut expect) {
+            match self.pop(stack, &mut expect) {
                 Some(root) => return root,
                 None if stack.is_empty() => return Value::Object(serde_json::Map::new()),
                 None => {}
