@@ -5,6 +5,9 @@ mod turn_line;
 
 use std::process::ExitCode;
 
+#[global_allocator]
+static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 use clap::{Parser, Subcommand};
 
 /// Repairs the tool calls LLMs get nearly right.
