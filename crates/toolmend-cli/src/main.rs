@@ -5,6 +5,7 @@ mod turn_line;
 
 use std::process::ExitCode;
 
+/// jemalloc: see the comment on `tikv-jemallocator` in Cargo.toml (issue #29 §3).
 #[global_allocator]
 static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 

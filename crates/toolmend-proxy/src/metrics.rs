@@ -160,7 +160,13 @@ pub(crate) fn count_untooled(route: &'static str, calls: Option<usize>) {
 
 /// The labels the proxy records its histograms under: the four repaired routes, and the
 /// streams' per-chunk work.
-const ROUTES: [&str; 5] = ["chat", "messages", "responses", "ollama_chat", "stream_chunk"];
+const ROUTES: [&str; 5] = [
+    "chat",
+    "messages",
+    "responses",
+    "ollama_chat",
+    "stream_chunk",
+];
 
 /// One histogram handle per route label, looked up in the recorder once.
 ///

@@ -317,7 +317,11 @@ pub(crate) fn response_headers(from: &HeaderMap, body_may_change: bool) -> Heade
 /// none copied.
 pub(crate) fn strip_response_headers(mut headers: HeaderMap, body_may_change: bool) -> HeaderMap {
     let named = connection_named(&headers);
-    for name in HOP_BY_HOP.iter().copied().chain(named.iter().map(String::as_str)) {
+    for name in HOP_BY_HOP
+        .iter()
+        .copied()
+        .chain(named.iter().map(String::as_str))
+    {
         if headers.contains_key(name) {
             headers.remove(name);
         }
