@@ -12,6 +12,8 @@
 # ---- build: the release binary, with the registry and target dir cached between builds ----
 FROM rust:1.95-slim-trixie AS build
 WORKDIR /src
+# make: jemalloc (the binary's allocator, crates/toolmend-cli/Cargo.toml) builds from C source.
+RUN apt-get update && apt-get install -y --no-install-recommends make && rm -rf /var/lib/apt/lists/*
 COPY . .
 RUN --mount=type=cache,target=/usr/local/cargo/registry \
     --mount=type=cache,target=/src/target \

@@ -5,6 +5,10 @@ mod turn_line;
 
 use std::process::ExitCode;
 
+/// jemalloc: see the comment on `tikv-jemallocator` in Cargo.toml (issue #29 §3).
+#[global_allocator]
+static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 use clap::{Parser, Subcommand};
 
 /// Repairs the tool calls LLMs get nearly right.

@@ -42,6 +42,65 @@ pub(crate) struct AppState {
 ///
 /// When the upstream client cannot be built (no TLS backend).
 pub fn app(config: ProxyConfig) -> Result<Router, ConfigError> {
+    Ok(Dispatch::new(config)?.router)
+}
+
+/// The proxy's request handler as `serve` runs it: the four repaired routes matched directly
+/// on their method and path, every other request through the [`Router`].
+///
+/// The router's path-normalising middleware and its routing boxed two futures and matched the
+/// path twice per request (issue #29 §3). A repaired route's path is one of four literals,
+/// which normalise to themselves, so they skip nothing the middleware would do: the same
+/// handler answers them either way, and any other path (dot segments, a trailing `/`, another
+/// method) takes the router as before.
+#[derive(Debug, Clone)]
+pub(crate) struct Dispatch {
+    state: Arc<AppState>,
+    router: Router,
+}
+
+impl Dispatch {
+    /// The handler for a configuration.
+    ///
+    /// # Errors
+    ///
+    /// When the upstream client cannot be built (no TLS backend).
+    pub(crate) fn new(config: ProxyConfig) -> Result<Self, ConfigError> {
+        let (state, router) = state_and_router(config)?;
+        Ok(Self { state, router })
+    }
+
+    /// The repaired route a request is for, `None` for any other (left to the router).
+    fn repaired_route(request: &Request) -> Option<Api> {
+        if request.method() != axum::http::Method::POST {
+            return None;
+        }
+        match request.uri().path() {
+            "/v1/chat/completions" => Some(Api::OpenAi),
+            "/v1/messages" => Some(Api::Anthropic),
+            "/v1/responses" => Some(Api::Responses),
+            "/api/chat" => Some(Api::Ollama),
+            _ => None,
+        }
+    }
+
+    /// Answers one request.
+    pub(crate) async fn call(&self, request: Request) -> Response {
+        match Self::repaired_route(&request) {
+            Some(api) => repair_route(Arc::clone(&self.state), api, request).await,
+            None => {
+                let mut router = self.router.clone();
+                match tower_service::Service::call(&mut router, request).await {
+                    Ok(response) => response,
+                    Err(never) => match never {},
+                }
+            }
+        }
+    }
+}
+
+/// The shared state and the router for a configuration.
+fn state_and_router(config: ProxyConfig) -> Result<(Arc<AppState>, Router), ConfigError> {
     let upstream =
         Upstream::new(&config).map_err(|e| ConfigError(format!("upstream client: {e}")))?;
     let state = Arc::new(AppState {
@@ -64,11 +123,12 @@ pub fn app(config: ProxyConfig) -> Result<Router, ConfigError> {
         .route("/healthz", get(|| async { "ok" }))
         .route("/metrics", get(metrics))
         .fallback(passthrough)
-        .with_state(state);
+        .with_state(Arc::clone(&state));
     // Outside the routes, so a path is normalised before it is routed.
-    Ok(Router::new()
+    let router = Router::new()
         .fallback_service(routes)
-        .layer(middleware::from_fn(normalise_path)))
+        .layer(middleware::from_fn(normalise_path));
+    Ok((state, router))
 }
 
 /// Resolves the dot segments of the request path (escaped ones too) before routing, and
@@ -311,10 +371,8 @@ async fn repair_read(
         return build(status, headers, Body::from_stream(stream));
     }
 
-    let status = upstream.status();
-    let headers = upstream.headers().clone();
+    let (status, headers, mut chunks) = upstream.into_parts();
     let mut body = crate::body::Gathered::default();
-    let mut chunks = upstream.bytes_stream();
     while let Some(chunk) = chunks.next().await {
         match chunk {
             Ok(chunk) if body.len() + chunk.len() > config.limits.max_response_bytes => {
@@ -405,7 +463,7 @@ async fn repair_read(
         crate::metrics::count_reprompt(api.route_label(), outcome);
         (answer, status, headers, request) = (next_answer, next_status, next_headers, next);
     }
-    let mut out_headers = response_headers(&headers, answer.changed);
+    let mut out_headers = crate::upstream::strip_response_headers(headers, answer.changed);
     if let Some(value) = answer.notes.header() {
         out_headers.insert(REPAIRS_HEADER, value);
     }

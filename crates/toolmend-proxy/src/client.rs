@@ -205,6 +205,11 @@ impl Response {
     pub(crate) fn bytes_stream(self) -> BodyStream {
         self.body
     }
+
+    /// The status, the headers (moved, not copied) and the body stream.
+    pub(crate) fn into_parts(self) -> (StatusCode, HeaderMap, BodyStream) {
+        (self.status, self.headers, self.body)
+    }
 }
 
 /// The frames of an upstream body, decoded or not.

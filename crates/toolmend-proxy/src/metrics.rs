@@ -158,16 +158,79 @@ pub(crate) fn count_untooled(route: &'static str, calls: Option<usize>) {
     }
 }
 
+/// The labels the proxy records its histograms under: the four repaired routes, and the
+/// streams' per-chunk work.
+const ROUTES: [&str; 5] = [
+    "chat",
+    "messages",
+    "responses",
+    "ollama_chat",
+    "stream_chunk",
+];
+
+/// One histogram handle per route label, looked up in the recorder once.
+///
+/// `histogram!` with labels builds its key (a label vector, a `String` for the status) and
+/// hashes it into the recorder's registry on every call: one or two allocations and a map
+/// lookup per request, or per streamed chunk (issue #29 §3). The handle it returns stays
+/// valid for the recorder's life (the proxy sets no idle timeout), so the common series keep
+/// theirs; any other label or status goes through the macro as before.
+struct Handles([OnceLock<metrics::Histogram>; ROUTES.len()]);
+
+impl Handles {
+    const fn new() -> Self {
+        Self([const { OnceLock::new() }; ROUTES.len()])
+    }
+
+    /// The handle for `route`, made by `make` the first time (after the recorder is
+    /// installed, so it never caches a handle of no recorder); `None` for a label not in
+    /// [`ROUTES`].
+    fn get(
+        &self,
+        route: &'static str,
+        make: impl FnOnce() -> metrics::Histogram,
+    ) -> Option<&metrics::Histogram> {
+        let index = ROUTES.iter().position(|r| *r == route)?;
+        Some(self.0[index].get_or_init(|| {
+            let _ = handle();
+            make()
+        }))
+    }
+}
+
+static OVERHEAD: Handles = Handles::new();
+/// Requests answered `200 OK`, by route.
+static REQUEST_OK: Handles = Handles::new();
+
 /// Records the time the proxy itself spent on a response (repair work, not the upstream).
 pub(crate) fn record_overhead(route: &'static str, seconds: f64) {
-    metrics::histogram!("toolmend_overhead_seconds", "route" => route).record(seconds);
+    let make = || metrics::histogram!("toolmend_overhead_seconds", "route" => route);
+    match OVERHEAD.get(route, make) {
+        Some(histogram) => histogram.record(seconds),
+        None => make().record(seconds),
+    }
+}
+
+/// The [`record_overhead`] series of `route` as a handle, for a caller that records many
+/// times (a stream records each chunk's work).
+pub(crate) fn overhead_histogram(route: &'static str) -> metrics::Histogram {
+    let make = || metrics::histogram!("toolmend_overhead_seconds", "route" => route);
+    OVERHEAD.get(route, make).cloned().unwrap_or_else(make)
 }
 
 /// Records a whole request's latency, upstream included.
 pub(crate) fn record_request(route: &'static str, status: u16, seconds: f64) {
-    metrics::histogram!("toolmend_request_duration_seconds", "route" => route,
-        "status" => status.to_string())
-    .record(seconds);
+    let make = |status: u16| {
+        metrics::histogram!("toolmend_request_duration_seconds", "route" => route,
+            "status" => status.to_string())
+    };
+    match (status == 200)
+        .then(|| REQUEST_OK.get(route, || make(200)))
+        .flatten()
+    {
+        Some(histogram) => histogram.record(seconds),
+        None => make(status).record(seconds),
+    }
 }
 
 #[cfg(test)]

@@ -10,15 +10,14 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use axum::Router;
 use axum::extract::ConnectInfo;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
-use tower_service::Service;
 
+use crate::app::Dispatch;
 use crate::config::{ProxyConfig, ProxyLimits};
 use crate::self_wake::AbsorbSelfWakes;
 
@@ -49,7 +48,7 @@ pub async fn serve_until(
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
     let limits = config.limits.clone();
-    let router = crate::app(config).map_err(std::io::Error::other)?;
+    let dispatch = Dispatch::new(config).map_err(std::io::Error::other)?;
     let peers = Peers::new(limits.max_connections_per_peer);
     let (stop, stopping) = watch::channel(false);
     let mut connections = JoinSet::new();
@@ -80,7 +79,7 @@ pub async fn serve_until(
                 connections.spawn(AbsorbSelfWakes::new(connection(
                     stream,
                     peer,
-                    router.clone(),
+                    dispatch.clone(),
                     limits.clone(),
                     stopping.clone(),
                     slot,
@@ -114,7 +113,7 @@ pub async fn serve_until(
 async fn connection(
     stream: TcpStream,
     peer: SocketAddr,
-    router: Router,
+    dispatch: Dispatch,
     limits: ProxyLimits,
     mut stopping: watch::Receiver<bool>,
     _slot: PeerSlot,
@@ -126,8 +125,11 @@ async fn connection(
     }
     let service = hyper::service::service_fn(move |mut request: hyper::Request<_>| {
         request.extensions_mut().insert(ConnectInfo(peer));
-        let mut router = router.clone();
-        async move { router.call(request).await }
+        let dispatch = dispatch.clone();
+        async move {
+            let response = dispatch.call(request.map(axum::body::Body::new)).await;
+            Ok::<_, std::convert::Infallible>(response)
+        }
     });
     let mut builder = hyper::server::conn::http1::Builder::new();
     builder

@@ -313,6 +313,25 @@ pub(crate) fn response_headers(from: &HeaderMap, body_may_change: bool) -> Heade
     out
 }
 
+/// [`response_headers`] done in place on headers the caller owns: the same headers kept,
+/// none copied.
+pub(crate) fn strip_response_headers(mut headers: HeaderMap, body_may_change: bool) -> HeaderMap {
+    let named = connection_named(&headers);
+    for name in HOP_BY_HOP
+        .iter()
+        .copied()
+        .chain(named.iter().map(String::as_str))
+    {
+        if headers.contains_key(name) {
+            headers.remove(name);
+        }
+    }
+    if body_may_change {
+        headers.remove(header::CONTENT_LENGTH);
+    }
+    headers
+}
+
 /// The `Content-Encoding` of a response the proxy could not decode (one other than
 /// `identity` left after the decoding client), `None` when the body is plain.
 pub(crate) fn undecoded_encoding(headers: &HeaderMap) -> Option<&str> {

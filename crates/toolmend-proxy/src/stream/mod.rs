@@ -519,8 +519,8 @@ pub(crate) fn transform_reporting(
         done: false,
         tail: None,
         unsaved,
-        // `metrics::record_overhead`'s series, its handle taken once instead of per chunk.
-        overhead: metrics::histogram!("toolmend_overhead_seconds", "route" => "stream_chunk"),
+        // `crate::metrics::record_overhead`'s series, its handle taken once instead of per chunk.
+        overhead: crate::metrics::overhead_histogram("stream_chunk"),
     };
     futures_util::stream::unfold(machine, |mut m| async move {
         loop {
