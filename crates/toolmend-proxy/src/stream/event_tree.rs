@@ -108,10 +108,23 @@ pub(crate) mod check {
 
     /// The client's bytes for an upstream body delivered in these pieces.
     pub(crate) fn run(api: Api, recover: RecoverMode, pieces: Vec<Vec<u8>>) -> Vec<u8> {
+        let pieces = pieces.into_iter().map(bytes::Bytes::from).collect();
+        run_chunks(api, recover, pieces)
+            .into_iter()
+            .flat_map(|c| c.to_vec())
+            .collect()
+    }
+
+    /// The client's chunks, as sent, for an upstream body delivered in these chunks.
+    pub(crate) fn run_chunks(
+        api: Api,
+        recover: RecoverMode,
+        pieces: Vec<bytes::Bytes>,
+    ) -> Vec<bytes::Bytes> {
         let upstream = futures_util::stream::iter(
             pieces
                 .into_iter()
-                .map(|p| Ok::<_, crate::upstream::UpstreamError>(bytes::Bytes::from(p))),
+                .map(Ok::<_, crate::upstream::UpstreamError>),
         );
         let mut config = ProxyConfig::new("http://h");
         config.recover = recover;
@@ -128,10 +141,7 @@ pub(crate) mod check {
             .build()
             .unwrap();
         let chunks: Vec<_> = runtime.block_on(out.collect());
-        chunks
-            .into_iter()
-            .flat_map(|c| c.unwrap().to_vec())
-            .collect()
+        chunks.into_iter().map(Result::unwrap).collect()
     }
 
     /// The client's bytes for `body`, after checking that the tree path alone gives the same

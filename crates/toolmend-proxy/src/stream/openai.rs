@@ -751,52 +751,14 @@ impl Transform for OpenAiStream {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
+    use toolmend::RecoverMode;
 
-    use futures_util::StreamExt;
-    use serde_json::json;
-    use toolmend::{Mender, MenderOptions, RecoverMode, ToolSet};
-
-    use crate::config::ProxyConfig;
     use crate::error::Api;
-
-    fn mender() -> Arc<Mender> {
-        static MENDER: std::sync::OnceLock<Arc<Mender>> = std::sync::OnceLock::new();
-        Arc::clone(MENDER.get_or_init(build_mender))
-    }
-
-    fn build_mender() -> Arc<Mender> {
-        let tools = json!([{"type": "function", "function": {"name": "list_dir",
-            "parameters": {"type": "object", "properties": {"dir": {"type": "string"}},
-            "required": ["dir"]}}}]);
-        let options = MenderOptions::default().with_recover(RecoverMode::Content);
-        Arc::new(Mender::with_options(ToolSet::from_json(&tools), options))
-    }
+    use crate::stream::event_tree::check;
 
     /// The client's bytes for an upstream body delivered in these pieces.
     fn run(pieces: Vec<Vec<u8>>) -> Vec<u8> {
-        let upstream = futures_util::stream::iter(
-            pieces
-                .into_iter()
-                .map(|p| Ok::<_, crate::upstream::UpstreamError>(bytes::Bytes::from(p))),
-        );
-        let out = super::super::transform(
-            Api::OpenAi,
-            upstream,
-            mender(),
-            Arc::new(ProxyConfig::new("http://h")),
-            "m".into(),
-            "req_1".into(),
-            Box::new(Vec::new),
-        );
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .build()
-            .unwrap();
-        let chunks: Vec<_> = runtime.block_on(out.collect());
-        chunks
-            .into_iter()
-            .flat_map(|c| c.unwrap().to_vec())
-            .collect()
+        check::run(Api::OpenAi, RecoverMode::Content, pieces)
     }
 
     fn chunk(delta: &str, finish: &str) -> String {
@@ -835,25 +797,7 @@ mod tests {
 
     /// The client's chunks for an upstream body delivered in these chunks.
     fn run_chunks(pieces: Vec<bytes::Bytes>) -> Vec<bytes::Bytes> {
-        let upstream = futures_util::stream::iter(
-            pieces
-                .into_iter()
-                .map(Ok::<_, crate::upstream::UpstreamError>),
-        );
-        let out = super::super::transform(
-            Api::OpenAi,
-            upstream,
-            mender(),
-            Arc::new(ProxyConfig::new("http://h")),
-            "m".into(),
-            "req_1".into(),
-            Box::new(Vec::new),
-        );
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .build()
-            .unwrap();
-        let chunks: Vec<_> = runtime.block_on(out.collect());
-        chunks.into_iter().map(Result::unwrap).collect()
+        check::run_chunks(Api::OpenAi, RecoverMode::Content, pieces)
     }
 
     #[test]
