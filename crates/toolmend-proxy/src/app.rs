@@ -75,13 +75,11 @@ impl Dispatch {
         if request.method() != axum::http::Method::POST {
             return None;
         }
-        match request.uri().path() {
-            "/v1/chat/completions" => Some(Api::OpenAi),
-            "/v1/messages" => Some(Api::Anthropic),
-            "/v1/responses" => Some(Api::Responses),
-            "/api/chat" => Some(Api::Ollama),
-            _ => None,
-        }
+        let path = request.uri().path();
+        REPAIRED_ROUTES
+            .iter()
+            .find(|(route, _)| *route == path)
+            .map(|&(_, api)| api)
     }
 
     /// Answers one request.
@@ -99,6 +97,15 @@ impl Dispatch {
     }
 }
 
+/// The repaired routes (`POST` only) and the API each speaks: the router's table and
+/// [`Dispatch`]'s direct match both read it.
+const REPAIRED_ROUTES: [(&str, Api); 4] = [
+    ("/v1/chat/completions", Api::OpenAi),
+    ("/v1/messages", Api::Anthropic),
+    ("/v1/responses", Api::Responses),
+    ("/api/chat", Api::Ollama),
+];
+
 /// The shared state and the router for a configuration.
 fn state_and_router(config: ProxyConfig) -> Result<(Arc<AppState>, Router), ConfigError> {
     let upstream =
@@ -115,11 +122,14 @@ fn state_and_router(config: ProxyConfig) -> Result<(Arc<AppState>, Router), Conf
     });
     // Installed at build time so `/metrics` lists the series from the first request on.
     let _ = crate::metrics::handle();
-    let routes = Router::new()
-        .route("/v1/chat/completions", post(chat))
-        .route("/v1/messages", post(messages))
-        .route("/v1/responses", post(responses_route))
-        .route("/api/chat", post(ollama_chat))
+    let routes = REPAIRED_ROUTES
+        .iter()
+        .fold(Router::new(), |routes, &(path, api)| {
+            let handler = move |State(state): State<Arc<AppState>>, request: Request| {
+                repair_route(state, api, request)
+            };
+            routes.route(path, post(handler))
+        })
         .route("/healthz", get(|| async { "ok" }))
         .route("/metrics", get(metrics))
         .fallback(passthrough)
@@ -195,22 +205,6 @@ async fn metrics(State(state): State<Arc<AppState>>, mut headers: HeaderMap) -> 
         )
             .into_response(),
     }
-}
-
-async fn chat(State(state): State<Arc<AppState>>, request: Request) -> Response {
-    repair_route(state, Api::OpenAi, request).await
-}
-
-async fn messages(State(state): State<Arc<AppState>>, request: Request) -> Response {
-    repair_route(state, Api::Anthropic, request).await
-}
-
-async fn responses_route(State(state): State<Arc<AppState>>, request: Request) -> Response {
-    repair_route(state, Api::Responses, request).await
-}
-
-async fn ollama_chat(State(state): State<Arc<AppState>>, request: Request) -> Response {
-    repair_route(state, Api::Ollama, request).await
 }
 
 /// Handles one request of a repaired route in its `request` span (`route` is the route's
