@@ -7,9 +7,16 @@
 //! a read timeout on the head and on every gap in the body, and gzip/deflate/br/zstd decoding
 //! for the answers the proxy reads. No URL is parsed per request and no layer is boxed per
 //! request beyond what hyper-util itself does.
+//!
+//! Each thread that sends gets its own pool of upstream connections: hyper-util runs a
+//! connection in a task on the runtime that opened it, so a pool shared by the threads of a
+//! per-core runtime ([`crate::serve`]) would hand a request to a connection driven by another
+//! thread, one cross-thread wake-up (an event-fd write and a context switch) per request.
 
+use std::cell::RefCell;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::{Arc, Weak};
 use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
@@ -86,11 +93,22 @@ impl ClientError {
     }
 }
 
-/// The pooled keep-alive client (HTTP/1.1, or HTTP/2 over TLS when offered), one per router.
+/// hyper-util's pooled client as this proxy builds it.
+type Pooled = Client<HttpsConnector<HttpConnector>, Full<Bytes>>;
+
+/// The pooled keep-alive client (HTTP/1.1, or HTTP/2 over TLS when offered), one per router,
+/// with one pool per sending thread (see the module).
 #[derive(Debug, Clone)]
 pub(crate) struct HttpClient {
-    client: Client<HttpsConnector<HttpConnector>, Full<Bytes>>,
+    connector: HttpsConnector<HttpConnector>,
     read_timeout: Duration,
+    /// Names this client in the threads' pool lists; they drop a pool once it is gone.
+    alive: Arc<()>,
+}
+
+thread_local! {
+    /// This thread's pools, one per live [`HttpClient`] that sent from it.
+    static POOLS: RefCell<Vec<(Weak<()>, Pooled)>> = const { RefCell::new(Vec::new()) };
 }
 
 impl HttpClient {
@@ -110,14 +128,35 @@ impl HttpClient {
             .https_or_http()
             .enable_all_versions()
             .wrap_connector(tcp);
-        let client = Client::builder(TokioExecutor::new())
-            .pool_idle_timeout(Duration::from_secs(90))
-            .pool_timer(TokioTimer::new())
-            .timer(TokioTimer::new())
-            .build(tls);
         Ok(Self {
-            client,
+            connector: tls,
             read_timeout,
+            alive: Arc::new(()),
+        })
+    }
+
+    /// `send` on this thread's pool for this client, the pool made on the thread's first
+    /// request (the pools of clients dropped since are dropped then). A dropped client's
+    /// address is never reused while a thread's list still holds it (its `Weak` keeps the
+    /// allocation).
+    fn with_pool<T>(&self, send: impl FnOnce(&Pooled) -> T) -> T {
+        POOLS.with_borrow_mut(|pools| {
+            let mine = Arc::as_ptr(&self.alive);
+            if let Some((_, pool)) = pools
+                .iter()
+                .find(|(owner, _)| std::ptr::eq(owner.as_ptr(), mine))
+            {
+                return send(pool);
+            }
+            pools.retain(|(owner, _)| owner.strong_count() > 0);
+            let pool = Client::builder(TokioExecutor::new())
+                .pool_idle_timeout(Duration::from_secs(90))
+                .pool_timer(TokioTimer::new())
+                .timer(TokioTimer::new())
+                .build(self.connector.clone());
+            let sent = send(&pool);
+            pools.push((Arc::downgrade(&self.alive), pool));
+            sent
         })
     }
 
@@ -129,7 +168,7 @@ impl HttpClient {
         request: Request<Full<Bytes>>,
         decoding: bool,
     ) -> Result<Response, UpstreamError> {
-        let sent = self.client.request(request);
+        let sent = self.with_pool(|pool| pool.request(request));
         let head = match tokio::time::timeout(self.read_timeout, sent).await {
             Err(_) => return Err(UpstreamError::Timeout),
             Ok(Err(e)) => return Err(UpstreamError::of(&e)),

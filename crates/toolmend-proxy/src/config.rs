@@ -54,6 +54,20 @@ pub enum StormPolicy {
     Suppress,
 }
 
+/// How `toolmend serve` runs its connections on the machine's cores (`--runtime`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Runtime {
+    /// One work-stealing runtime over every core (the default): a core busy with one long
+    /// request leaves the other connections to the other cores.
+    #[default]
+    Shared,
+    /// One single-threaded runtime per core, each connection kept on one of them with its
+    /// own upstream connections: no request crosses threads, so fewer wake-ups and context
+    /// switches per request; but a connection waits while its core repairs another's body.
+    PerCore,
+}
+
 /// Every size, time and count bound of the proxy.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -156,6 +170,9 @@ pub struct ProxyConfig {
     pub default_tools: Option<String>,
     /// What happens to the tool calls in a request's history (`--history`).
     pub history: HistoryPolicy,
+    /// How connections are spread over the cores (`--runtime`; read by the binary that
+    /// builds the runtime, see [`crate::serve_per_core`]).
+    pub runtime: Runtime,
 }
 
 /// The most re-prompts `--reprompt` allows per response.
@@ -183,6 +200,7 @@ impl std::fmt::Debug for ProxyConfig {
                 &self.default_tools.as_ref().map(String::len),
             )
             .field("history", &self.history)
+            .field("runtime", &self.runtime)
             .finish()
     }
 }
@@ -225,6 +243,7 @@ impl ProxyConfig {
             reprompt: 0,
             default_tools: None,
             history: HistoryPolicy::Repair,
+            runtime: Runtime::Shared,
         }
     }
 
@@ -248,6 +267,7 @@ impl ProxyConfig {
             reprompt,
             tools,
             history,
+            runtime,
         } = file;
         if let Some(trust) = trust_forwarded {
             self.trust_forwarded = trust;
@@ -274,6 +294,7 @@ impl ProxyConfig {
             ("api_key", api_key),
             ("upstream_api_key", upstream_api_key),
             ("history", history),
+            ("runtime", runtime),
         ];
         for (key, value) in pairs {
             if let Some(value) = value {
@@ -332,7 +353,8 @@ impl ProxyConfig {
     /// `TOOLMEND_HEADER_READ_TIMEOUT_MS`, `TOOLMEND_BODY_READ_TIMEOUT_MS`,
     /// `TOOLMEND_MIN_BODY_RATE`, `TOOLMEND_MAX_CONNECTIONS_PER_PEER`,
     /// `TOOLMEND_DRAIN_TIMEOUT_MS`, `TOOLMEND_ALLOW_PATHS` (comma-separated),
-    /// `TOOLMEND_METRICS_NEED_KEY`, `TOOLMEND_TRUST_FORWARDED`, `TOOLMEND_HISTORY`); other
+    /// `TOOLMEND_METRICS_NEED_KEY`, `TOOLMEND_TRUST_FORWARDED`, `TOOLMEND_HISTORY`,
+    /// `TOOLMEND_RUNTIME`); other
     /// variables are ignored.
     pub fn merge_env<K, V>(
         &mut self,
@@ -369,6 +391,13 @@ impl ProxyConfig {
                     "repair" => HistoryPolicy::Repair,
                     "off" => HistoryPolicy::Off,
                     _ => return Err(bad("expected repair|off, got")),
+                };
+            }
+            "runtime" => {
+                self.runtime = match value {
+                    "shared" => Runtime::Shared,
+                    "per-core" => Runtime::PerCore,
+                    _ => return Err(bad("expected shared|per-core, got")),
                 };
             }
             "mode" => {
@@ -480,6 +509,7 @@ struct FileConfig {
     /// A path to a JSON file holding a tools array.
     tools: Option<String>,
     history: Option<String>,
+    runtime: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]

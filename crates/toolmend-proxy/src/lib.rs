@@ -55,11 +55,11 @@ pub mod wire;
 pub use app::app;
 pub use config::{
     DEFAULT_ALLOW_PATHS, DEFAULT_LISTEN, HistoryPolicy, InvalidPolicy, MAX_REPROMPT, Mode,
-    ProxyConfig, ProxyLimits, StormPolicy,
+    ProxyConfig, ProxyLimits, Runtime, StormPolicy,
 };
 pub use error::ConfigError;
 pub use reprompt::REPROMPTS_HEADER;
-pub use serve::serve_until;
+pub use serve::{CoreRuntimes, serve_until, serve_until_on};
 
 /// The name of the response header listing the repairs made (`kind=count`, comma-separated).
 pub const REPAIRS_HEADER: &str = mend::REPAIRS_HEADER;
@@ -72,6 +72,20 @@ pub const REPAIRS_HEADER: &str = mend::REPAIRS_HEADER;
 /// When the router cannot be built.
 pub async fn serve(config: ProxyConfig, listener: tokio::net::TcpListener) -> std::io::Result<()> {
     serve_until(config, listener, shutdown_signal()).await
+}
+
+/// [`serve`] with the connections spread over `workers` (see [`serve_until_on`] and
+/// [`CoreRuntimes`]: `--runtime per-core`).
+///
+/// # Errors
+///
+/// When the router cannot be built.
+pub async fn serve_per_core(
+    config: ProxyConfig,
+    listener: tokio::net::TcpListener,
+    workers: &[tokio::runtime::Handle],
+) -> std::io::Result<()> {
+    serve_until_on(config, listener, shutdown_signal(), workers).await
 }
 
 /// Resolves on Ctrl-C or (on Unix) SIGTERM.

@@ -3,10 +3,16 @@
 //!
 //! `axum::serve` has none of these: a client trickling its head held a connection (and, at
 //! SIGTERM, the process) for as long as it liked.
+//!
+//! The connections run on the runtime that serves, or spread over [`CoreRuntimes`] (one
+//! single-threaded runtime per core, `--runtime per-core`): each connection then stays on one
+//! thread with its own upstream connections ([`crate::client`]), and no request wakes another
+//! thread.
 
 use std::collections::HashMap;
 use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -14,7 +20,8 @@ use axum::extract::ConnectInfo;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::watch;
+use tokio::runtime::Handle;
+use tokio::sync::{oneshot, watch};
 use tokio::task::JoinSet;
 
 use crate::app::Dispatch;
@@ -47,14 +54,34 @@ pub async fn serve_until(
     listener: TcpListener,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
+    serve_until_on(config, listener, shutdown, &[]).await
+}
+
+/// [`serve_until`] with each connection run on one of `workers` (the one with the fewest
+/// open connections; see [`CoreRuntimes`]), or on the current runtime when `workers` is
+/// empty. Accepting, the limits and the drain are the same either way.
+///
+/// # Errors
+///
+/// When the router cannot be built.
+pub async fn serve_until_on(
+    config: ProxyConfig,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()>,
+    workers: &[Handle],
+) -> std::io::Result<()> {
     let limits = config.limits.clone();
     let dispatch = Dispatch::new(config).map_err(std::io::Error::other)?;
     let peers = Peers::new(limits.max_connections_per_peer);
     let (stop, stopping) = watch::channel(false);
     let mut connections = JoinSet::new();
-    // Dropped (its task aborted) when serving ends, however it ends.
+    // Dropped (their tasks aborted) when serving ends, however it ends.
     let mut pending_timer = JoinSet::new();
     pending_timer.spawn(keep_a_timer_pending());
+    for worker in workers {
+        pending_timer.spawn_on(keep_a_timer_pending(), worker);
+    }
+    let open: Vec<Arc<AtomicUsize>> = workers.iter().map(|_| Arc::default()).collect();
     tokio::pin!(shutdown);
     loop {
         tokio::select! {
@@ -74,16 +101,41 @@ pub async fn serve_until(
                     connections.spawn(refuse(stream));
                     continue;
                 };
+                let serving = Serving {
+                    peer,
+                    dispatch: dispatch.clone(),
+                    limits: limits.clone(),
+                    stopping: stopping.clone(),
+                    slot,
+                };
                 // The handler hyper polls inside the connection's task wakes that task when it
                 // takes the request body: polled again in place, not through another worker.
-                connections.spawn(AbsorbSelfWakes::new(connection(
-                    stream,
-                    peer,
-                    dispatch.clone(),
-                    limits.clone(),
-                    stopping.clone(),
-                    slot,
-                )));
+                let Some((worker, count)) = workers.iter().zip(&open).min_by_key(|(_, n)| n.load(Ordering::Relaxed)) else {
+                    connections.spawn(AbsorbSelfWakes::new(connection(stream, serving)));
+                    continue;
+                };
+                // Registered again with the worker's own I/O driver, so its readiness wakes
+                // that worker and no other thread.
+                let stream = match stream.into_std() {
+                    Ok(stream) => stream,
+                    Err(error) => {
+                        tracing::debug!(%error, "could not move an accepted connection");
+                        continue;
+                    }
+                };
+                let counted = Counted::new(Arc::clone(count));
+                connections.spawn_on(
+                    AbsorbSelfWakes::new(async move {
+                        let _counted = counted;
+                        match TcpStream::from_std(stream) {
+                            Ok(stream) => connection(stream, serving).await,
+                            Err(error) => {
+                                tracing::debug!(%error, "could not register an accepted connection");
+                            }
+                        }
+                    }),
+                    worker,
+                );
             }
             Some(_) = connections.join_next(), if !connections.is_empty() => {}
         }
@@ -108,16 +160,42 @@ pub async fn serve_until(
     Ok(())
 }
 
-/// Serves one connection until it ends, or until shutdown (then the request in flight may
-/// finish; an idle or half-sent head is closed).
-async fn connection(
-    stream: TcpStream,
+/// What one connection is served with.
+struct Serving {
     peer: SocketAddr,
     dispatch: Dispatch,
     limits: ProxyLimits,
-    mut stopping: watch::Receiver<bool>,
-    _slot: PeerSlot,
-) {
+    stopping: watch::Receiver<bool>,
+    /// Counts the connection against its address until it ends.
+    slot: PeerSlot,
+}
+
+/// One open connection counted on its worker until dropped.
+struct Counted(Arc<AtomicUsize>);
+
+impl Counted {
+    fn new(count: Arc<AtomicUsize>) -> Self {
+        count.fetch_add(1, Ordering::Relaxed);
+        Self(count)
+    }
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// Serves one connection until it ends, or until shutdown (then the request in flight may
+/// finish; an idle or half-sent head is closed).
+async fn connection(stream: TcpStream, serving: Serving) {
+    let Serving {
+        peer,
+        dispatch,
+        limits,
+        mut stopping,
+        slot: _slot,
+    } = serving;
     // Without TCP_NODELAY the small writes of a stream (one SSE event each) wait for the
     // client's delayed ACK: about 40 ms added to every streamed response on Linux.
     if let Err(error) = stream.set_nodelay(true) {
@@ -148,6 +226,63 @@ async fn connection(
     }
     if let Err(error) = conn.await {
         tracing::debug!(%error, "connection ended with an error while draining");
+    }
+}
+
+/// One single-threaded tokio runtime per core, each on its own thread, for
+/// [`serve_until_on`]; stopped and joined when dropped (drop it outside any runtime).
+#[derive(Debug)]
+pub struct CoreRuntimes {
+    handles: Vec<Handle>,
+    stops: Vec<oneshot::Sender<()>>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl CoreRuntimes {
+    /// `count` runtimes (at least one), with I/O and timers.
+    ///
+    /// # Errors
+    ///
+    /// When a runtime or its thread cannot be started.
+    pub fn start(count: usize) -> std::io::Result<Self> {
+        let mut cores = Self {
+            handles: Vec::new(),
+            stops: Vec::new(),
+            threads: Vec::new(),
+        };
+        for index in 0..count.max(1) {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?;
+            let (stop, stopped) = oneshot::channel::<()>();
+            cores.handles.push(runtime.handle().clone());
+            cores.stops.push(stop);
+            cores.threads.push(
+                std::thread::Builder::new()
+                    .name(format!("toolmend-core-{index}"))
+                    .spawn(move || {
+                        let _ = runtime.block_on(stopped);
+                    })?,
+            );
+        }
+        Ok(cores)
+    }
+
+    /// The runtimes' handles, for [`serve_until_on`].
+    #[must_use]
+    pub fn handles(&self) -> &[Handle] {
+        &self.handles
+    }
+}
+
+impl Drop for CoreRuntimes {
+    fn drop(&mut self) {
+        for stop in self.stops.drain(..) {
+            let _ = stop.send(());
+        }
+        for thread in self.threads.drain(..) {
+            let _ = thread.join();
+        }
     }
 }
 

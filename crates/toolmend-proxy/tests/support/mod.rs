@@ -220,10 +220,28 @@ pub async fn start_mock() -> (Arc<Mock>, SocketAddr) {
 }
 
 /// Starts a proxy with `config` (its upstream is set by the caller); returns its base URL.
+/// With `--runtime per-core` in `config`, or `TOOLMEND_TEST_RUNTIME=per-core` set for the
+/// whole run, its connections run on two single-threaded runtimes shared by the test binary.
 pub async fn start_proxy(config: ProxyConfig) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { toolmend_proxy::serve(config, listener).await.unwrap() });
+    let per_core = config.runtime == toolmend_proxy::Runtime::PerCore
+        || std::env::var("TOOLMEND_TEST_RUNTIME").is_ok_and(|v| v == "per-core");
+    if per_core {
+        static CORES: std::sync::OnceLock<toolmend_proxy::CoreRuntimes> =
+            std::sync::OnceLock::new();
+        let workers = CORES
+            .get_or_init(|| toolmend_proxy::CoreRuntimes::start(2).unwrap())
+            .handles()
+            .to_vec();
+        tokio::spawn(async move {
+            toolmend_proxy::serve_until_on(config, listener, std::future::pending(), &workers)
+                .await
+                .unwrap()
+        });
+    } else {
+        tokio::spawn(async move { toolmend_proxy::serve(config, listener).await.unwrap() });
+    }
     format!("http://{addr}")
 }
 
