@@ -8,10 +8,12 @@
 //! for the answers the proxy reads. No URL is parsed per request and no layer is boxed per
 //! request beyond what hyper-util itself does.
 //!
-//! Each thread that sends gets its own pool of upstream connections: hyper-util runs a
-//! connection in a task on the runtime that opened it, so a pool shared by the threads of a
-//! per-core runtime ([`crate::serve`]) would hand a request to a connection driven by another
-//! thread, one cross-thread wake-up (an event-fd write and a context switch) per request.
+//! Per core (`--runtime per-core`), each thread that sends gets its own pool of upstream
+//! connections: hyper-util runs a connection in a task on the runtime that opened it, so a
+//! pool shared by the cores' runtimes ([`crate::serve`]) would hand a request to a connection
+//! driven by another thread, one cross-thread wake-up (an event-fd write and a context switch)
+//! per request. On the shared runtime one pool serves every worker (pools per worker held
+//! twice the idle connections, and 1–2 MB more at 64 connections, for no measured gain).
 
 use std::cell::RefCell;
 use std::future::Future;
@@ -102,6 +104,8 @@ type Pooled = Client<HttpsConnector<HttpConnector>, Full<Bytes>>;
 pub(crate) struct HttpClient {
     connector: HttpsConnector<HttpConnector>,
     read_timeout: Duration,
+    /// The one pool, or `None` for one per thread.
+    shared: Option<Pooled>,
     /// Names this client in the threads' pool lists; they drop a pool once it is gone.
     alive: Arc<()>,
 }
@@ -112,10 +116,12 @@ thread_local! {
 }
 
 impl HttpClient {
-    /// A client with these timeouts, TCP_NODELAY, 90 s idle connections kept.
+    /// A client with these timeouts, TCP_NODELAY, 90 s idle connections kept; one pool per
+    /// sending thread when `per_thread`, else one for all.
     pub(crate) fn new(
         connect_timeout: Duration,
         read_timeout: Duration,
+        per_thread: bool,
     ) -> Result<Self, ClientError> {
         let mut tcp = HttpConnector::new();
         tcp.set_nodelay(true);
@@ -129,6 +135,7 @@ impl HttpClient {
             .enable_all_versions()
             .wrap_connector(tcp);
         Ok(Self {
+            shared: (!per_thread).then(|| pool(tls.clone())),
             connector: tls,
             read_timeout,
             alive: Arc::new(()),
@@ -140,6 +147,9 @@ impl HttpClient {
     /// address is never reused while a thread's list still holds it (its `Weak` keeps the
     /// allocation).
     fn with_pool<T>(&self, send: impl FnOnce(&Pooled) -> T) -> T {
+        if let Some(pool) = &self.shared {
+            return send(pool);
+        }
         POOLS.with_borrow_mut(|pools| {
             let mine = Arc::as_ptr(&self.alive);
             if let Some((_, pool)) = pools
@@ -149,11 +159,7 @@ impl HttpClient {
                 return send(pool);
             }
             pools.retain(|(owner, _)| owner.strong_count() > 0);
-            let pool = Client::builder(TokioExecutor::new())
-                .pool_idle_timeout(Duration::from_secs(90))
-                .pool_timer(TokioTimer::new())
-                .timer(TokioTimer::new())
-                .build(self.connector.clone());
+            let pool = pool(self.connector.clone());
             let sent = send(&pool);
             pools.push((Arc::downgrade(&self.alive), pool));
             sent
@@ -202,6 +208,15 @@ impl HttpClient {
             },
         })
     }
+}
+
+/// A pool of keep-alive connections over `connector`, idle ones kept 90 s.
+fn pool(connector: HttpsConnector<HttpConnector>) -> Pooled {
+    Client::builder(TokioExecutor::new())
+        .pool_idle_timeout(Duration::from_secs(90))
+        .pool_timer(TokioTimer::new())
+        .timer(TokioTimer::new())
+        .build(connector)
 }
 
 /// A response already received, served once: the decoder service is put in front of it only

@@ -170,8 +170,8 @@ pub struct ProxyConfig {
     pub default_tools: Option<String>,
     /// What happens to the tool calls in a request's history (`--history`).
     pub history: HistoryPolicy,
-    /// How connections are spread over the cores (`--runtime`; read by the binary that
-    /// builds the runtime, see [`crate::serve_per_core`]).
+    /// How connections are spread over the cores (`--runtime`): the binary builds the
+    /// runtimes ([`crate::serve_per_core`]); per core, the upstream pool is per thread.
     pub runtime: Runtime,
 }
 
@@ -561,6 +561,17 @@ mod tests {
         let mut config = ProxyConfig::new("http://a");
         assert!(config.set("mode", "fix").is_err());
         assert!(config.merge_toml("nonsense = 1").is_err());
+    }
+
+    #[test]
+    fn the_runtime_is_shared_unless_asked_per_core() {
+        let mut config = ProxyConfig::new("http://a");
+        assert_eq!(config.runtime, Runtime::Shared);
+        config.merge_toml("runtime = \"per-core\"\n").unwrap();
+        assert_eq!(config.runtime, Runtime::PerCore);
+        config.merge_env([("TOOLMEND_RUNTIME", "shared")]).unwrap();
+        assert_eq!(config.runtime, Runtime::Shared);
+        assert!(config.set("runtime", "threads").is_err());
     }
 
     #[test]

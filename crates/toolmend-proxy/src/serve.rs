@@ -110,7 +110,11 @@ pub async fn serve_until_on(
                 };
                 // The handler hyper polls inside the connection's task wakes that task when it
                 // takes the request body: polled again in place, not through another worker.
-                let Some((worker, count)) = workers.iter().zip(&open).min_by_key(|(_, n)| n.load(Ordering::Relaxed)) else {
+                let least_busy = workers
+                    .iter()
+                    .zip(&open)
+                    .min_by_key(|(_, n)| n.load(Ordering::Relaxed));
+                let Some((worker, count)) = least_busy else {
                     connections.spawn(AbsorbSelfWakes::new(connection(stream, serving)));
                     continue;
                 };
@@ -130,7 +134,7 @@ pub async fn serve_until_on(
                         match TcpStream::from_std(stream) {
                             Ok(stream) => connection(stream, serving).await,
                             Err(error) => {
-                                tracing::debug!(%error, "could not register an accepted connection");
+                                tracing::debug!(%error, "could not register a moved connection");
                             }
                         }
                     }),

@@ -90,7 +90,11 @@ impl Upstream {
             )));
         }
         let root = root.path().trim_end_matches('/').to_owned();
-        let client = HttpClient::new(config.limits.connect_timeout, config.limits.read_timeout)?;
+        let client = HttpClient::new(
+            config.limits.connect_timeout,
+            config.limits.read_timeout,
+            config.runtime == crate::config::Runtime::PerCore,
+        )?;
         Ok(Self {
             root_has_v1: root.ends_with("/v1"),
             root,

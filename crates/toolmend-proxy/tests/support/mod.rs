@@ -222,12 +222,13 @@ pub async fn start_mock() -> (Arc<Mock>, SocketAddr) {
 /// Starts a proxy with `config` (its upstream is set by the caller); returns its base URL.
 /// With `--runtime per-core` in `config`, or `TOOLMEND_TEST_RUNTIME=per-core` set for the
 /// whole run, its connections run on two single-threaded runtimes shared by the test binary.
-pub async fn start_proxy(config: ProxyConfig) -> String {
+pub async fn start_proxy(mut config: ProxyConfig) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let per_core = config.runtime == toolmend_proxy::Runtime::PerCore
-        || std::env::var("TOOLMEND_TEST_RUNTIME").is_ok_and(|v| v == "per-core");
-    if per_core {
+    if std::env::var("TOOLMEND_TEST_RUNTIME").is_ok_and(|v| v == "per-core") {
+        config.runtime = toolmend_proxy::Runtime::PerCore;
+    }
+    if config.runtime == toolmend_proxy::Runtime::PerCore {
         static CORES: std::sync::OnceLock<toolmend_proxy::CoreRuntimes> =
             std::sync::OnceLock::new();
         let workers = CORES
