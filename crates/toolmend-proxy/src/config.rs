@@ -58,13 +58,16 @@ pub enum StormPolicy {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Runtime {
-    /// One work-stealing runtime over every core (the default): a core busy with one long
-    /// request leaves the other connections to the other cores.
-    #[default]
+    /// One work-stealing runtime over every core: a core busy with one long request leaves
+    /// the other connections to the other cores. [`crate::serve`] called on the caller's own
+    /// runtime serves this way whatever the setting.
     Shared,
-    /// One single-threaded runtime per core, each connection kept on one of them with its
-    /// own upstream connections: no request crosses threads, so fewer wake-ups and context
-    /// switches per request; but a connection waits while its core repairs another's body.
+    /// One single-threaded runtime per core (the default), each connection kept on one of
+    /// them with its own upstream connections, as Envoy's and nginx's workers own theirs: no
+    /// request crosses threads, so fewer wake-ups and context switches per request (on a
+    /// stream at one connection the proxy's added p50 fell from +0.12 to +0.01 ms); but a
+    /// connection waits while its core repairs another's body (bounded by the size limits).
+    #[default]
     PerCore,
 }
 
@@ -243,7 +246,7 @@ impl ProxyConfig {
             reprompt: 0,
             default_tools: None,
             history: HistoryPolicy::Repair,
-            runtime: Runtime::Shared,
+            runtime: Runtime::PerCore,
         }
     }
 
@@ -564,13 +567,15 @@ mod tests {
     }
 
     #[test]
-    fn the_runtime_is_shared_unless_asked_per_core() {
+    fn the_runtime_is_per_core_unless_asked_shared() {
         let mut config = ProxyConfig::new("http://a");
-        assert_eq!(config.runtime, Runtime::Shared);
-        config.merge_toml("runtime = \"per-core\"\n").unwrap();
         assert_eq!(config.runtime, Runtime::PerCore);
-        config.merge_env([("TOOLMEND_RUNTIME", "shared")]).unwrap();
+        config.merge_toml("runtime = \"shared\"\n").unwrap();
         assert_eq!(config.runtime, Runtime::Shared);
+        config
+            .merge_env([("TOOLMEND_RUNTIME", "per-core")])
+            .unwrap();
+        assert_eq!(config.runtime, Runtime::PerCore);
         assert!(config.set("runtime", "threads").is_err());
     }
 

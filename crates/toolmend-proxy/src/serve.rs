@@ -70,6 +70,12 @@ pub async fn serve_until_on(
     shutdown: impl Future<Output = ()>,
     workers: &[Handle],
 ) -> std::io::Result<()> {
+    let mut config = config;
+    if workers.is_empty() {
+        // On the caller's runtime, whatever the setting: the per-thread upstream pools belong
+        // with per-core runtimes only (on a shared one they cost memory and gained nothing).
+        config.runtime = crate::config::Runtime::Shared;
+    }
     let limits = config.limits.clone();
     let dispatch = Dispatch::new(config).map_err(std::io::Error::other)?;
     let peers = Peers::new(limits.max_connections_per_peer);

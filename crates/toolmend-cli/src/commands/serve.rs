@@ -62,10 +62,10 @@ pub(crate) struct Args {
     /// they are.
     #[arg(long, value_name = "repair|off")]
     history: Option<String>,
-    /// shared (the default): one work-stealing runtime over all cores; per-core: one
-    /// single-threaded runtime per core, each connection and its upstream connections kept on
-    /// one core (fewer wake-ups and context switches per request; a connection waits while
-    /// its core repairs another's body).
+    /// per-core (the default): one single-threaded runtime per core, each connection and its
+    /// upstream connections kept on one core (fewer wake-ups and context switches per
+    /// request; a connection waits while its core repairs another's body); shared: one
+    /// work-stealing runtime over all cores.
     #[arg(long, value_parser = ["shared", "per-core"])]
     runtime: Option<String>,
     /// A TOML file with the same settings (and `[limits]`).

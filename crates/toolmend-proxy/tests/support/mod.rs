@@ -220,13 +220,16 @@ pub async fn start_mock() -> (Arc<Mock>, SocketAddr) {
 }
 
 /// Starts a proxy with `config` (its upstream is set by the caller); returns its base URL.
-/// With `--runtime per-core` in `config`, or `TOOLMEND_TEST_RUNTIME=per-core` set for the
-/// whole run, its connections run on two single-threaded runtimes shared by the test binary.
+/// With `--runtime per-core` in `config` (the default), its connections run on two
+/// single-threaded runtimes shared by the test binary; `TOOLMEND_TEST_RUNTIME=shared` or
+/// `per-core` sets the runtime for the whole run.
 pub async fn start_proxy(mut config: ProxyConfig) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    if std::env::var("TOOLMEND_TEST_RUNTIME").is_ok_and(|v| v == "per-core") {
-        config.runtime = toolmend_proxy::Runtime::PerCore;
+    match std::env::var("TOOLMEND_TEST_RUNTIME").as_deref() {
+        Ok("per-core") => config.runtime = toolmend_proxy::Runtime::PerCore,
+        Ok("shared") => config.runtime = toolmend_proxy::Runtime::Shared,
+        _ => {}
     }
     if config.runtime == toolmend_proxy::Runtime::PerCore {
         static CORES: std::sync::OnceLock<toolmend_proxy::CoreRuntimes> =
