@@ -13,7 +13,6 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use bytes::{Bytes, BytesMut};
 use futures_util::StreamExt;
-use serde_json::value::RawValue;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tracing::Instrument;
 
@@ -258,12 +257,11 @@ async fn repair_read(
     bytes: Bytes,
 ) -> Response {
     let config = &state.config;
-    let view: Option<RequestView<'_>> = serde_json::from_slice(&bytes).ok();
+    let view = RequestView::read(&bytes);
     // A request without tools gets the `--tools` set, if there is one.
     let tools = view
         .as_ref()
         .and_then(|v| v.tools)
-        .map(RawValue::get)
         .filter(|t| !matches!(t.trim(), "[]" | "null"));
     if let Some(tools) = tools
         && tools.len() > config.limits.max_tools_bytes
