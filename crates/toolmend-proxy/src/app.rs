@@ -25,6 +25,9 @@ use crate::mend::REPAIRS_HEADER;
 use crate::routes::{anthropic, ollama, openai, responses};
 use crate::upstream::{Upstream, is_streamed, is_type, response_headers};
 
+#[cfg(test)]
+mod timing;
+
 /// Shared state of one router.
 #[derive(Debug)]
 pub(crate) struct AppState {
@@ -257,7 +260,8 @@ async fn repair_read(
     bytes: Bytes,
 ) -> Response {
     let config = &state.config;
-    let view = RequestView::read(&bytes);
+    // A `tools` text this thread read and checked before is taken by comparison.
+    let view = RequestView::read(&bytes, |text| state.cache.known_tools(text));
     // A request without tools gets the `--tools` set, if there is one.
     let tools = view
         .as_ref()
@@ -273,6 +277,11 @@ async fn repair_read(
     // own, a request gets it as a fallback for calls of tools it lacks.
     let merged = tools.zip(config.default_tools.as_deref());
     let merged = merged.map(|(own, fallback)| crate::fallback_tools::with_fallback(own, fallback));
+    // Whether the set is the request's own `tools` text as read (not merged, not `--tools`).
+    let own = merged
+        .as_ref()
+        .is_none_or(|m| matches!(m, Cow::Borrowed(_)))
+        && tools.is_some();
     let tools = merged
         .as_deref()
         .or(tools)
@@ -280,7 +289,7 @@ async fn repair_read(
     let model = view.as_ref().and_then(|v| v.model.as_deref()).unwrap_or("");
     // Compiled (or found in the cache) before the request goes out: its history is mended
     // with the same tools.
-    let mender = tools.map(|tools| state.cache.get(tools, model));
+    let mender = tools.map(|tools| state.cache.get(tools, model, own));
     let sent = match &mender {
         Some(mender) if config.history == crate::config::HistoryPolicy::Repair => {
             crate::history::mend_request(api, api.route_label(), mender, &bytes)
@@ -297,6 +306,8 @@ async fn repair_read(
             mender.is_some(),
         )
         .await;
+    // A re-prompt (`--reprompt N` in repair mode) sends the request again.
+    let reprompts = config.reprompt > 0 && crate::mend::repairing(config);
     let upstream = match upstream {
         Ok(response) => response,
         Err(e) => {
@@ -333,7 +344,7 @@ async fn repair_read(
         Api::Ollama => is_type(upstream.headers(), "application/x-ndjson"),
         _ => is_type(upstream.headers(), "text/event-stream"),
     };
-    if streamed && config.reprompt > 0 && crate::mend::repairing(config) {
+    if streamed && reprompts {
         let status = upstream.status();
         let headers = response_headers(upstream.headers(), true);
         let prompted = crate::stream::reprompt::Prompted {
@@ -411,8 +422,7 @@ async fn repair_read(
         model,
         turn_id: &turn_id,
     };
-    let keep = config.reprompt > 0 && crate::mend::repairing(config);
-    let mut answer = repair_buffered(api, &cx, &sent, body, keep);
+    let mut answer = repair_buffered(api, &cx, &sent, body, reprompts);
     let mut headers = headers;
     let mut status = status;
     let mut spent = 0u8;

@@ -139,16 +139,21 @@ pub(crate) struct RequestView<'a> {
 
 impl<'a> RequestView<'a> {
     /// The members of `body`; `None` when it is not a JSON document serde reads as a request
-    /// (the proxy then forwards it and its answer unread).
-    pub(crate) fn read(body: &'a [u8]) -> Option<Self> {
-        match std::str::from_utf8(body).ok().map(Self::one_pass) {
+    /// (the proxy then forwards it and its answer unread). `known` gives the length of a
+    /// `tools` text read and checked before that the text at the member's value starts with
+    /// (`MenderCache::known_tools`): those bytes are taken by comparison, not checked again.
+    pub(crate) fn read(body: &'a [u8], known: impl Fn(&str) -> Option<usize>) -> Option<Self> {
+        match std::str::from_utf8(body)
+            .ok()
+            .map(|text| Self::one_pass(text, known))
+        {
             Some(Ok(view)) => Some(view),
             _ => SerdeView::read(body),
         }
     }
 
     /// The one pass over an object whose four members' keys hold no escape and do not repeat.
-    fn one_pass(text: &'a str) -> Result<Self, Unread> {
+    fn one_pass(text: &'a str, known: impl Fn(&str) -> Option<usize>) -> Result<Self, Unread> {
         let mut view = Self::default();
         // Which of the four were seen (serde refuses a repeated field; so does this, by
         // handing the body to serde).
@@ -168,7 +173,15 @@ impl<'a> RequestView<'a> {
             if std::mem::replace(&mut seen[slot], true) {
                 return Err(Unread);
             }
-            let value = cursor.value()?;
+            let known = if slot == 0 {
+                known(cursor.rest())
+            } else {
+                None
+            };
+            let value = match known {
+                Some(len) => cursor.take_checked(len).ok_or(Unread)?,
+                None => cursor.value()?,
+            };
             let value = (value != "null").then_some(value);
             match slot {
                 0 => view.tools = value,
@@ -268,12 +281,15 @@ mod tests {
         for body in bodies() {
             let serde = SerdeView::read(&body);
             assert_eq!(
-                RequestView::read(&body),
+                RequestView::read(&body, |_| None),
                 serde,
                 "{}",
                 String::from_utf8_lossy(&body)
             );
-            if let Some(Ok(view)) = std::str::from_utf8(&body).ok().map(RequestView::one_pass) {
+            let one_pass = std::str::from_utf8(&body)
+                .ok()
+                .map(|text| RequestView::one_pass(text, |_| None));
+            if let Some(Ok(view)) = one_pass {
                 assert_eq!(Some(view), serde, "{}", String::from_utf8_lossy(&body));
                 taken += 1;
             }
@@ -281,9 +297,33 @@ mod tests {
         // The one pass takes the common shapes, not only the serde fallback.
         assert!(taken >= 10, "{taken}");
         let bodies = bodies();
-        let bench = RequestView::read(&bodies[0]).unwrap();
+        let bench = RequestView::read(&bodies[0], |_| None).unwrap();
         assert!(matches!(bench.model, Some(Cow::Borrowed("mock-gpt"))));
         assert!(bench.tools.unwrap().starts_with(r#"[{"type""#));
+    }
+
+    #[test]
+    fn a_known_tools_text_is_taken_as_it_stands_and_the_rest_still_checked() {
+        let tools = r#"[{"name":"a"}]"#;
+        let known = |text: &str| text.starts_with(tools).then_some(tools.len());
+        for body in [
+            format!(r#"{{"tools":{tools},"model":"m"}}"#),
+            format!(r#"{{"model":"m", "tools" : {tools} }}"#),
+            format!(r#"{{"tools":{tools}]}}"#),
+            format!(r#"{{"tools":{tools},"model":5}}"#),
+            format!(r#"{{"tools":{tools},"x":[}}"#),
+            format!(r#"{{"tools":{tools},"tools":{tools}}}"#),
+            format!(r#"{{"tools":[{tools}]}}"#),
+            format!(r#"{{"x":{tools}}}"#),
+        ] {
+            let serde = SerdeView::read(body.as_bytes());
+            assert_eq!(RequestView::read(body.as_bytes(), known), serde, "{body}");
+        }
+        let body = format!(r#"{{"tools":{tools},"model":"m"}}"#);
+        assert_eq!(
+            RequestView::read(body.as_bytes(), known).unwrap().tools,
+            Some(tools)
+        );
     }
 
     #[test]

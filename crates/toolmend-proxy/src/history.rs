@@ -120,7 +120,7 @@ pub(crate) fn history_of(
         if !holds_calls(api, &request) {
             return Vec::new();
         }
-        let view = crate::body::RequestView::read(&request);
+        let view = crate::body::RequestView::read(&request, |_| None);
         let raw = match api {
             Api::Responses => view.and_then(|v| v.input),
             _ => view.and_then(|v| v.messages),
