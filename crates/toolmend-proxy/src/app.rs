@@ -112,6 +112,9 @@ const REPAIRED_ROUTES: [(&str, Api); 4] = [
 fn state_and_router(config: ProxyConfig) -> Result<(Arc<AppState>, Router), ConfigError> {
     let upstream =
         Upstream::new(&config).map_err(|e| ConfigError(format!("upstream client: {e}")))?;
+    let upstream = upstream
+        .with_fixed_paths(&REPAIRED_ROUTES.map(|(path, _)| path))
+        .map_err(|e| ConfigError(format!("upstream URL: {e}")))?;
     let state = Arc::new(AppState {
         cache: MenderCache::new(
             config.limits.tool_cache_entries,
