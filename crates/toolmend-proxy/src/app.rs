@@ -13,7 +13,6 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use bytes::{Bytes, BytesMut};
 use futures_util::StreamExt;
-use serde_json::value::RawValue;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tracing::Instrument;
 
@@ -25,6 +24,9 @@ use crate::history::history_of;
 use crate::mend::REPAIRS_HEADER;
 use crate::routes::{anthropic, ollama, openai, responses};
 use crate::upstream::{Upstream, is_streamed, is_type, response_headers};
+
+#[cfg(test)]
+mod timing;
 
 /// Shared state of one router.
 #[derive(Debug)]
@@ -110,6 +112,9 @@ const REPAIRED_ROUTES: [(&str, Api); 4] = [
 fn state_and_router(config: ProxyConfig) -> Result<(Arc<AppState>, Router), ConfigError> {
     let upstream =
         Upstream::new(&config).map_err(|e| ConfigError(format!("upstream client: {e}")))?;
+    let upstream = upstream
+        .with_fixed_paths(&REPAIRED_ROUTES.map(|(path, _)| path))
+        .map_err(|e| ConfigError(format!("upstream URL: {e}")))?;
     let state = Arc::new(AppState {
         cache: MenderCache::new(
             config.limits.tool_cache_entries,
@@ -258,12 +263,12 @@ async fn repair_read(
     bytes: Bytes,
 ) -> Response {
     let config = &state.config;
-    let view: Option<RequestView<'_>> = serde_json::from_slice(&bytes).ok();
+    // A `tools` text this thread read and checked before is taken by comparison.
+    let view = RequestView::read(&bytes, |text| state.cache.known_tools(text));
     // A request without tools gets the `--tools` set, if there is one.
     let tools = view
         .as_ref()
         .and_then(|v| v.tools)
-        .map(RawValue::get)
         .filter(|t| !matches!(t.trim(), "[]" | "null"));
     if let Some(tools) = tools
         && tools.len() > config.limits.max_tools_bytes
@@ -275,6 +280,11 @@ async fn repair_read(
     // own, a request gets it as a fallback for calls of tools it lacks.
     let merged = tools.zip(config.default_tools.as_deref());
     let merged = merged.map(|(own, fallback)| crate::fallback_tools::with_fallback(own, fallback));
+    // Whether the set is the request's own `tools` text as read (not merged, not `--tools`).
+    let own = merged
+        .as_ref()
+        .is_none_or(|m| matches!(m, Cow::Borrowed(_)))
+        && tools.is_some();
     let tools = merged
         .as_deref()
         .or(tools)
@@ -282,7 +292,7 @@ async fn repair_read(
     let model = view.as_ref().and_then(|v| v.model.as_deref()).unwrap_or("");
     // Compiled (or found in the cache) before the request goes out: its history is mended
     // with the same tools.
-    let mender = tools.map(|tools| state.cache.get(tools, model));
+    let mender = tools.map(|tools| state.cache.get(tools, model, own));
     let sent = match &mender {
         Some(mender) if config.history == crate::config::HistoryPolicy::Repair => {
             crate::history::mend_request(api, api.route_label(), mender, &bytes)
@@ -299,6 +309,8 @@ async fn repair_read(
             mender.is_some(),
         )
         .await;
+    // A re-prompt (`--reprompt N` in repair mode) sends the request again.
+    let reprompts = config.reprompt > 0 && crate::mend::repairing(config);
     let upstream = match upstream {
         Ok(response) => response,
         Err(e) => {
@@ -335,7 +347,7 @@ async fn repair_read(
         Api::Ollama => is_type(upstream.headers(), "application/x-ndjson"),
         _ => is_type(upstream.headers(), "text/event-stream"),
     };
-    if streamed && config.reprompt > 0 && crate::mend::repairing(config) {
+    if streamed && reprompts {
         let status = upstream.status();
         let headers = response_headers(upstream.headers(), true);
         let prompted = crate::stream::reprompt::Prompted {
@@ -413,8 +425,7 @@ async fn repair_read(
         model,
         turn_id: &turn_id,
     };
-    let keep = config.reprompt > 0 && crate::mend::repairing(config);
-    let mut answer = repair_buffered(api, &cx, &sent, body, keep);
+    let mut answer = repair_buffered(api, &cx, &sent, body, reprompts);
     let mut headers = headers;
     let mut status = status;
     let mut spent = 0u8;

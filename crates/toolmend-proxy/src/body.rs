@@ -16,6 +16,7 @@ use serde_json::value::RawValue;
 
 use crate::config::ProxyLimits;
 use crate::error::ProxyError;
+use crate::spans::{Cursor, Unread, string_of};
 
 /// Refuses a declared `Content-Length` over the limit before anything is read (so no
 /// `100 Continue` is sent for a body that would be refused).
@@ -115,23 +116,215 @@ impl Gathered {
     }
 }
 
-/// The fields of a request body the proxy reads; the body itself is forwarded as received.
-#[derive(Debug, Deserialize)]
+/// The members of a request body the proxy reads, borrowed from it; the body itself is
+/// forwarded as received.
+///
+/// Read in one pass over the top-level object ([`Cursor`]): the four members' spans are
+/// kept, every other member is skipped (checked as JSON), nothing is decoded but a `model`
+/// string holding an escape. Whatever that pass does not take (not an object, a key with an
+/// escape, a repeated member of the four, a `model` that is neither a string nor `null`, bytes
+/// that are not UTF-8, …) is read by serde as before ([`SerdeView`]), so both readings accept
+/// the same bodies and give the same members (`tests` holds them side by side).
+#[derive(Debug, Default, PartialEq, Eq)]
 pub(crate) struct RequestView<'a> {
-    #[serde(borrow, default)]
-    pub(crate) tools: Option<&'a RawValue>,
-    #[serde(borrow, default)]
+    /// `tools`'s JSON text (`None` when absent or `null`).
+    pub(crate) tools: Option<&'a str>,
+    /// The `model` string (`None` when absent or `null`).
     pub(crate) model: Option<Cow<'a, str>>,
+    /// `messages`'s JSON text (`None` when absent or `null`).
+    pub(crate) messages: Option<&'a str>,
+    /// The Responses API's history (a string or a list of items), as JSON text.
+    pub(crate) input: Option<&'a str>,
+}
+
+impl<'a> RequestView<'a> {
+    /// The members of `body`; `None` when it is not a JSON document serde reads as a request
+    /// (the proxy then forwards it and its answer unread). `known` gives the length of a
+    /// `tools` text read and checked before that the text at the member's value starts with
+    /// (`MenderCache::known_tools`): those bytes are taken by comparison, not checked again.
+    pub(crate) fn read(body: &'a [u8], known: impl Fn(&str) -> Option<usize>) -> Option<Self> {
+        match std::str::from_utf8(body)
+            .ok()
+            .map(|text| Self::one_pass(text, known))
+        {
+            Some(Ok(view)) => Some(view),
+            _ => SerdeView::read(body),
+        }
+    }
+
+    /// The one pass over an object whose four members' keys hold no escape and do not repeat.
+    fn one_pass(text: &'a str, known: impl Fn(&str) -> Option<usize>) -> Result<Self, Unread> {
+        let mut view = Self::default();
+        // Which of the four were seen (serde refuses a repeated field; so does this, by
+        // handing the body to serde).
+        let mut seen = [false; 4];
+        let mut cursor = Cursor::new(text);
+        if cursor.peek() != Some(b'{') {
+            return Err(Unread);
+        }
+        cursor.object(|cursor, key| {
+            let slot = match key.ok_or(Unread)? {
+                "tools" => 0,
+                "model" => 1,
+                "messages" => 2,
+                "input" => 3,
+                _ => return cursor.value().map(drop),
+            };
+            if std::mem::replace(&mut seen[slot], true) {
+                return Err(Unread);
+            }
+            let known = if slot == 0 {
+                known(cursor.rest())
+            } else {
+                None
+            };
+            let value = match known {
+                Some(len) => cursor.take_checked(len).ok_or(Unread)?,
+                None => cursor.value()?,
+            };
+            let value = (value != "null").then_some(value);
+            match slot {
+                0 => view.tools = value,
+                1 => view.model = value.map(model_of).transpose()?,
+                2 => view.messages = value,
+                _ => view.input = value,
+            }
+            Ok(())
+        })?;
+        cursor.end()?;
+        Ok(view)
+    }
+}
+
+/// A `model` value's string: serde refuses anything but a string (or `null`, taken before).
+fn model_of(text: &str) -> Result<Cow<'_, str>, Unread> {
+    string_of(text)?.ok_or(Unread)
+}
+
+/// [`RequestView`] as serde reads it: the reading for every body the one pass does not take.
+#[derive(Debug, Deserialize)]
+struct SerdeView<'a> {
     #[serde(borrow, default)]
-    pub(crate) messages: Option<&'a RawValue>,
-    /// The Responses API's history (a string or a list of items).
+    tools: Option<&'a RawValue>,
     #[serde(borrow, default)]
-    pub(crate) input: Option<&'a RawValue>,
+    model: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    messages: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    input: Option<&'a RawValue>,
+}
+
+impl<'a> SerdeView<'a> {
+    fn read(body: &'a [u8]) -> Option<RequestView<'a>> {
+        let view = serde_json::from_slice::<Self>(body).ok()?;
+        Some(RequestView {
+            tools: view.tools.map(RawValue::get),
+            model: view.model,
+            messages: view.messages.map(RawValue::get),
+            input: view.input.map(RawValue::get),
+        })
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Request bodies of every shape the two readings must agree on.
+    fn bodies() -> Vec<Vec<u8>> {
+        let bench = br#"{"model":"mock-gpt","messages":[{"role":"system","content":"You are a helpful assistant."},{"role":"user","content":"What's the weather?"}],"tools":[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object","properties":{"location":{"type":"string"}},"required":["location"]}}}],"tool_choice":"auto","stream":false}"#;
+        let mut out: Vec<Vec<u8>> = [
+            &bench[..],
+            b"{}",
+            b" { } \n",
+            br#"{"tools":null,"model":null,"messages":null,"input":null}"#,
+            br#"{"tools":[],"model":"m","input":"hi"}"#,
+            br#"{"tools" : [ 1 , 2 ] , "model" : "m" }"#,
+            br#"{"model":"caf\u00e9 \"q\""}"#,
+            br#"{"model":"\ud800"}"#,
+            br#"{"model":5}"#,
+            br#"{"model":["m"]}"#,
+            br#"{"model":"a","model":"b"}"#,
+            br#"{"tools":[],"tools":[]}"#,
+            br#"{"messages":[],"messages":null}"#,
+            br#"{"other":1,"other":2,"model":"m"}"#,
+            br#"{"tool\u0073":[{"name":"a"}],"model":"m"}"#,
+            br#"{"x\n":1,"model":"m"}"#,
+            br#"{"stream":true,"n":-1.5e3,"f":false,"o":{"a":[null,{}]},"model":"m"}"#,
+            br#"["tools","m",null,null]"#,
+            b"[]",
+            b"null",
+            b"\"text\"",
+            b"",
+            b"{",
+            br#"{"model":"m"} x"#,
+            br#"{"model":"m",}"#,
+            br#"{"model":"m" "tools":[]}"#,
+            br#"{"tools":[01]}"#,
+            br#"{"tools":"\x"}"#,
+            b"{\"model\":\"a\tb\"}",
+            b"{\"model\":\"m\",\"other\":\"\xff\"}",
+            b"{\"model\":\"\xff\"}",
+            b"\xef\xbb\xbf{}",
+        ]
+        .iter()
+        .map(|b| b.to_vec())
+        .collect();
+        let deep = |n: usize| format!(r#"{{"model":"m","x":{}{}}}"#, "[".repeat(n), "]".repeat(n));
+        out.extend([deep(126), deep(127), deep(128)].map(String::into_bytes));
+        out
+    }
+
+    #[test]
+    fn the_one_pass_reads_what_serde_reads() {
+        let mut taken = 0;
+        for body in bodies() {
+            let serde = SerdeView::read(&body);
+            assert_eq!(
+                RequestView::read(&body, |_| None),
+                serde,
+                "{}",
+                String::from_utf8_lossy(&body)
+            );
+            let one_pass = std::str::from_utf8(&body)
+                .ok()
+                .map(|text| RequestView::one_pass(text, |_| None));
+            if let Some(Ok(view)) = one_pass {
+                assert_eq!(Some(view), serde, "{}", String::from_utf8_lossy(&body));
+                taken += 1;
+            }
+        }
+        // The one pass takes the common shapes, not only the serde fallback.
+        assert!(taken >= 10, "{taken}");
+        let bodies = bodies();
+        let bench = RequestView::read(&bodies[0], |_| None).unwrap();
+        assert!(matches!(bench.model, Some(Cow::Borrowed("mock-gpt"))));
+        assert!(bench.tools.unwrap().starts_with(r#"[{"type""#));
+    }
+
+    #[test]
+    fn a_known_tools_text_is_taken_as_it_stands_and_the_rest_still_checked() {
+        let tools = r#"[{"name":"a"}]"#;
+        let known = |text: &str| text.starts_with(tools).then_some(tools.len());
+        for body in [
+            format!(r#"{{"tools":{tools},"model":"m"}}"#),
+            format!(r#"{{"model":"m", "tools" : {tools} }}"#),
+            format!(r#"{{"tools":{tools}]}}"#),
+            format!(r#"{{"tools":{tools},"model":5}}"#),
+            format!(r#"{{"tools":{tools},"x":[}}"#),
+            format!(r#"{{"tools":{tools},"tools":{tools}}}"#),
+            format!(r#"{{"tools":[{tools}]}}"#),
+            format!(r#"{{"x":{tools}}}"#),
+        ] {
+            let serde = SerdeView::read(body.as_bytes());
+            assert_eq!(RequestView::read(body.as_bytes(), known), serde, "{body}");
+        }
+        let body = format!(r#"{{"tools":{tools},"model":"m"}}"#);
+        assert_eq!(
+            RequestView::read(body.as_bytes(), known).unwrap().tools,
+            Some(tools)
+        );
+    }
 
     #[test]
     fn one_chunk_is_kept_and_more_are_joined() {

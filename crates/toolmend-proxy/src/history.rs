@@ -4,17 +4,22 @@
 //! The reading is the library's ([`toolmend::Mender::mend_history`]): well-formed arguments
 //! keep their bytes, broken ones are mended like a call, unsavable ones become `{}`, content is
 //! never touched. A request that needs nothing goes out as the same bytes; one that holds no
-//! tool call at all (the marker is not in its bytes) is not even parsed.
+//! tool call at all (the marker is not in its bytes) is not even parsed, and one whose calls
+//! are all well-formed is known from its bytes ([`clean`]), without a tree.
 //!
 //! It also reads a request's history of calls for the storm window ([`history_of`]), for the
 //! buffered routes and the streams alike.
 
+use std::sync::LazyLock;
+
 use bytes::Bytes;
-use memchr::memmem;
+use memchr::memmem::Finder;
 use toolmend::Mender;
 use toolmend::history::WireApi;
 
 use crate::error::Api;
+
+mod clean;
 
 /// The text every request with an assistant tool call in its history holds.
 fn marker(api: Api) -> &'static [u8] {
@@ -25,12 +30,36 @@ fn marker(api: Api) -> &'static [u8] {
     }
 }
 
+/// The searchers for the three markers and for `\u00`, built once: building one per search
+/// cost more than the search itself on a small body (issue #29 §3).
+struct Finders {
+    tool_calls: Finder<'static>,
+    function_call: Finder<'static>,
+    tool_use: Finder<'static>,
+    escape: Finder<'static>,
+}
+
+static FINDERS: LazyLock<Finders> = LazyLock::new(|| Finders {
+    tool_calls: Finder::new(marker(Api::OpenAi)),
+    function_call: Finder::new(marker(Api::Responses)),
+    tool_use: Finder::new(marker(Api::Anthropic)),
+    escape: Finder::new(b"\\u00"),
+});
+
 /// Whether a request body may hold an assistant tool call in its history: its marker is in
 /// the bytes, or the body escapes an ASCII character (`\u0000`–`\u007f`: a key could be
 /// spelled that way). When not, there is nothing to mend or replay, and the body is not parsed.
 pub(crate) fn holds_calls(api: Api, body: &[u8]) -> bool {
-    memmem::find(body, marker(api)).is_some()
-        || memmem::find_iter(body, b"\\u00")
+    let finders = &*FINDERS;
+    let marker = match api {
+        Api::OpenAi | Api::Ollama => &finders.tool_calls,
+        Api::Responses => &finders.function_call,
+        Api::Anthropic => &finders.tool_use,
+    };
+    marker.find(body).is_some()
+        || finders
+            .escape
+            .find_iter(body)
             .any(|at| body.get(at + 4).is_some_and(|b| (b'0'..=b'7').contains(b)))
 }
 
@@ -48,6 +77,11 @@ fn wire(api: Api) -> WireApi {
 /// info), or `bytes` itself when none needs it.
 pub(crate) fn mend_request(api: Api, route: &'static str, mender: &Mender, bytes: &Bytes) -> Bytes {
     if !holds_calls(api, bytes) {
+        return bytes.clone();
+    }
+    // A clean history (the common case: calls the proxy already mended on their way out) is
+    // known from the bytes; the tree is built only for one that may need a change.
+    if std::str::from_utf8(bytes).is_ok_and(|text| clean::check(api, text).is_ok()) {
         return bytes.clone();
     }
     let Ok(mut body) = serde_json::from_slice::<serde_json::Value>(bytes) else {
@@ -86,12 +120,12 @@ pub(crate) fn history_of(
         if !holds_calls(api, &request) {
             return Vec::new();
         }
-        let view = serde_json::from_slice::<crate::body::RequestView<'_>>(&request).ok();
+        let view = crate::body::RequestView::read(&request, |_| None);
         let raw = match api {
             Api::Responses => view.and_then(|v| v.input),
             _ => view.and_then(|v| v.messages),
         };
-        let Some(value) = raw.and_then(|m| serde_json::from_str(m.get()).ok()) else {
+        let Some(value) = raw.and_then(|m| serde_json::from_str(m).ok()) else {
             return Vec::new();
         };
         match api {

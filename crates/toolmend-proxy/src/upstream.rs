@@ -64,6 +64,9 @@ pub(crate) struct Upstream {
     allow_paths: Vec<String>,
     /// Forward the client's `X-Forwarded-*` and `Forwarded` headers.
     trust_forwarded: bool,
+    /// The upstream URLs of the paths every repaired request takes (without a query), built
+    /// once ([`Upstream::with_fixed_paths`]) instead of per request.
+    fixed: Vec<(&'static str, Uri)>,
 }
 
 impl Upstream {
@@ -105,7 +108,21 @@ impl Upstream {
             upstream_api_key: config.upstream_api_key.clone(),
             allow_paths: config.allow_paths.clone(),
             trust_forwarded: config.trust_forwarded,
+            fixed: Vec::new(),
         })
+    }
+
+    /// The same upstream with the URLs of `paths` (requests without a query) built now.
+    ///
+    /// # Errors
+    ///
+    /// When one of them makes no URL with this root.
+    pub(crate) fn with_fixed_paths(mut self, paths: &[&'static str]) -> Result<Self, ProxyError> {
+        for &path in paths {
+            let url = self.url(&Uri::from_static(path))?;
+            self.fixed.push((path, url));
+        }
+        Ok(self)
     }
 
     /// The upstream path and query of a request: the root's path plus the path and query as
@@ -137,6 +154,11 @@ impl Upstream {
 
     /// The upstream URL of a request (the root plus its path and query).
     pub(crate) fn url(&self, uri: &Uri) -> Result<Uri, ProxyError> {
+        if uri.query().is_none()
+            && let Some((_, url)) = self.fixed.iter().find(|(path, _)| *path == uri.path())
+        {
+            return Ok(url.clone());
+        }
         let path = PathAndQuery::try_from(self.path_and_query(uri))
             .map_err(|e| ProxyError::UpstreamUnreachable(format!("upstream URL: {e}")))?;
         Uri::builder()
@@ -395,6 +417,24 @@ mod tests {
             url("http://h/v1", "/v1beta/models"),
             "http://h/v1/v1beta/models"
         );
+    }
+
+    #[test]
+    fn a_fixed_path_gets_the_url_it_would_get() {
+        for root in ["http://h:8000", "http://h/v1/", "https://h/prefix/v1"] {
+            let fixed = upstream(root)
+                .with_fixed_paths(&["/v1/chat/completions", "/api/chat"])
+                .unwrap();
+            for path in [
+                "/v1/chat/completions",
+                "/api/chat",
+                "/v1/chat/completions?x=1",
+                "/v1/messages",
+            ] {
+                let uri: Uri = path.parse().unwrap();
+                assert_eq!(fixed.url(&uri).unwrap(), upstream(root).url(&uri).unwrap());
+            }
+        }
     }
 
     #[test]

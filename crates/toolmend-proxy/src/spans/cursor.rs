@@ -144,6 +144,21 @@ impl<'a> Cursor<'a> {
         Ok(&self.text[start..self.at])
     }
 
+    /// The text from the next byte that is not whitespace to the end.
+    pub(crate) fn rest(&mut self) -> &'a str {
+        self.skip_blanks();
+        &self.text[self.at..]
+    }
+
+    /// Moves past the first `len` bytes of [`Cursor::rest`], which the caller knows to be one
+    /// JSON value this cursor would take at this depth (the same text, already checked);
+    /// returns them. `None` when `len` is not a character boundary within the text.
+    pub(crate) fn take_checked(&mut self, len: usize) -> Option<&'a str> {
+        let value = self.text.get(self.at..self.at.checked_add(len)?)?;
+        self.at += len;
+        Some(value)
+    }
+
     /// Runs `read` at the cursor; returns with its result the text it moved past.
     pub(crate) fn spanned<T>(
         &mut self,
