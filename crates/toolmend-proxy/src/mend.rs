@@ -231,12 +231,13 @@ pub(crate) fn run_body_turn(
         return None;
     }
     turn.id = Some(turn_id.to_owned());
-    let mut session = if turn.tool_calls.is_empty() {
+    let session = if turn.tool_calls.is_empty() {
         Session::new()
     } else {
         history_session(mender, history())
     };
-    let result = mender.run_turn(&mut session, turn);
+    // The window is dropped with the response: signatures nothing compares are not computed.
+    let result = mender.run_last_turn(session, turn);
     for call in &result.calls {
         notes.add(model, call);
     }

@@ -153,8 +153,7 @@ pub(crate) fn repair_completion(
     let mut sessions = ChoiceSessions::new(history);
     let mut changes = Vec::new();
     for (index, turn) in turns {
-        let mut scratch = sessions.for_turn(mender, &turn);
-        let result = mender.run_turn(&mut scratch, &turn);
+        let result = mender.run_last_turn(sessions.for_turn(mender, &turn), &turn);
         for call in &result.calls {
             read.notes.add(model, call);
         }
