@@ -1,12 +1,13 @@
 //! Borrowed JSON spans: the members a route or stream needs, read from the body's bytes
 //! without building a tree (issue #29 §3).
 //!
-//! One reader for the completion path (`routes/openai_bytes.rs`) and the stream path
-//! (`stream/openai.rs`): serde views whose fields are [`Member`]s (the member's raw text, or
-//! absent), strings decoded only when asked and borrowed when they hold no escape. A shape not
-//! read here is [`Unread`]: the caller reads the tree instead, before it changed anything.
-//! A reader that needs several nesting levels of one document walks it once with [`Cursor`]
-//! and reads the spans it got with [`string_of`] and [`u64_of`], as [`Member`] reads its own.
+//! Serde views whose fields are [`Member`]s (the member's raw text, or absent), strings
+//! decoded only when asked and borrowed when they hold no escape. A shape not read here is
+//! [`Unread`]: the caller reads the tree instead, before it changed anything. A reader that
+//! needs several nesting levels of one document (the Chat Completions body,
+//! `routes/openai_bytes.rs`, and stream chunk, `stream/openai/chunk.rs`) walks it once with
+//! [`Cursor`], takes each member at most once ([`Single`]) and reads the spans it got with
+//! [`string_of`] and [`u64_of`], as [`Member`] reads its own.
 
 mod cursor;
 
@@ -57,7 +58,8 @@ impl<'a> Member<'a> {
     }
 
     /// The string value (`Value::as_str`): `None` when absent or not a string; `Err` when
-    /// the string cannot be decoded.
+    /// the string cannot be decoded. (The serde views' readers, kept as the tests' oracles.)
+    #[cfg(test)]
     pub(crate) fn text(self) -> Result<Option<String>, serde_json::Error> {
         Ok(self.str()?.map(Cow::into_owned))
     }
@@ -84,6 +86,30 @@ pub(crate) fn u64_of(text: &str) -> Option<u64> {
     Some(text)
         .filter(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()))
         .and_then(|t| t.parse().ok())
+}
+
+/// A member a [`Cursor`] reader takes at most once: a repeated one is [`Unread`] (the serde
+/// views refuse it, and the tree keeps the last).
+#[derive(Debug, Default)]
+pub(crate) struct Single<'a>(Option<&'a str>);
+
+impl<'a> Single<'a> {
+    pub(crate) fn new() -> Self {
+        Self(None)
+    }
+
+    /// Takes the member's text (or a marker of its kind when the reader walked into it).
+    pub(crate) fn set(&mut self, raw: &'a str) -> Result<(), Unread> {
+        if self.0.replace(raw).is_some() {
+            return Err(Unread);
+        }
+        Ok(())
+    }
+
+    /// The text taken, `None` when the member was absent.
+    pub(crate) fn get(&self) -> Option<&'a str> {
+        self.0
+    }
 }
 
 /// The shape is not the one read here: the caller reads the tree instead.
@@ -130,7 +156,8 @@ impl<'de> Visitor<'de> for CowVisitor {
     }
 }
 
-/// The elements of an array's text, each as its text.
+/// The elements of an array's text, each as its text (the tests' oracles).
+#[cfg(test)]
 pub(crate) fn elements(array: &str) -> Result<Vec<&str>, Unread> {
     let items: Vec<&RawValue> = serde_json::from_str(array)?;
     Ok(items.into_iter().map(RawValue::get).collect())
@@ -138,6 +165,8 @@ pub(crate) fn elements(array: &str) -> Result<Vec<&str>, Unread> {
 
 /// The object elements of an array's text, each as its text; `Err` for any element that is
 /// not an object (the tree path skips it; these readers leave the body to the tree path).
+/// The tests' oracles.
+#[cfg(test)]
 pub(crate) fn objects(array: &str) -> Result<Vec<&str>, Unread> {
     elements(array)?
         .into_iter()
