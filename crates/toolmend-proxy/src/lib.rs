@@ -40,6 +40,7 @@ mod history;
 mod mend;
 mod metrics;
 mod ollama_views;
+#[cfg(test)]
 mod openai_views;
 pub mod path;
 mod reprompt;

@@ -90,11 +90,7 @@ impl BoundedLabel {
     /// The label for `value`: itself (cut to [`MAX_LABEL_BYTES`]) if seen before or within
     /// the bound, else `other`.
     fn label(&self, value: &str) -> String {
-        let mut end = value.len().min(MAX_LABEL_BYTES);
-        while !value.is_char_boundary(end) {
-            end -= 1;
-        }
-        let value = &value[..end];
+        let value = cut(value);
         let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
         if seen.contains(value) || (seen.len() < self.max && seen.insert(value.into())) {
             value.to_owned()
@@ -104,18 +100,100 @@ impl BoundedLabel {
     }
 }
 
+/// `value` cut to [`MAX_LABEL_BYTES`] at a character boundary.
+fn cut(value: &str) -> &str {
+    let mut end = value.len().min(MAX_LABEL_BYTES);
+    while !value.is_char_boundary(end) {
+        end -= 1;
+    }
+    &value[..end]
+}
+
 static MODELS: std::sync::LazyLock<BoundedLabel> =
     std::sync::LazyLock::new(|| BoundedLabel::new(MAX_MODEL_LABELS));
 static TOOLS: std::sync::LazyLock<BoundedLabel> =
     std::sync::LazyLock::new(|| BoundedLabel::new(MAX_TOOL_LABELS));
 
+/// The status labels of `toolmend_calls_total`, in the order of [`status_index`].
+const STATUSES: [&str; 6] = [
+    "valid",
+    "repaired",
+    "recovered",
+    "invalid",
+    "suppressed",
+    "other",
+];
+
+/// The index of a status's label in [`STATUSES`].
+fn status_index(status: Status) -> usize {
+    let label = status_label(status);
+    STATUSES.iter().position(|s| *s == label).unwrap_or(5)
+}
+
+/// The `toolmend_calls_total` handles of one model and tool, one per status, each looked up
+/// in the recorder the first time it counts.
+#[derive(Default)]
+struct CallCounters([OnceLock<metrics::Counter>; STATUSES.len()]);
+
+/// Call counter handles by model, then tool: the pairs whose labels are their own values
+/// (within the labels' bounds), so the map is bounded as the recorder's series are.
+///
+/// `counter!` with labels took both labels' mutexes, built three label `String`s and a key,
+/// and hashed it into the registry for every call (issue #29 §3); a known pair now takes one
+/// shared read lock and no allocation.
+type CallCache = std::collections::HashMap<
+    Box<str>,
+    std::collections::HashMap<Box<str>, std::sync::Arc<CallCounters>>,
+>;
+
+static CALLS: std::sync::LazyLock<std::sync::RwLock<CallCache>> =
+    std::sync::LazyLock::new(Default::default);
+
+/// The cached handles of `model` and `tool` (both already cut), made when both labels are
+/// their own values; `None` when either is counted as `other`.
+fn call_counters(model: &str, tool: &str) -> Option<std::sync::Arc<CallCounters>> {
+    let cached = CALLS
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(model)
+        .and_then(|tools| tools.get(tool))
+        .cloned();
+    if cached.is_some() {
+        return cached;
+    }
+    if MODELS.label(model) != model || TOOLS.label(tool) != tool {
+        return None;
+    }
+    let _ = handle();
+    let mut calls = CALLS.write().unwrap_or_else(|e| e.into_inner());
+    let counters = calls
+        .entry(model.into())
+        .or_default()
+        .entry(tool.into())
+        .or_default();
+    Some(std::sync::Arc::clone(counters))
+}
+
 /// Counts one finished call and its repairs.
 pub(crate) fn count_call(model: &str, call: &CallResult) {
+    let (model, tool) = (cut(model), cut(&call.name));
+    let status = call.status;
+    match call_counters(model, tool) {
+        Some(counters) => counters.0[status_index(status)]
+            .get_or_init(|| {
+                metrics::counter!("toolmend_calls_total", "model" => model.to_owned(),
+                    "tool" => tool.to_owned(), "status" => status_label(status))
+            })
+            .increment(1),
+        None => metrics::counter!("toolmend_calls_total", "model" => MODELS.label(model),
+            "tool" => TOOLS.label(tool), "status" => status_label(status))
+        .increment(1),
+    }
+    if call.repairs.is_empty() {
+        return;
+    }
     let model = MODELS.label(model);
-    let tool = TOOLS.label(&call.name);
-    metrics::counter!("toolmend_calls_total", "model" => model.clone(),
-        "tool" => tool.clone(), "status" => status_label(call.status))
-    .increment(1);
+    let tool = TOOLS.label(tool);
     for repair in &call.repairs {
         metrics::counter!("toolmend_repairs_total", "model" => model.clone(),
             "tool" => tool.clone(), "kind" => repair.kind.name())
@@ -236,6 +314,36 @@ pub(crate) fn record_request(route: &'static str, status: u16, seconds: f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cached_call_counters_count_the_series_the_macro_counted() {
+        let Some(recorder) = handle() else {
+            return;
+        };
+        let tools = serde_json::json!([{"name": "cached_tool", "parameters": {"type": "object",
+            "properties": {"n": {"type": "integer"}}}}]);
+        let mender = toolmend::Mender::new(toolmend::ToolSet::from_json(&tools));
+        let valid = mender.repair_call("cached_tool", r#"{"n": 1}"#);
+        let repaired = mender.repair_call("cached_tool", r#"{"n": "2"}"#);
+        assert_eq!(repaired.status, Status::Repaired);
+        for _ in 0..3 {
+            count_call("cached-model", &valid);
+        }
+        count_call("cached-model", &repaired);
+        let text = recorder.render();
+        let value = |status: &str| {
+            let head = format!(
+                "toolmend_calls_total{{model=\"cached-model\",tool=\"cached_tool\",status=\"{status}\"}} "
+            );
+            text.lines()
+                .find_map(|l| l.strip_prefix(head.as_str()).map(str::to_owned))
+        };
+        assert_eq!(value("valid").as_deref(), Some("3"), "{text}");
+        assert_eq!(value("repaired").as_deref(), Some("1"), "{text}");
+        assert!(
+            text.contains("toolmend_repairs_total{model=\"cached-model\",tool=\"cached_tool\"")
+        );
+    }
 
     #[test]
     fn a_label_takes_at_most_its_bound_of_values() {

@@ -1,10 +1,8 @@
-//! The OpenAI Chat Completions objects as borrowed views: the members the proxy reads from a
-//! completion's message and a stream's delta, each kept as its raw span ([`Member`]).
+//! The OpenAI Chat Completions objects as borrowed serde views: the members a completion's
+//! message and a stream's delta carry, each kept as its raw span ([`Member`]).
 //!
-//! One set for both paths (`routes/openai_bytes.rs`, `stream/openai.rs`): a message and a
-//! delta carry the same members, a completion's call and a stream's call fragment the same
-//! `id` and `function` (a fragment adds its `index`), so the two readers cannot drift apart on
-//! which member holds what.
+//! Test-only: the one-pass readers (`routes/openai_bytes.rs`, `stream/openai/chunk.rs`)
+//! replaced them, and their tests keep these views as the oracle they must agree with.
 
 use crate::spans::Member;
 

@@ -13,7 +13,7 @@ use crate::repair::{
 use crate::turn::call_id::{StableHasher, recovered_call_id, turn_tag};
 use crate::turn::canonical::{fingerprint, signature};
 use crate::turn::names::repair_name;
-use crate::turn::{AssistantTurn, Session, TurnResult, guard_message};
+use crate::turn::{AssistantTurn, Session, Signature, TurnResult, guard_message};
 use crate::{
     CallResult, Limits, Origin, Outcome, Repair, RepairKind, RepairStats, Status, Tool, ToolSet,
     TurnReport,
@@ -190,6 +190,19 @@ impl Mender {
 
     /// Runs one assistant turn through every stage, with the session's storm and retry state.
     pub fn run_turn(&self, session: &mut Session, turn: &AssistantTurn) -> TurnResult {
+        self.turn(session, turn, true)
+    }
+
+    /// [`Self::run_turn`] for the last turn of a session, which is dropped with it: the same
+    /// result, without computing the storm signatures of calls that nothing in this turn
+    /// compared (a proxy's window lives for one response, and most turns call a tool once).
+    pub fn run_last_turn(&self, mut session: Session, turn: &AssistantTurn) -> TurnResult {
+        self.turn(&mut session, turn, false)
+    }
+
+    /// The turn's stages; `keep` says the session outlives the turn (its window's signatures
+    /// are then computed before the turn's calls are handed back).
+    fn turn(&self, session: &mut Session, turn: &AssistantTurn, keep: bool) -> TurnResult {
         if turn.new_user_turn {
             session.new_user_turn();
         }
@@ -222,16 +235,21 @@ impl Mender {
             ..TurnReport::default()
         };
 
-        let mut calls = Vec::with_capacity(pending.len());
+        let mut calls: Vec<CallResult> = Vec::with_capacity(pending.len());
         for p in pending {
             let dispatchable = p.rejection.is_none() && p.result.status != Status::Suppressed;
-            let mut call = self.settle(p, Some(session));
+            calls.push(self.settle(p, Some(session)));
             if dispatchable {
-                self.break_storm(session, &mut call, &mut report);
+                self.break_storm(session, &mut calls, &mut report);
             }
-            count(&call, &mut report);
-            self.observe(&call);
-            calls.push(call);
+            let call = &calls[calls.len() - 1];
+            count(call, &mut report);
+            self.observe(call);
+        }
+        if keep {
+            session
+                .storm
+                .settle(&mut |index| call_signature(&calls[index]));
         }
         TurnResult {
             content,
@@ -625,22 +643,39 @@ impl Mender {
         (outcome, context)
     }
 
-    /// Suppresses the call if it is the storm threshold's identical call in the window.
-    fn break_storm(&self, session: &mut Session, call: &mut CallResult, report: &mut TurnReport) {
+    /// Suppresses the last of `calls` if it is the storm threshold's identical call in the
+    /// window. Its signature (and those of the turn's earlier calls) is computed only when the
+    /// window holds another call of its tool.
+    fn break_storm(
+        &self,
+        session: &mut Session,
+        calls: &mut [CallResult],
+        report: &mut TurnReport,
+    ) {
+        let Some(last) = calls.len().checked_sub(1) else {
+            return;
+        };
+        let call = &calls[last];
         let Some(tool) = self.tools.get(&call.name) else {
             return;
         };
-        let Some(args) = call.arguments.as_ref() else {
+        if call.arguments.is_none() {
             return;
-        };
-        let signature = signature(&call.name, args);
+        }
         let hints = tool.hints();
         let flags = crate::turn::StormFlags {
             mutating: hints.mutating == Some(true),
             idempotent: hints.idempotent == Some(true),
             exempt: hints.storm_exempt,
         };
-        if session.storm.observe(signature, flags) {
+        let suppressed = session.storm.observe_call(
+            &call.name,
+            Signature::Deferred(last),
+            flags,
+            &mut |index| call_signature(&calls[index]),
+        );
+        if suppressed {
+            let call = &mut calls[last];
             call.status = Status::Suppressed;
             call.repairs
                 .push(Repair::new(RepairKind::StormSuppressed, String::new()));
@@ -667,7 +702,6 @@ impl Mender {
     }
 }
 
-/// Whether a call is valid (or repaired) and the same call as one of the `natives` signatures.
 /// The tag of a turn in its recovered calls' ids: its caller's id, its number in the session
 /// and its text (`turn/call_id.rs`).
 fn recovered_tag(turn: &AssistantTurn, turn_number: u64) -> String {
@@ -679,6 +713,13 @@ fn recovered_tag(turn: &AssistantTurn, turn_number: u64) -> String {
     turn_tag(hasher.finish())
 }
 
+/// The storm signature of a settled call (one the window holds has arguments).
+fn call_signature(call: &CallResult) -> String {
+    call.arguments
+        .as_ref()
+        .map_or_else(String::new, |args| signature(&call.name, args))
+}
+
 /// The signatures of the native calls a recovered call may copy (not rejected, of a known tool).
 fn native_signatures(natives: &[Pending]) -> Vec<String> {
     natives
@@ -688,6 +729,7 @@ fn native_signatures(natives: &[Pending]) -> Vec<String> {
         .collect()
 }
 
+/// Whether a call is valid (or repaired) and the same call as one of the `natives` signatures.
 fn is_copy(p: &Pending, natives: &[String]) -> bool {
     p.rejection.is_none()
         && !p.unknown

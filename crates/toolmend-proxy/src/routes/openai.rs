@@ -80,8 +80,7 @@ pub(crate) fn repair_completion(
             continue;
         }
         // The history is read only when there are native calls a storm could repeat.
-        let mut scratch = sessions.for_turn(mender, &turn);
-        let result = mender.run_turn(&mut scratch, &turn);
+        let result = mender.run_last_turn(sessions.for_turn(mender, &turn), &turn);
         for call in &result.calls {
             notes.add(model, call);
         }

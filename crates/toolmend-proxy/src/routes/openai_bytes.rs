@@ -1,79 +1,187 @@
-//! OpenAI Chat Completions read from the body's bytes: the turn of each choice taken from
-//! borrowed spans, the tree built only when a choice must change (issue #29 §3).
+//! OpenAI Chat Completions read from the body's bytes: the turn of each choice taken in one
+//! pass over the text ([`Cursor`]), the tree built only when a choice must change (issue #29 §3).
 //!
 //! A valid completion is read without building its tree and goes out as the upstream's bytes.
 //! It reads exactly what [`super::openai::repair_completion`] reads, the same way; a body in a
-//! shape this reader does not take (a duplicate member, a call whose `function` is not an
-//! object with string `name` and `arguments`, …) is left to that function, before anything
-//! about it was run or counted.
+//! shape this reader does not take (a duplicate member, a key with an escape, a call that is
+//! not an object, …) is left to that function, before anything about it was run or counted.
 
 use serde_json::Value;
-use serde_json::value::RawValue;
 use toolmend::{AssistantTurn, ToolCall, TurnResult};
 
 use crate::config::ProxyConfig;
 use crate::mend::{Annotations, BodyContext, ChoiceSessions, Fate, fates, repairing};
-use crate::openai_views::{CallView, FunctionView, MessageView};
-use crate::spans::{Member, Unread, objects};
+use crate::spans::{Cursor, Single, Unread, string_of};
 
-#[derive(serde::Deserialize)]
-struct CompletionView<'a> {
-    #[serde(borrow, default)]
-    choices: Member<'a>,
-}
-
-#[derive(serde::Deserialize)]
-struct ChoiceView<'a> {
-    #[serde(borrow, default)]
-    finish_reason: Member<'a>,
-    #[serde(borrow, default)]
-    message: Member<'a>,
-}
-
-/// One native call as [`super::openai::read_calls`] reads it.
-fn read_call(text: &str) -> Result<ToolCall, Unread> {
-    let call: CallView<'_> = serde_json::from_str(text)?;
-    // `call.get("function").unwrap_or(call)`: a present `function` of any kind is the one read.
-    let function = match call.function {
-        Member::Absent => Some(text),
-        present => present.object(),
-    };
-    let (name, arguments) = match function {
-        Some(function) => {
-            let function: FunctionView<'_> = serde_json::from_str(function)?;
-            let name = function.name.text()?.unwrap_or_default();
-            let arguments = match function.arguments.raw() {
-                None | Some("null") => String::new(),
-                Some(text) if text.starts_with('"') => serde_json::from_str(text)?,
-                // `arguments_text`: another value's compact JSON.
-                Some(text) => serde_json::from_str::<Value>(text)?.to_string(),
-            };
-            (name, arguments)
-        }
-        // Not an object: `get` finds nothing in it.
-        None => (String::new(), String::new()),
-    };
-    let id = call.id.text()?.unwrap_or_default();
-    Ok(ToolCall::new(id, name, arguments))
-}
-
-/// The turn of one choice's message, as `read_turn` builds it.
-fn read_turn(message: &str, finish_reason: Option<String>) -> Result<AssistantTurn, Unread> {
-    let message: MessageView<'_> = serde_json::from_str(message)?;
-    let mut turn = AssistantTurn::default();
-    turn.content = message.content.text()?;
-    turn.reasoning = match message.reasoning_content.text()? {
-        Some(text) => Some(text),
-        None => message.reasoning.text()?,
-    };
-    if let Some(calls) = message.tool_calls.raw().filter(|t| t.starts_with('[')) {
-        turn.tool_calls = objects(calls)?
-            .into_iter()
-            .map(read_call)
-            .collect::<Result<_, _>>()?;
+/// The choices of a completion read from its text in one pass ([`Cursor`]): each choice whose
+/// message is an object, by its index in `choices`, with its message's turn. None when
+/// `choices` is absent or not an array.
+///
+/// The serde views it replaced scanned the body once per nesting level (the body, `choices`,
+/// each choice, its message, each call, its function: the content six times); this reads
+/// what they read in one scan, and leaves the same shapes (and some more: a key with an
+/// escape where the reader must know the key) to the tree path as [`Unread`].
+fn read_completion(body: &str) -> Result<Vec<(usize, AssistantTurn)>, Unread> {
+    let mut cursor = Cursor::new(body);
+    // A struct also reads from an array, by position: only an object is read here.
+    if cursor.peek() != Some(b'{') {
+        return Err(Unread);
     }
-    turn.finish_reason = finish_reason;
+    let mut choices = Single::new();
+    let mut turns = Vec::new();
+    cursor.object(|cursor, key| match key {
+        Some("choices") => {
+            if cursor.peek() == Some(b'[') {
+                let mut index = 0;
+                cursor.array(|cursor| {
+                    if let Some(turn) = read_choice(cursor)? {
+                        turns.push((index, turn));
+                    }
+                    index += 1;
+                    Ok(())
+                })?;
+                choices.set("[")
+            } else {
+                choices.set(cursor.value()?)
+            }
+        }
+        // A key with an escape may be `choices`.
+        None => Err(Unread),
+        Some(_) => cursor.value().map(drop),
+    })?;
+    cursor.end()?;
+    Ok(turns)
+}
+
+/// One choice, at the cursor: its message's turn, `None` when the choice or its message is
+/// not an object.
+fn read_choice(cursor: &mut Cursor<'_>) -> Result<Option<AssistantTurn>, Unread> {
+    if cursor.peek() != Some(b'{') {
+        cursor.value()?;
+        return Ok(None);
+    }
+    let (mut finish_reason, mut message) = (Single::new(), Single::new());
+    let mut turn = None;
+    cursor.object(|cursor, key| match key {
+        Some("finish_reason") => finish_reason.set(cursor.value()?),
+        Some("message") => {
+            if cursor.peek() == Some(b'{') {
+                turn = Some(read_message(cursor)?);
+                message.set("{")
+            } else {
+                message.set(cursor.value()?)
+            }
+        }
+        None => Err(Unread),
+        Some(_) => cursor.value().map(drop),
+    })?;
+    let Some(mut turn) = turn else {
+        return Ok(None);
+    };
+    turn.finish_reason = text(finish_reason.get())?;
+    Ok(Some(turn))
+}
+
+/// A message object, at the cursor: its text, reasoning and native calls.
+fn read_message(cursor: &mut Cursor<'_>) -> Result<AssistantTurn, Unread> {
+    let (mut content, mut reasoning_content, mut reasoning) =
+        (Single::new(), Single::new(), Single::new());
+    let mut tool_calls = Single::new();
+    let mut calls = Vec::new();
+    cursor.object(|cursor, key| match key {
+        Some("content") => content.set(cursor.value()?),
+        Some("reasoning_content") => reasoning_content.set(cursor.value()?),
+        Some("reasoning") => reasoning.set(cursor.value()?),
+        Some("tool_calls") => {
+            if cursor.peek() == Some(b'[') {
+                cursor.array(|cursor| {
+                    calls.push(read_call(cursor)?);
+                    Ok(())
+                })?;
+                tool_calls.set("[")
+            } else {
+                tool_calls.set(cursor.value()?)
+            }
+        }
+        None => Err(Unread),
+        Some(_) => cursor.value().map(drop),
+    })?;
+    let mut turn = AssistantTurn::default();
+    turn.content = text(content.get())?;
+    turn.reasoning = match text(reasoning_content.get())? {
+        Some(text) => Some(text),
+        None => text(reasoning.get())?,
+    };
+    turn.tool_calls = calls;
     Ok(turn)
+}
+
+/// One native call, at the cursor, as [`super::openai::read_calls`] reads it: `function`'s
+/// name and arguments, or the call's own when it has no `function`. An element that is not an
+/// object is left to the tree (which skips it).
+fn read_call(cursor: &mut Cursor<'_>) -> Result<ToolCall, Unread> {
+    if cursor.peek() != Some(b'{') {
+        return Err(Unread);
+    }
+    let (mut index, mut id, mut function) = (Single::new(), Single::new(), Single::new());
+    // The call's own `name` and `arguments`: read when it has no `function`.
+    let (mut name, mut arguments) = (Single::new(), Single::new());
+    let mut inner = None;
+    cursor.object(|cursor, key| match key {
+        Some("index") => index.set(cursor.value()?),
+        Some("id") => id.set(cursor.value()?),
+        Some("function") => {
+            if cursor.peek() == Some(b'{') {
+                inner = Some(read_function(cursor)?);
+                function.set("{")
+            } else {
+                function.set(cursor.value()?)
+            }
+        }
+        Some("name") => name.set(cursor.value()?),
+        Some("arguments") => arguments.set(cursor.value()?),
+        None => Err(Unread),
+        Some(_) => cursor.value().map(drop),
+    })?;
+    let (name, arguments) = match (function.get(), inner) {
+        (None, _) => (text(name.get())?, arguments_of(arguments.get())?),
+        (Some(_), Some(read)) => read,
+        // Not an object: `get` finds nothing in it.
+        (Some(_), None) => (None, String::new()),
+    };
+    let id = text(id.get())?.unwrap_or_default();
+    Ok(ToolCall::new(id, name.unwrap_or_default(), arguments))
+}
+
+/// A call's `function` object, at the cursor: its name and arguments.
+fn read_function(cursor: &mut Cursor<'_>) -> Result<(Option<String>, String), Unread> {
+    let (mut name, mut arguments) = (Single::new(), Single::new());
+    cursor.object(|cursor, key| match key {
+        Some("name") => name.set(cursor.value()?),
+        Some("arguments") => arguments.set(cursor.value()?),
+        None => Err(Unread),
+        Some(_) => cursor.value().map(drop),
+    })?;
+    Ok((text(name.get())?, arguments_of(arguments.get())?))
+}
+
+/// The string a member holds (`Value::as_str`, owned), `None` when absent or not a string.
+fn text(raw: Option<&str>) -> Result<Option<String>, Unread> {
+    Ok(raw
+        .map(string_of)
+        .transpose()?
+        .flatten()
+        .map(std::borrow::Cow::into_owned))
+}
+
+/// A call's argument text (`arguments_text`): a string as it holds, nothing for absent or
+/// `null`, another value's compact JSON.
+fn arguments_of(raw: Option<&str>) -> Result<String, Unread> {
+    Ok(match raw {
+        None | Some("null") => String::new(),
+        Some(raw) if raw.starts_with('"') => text(Some(raw))?.unwrap_or_default(),
+        Some(raw) => serde_json::from_str::<Value>(raw)?.to_string(),
+    })
 }
 
 /// Whether writing `result` into the message would leave it as it is (`apply` reports no
@@ -117,44 +225,25 @@ pub(crate) fn repair_completion(
         model,
         turn_id,
     } = *cx;
-    // A struct also reads from an array, by position: only an object is read here.
-    if body.trim_ascii_start().first() != Some(&b'{') {
-        return Err(Unread);
-    }
-    let view: CompletionView<'_> = serde_json::from_slice(body)?;
+    // Not UTF-8: not JSON either (the tree path says so).
+    let text = std::str::from_utf8(body).map_err(|_| Unread)?;
+    // Every choice is read before any is run: a shape not read here is found before anything
+    // was counted.
+    let mut turns = read_completion(text)?;
     let mut read = Read {
         notes: Annotations::default(),
         repaired: None,
     };
-    let Some(choices) = view.choices.raw().filter(|t| t.starts_with('[')) else {
-        return Ok(read);
-    };
-    // Every choice is read before any is run: a shape not read here is found before anything
-    // was counted.
-    let mut turns = Vec::new();
-    for (index, choice) in serde_json::from_str::<Vec<&RawValue>>(choices)?
-        .into_iter()
-        .enumerate()
-    {
-        let Some(choice) = Some(choice.get()).filter(|t| t.starts_with('{')) else {
-            continue;
-        };
-        let choice: ChoiceView<'_> = serde_json::from_str(choice)?;
-        let Some(message) = choice.message.object() else {
-            continue;
-        };
-        let mut turn = read_turn(message, choice.finish_reason.text()?)?;
+    turns.retain(|(_, turn)| {
+        !(turn.tool_calls.is_empty() && turn.content.is_none() && turn.reasoning.is_none())
+    });
+    for (_, turn) in &mut turns {
         turn.id = Some(turn_id.to_owned());
-        if turn.tool_calls.is_empty() && turn.content.is_none() && turn.reasoning.is_none() {
-            continue;
-        }
-        turns.push((index, turn));
     }
     let mut sessions = ChoiceSessions::new(history);
     let mut changes = Vec::new();
     for (index, turn) in turns {
-        let mut scratch = sessions.for_turn(mender, &turn);
-        let result = mender.run_turn(&mut scratch, &turn);
+        let result = mender.run_last_turn(sessions.for_turn(mender, &turn), &turn);
         for call in &result.calls {
             read.notes.add(model, call);
         }
@@ -178,110 +267,4 @@ pub(crate) fn repair_completion(
 }
 
 #[cfg(test)]
-mod tests {
-    use serde_json::json;
-    use toolmend::{Mender, MenderOptions, RecoverMode, ToolSet};
-
-    use super::*;
-
-    fn mender() -> Mender {
-        let tools = json!([{"type": "function", "function": {"name": "get_weather",
-            "parameters": {"type": "object", "properties": {
-                "location": {"type": "string"},
-                "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
-                "days": {"type": "integer"}},
-            "required": ["location"], "additionalProperties": false}}}]);
-        let options = MenderOptions::default().with_recover(RecoverMode::Content);
-        Mender::with_options(ToolSet::from_json(&tools), options)
-    }
-
-    fn call(function: Value) -> Value {
-        json!({"id": "call_1", "type": "function", "function": function})
-    }
-
-    fn completion(message: Value) -> Value {
-        json!({"id": "c", "object": "chat.completion", "choices": [
-            {"index": 0, "message": message, "finish_reason": "tool_calls"}]})
-    }
-
-    /// Bodies in many shapes: valid, repairable, unsavable, recovered from text, and shapes
-    /// the byte reader leaves to the tree path.
-    fn bodies() -> Vec<String> {
-        let valid = r#"{"location":"Paris","unit":"celsius"}"#;
-        let mut bodies: Vec<String> = [
-            completion(json!({"role": "assistant", "content": "Looking it up.",
-                "tool_calls": [call(json!({"name": "get_weather", "arguments": valid}))]})),
-            completion(json!({"role": "assistant", "content": null,
-                "tool_calls": [call(json!({"name": "get_weather",
-                    "arguments": r#"{"location":"Paris","unit":"Celsius","days":"5"}"#}))]})),
-            completion(json!({"role": "assistant", "tool_calls": [
-                call(json!({"name": "get_weather", "arguments": "{\"location\": 'Paris',}"})),
-                call(json!({"name": "get_weather", "arguments": valid}))]})),
-            completion(json!({"role": "assistant", "tool_calls": [
-                call(json!({"name": "get_weather", "arguments": "not json at all"}))]})),
-            completion(json!({"role": "assistant", "tool_calls": [
-                call(json!({"name": "nope", "arguments": "{}"}))]})),
-            completion(json!({"role": "assistant", "content":
-                "<tool_call>{\"name\": \"get_weather\", \"arguments\": {\"location\": \"Rome\"}}</tool_call>"})),
-            completion(json!({"role": "assistant", "content": "Plain words.",
-                "reasoning_content": "thinking"})),
-            completion(json!({"role": "assistant", "tool_calls": [
-                call(json!({"name": "get_weather", "arguments": {"location": "Oslo"}}))]})),
-            completion(json!({"role": "assistant", "tool_calls": [
-                json!({"id": "x", "function": null}),
-                json!({"id": 5, "name": "get_weather", "arguments": valid})]})),
-            completion(json!({"role": "assistant", "tool_calls": "none"})),
-            completion(json!("not a message")),
-            json!({"choices": [1, {"message": {"content": "hi"}}, {"message": {"tool_calls": [
-                call(json!({"name": "get_weather", "arguments": "{\"location\": \"Oslo\""}))]}}]}),
-            json!({"choices": {"a": 1}}),
-            json!({"no_choices": true}),
-            json!([1, 2]),
-        ]
-        .iter()
-        .map(Value::to_string)
-        .collect();
-        // A duplicate member (left to the tree path), and a body spaced out.
-        bodies.push(r#"{"choices":[{"message":{"content":"a","content":"b"}}]}"#.to_owned());
-        bodies.push(
-            r#"{ "choices": [ { "message" : { "tool_calls" : [ { "function": {
-                "name": "get_weather", "arguments": "{\"location\": \"Lima\"}" } } ] } } ] }"#
-                .to_owned(),
-        );
-        bodies
-    }
-
-    #[test]
-    fn reads_what_the_tree_path_reads_and_keeps_a_valid_body_as_its_bytes() {
-        let mender = mender();
-        let mut read_here = 0;
-        for mode in [crate::config::Mode::Repair, crate::config::Mode::Observe] {
-            let mut config = ProxyConfig::new("http://h");
-            config.mode = mode;
-            let cx = BodyContext {
-                mender: &mender,
-                config: &config,
-                model: "m",
-                turn_id: "req_1",
-            };
-            for body in bodies() {
-                let Ok(read) = repair_completion(body.as_bytes(), &cx, Vec::new) else {
-                    continue;
-                };
-                read_here += 1;
-                let mut tree: Value = serde_json::from_str(&body).unwrap();
-                let (notes, changed) =
-                    super::super::openai::repair_completion(&mut tree, &cx, Vec::new);
-                assert_eq!(read.notes.header(), notes.header(), "{body}");
-                assert_eq!(read.repaired.is_some(), changed, "{body}");
-                if let Some(repaired) = read.repaired {
-                    assert_eq!(repaired, tree, "{body}");
-                }
-            }
-        }
-        assert!(
-            read_here >= 20,
-            "most shapes are read from the bytes: {read_here}"
-        );
-    }
-}
+mod tests;

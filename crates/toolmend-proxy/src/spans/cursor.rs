@@ -268,7 +268,7 @@ impl<'a> Cursor<'a> {
 
 /// Where the run of plain string bytes starting at `at` ends: the first quote, backslash or
 /// control character from there, or the end. Eight bytes at a time while none is one of them.
-fn plain_run(bytes: &[u8], mut at: usize) -> usize {
+pub(super) fn plain_run(bytes: &[u8], mut at: usize) -> usize {
     const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
     const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
     // A byte of `x` is zero: its high bit set in the result (no false negative; a flagged word

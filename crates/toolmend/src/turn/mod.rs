@@ -17,7 +17,7 @@ pub use budget::{DEFAULT_MAX_REPROMPTS, MAX_REPROMPTS};
 pub use storm::{DEFAULT_STORM_THRESHOLD, DEFAULT_STORM_WINDOW};
 
 pub(crate) use budget::RetryBudget;
-pub(crate) use storm::{StormBreaker, StormFlags, guard_message};
+pub(crate) use storm::{Signature, StormBreaker, StormFlags, guard_message};
 
 /// One native tool call of an assistant turn.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

@@ -1,6 +1,6 @@
 //! The storm breaker: the same call over and over is not dispatched again.
 //!
-//! Signature = tool name + canonical repaired arguments. Window 6, threshold 3: the 3rd
+//! Signature = tool name + canonical repaired arguments, computed only when compared. Window 6, threshold 3: the 3rd
 //! identical call within the last 6 is suppressed (both configurable). Calls of exempt tools
 //! never count; a call of a mutating tool first removes the non-mutating entries (what was read
 //! before a write may be read again), unless the tool is idempotent and the same call is already
@@ -8,6 +8,7 @@
 //! resets on each new user turn.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 /// Default window: the last 6 calls.
 pub const DEFAULT_STORM_WINDOW: usize = 6;
@@ -25,10 +26,42 @@ pub(crate) struct StormFlags {
     pub(crate) exempt: bool,
 }
 
+/// A call's signature in the window: computed, or still to be computed from the call at this
+/// index of the running turn.
+///
+/// Two calls can share a signature only when they call the same tool (the signature starts
+/// with the tool's name, and the canonical arguments after it hold no NUL), so a call's
+/// signature is computed only once a second call of its tool is in the window, or when the
+/// window outlives the turn ([`StormBreaker::settle`]). Most turns make one call of a tool, and
+/// a proxy's window lives for one response: their signatures are never compared with anything.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Signature {
+    Known(String),
+    /// The call at this index of the running turn's calls.
+    Deferred(usize),
+}
+
+impl Signature {
+    fn compute(&mut self, signature_of: &mut dyn FnMut(usize) -> String) {
+        if let Signature::Deferred(index) = *self {
+            *self = Signature::Known(signature_of(index));
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 struct Entry {
-    signature: String,
+    tool: Arc<str>,
+    signature: Signature,
     mutating: bool,
+}
+
+impl Entry {
+    /// The same call: the same tool and signature. Within one tool every entry's signature is
+    /// known once two are in the window, so a deferred one equals only itself.
+    fn same_call(&self, other: &Entry) -> bool {
+        self.tool == other.tool && self.signature == other.signature
+    }
 }
 
 /// The storm window of one session.
@@ -48,32 +81,60 @@ impl StormBreaker {
         }
     }
 
-    /// Records a call; returns true when it must be suppressed.
+    /// Records a call whose signature is known; returns true when it must be suppressed.
+    #[cfg(test)]
     pub(crate) fn observe(&mut self, signature: String, flags: StormFlags) -> bool {
+        let tool: Arc<str> = Arc::from(signature.as_str());
+        self.observe_call(&tool, Signature::Known(signature), flags, &mut |_| {
+            unreachable!("every signature is known")
+        })
+    }
+
+    /// Records a call of `tool`; returns true when it must be suppressed. `signature_of`
+    /// computes the signature of a call of the running turn by its index, and is asked only
+    /// for calls of a tool the window holds twice.
+    pub(crate) fn observe_call(
+        &mut self,
+        tool: &Arc<str>,
+        signature: Signature,
+        flags: StormFlags,
+        signature_of: &mut dyn FnMut(usize) -> String,
+    ) -> bool {
         if flags.exempt {
             return false;
         }
+        let mut current = Entry {
+            tool: Arc::clone(tool),
+            signature,
+            mutating: flags.mutating,
+        };
+        if self.recent.iter().any(|e| e.tool == current.tool) {
+            current.signature.compute(signature_of);
+            for entry in self.recent.iter_mut().filter(|e| e.tool == current.tool) {
+                entry.signature.compute(signature_of);
+            }
+        }
         let repeat_of_no_effect =
-            flags.idempotent && self.recent.iter().any(|e| e.signature == signature);
+            flags.idempotent && self.recent.iter().any(|e| e.same_call(&current));
         if flags.mutating && !repeat_of_no_effect {
             self.recent.retain(|e| e.mutating);
         }
-        let mutating = flags.mutating;
         // The window holds the last `window` calls, this one included.
-        self.recent.push_back(Entry {
-            signature,
-            mutating,
-        });
+        self.recent.push_back(current);
         while self.recent.len() > self.window {
             self.recent.pop_front();
         }
-        let current = &self.recent[self.recent.len() - 1].signature;
-        let seen = self
-            .recent
-            .iter()
-            .filter(|e| &e.signature == current)
-            .count();
+        let current = &self.recent[self.recent.len() - 1];
+        let seen = self.recent.iter().filter(|e| e.same_call(current)).count();
         seen >= self.threshold
+    }
+
+    /// Computes the signatures still deferred, at the end of a turn whose window is kept: the
+    /// next turn's calls no longer have this one's to compute them from.
+    pub(crate) fn settle(&mut self, signature_of: &mut dyn FnMut(usize) -> String) {
+        for entry in &mut self.recent {
+            entry.signature.compute(signature_of);
+        }
     }
 
     /// Forgets everything: a new user turn.
