@@ -160,13 +160,7 @@ pub(crate) fn count_untooled(route: &'static str, calls: Option<usize>) {
 
 /// The labels the proxy records its histograms under: the four repaired routes, and the
 /// streams' work (one sample per streamed response).
-const ROUTES: [&str; 5] = [
-    "chat",
-    "messages",
-    "responses",
-    "ollama_chat",
-    "stream",
-];
+const ROUTES: [&str; 5] = ["chat", "messages", "responses", "ollama_chat", "stream"];
 
 /// One histogram handle per route label, looked up in the recorder once.
 ///
