@@ -933,7 +933,8 @@ mod tests {
                 r#"{{ "id": "chatcmpl-\u0075", "choices": [{{"index":0,"delta":{delta},"logprobs":{{"x":1}},"finish_reason":{finish}}}], "usage": null }}"#
             )
         }
-        let (chunk, spaced): (fn(&str, &str) -> String, fn(&str, &str) -> String) = (chunk, spaced);
+        type Chunk = fn(&str, &str) -> String;
+        let (chunk, spaced): (Chunk, Chunk) = (chunk, spaced);
         let mut bodies = vec![repaired()];
         for (first, last) in [
             (chunk, chunk),
