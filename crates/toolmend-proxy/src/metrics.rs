@@ -237,14 +237,8 @@ pub(crate) fn count_untooled(route: &'static str, calls: Option<usize>) {
 }
 
 /// The labels the proxy records its histograms under: the four repaired routes, and the
-/// streams' per-chunk work.
-const ROUTES: [&str; 5] = [
-    "chat",
-    "messages",
-    "responses",
-    "ollama_chat",
-    "stream_chunk",
-];
+/// streams' work (one sample per streamed response).
+const ROUTES: [&str; 5] = ["chat", "messages", "responses", "ollama_chat", "stream"];
 
 /// One histogram handle per route label, looked up in the recorder once.
 ///
@@ -287,13 +281,6 @@ pub(crate) fn record_overhead(route: &'static str, seconds: f64) {
         Some(histogram) => histogram.record(seconds),
         None => make().record(seconds),
     }
-}
-
-/// The [`record_overhead`] series of `route` as a handle, for a caller that records many
-/// times (a stream records each chunk's work).
-pub(crate) fn overhead_histogram(route: &'static str) -> metrics::Histogram {
-    let make = || metrics::histogram!("toolmend_overhead_seconds", "route" => route);
-    OVERHEAD.get(route, make).cloned().unwrap_or_else(make)
 }
 
 /// Records a whole request's latency, upstream included.

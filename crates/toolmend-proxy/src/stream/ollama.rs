@@ -64,11 +64,15 @@ impl LineParser {
 /// A line as an event: its bytes, and its text without the line break as its data (the
 /// re-prompt splice reads lines through the same framing).
 fn line_event(raw: Bytes) -> Event {
-    let data = String::from_utf8_lossy(&raw).trim_end().to_owned();
+    let data = match std::str::from_utf8(&raw) {
+        // The usual case: the line's text is a slice of its bytes (no copy).
+        Ok(text) => Data::from_bytes(raw.slice(..text.trim_end().len())),
+        Err(_) => Data::from_text(String::from_utf8_lossy(&raw).trim_end().to_owned()),
+    };
     Event {
         raw,
         event: None,
-        data: Some(Data::from_text(data)),
+        data: Some(data),
     }
 }
 

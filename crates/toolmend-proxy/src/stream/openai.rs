@@ -17,15 +17,18 @@ use bytes::Bytes;
 use serde_json::{Map, Value, json};
 use toolmend::{AssistantTurn, Status, ToolCall};
 
+use super::event_tree::tree_only;
 use super::sse::{Data, Event, write};
 use super::{Channel, Context, Leftover, Transform};
 use crate::mend::{Annotations, Fate, append_text, fates};
 use crate::spans::members;
 use chunk::{ChunkRead, DeltaRead, Fragment, read_chunk};
+use written::ChoiceKeys;
 
 mod chunk;
 #[cfg(test)]
 mod timing;
+mod written;
 
 /// One buffered tool call.
 #[derive(Debug, Default)]
@@ -215,6 +218,25 @@ impl OpenAiStream {
     /// A chunk the proxy writes for a choice: the keys of the chunk that carried its calls
     /// (else of the last chunk), with this delta and finish reason.
     fn chunk(&self, state: &ChoiceState, choice: u64, delta: Value, finish: Option<&str>) -> Bytes {
+        // From the bytes of the chunks it copies, when they are in compact form.
+        let written = match &state.template {
+            Some(template) => {
+                let text = template.data.as_str();
+                let keys = ChoiceKeys::Whole(text, template.position);
+                written::chunk(Some(text), keys, choice, &delta, finish)
+            }
+            None => {
+                let keys = match &state.extras {
+                    Some(extras) => ChoiceKeys::Extras(extras.data.as_str(), extras.position),
+                    None => ChoiceKeys::None,
+                };
+                let envelope = self.last.as_ref().map(Data::as_str);
+                written::chunk(envelope, keys, choice, &delta, finish)
+            }
+        };
+        if let Some(text) = written.filter(|_| !tree_only()) {
+            return write(None, &text);
+        }
         let (mut object, sent) = match &state.template {
             Some(template) => template.read(),
             None => (
@@ -898,6 +920,43 @@ mod tests {
         }
         let one_each: Vec<Vec<u8>> = bytes.iter().map(|b| vec![*b]).collect();
         assert_eq!(run(one_each), whole);
+    }
+
+    #[test]
+    fn the_written_chunks_are_the_tree_paths_bytes() {
+        // A call chunk written on a native call's chunk (its keys copied whole), a recovered
+        // call written on the envelope of the last chunk with the first chunk's choice keys,
+        // chunks the writer leaves to the tree (spaces, an escape serde_json re-spells).
+        let markup = r#"{"content":"<tool_call>{\"name\": \"list_dir\", \"arguments\": {\"dir\": \"/\"}}</tool_call>"}"#;
+        fn spaced(delta: &str, finish: &str) -> String {
+            format!(
+                r#"{{ "id": "chatcmpl-\u0075", "choices": [{{"index":0,"delta":{delta},"logprobs":{{"x":1}},"finish_reason":{finish}}}], "usage": null }}"#
+            )
+        }
+        type Chunk = fn(&str, &str) -> String;
+        let (chunk, spaced): (Chunk, Chunk) = (chunk, spaced);
+        let mut bodies = vec![repaired()];
+        for (first, last) in [
+            (chunk, chunk),
+            (spaced, spaced),
+            (chunk, spaced),
+            (spaced, chunk),
+        ] {
+            bodies.push(format!(
+                "data: {}\n\ndata: {}\n\ndata: {}\n\ndata: [DONE]\n\n",
+                first(r#"{"role":"assistant","content":"Hi "}"#, "null"),
+                chunk(markup, "null"),
+                last("{}", r#""stop""#),
+            ));
+        }
+        for body in bodies {
+            let bytes = body.as_bytes().to_vec();
+            let read = run(vec![bytes.clone()]);
+            let tree = crate::stream::event_tree::with_tree_only(|| run(vec![bytes]));
+            let text = String::from_utf8(read.clone()).unwrap();
+            assert!(text.contains(r#""tool_calls":[{"index":0"#), "{text}");
+            assert_eq!(text, String::from_utf8(tree).unwrap());
+        }
     }
 
     #[test]

@@ -12,7 +12,7 @@ pub(crate) struct Event {
     /// The bytes as received.
     pub(crate) raw: Bytes,
     /// The `event:` field, if any.
-    pub(crate) event: Option<String>,
+    pub(crate) event: Option<Name>,
     /// The `data:` lines joined with `\n`; `None` when the event has no data line.
     pub(crate) data: Option<Data>,
 }
@@ -22,6 +22,30 @@ pub(crate) struct Event {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Data(Bytes);
 
+/// An event's `event:` name: a slice of its raw bytes when it is valid UTF-8 (no copy), else
+/// the name with invalid UTF-8 replaced (as `String::from_utf8_lossy` does). Read as a `str`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Name(Bytes);
+
+impl Name {
+    /// `bytes` as a name: a slice of them when they are valid UTF-8.
+    fn from_bytes(bytes: Bytes) -> Self {
+        match std::str::from_utf8(&bytes) {
+            Ok(_) => Self(bytes),
+            Err(_) => Self(Bytes::from(String::from_utf8_lossy(&bytes).into_owned())),
+        }
+    }
+}
+
+impl std::ops::Deref for Name {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        // Built only from valid UTF-8 (`from_bytes`).
+        std::str::from_utf8(&self.0).unwrap_or_default()
+    }
+}
+
 impl Data {
     /// Data made of text.
     pub(crate) fn from_text(text: String) -> Self {
@@ -29,7 +53,7 @@ impl Data {
     }
 
     /// `bytes` as data: a slice of them when they are valid UTF-8.
-    fn from_bytes(bytes: Bytes) -> Self {
+    pub(crate) fn from_bytes(bytes: Bytes) -> Self {
         match std::str::from_utf8(&bytes) {
             Ok(_) => Self(bytes),
             Err(_) => Self::from_text(String::from_utf8_lossy(&bytes).into_owned()),
@@ -228,7 +252,7 @@ fn parse(raw: Bytes) -> Event {
                     text.push_str(&String::from_utf8_lossy(&raw[value]));
                 }
             },
-            b"event" => event = Some(String::from_utf8_lossy(&raw[value]).into_owned()),
+            b"event" => event = Some(Name::from_bytes(raw.slice(value))),
             _ => {}
         }
     }
