@@ -203,7 +203,7 @@ fn model_of(text: &str) -> Result<Cow<'_, str>, Unread> {
 
 /// [`RequestView`] as serde reads it: the reading for every body the one pass does not take.
 #[derive(Debug, Deserialize)]
-struct SerdeView<'a> {
+pub(crate) struct SerdeView<'a> {
     #[serde(borrow, default)]
     tools: Option<&'a RawValue>,
     #[serde(borrow, default)]
@@ -215,7 +215,7 @@ struct SerdeView<'a> {
 }
 
 impl<'a> SerdeView<'a> {
-    fn read(body: &'a [u8]) -> Option<RequestView<'a>> {
+    pub(crate) fn read(body: &'a [u8]) -> Option<RequestView<'a>> {
         let view = serde_json::from_slice::<Self>(body).ok()?;
         Some(RequestView {
             tools: view.tools.map(RawValue::get),
