@@ -53,6 +53,13 @@ struct Known {
     used: u64,
 }
 
+impl Known {
+    /// Whether this is the pair `(tools, model)` of the cache `cache`.
+    fn is(&self, cache: u64, tools: &str, model: &str) -> bool {
+        self.cache == cache && *self.model == *model && *self.tools == *tools
+    }
+}
+
 /// A thread's front: at most [`RECENT_ENTRIES`] pairs.
 #[derive(Debug, Default)]
 struct Recent {
@@ -83,7 +90,7 @@ impl MenderCache {
             let entry = recent
                 .entries
                 .iter_mut()
-                .find(|e| e.cache == self.id && *e.model == *model && *e.tools == *tools)?;
+                .find(|e| e.is(self.id, tools, model))?;
             entry.hits = entry.hits.wrapping_add(1);
             if entry.hits % REFRESH == 0 {
                 return None;
@@ -125,7 +132,7 @@ impl MenderCache {
             let same = recent
                 .entries
                 .iter()
-                .position(|e| e.cache == self.id && *e.model == *model && *e.tools == *tools);
+                .position(|e| e.is(self.id, tools, model));
             match same {
                 Some(at) => {
                     let old = &recent.entries[at];

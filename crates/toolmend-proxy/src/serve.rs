@@ -65,12 +65,11 @@ pub async fn serve_until(
 ///
 /// When the router cannot be built.
 pub async fn serve_until_on(
-    config: ProxyConfig,
+    mut config: ProxyConfig,
     listener: TcpListener,
     shutdown: impl Future<Output = ()>,
     workers: &[Handle],
 ) -> std::io::Result<()> {
-    let mut config = config;
     if workers.is_empty() {
         // On the caller's runtime, whatever the setting: the per-thread upstream pools belong
         // with per-core runtimes only (on a shared one they cost memory and gained nothing).
