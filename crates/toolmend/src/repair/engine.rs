@@ -191,8 +191,18 @@ pub(crate) fn mend_arguments(
         Ok(Value::Null) | Err(_) => None,
         Ok(value) => return mend_strict(tool, raw, value, repairs, limits),
     };
+    let options = SalvageOptions::from_limits(limits);
+    // Cut off after a complete member: salvage would close the object as truncated, which a
+    // mutating tool's call is refused for whatever was read, so it is not read (issue #31).
+    if tool.is_mutating()
+        && prefix
+            .as_ref()
+            .is_some_and(|prefix| prefix.cut_after_member(raw, &options))
+    {
+        return Mended::rejected(Rejection::Truncated, Vec::new());
+    }
     // Salvage goes on after what the strict parse read (the same result, read once).
-    match salvage::salvage_after(raw, &SalvageOptions::from_limits(limits), prefix) {
+    match salvage::salvage_after(raw, &options, prefix) {
         Ok(salvaged) => {
             for r in &salvaged.repairs {
                 if r.kind == RepairKind::DuplicateKeyDropped {

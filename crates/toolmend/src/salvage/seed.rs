@@ -32,6 +32,10 @@ use serde_json::{Map, Value};
 use super::strict::StrictPrefix;
 use super::{SalvageOptions, scan};
 
+/// Spans the seed's vector has room for at least: salvage goes on pushing one per member it
+/// reads (issue #31: growing it cost more than the member).
+const SPANS_CAPACITY: usize = 8;
+
 /// What salvage's first run starts from (see [`from_prefix`]).
 #[derive(Debug)]
 pub(super) struct Seed {
@@ -68,7 +72,8 @@ pub(super) fn from_prefix(
 fn seed(text: &str, members: Map<String, Value>, keys: &[Option<usize>]) -> Option<Seed> {
     let bytes = text.as_bytes();
     let root = scan::skip_ws(bytes, 0);
-    let mut spans = Vec::with_capacity(members.len());
+    // Salvage pushes a span for each member it reads after these: room for a call's few.
+    let mut spans = Vec::with_capacity((members.len() + 1).max(SPANS_CAPACITY));
     let mut comma = None;
     let mut plain_gave_up = false;
     // The key after each member's, stepped beside it (`nth` from the start was quadratic).

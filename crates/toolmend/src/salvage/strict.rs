@@ -38,7 +38,7 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
-use super::scan;
+use super::{SalvageOptions, scan};
 
 /// Most root members whose key offsets are kept (on the stack: the valid path allocates
 /// nothing more than `serde_json` does). Members past it are read again by salvage.
@@ -47,17 +47,29 @@ const MAX_TRACKED_KEYS: usize = 32;
 /// Members the root map is allocated for: most tool calls send at most eight arguments.
 const ROOT_CAPACITY: usize = 8;
 
+/// Most root members among which the last member's key is looked for by comparing keys rather
+/// than hashing it.
+const MAX_COMPARED_KEYS: usize = 16;
+
 /// The members of the root object `serde_json` completed before it failed, in order.
 #[derive(Debug)]
 pub(crate) struct StrictPrefix {
+    /// The members read, but the last one when the text failed right after it: salvage reads
+    /// that one again (a seed takes only members a key follows), so it is not kept (issue #31:
+    /// inserting it hashed its key for a map that then dropped it again).
     pub(super) members: Map<String, Value>,
-    /// Members read, duplicates included.
+    /// Members kept, duplicates included.
     pub(super) read: usize,
-    /// A key was sent twice.
+    /// A key was sent twice (the last member's included, kept or not).
     pub(super) duplicate: bool,
-    /// Per key read (the members', then the one whose value failed, if its key was read): the
-    /// offset of its first content byte, when it reached the visitor as a slice of the text.
+    /// Per key read (the members kept, then the next one, if its key was read): the offset of
+    /// its first content byte, when it reached the visitor as a slice of the text.
     pub(super) keys: Vec<Option<usize>>,
+    /// The text ended inside the root object after a member was completed, every byte before
+    /// its end strict JSON.
+    cut: bool,
+    /// The deepest nesting opened (the root object is 1).
+    deepest: usize,
 }
 
 /// `serde_json::from_str::<Value>(text)`, with the same result; on failure, the members of a
@@ -98,20 +110,13 @@ const SPECIAL_KEYS: [&str; 2] = [
 ];
 
 impl StrictPrefix {
-    /// The prefix of `read` members (duplicates included) whose keys start at `keys` (the
-    /// members', then the one whose value failed).
-    fn new(
-        members: Map<String, Value>,
-        read: usize,
-        duplicate: bool,
-        keys: &[Option<usize>],
-    ) -> Self {
-        Self {
-            members,
-            read,
-            duplicate,
-            keys: keys[..(read + 1).min(keys.len())].to_vec(),
-        }
+    /// Whether salvage would read `text` (which this prefix is of) as cut off, closing its root
+    /// object (`truncated`, no error): the text ended inside the root object after a member
+    /// was completed (so the closed object keeps something), every byte before the end was
+    /// strict JSON, and it is within `options`' size and depth. A mutating tool's call is
+    /// refused for that whatever salvage would read, so it need not be read (issue #31).
+    pub(crate) fn cut_after_member(&self, text: &str, options: &SalvageOptions) -> bool {
+        self.cut && text.len() <= options.max_bytes && self.deepest < options.max_depth
     }
 }
 
@@ -135,9 +140,12 @@ pub(super) enum Strictly {
 }
 
 /// Why a read stopped.
+#[derive(Clone, Copy)]
 enum Stop {
     /// The text is not JSON here.
     Syntax,
+    /// The text ended where JSON goes on: every byte before the end was strict.
+    End,
     /// See [`Strictly::Defer`].
     Defer,
 }
@@ -150,14 +158,23 @@ pub(super) fn read_object(text: &str, root: usize) -> Strictly {
         text,
         bytes: text.as_bytes(),
         pos: root + 1,
+        deepest: 1,
     };
-    let mut members = Map::with_capacity(ROOT_CAPACITY);
-    let (mut read, mut duplicate) = (0, false);
+    // Allocated when a member is kept: a text that fails in its first member (`'…'` keys, a
+    // raw newline in the first value) needs none.
+    let mut members: Option<Map<String, Value>> = None;
+    let (mut read, mut duplicate, mut completed) = (0, false, false);
     let mut keys = [None; MAX_TRACKED_KEYS];
+    let mut more = reader.open_key(true);
     let stop = loop {
-        let (key, plain, at) = match reader.next_key(read == 0) {
-            Ok(Some(key)) => key,
-            Ok(None) => break None,
+        match more {
+            Ok(true) => {}
+            Ok(false) => break None,
+            Err(stop) => break Some(stop),
+        }
+        let at = reader.pos;
+        let (key, plain) = match reader.string() {
+            Ok(key) => key,
             Err(stop) => break Some(stop),
         };
         if read == 0 && SPECIAL_KEYS.contains(&key.as_str()) {
@@ -166,22 +183,45 @@ pub(super) fn read_object(text: &str, root: usize) -> Strictly {
         if let Some(slot) = keys.get_mut(read) {
             *slot = plain.then_some(at);
         }
-        match reader.colon_then_value(1) {
-            Ok(value) => {
-                duplicate |= members.insert(key, value).is_some();
-                read += 1;
-            }
+        let value = match reader.colon_then_value(1) {
+            Ok(value) => value,
             Err(stop) => break Some(stop),
+        };
+        completed = true;
+        more = reader.open_key(false);
+        if more.is_err() {
+            // Not kept (see `StrictPrefix::members`), but a key sent twice still counts.
+            if let Some(members) = &members {
+                duplicate |= if members.len() <= MAX_COMPARED_KEYS {
+                    members.keys().any(|k| *k == key)
+                } else {
+                    members.contains_key(&key)
+                };
+            }
+            // Its key offset stays where the next key's would be: the seed then reads it as the
+            // key after the last member kept.
+            continue;
         }
+        let members = members.get_or_insert_with(|| Map::with_capacity(ROOT_CAPACITY));
+        duplicate |= members.insert(key, value).is_some();
+        read += 1;
     };
+    let members = members.unwrap_or_default();
     match stop {
         None => {}
         // No member completed (a `'…'` key, a raw newline in the first value): nothing for
         // salvage to start after, since a seed is a member and the key after it
         // (`seed.rs`), so no prefix is built (issue #31: its offsets were an allocation).
-        Some(Stop::Syntax) if read == 0 => return Strictly::NotJson(None),
-        Some(Stop::Syntax) => {
-            return Strictly::NotJson(Some(StrictPrefix::new(members, read, duplicate, &keys)));
+        Some(Stop::Syntax | Stop::End) if !completed => return Strictly::NotJson(None),
+        Some(stop @ (Stop::Syntax | Stop::End)) => {
+            return Strictly::NotJson(Some(StrictPrefix {
+                members,
+                read,
+                duplicate,
+                keys: keys[..(read + 1).min(keys.len())].to_vec(),
+                cut: matches!(stop, Stop::End),
+                deepest: reader.deepest,
+            }));
         }
         Some(Stop::Defer) => return Strictly::Defer,
     }
@@ -199,6 +239,8 @@ struct Reader<'t> {
     text: &'t str,
     bytes: &'t [u8],
     pos: usize,
+    /// The deepest nesting opened so far (the root object is 1).
+    deepest: usize,
 }
 
 impl Reader<'_> {
@@ -207,34 +249,53 @@ impl Reader<'_> {
         self.bytes.get(self.pos).copied()
     }
 
+    /// Why the read stops at the position, where a byte it cannot take is (or the text ended).
+    fn stop(&self) -> Stop {
+        if self.pos < self.bytes.len() {
+            Stop::Syntax
+        } else {
+            Stop::End
+        }
+    }
+
     /// The next key of an object whose `{` was read, or `None` at its `}` (consumed): the key,
     /// whether it had no escape, and the offset of its first content byte. `first` is for the
     /// first key, which no comma precedes.
     fn next_key(&mut self, first: bool) -> Read<Option<(String, bool, usize)>> {
-        match self.skip_ws() {
-            Some(b'}') => {
-                self.pos += 1;
-                return Ok(None);
-            }
-            Some(b'"') if first => {}
-            Some(b',') if !first => {
-                self.pos += 1;
-                if self.skip_ws() != Some(b'"') {
-                    return Err(Stop::Syntax);
-                }
-            }
-            _ => return Err(Stop::Syntax),
+        if !self.open_key(first)? {
+            return Ok(None);
         }
-        self.pos += 1;
         let at = self.pos;
         let (key, plain) = self.string()?;
         Ok(Some((key, plain, at)))
     }
 
+    /// Reads up to the next key's content (its `"` consumed), or the object's `}` (consumed,
+    /// `false`). `first` is for the first key, which no comma precedes.
+    #[inline(always)]
+    fn open_key(&mut self, first: bool) -> Read<bool> {
+        match self.skip_ws() {
+            Some(b'}') => {
+                self.pos += 1;
+                return Ok(false);
+            }
+            Some(b'"') if first => {}
+            Some(b',') if !first => {
+                self.pos += 1;
+                if self.skip_ws() != Some(b'"') {
+                    return Err(self.stop());
+                }
+            }
+            _ => return Err(self.stop()),
+        }
+        self.pos += 1;
+        Ok(true)
+    }
+
     /// A member's `:` and value, in an object at `depth`.
     fn colon_then_value(&mut self, depth: usize) -> Read<Value> {
         if self.skip_ws() != Some(b':') {
-            return Err(Stop::Syntax);
+            return Err(self.stop());
         }
         self.pos += 1;
         self.value(depth)
@@ -253,14 +314,19 @@ impl Reader<'_> {
             Some(b'f') => self.literal(b"false", Value::Bool(false)),
             Some(b'n') => self.literal(b"null", Value::Null),
             Some(b'-' | b'0'..=b'9') => self.number(),
-            _ => Err(Stop::Syntax),
+            _ => Err(self.stop()),
         }
     }
 
+    #[inline(always)]
     fn literal(&mut self, word: &[u8], value: Value) -> Read<Value> {
-        if self.bytes[self.pos..].starts_with(word) {
+        let rest = &self.bytes[self.pos..];
+        if rest.starts_with(word) {
             self.pos += word.len();
             Ok(value)
+        } else if word.starts_with(rest) {
+            // `tru` at the end of the text.
+            Err(Stop::End)
         } else {
             Err(Stop::Syntax)
         }
@@ -286,6 +352,7 @@ impl Reader<'_> {
         if depth >= DEPTH_LIMIT {
             return Err(Stop::Syntax);
         }
+        self.deepest = self.deepest.max(depth);
         self.pos += 1;
         let mut map = Map::new();
         let mut first = true;
@@ -304,6 +371,7 @@ impl Reader<'_> {
         if depth >= DEPTH_LIMIT {
             return Err(Stop::Syntax);
         }
+        self.deepest = self.deepest.max(depth);
         self.pos += 1;
         let mut items = Vec::new();
         if self.skip_ws() == Some(b']') {
@@ -318,15 +386,18 @@ impl Reader<'_> {
                     self.pos += 1;
                     return Ok(Value::Array(items));
                 }
-                _ => return Err(Stop::Syntax),
+                _ => return Err(self.stop()),
             }
         }
     }
 
     /// The string whose content starts at the position (after its `"`), decoded, and whether
     /// it had no escape; the position ends after its closing quote.
+    #[inline(always)]
     fn string(&mut self) -> Read<(String, bool)> {
-        let (content, end) = read_string(self.text, self.pos).map_err(|_| Stop::Syntax)?;
+        let Ok((content, end)) = read_string(self.text, self.pos) else {
+            return Err(string_stop(self.bytes, self.pos));
+        };
         self.pos = end;
         Ok(match content {
             Cow::Borrowed(plain) => (plain.to_owned(), true),
@@ -400,6 +471,20 @@ pub fn read_string(text: &str, start: usize) -> Result<(Cow<'_, str>, usize), St
         out.push(ch);
         run = end;
         at = scan::find_string_special(bytes, run, b'"');
+    }
+}
+
+/// Why the string whose content starts at `start` was refused: [`Stop::End`] when the text
+/// ends inside it before any escape or control character. A string cut after an escape is
+/// left to salvage: it reads a cut `…\",` as a string that may have ended there, and may refuse
+/// the text. Out of line: the reader's path keeps its size.
+#[cold]
+#[inline(never)]
+fn string_stop(bytes: &[u8], start: usize) -> Stop {
+    if scan::find_string_special(bytes, start, b'"') == bytes.len() {
+        Stop::End
+    } else {
+        Stop::Syntax
     }
 }
 
@@ -568,8 +653,10 @@ mod tests {
     fn an_error_between_members_is_in_the_next_key_and_one_at_a_colon_in_the_value() {
         // serde_json's phases: the comma, the next key's quote and the key itself belong to
         // the key; the colon belongs to the value.
-        assert_eq!(kept(r#"{"a": 1,}"#), (1, vec![Some(2), None]));
-        assert_eq!(kept(r#"{"a": 1 "b": 2}"#), (1, vec![Some(2), None]));
+        // A member the text fails right after is not kept: its key is where the next one's is.
+        assert_eq!(kept(r#"{"a": 1,}"#), (0, vec![Some(2)]));
+        assert_eq!(kept(r#"{"a": 1 "b": 2}"#), (0, vec![Some(2)]));
+        assert_eq!(kept(r#"{"a": 1, "b": 2,}"#), (1, vec![Some(2), Some(10)]));
         assert_eq!(kept(r#"{"a": 1, "b" 2}"#), (1, vec![Some(2), Some(10)]));
         assert_eq!(kept(r#"{"a": 1, "b": True}"#), (1, vec![Some(2), Some(10)]));
         assert_eq!(kept(r#"{"a": 1, "\u0062": x}"#), (1, vec![Some(2), None]));
@@ -723,6 +810,109 @@ mod tests {
         }
     }
 
+    /// Whether the strict read found `text` cut after a member within `options`; when it did,
+    /// salvage must read it as truncated, with no error (the engine then refuses a mutating
+    /// tool's call without reading it).
+    fn cut_reads_truncated(text: &str, options: &SalvageOptions) -> Result<bool, String> {
+        let Err(Some(prefix)) = read_strict(text) else {
+            return Ok(false);
+        };
+        if !prefix.cut_after_member(text, options) {
+            return Ok(false);
+        }
+        match salvage(text, options) {
+            Ok(salvaged) if salvaged.truncated => Ok(true),
+            other => Err(format!(
+                "{text:?}: cut after a member, salvage gave {other:?}"
+            )),
+        }
+    }
+
+    /// Every cut of `text` (at each character boundary), under each of a few limits: how many
+    /// the strict read found cut after a member.
+    fn every_cut_reads_truncated(text: &str) -> Result<usize, String> {
+        let limits = [
+            SalvageOptions::default(),
+            SalvageOptions::default().with_max_depth(1),
+            SalvageOptions::default().with_max_depth(2),
+            SalvageOptions::default().with_max_depth(3),
+            SalvageOptions::default().with_max_bytes(text.len() / 2),
+        ];
+        let mut found = 0;
+        for end in (0..=text.len()).filter(|&end| text.is_char_boundary(end)) {
+            for options in &limits {
+                found += usize::from(cut_reads_truncated(&text[..end], options)?);
+            }
+        }
+        Ok(found)
+    }
+
+    /// The argument texts of the corpus's calls that are objects.
+    fn corpus_objects() -> Vec<String> {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../corpus");
+        let mut texts = Vec::new();
+        for entry in std::fs::read_dir(dir).expect("corpus/") {
+            let path = entry.expect("a corpus file").path();
+            if path.extension().is_none_or(|ext| ext != "jsonl") {
+                continue;
+            }
+            let lines = std::fs::read_to_string(&path).expect("a corpus file");
+            for line in lines.lines().filter(|line| !line.trim().is_empty()) {
+                let case: Value = serde_json::from_str(line).expect("a corpus line");
+                let calls = case["message"]["tool_calls"].as_array().cloned();
+                for call in calls.unwrap_or_default() {
+                    if let Some(text) = call["function"]["arguments"].as_str()
+                        && text.trim_start().starts_with('{')
+                    {
+                        texts.push(text.to_owned());
+                    }
+                }
+            }
+        }
+        texts
+    }
+
+    #[test]
+    fn a_text_cut_after_a_member_salvages_as_truncated() {
+        let mut texts = corpus_objects();
+        assert!(texts.len() > 300, "{} corpus objects", texts.len());
+        texts.extend(
+            [
+                r#"{"a": "x\u00e9\ud83d\ude00\"q\" \\ \/", "b": -12.5e+3, "c": [true, false, null]}"#,
+                r#"{"a": {"b": {"c": [1, [2, {"d": "}]"}]]}}, "e": "say \"hi\", \"k\": 1"}"#,
+                "{\n  \"path\": \"a.txt\",\n  \"lines\": [\n    1,\n    2\n  ],\n  \"ok\": true\n}",
+                r#"{"a": 1, "a": 2, "b": "x", "c": 0}"#,
+                r#"{"a": "", "b": [], "c": {}, "d": "\\", "e": -0, "f": 1E9}"#,
+                r#"{"a": "it's “quoted” ‘so’ ```json {x} [y] // /* # */ NaN None True", "b": 1}"#,
+                r#"{"cmd": "echo '}' ] } {", "n": 1, "k": "a: b, c: 'd'", "z": "```"}"#,
+                r#"{"a": [{"b": "x", "c": [null, "y"]}, {"d": "}, {"}], "e": {"f": "]"}}"#,
+            ]
+            .map(str::to_owned),
+        );
+        let mut found = 0;
+        for text in &texts {
+            found += every_cut_reads_truncated(text).unwrap();
+        }
+        // The test can fail: many cuts take the short way.
+        assert!(found > 10_000, "{found} cuts after a member");
+        // Not cut after a member: nothing completed, a byte that is not JSON, or not cut.
+        let options = SalvageOptions::default();
+        for text in [
+            r#"{"a": "x"#,
+            r#"{"a": 1, "b": x"#,
+            r#"{"a": 1, "b": -"#,
+            r#"{"a": 1, "b": "\ud83d"#,
+            r#"{"a": 1, "b": "x\u00"#,
+            r#"{"a": 1, "b": "x\","#,
+            r#"{"a": 1}"#,
+            r#"{"a": 1,}"#,
+        ] {
+            assert!(!cut_reads_truncated(text, &options).unwrap(), "{text}");
+        }
+        assert!(cut_reads_truncated(r#"{"a": 1, "b": "x y"#, &options).unwrap());
+        assert!(cut_reads_truncated(r#"{"a": 1, "b": tr"#, &options).unwrap());
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(4000))]
 
@@ -758,6 +948,15 @@ mod tests {
             }
             cut_text.truncate(end);
             prop_assert!(agrees(&cut_text).is_ok(), "{}", agrees(&cut_text).unwrap_err());
+            let options = SalvageOptions::default();
+            let mut pretty_end = end.min(pretty.len());
+            while !pretty.is_char_boundary(pretty_end) {
+                pretty_end -= 1;
+            }
+            for cut in [&cut_text, &pretty[..pretty_end]] {
+                let truncated = cut_reads_truncated(cut, &options);
+                prop_assert!(truncated.is_ok(), "{}", truncated.unwrap_err());
+            }
             let mut bytes = text.into_bytes();
             let i = at.index(bytes.len());
             if bytes[i].is_ascii() {
