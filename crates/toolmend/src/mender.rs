@@ -141,9 +141,9 @@ impl Mender {
     /// `invalid`. Use [`Mender::run_turn`] for whole turns.
     #[must_use]
     pub fn repair_call(&self, name: &str, arguments: &str) -> CallResult {
-        let mut strict = Strict::Unread;
-        if let Some(tool) = self.tools.get(name) {
-            match fast_path(tool, arguments, &self.options.limits) {
+        let mut unused = Vec::new();
+        let pending = match self.tools.get(name) {
+            Some(tool) => match fast_path(tool, arguments, &self.options.limits) {
                 Ok(value) => {
                     // Nearly every call ends here: build the result once, count it, done.
                     let mut call =
@@ -153,20 +153,28 @@ impl Mender {
                     self.stats.count_valid();
                     return call;
                 }
-                // The rest of the pipeline starts from what the strict parse found.
-                Err(found) => strict = found,
-            }
-        }
-        let mut unused = Vec::new();
-        let pending = self.mend_call(
-            String::new(),
-            name,
-            (arguments, strict),
-            Origin::Native,
-            false,
-            false,
-            &mut unused,
-        );
+                // The rest of the pipeline starts from what the strict parse found, for the
+                // tool found (not looked up again).
+                Err(strict) => self.mend_tool_call(
+                    tool,
+                    Vec::new(),
+                    String::new(),
+                    (arguments, strict),
+                    Origin::Native,
+                    (false, false),
+                    &mut unused,
+                ),
+            },
+            None => self.mend_call(
+                String::new(),
+                name,
+                (arguments, Strict::Unread),
+                Origin::Native,
+                false,
+                false,
+                &mut unused,
+            ),
+        };
         let call = self.settle(pending, None);
         self.observe(&call);
         call
@@ -292,6 +300,30 @@ impl Mender {
                 }
             },
         };
+        self.mend_tool_call(
+            tool,
+            name_repairs,
+            id,
+            (raw, strict),
+            origin,
+            (cut_off, split),
+            more,
+        )
+    }
+
+    /// [`Self::mend_call`] once the call's tool is known (`name_repairs`: how its name was
+    /// repaired to find it).
+    #[allow(clippy::too_many_arguments)]
+    fn mend_tool_call(
+        &self,
+        tool: &Tool,
+        mut name_repairs: Vec<Repair>,
+        id: String,
+        (raw, strict): (&str, Strict),
+        origin: Origin,
+        (cut_off, split): (bool, bool),
+        more: &mut Vec<Pending>,
+    ) -> Pending {
         let mut mended = mend_arguments(tool, raw, strict, &self.options.limits, cut_off);
         let values = match std::mem::replace(&mut mended.verdict, Verdict::Valid) {
             Verdict::Concatenated(values) => values,

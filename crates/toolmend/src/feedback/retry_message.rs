@@ -217,7 +217,12 @@ pub(crate) fn escape_path(path: &str) -> Cow<'_, str> {
 /// [`escape_name`] with its own bound.
 fn escape_bounded(text: &str, max_chars: usize) -> Cow<'_, str> {
     let plain = |c: char| !c.is_control() && c != '`' && c != '\\';
-    if text.len() <= max_chars && text.chars().all(plain) {
+    // Byte by byte for the usual ASCII name (issue #31: a character at a time, the check cost
+    // more than the rest of a refused call's message); the same test on ASCII.
+    let plain_ascii = |b: u8| (b' '..=b'~').contains(&b) && b != b'`' && b != b'\\';
+    if text.len() <= max_chars
+        && (text.bytes().all(plain_ascii) || (!text.is_ascii() && text.chars().all(plain)))
+    {
         return Cow::Borrowed(text);
     }
     let mut out = String::new();
@@ -636,6 +641,32 @@ mod tests {
             &json!([{"name": "read_many", "parameters": {"type": "object", "required": ["paths"],
             "properties": {"paths": {"type": "array", "items": {"type": "string"}}, "limit": {"type": "integer"}}}}]),
         )
+    }
+
+    /// A name is borrowed exactly when every character is plain (no control character,
+    /// backtick or backslash) and it is short enough, ASCII or not.
+    #[test]
+    fn a_plain_name_is_borrowed_and_any_other_escaped() {
+        for (name, borrowed) in [
+            ("write_file", true),
+            ("a b~!", true),
+            ("é日 ok", true),
+            ("tab\there", false),
+            ("del\u{7f}", false),
+            ("back`tick", false),
+            ("back\\slash", false),
+            ("é`", false),
+            ("\u{85}nel", false),
+        ] {
+            assert_eq!(
+                matches!(escape_name(name), Cow::Borrowed(_)),
+                borrowed,
+                "{name:?}"
+            );
+        }
+        assert_eq!(escape_name("a`b\n"), "a\\u{60}b\\n");
+        let long = "x".repeat(MAX_ECHOED_NAME + 1);
+        assert!(matches!(escape_name(&long), Cow::Owned(_)));
     }
 
     #[test]
