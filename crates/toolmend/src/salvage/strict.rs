@@ -19,7 +19,10 @@
 //! - on failure, the root members completed before the error and the offsets of their keys
 //!   (for salvage to resume after them), with `serde_json`'s phases: an error between
 //!   members (a missing or trailing comma) belongs to the next key, one at a member's colon to
-//!   its value.
+//!   its value. A member the text fails right after is not kept (salvage reads it again), and
+//!   whether the text ended there (cut off, every byte before the end strict) or holds a byte
+//!   that is not JSON is told apart, for the engine to refuse a mutating tool's cut call
+//!   without salvage.
 //!
 //! It stands on its own below the lenient parser (it uses only `scan`): what it kept before
 //! failing leaves as a plain value, `StrictPrefix`, for `seed.rs` to judge.
