@@ -25,7 +25,7 @@ use super::memo::Memo;
 use super::parser::{Parser, Run, RunError};
 use super::scan;
 use super::seed::Seed;
-use super::{SalvageError, SalvageErrorKind, SalvageOptions, Salvaged};
+use super::{Found, SalvageError, SalvageErrorKind, SalvageOptions};
 use crate::RepairKind;
 
 /// How many times a run is retried with a quote reclassified as content.
@@ -40,7 +40,7 @@ pub(super) fn locate(
     start: usize,
     options: &SalvageOptions,
     seed: Option<Seed>,
-) -> Result<Salvaged, SalvageError> {
+) -> Result<Found, SalvageError> {
     let bytes = text.as_bytes();
     let fail = |e: RunError| SalvageError::at(e.kind, text, e.offset);
     let memo = Memo::default();
@@ -264,7 +264,7 @@ fn may_continue(bytes: &[u8], quote: usize, prose: usize) -> bool {
 
 /// The result of `run`, with the repairs of where it was found (`extra`: a fence, prose) logged
 /// after its own. A slice, not a log of its own: one allocation less per call.
-fn finish(run: Run, extra: &[(RepairKind, usize)]) -> Salvaged {
+fn finish(run: Run, extra: &[(RepairKind, usize)]) -> Found {
     let mut log = run.log;
     for &(kind, at) in extra {
         log.note(kind, at);
@@ -276,7 +276,7 @@ fn finish(run: Run, extra: &[(RepairKind, usize)]) -> Salvaged {
         log.note(RepairKind::ProseStripped, at);
     }
     let (repairs, dropped_keys) = log.into_sorted();
-    Salvaged {
+    Found {
         values: run.values,
         repairs,
         dropped_keys,
@@ -324,7 +324,7 @@ mod tests {
 
     use super::*;
 
-    fn read(text: &str) -> Salvaged {
+    fn read(text: &str) -> crate::salvage::Salvaged {
         crate::salvage::salvage(text, &SalvageOptions::default()).unwrap()
     }
 

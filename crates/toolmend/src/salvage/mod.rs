@@ -70,19 +70,22 @@ mod document;
 mod entry;
 mod extract;
 mod memo;
+mod node;
 mod parser;
 mod repairs;
 mod scan;
 mod seed;
 pub mod strict;
+pub(crate) mod write;
 
 use serde_json::Value;
 
 use crate::RepairKind;
+use node::Node;
 
 pub use document::{Document, DocumentOptions, MAX_DOCUMENT_BYTES, TruncationPolicy};
 pub(crate) use entry::salvage_after;
-pub use entry::{salvage, salvage_broken_document, salvage_document};
+pub use entry::{salvage, salvage_broken_document, salvage_document, salvage_to_text};
 pub(crate) use strict::{StrictPrefix, read_strict};
 
 /// Options for one salvage run.
@@ -204,6 +207,89 @@ impl Salvaged {
     #[must_use]
     pub fn has(&self, kind: RepairKind) -> bool {
         self.repairs.iter().any(|r| r.kind == kind)
+    }
+}
+
+/// What salvage made of a text, written as text: [`Salvaged`] without the `serde_json::Value`
+/// tree, for callers that want the repaired JSON text and no values ([`salvage_to_text`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SalvagedText {
+    /// The values found, in text order, each written as compact JSON (the bytes
+    /// `serde_json::to_string` writes for the value [`salvage`] returns), one per line: a line
+    /// break never occurs inside compact JSON.
+    pub text: String,
+    /// How many values [`Self::text`] holds; never 0.
+    pub count: usize,
+    /// As [`Salvaged::repairs`].
+    pub repairs: Vec<SyntaxRepair>,
+    /// As [`Salvaged::dropped_keys`].
+    pub dropped_keys: Vec<String>,
+    /// As [`Salvaged::truncated`].
+    pub truncated: bool,
+    /// [`Salvaged::alternative`], written as compact JSON.
+    pub alternative: Option<String>,
+}
+
+impl SalvagedText {
+    /// Whether the given kind was among the repairs.
+    #[must_use]
+    pub fn has(&self, kind: RepairKind) -> bool {
+        self.repairs.iter().any(|r| r.kind == kind)
+    }
+}
+
+/// What a salvage run found, before it is built into values or written as text: the fields of
+/// [`Salvaged`], with the values as the parser's nodes.
+#[derive(Debug)]
+pub(crate) struct Found {
+    values: Vec<Node>,
+    repairs: Vec<SyntaxRepair>,
+    dropped_keys: Vec<String>,
+    truncated: bool,
+    alternative: Option<Node>,
+    spans: Vec<Option<std::ops::Range<usize>>>,
+}
+
+impl Found {
+    /// Whether the given kind was among the repairs.
+    fn has(&self, kind: RepairKind) -> bool {
+        self.repairs.iter().any(|r| r.kind == kind)
+    }
+
+    /// The values as `serde_json::Value`s.
+    fn into_salvaged(self) -> Salvaged {
+        Salvaged {
+            values: self.values.into_iter().map(Node::into_value).collect(),
+            repairs: self.repairs,
+            dropped_keys: self.dropped_keys,
+            truncated: self.truncated,
+            alternative: self.alternative.map(Node::into_value),
+            spans: self.spans,
+        }
+    }
+
+    /// The values written as text; `hint` is the length of the text they were read from.
+    fn into_text(self, hint: usize) -> SalvagedText {
+        let mut text = String::with_capacity(hint + 8);
+        for (i, value) in self.values.iter().enumerate() {
+            if i > 0 {
+                text.push('\n');
+            }
+            value.write_compact(&mut text);
+        }
+        SalvagedText {
+            text,
+            count: self.values.len(),
+            repairs: self.repairs,
+            dropped_keys: self.dropped_keys,
+            truncated: self.truncated,
+            alternative: self.alternative.map(|alternative| {
+                let mut text = String::new();
+                alternative.write_compact(&mut text);
+                text
+            }),
+        }
     }
 }
 

@@ -6,11 +6,13 @@
 use serde_json::Value;
 
 use crate::RepairKind;
+use crate::salvage::node::Node;
 use crate::salvage::repairs::RepairLog;
 use crate::salvage::seed::{self, Seed};
 use crate::salvage::strict::StrictPrefix;
 use crate::salvage::{
-    SalvageError, SalvageErrorKind, SalvageOptions, Salvaged, SyntaxRepair, extract, scan,
+    Found, SalvageError, SalvageErrorKind, SalvageOptions, Salvaged, SalvagedText, SyntaxRepair,
+    extract, scan,
 };
 
 /// Salvages `text`, which did not parse as strict JSON or parsed as a bare JSON string or `null`.
@@ -39,7 +41,29 @@ use crate::salvage::{
 /// # Ok::<(), toolmend::salvage::SalvageError>(())
 /// ```
 pub fn salvage(text: &str, options: &SalvageOptions) -> Result<Salvaged, SalvageError> {
-    salvage_seeded(text, options, None)
+    salvage_seeded(text, options, None).map(Found::into_salvaged)
+}
+
+/// [`salvage`], written as text: each value found as compact JSON, the bytes
+/// `serde_json::to_string` writes for the value [`salvage`] returns, without building that
+/// value (no `serde_json::Map`, no hashing of keys). For callers that want the repaired text
+/// and not the values (issue #31).
+///
+/// # Errors
+///
+/// As [`salvage`].
+///
+/// # Examples
+///
+/// ```
+/// use toolmend::salvage::{salvage_to_text, SalvageOptions};
+///
+/// let s = salvage_to_text("{'path': 'a.txt', 'recursive': True,}", &SalvageOptions::default())?;
+/// assert_eq!(s.text, r#"{"path":"a.txt","recursive":true}"#);
+/// # Ok::<(), toolmend::salvage::SalvageError>(())
+/// ```
+pub fn salvage_to_text(text: &str, options: &SalvageOptions) -> Result<SalvagedText, SalvageError> {
+    salvage_seeded(text, options, None).map(|found| found.into_text(text.len()))
 }
 
 /// Salvages `text`, which the strict read ([`crate::salvage::read_strict`]) refused after reading
@@ -55,7 +79,7 @@ pub(crate) fn salvage_after(
     prefix: Option<StrictPrefix>,
 ) -> Result<Salvaged, SalvageError> {
     let seed = prefix.and_then(|prefix| seed::from_prefix(text, options, prefix));
-    salvage_seeded(text, options, seed)
+    salvage_seeded(text, options, seed).map(Found::into_salvaged)
 }
 
 /// [`salvage`], whose first run at the root object starts after `seed`
@@ -64,7 +88,7 @@ fn salvage_seeded(
     text: &str,
     options: &SalvageOptions,
     seed: Option<Seed>,
-) -> Result<Salvaged, SalvageError> {
+) -> Result<Found, SalvageError> {
     if text.len() > options.max_bytes {
         return Err(SalvageError::at(
             SalvageErrorKind::TooLarge,
@@ -94,7 +118,7 @@ fn read(
     start: usize,
     options: &SalvageOptions,
     seed: Option<Seed>,
-) -> Result<Salvaged, SalvageError> {
+) -> Result<Found, SalvageError> {
     let bytes = text.as_bytes();
     if start == bytes.len() || text[start..].trim_end() == "null" {
         return Ok(empty(start.min(text.len())));
@@ -112,13 +136,13 @@ fn read(
 }
 
 /// `{}` for empty arguments.
-fn empty(offset: usize) -> Salvaged {
+fn empty(offset: usize) -> Found {
     let repairs = vec![SyntaxRepair {
         kind: RepairKind::EmptyArguments,
         offset,
     }];
-    Salvaged {
-        values: vec![Value::Object(serde_json::Map::new())],
+    Found {
+        values: vec![Node::empty_object()],
         repairs,
         dropped_keys: Vec::new(),
         truncated: false,
@@ -135,11 +159,11 @@ fn double_encoded(
     inner: &str,
     options: &SalvageOptions,
     cut: bool,
-) -> Result<Salvaged, SalvageError> {
+) -> Result<Found, SalvageError> {
     let no_json = || SalvageError::at(SalvageErrorKind::NoJson, text, start);
-    match salvage(inner, options) {
+    match salvage_seeded(inner, options, None) {
         Ok(s) if s.has(RepairKind::EmptyArguments) => Ok(empty(start)),
-        Ok(s) if s.values.iter().all(Value::is_object) => {
+        Ok(s) if s.values.iter().all(Node::is_object) => {
             let mut log = RepairLog::default();
             log.note(RepairKind::DoubleEncoded, start);
             log.absorb_at(&s, start);
@@ -147,7 +171,7 @@ fn double_encoded(
                 log.note(RepairKind::TruncationClosed, text.len());
             }
             let (repairs, dropped_keys) = log.into_sorted();
-            Ok(Salvaged {
+            Ok(Found {
                 values: s.values,
                 repairs,
                 dropped_keys,

@@ -22,8 +22,7 @@
 
 use std::ops::Range;
 
-use serde_json::map::Entry;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 mod lookahead;
 mod numbers;
@@ -34,6 +33,7 @@ mod truncation;
 
 use super::document;
 use super::memo::Memo;
+use super::node::{Members, Node};
 use super::repairs::RepairLog;
 use super::scan::{self, Comment, Quote};
 use super::seed::Seed;
@@ -46,7 +46,7 @@ use strings::{Role, Str};
 #[derive(Debug, Clone)]
 pub(super) struct Run {
     /// The complete (or closed) top-level values, in order; never empty.
-    pub(super) values: Vec<Value>,
+    pub(super) values: Vec<Node>,
     /// The repairs made.
     pub(super) log: RepairLog,
     /// The text ended inside the last value, which was closed.
@@ -68,7 +68,7 @@ pub(super) struct Run {
     /// may be missing there (see [`Parser::insert_quotes`]).
     pub(super) quote_insertable: bool,
     /// The first reading of the value, when this run inserted quotes (see [`super::Salvaged`]).
-    pub(super) alternative: Option<Value>,
+    pub(super) alternative: Option<Node>,
     /// Where a closer of the wrong kind closed two containers of the first value, when the
     /// values after it then closed containers they never opened, or a comma followed it: the
     /// split (or the prose) may be a stray closer's doing (see [`Parser::stray_at`]).
@@ -96,16 +96,16 @@ pub(super) struct RunError {
 #[derive(Debug)]
 pub(super) enum Frame {
     /// An object and the key whose value is being read.
-    Object(Map<String, Value>, Option<String>),
+    Object(Members, Option<String>),
     /// An array.
-    Array(Vec<Value>),
+    Array(Vec<Node>),
 }
 
 impl Frame {
-    fn into_value(self) -> Value {
+    fn into_node(self) -> Node {
         match self {
-            Self::Object(map, _) => Value::Object(map),
-            Self::Array(items) => Value::Array(items),
+            Self::Object(members, _) => Node::Object(members),
+            Self::Array(items) => Node::Array(items),
         }
     }
 }
@@ -179,7 +179,7 @@ pub(super) struct Parser<'a> {
 }
 
 /// Whether the single value read hit the end of the text.
-pub(super) type Parsed = Result<(Value, bool), RunError>;
+pub(super) type Parsed = Result<(Node, bool), RunError>;
 
 impl<'a> Parser<'a> {
     /// A parser over `text`.
@@ -367,7 +367,12 @@ impl<'a> Parser<'a> {
         if let Some(seed) = self.seed.take().filter(|s| s.root == self.pos) {
             // The state reading the members would have left: inside the root object, right
             // after the comma that follows them, nothing repaired.
-            stack.push(Frame::Object(seed.members, None));
+            let mut members = Members::with_capacity(seed.members.len() + 4);
+            for (key, value) in seed.members {
+                // The strict read kept each key once.
+                let _ = members.insert(key, Node::from_value(value));
+            }
+            stack.push(Frame::Object(members, None));
             self.closers.push(b'}');
             self.spans = seed.spans;
             self.plain_gave_up |= seed.plain_gave_up;
@@ -485,7 +490,7 @@ impl<'a> Parser<'a> {
         b: u8,
         stack: &mut Vec<Frame>,
         expect: &mut Expect,
-    ) -> Result<Option<Value>, RunError> {
+    ) -> Result<Option<Node>, RunError> {
         let in_object = matches!(stack.last(), Some(Frame::Object(..)));
         let closer = if in_object { b'}' } else { b']' };
         if b == b',' {
@@ -537,7 +542,7 @@ impl<'a> Parser<'a> {
         } else if b == b':'
             && self.readings.lenient_scalars
             && let Some(Frame::Array(items)) = stack.last_mut()
-            && let [Value::String(key)] = items.as_mut_slice()
+            && let [Node::Str(key)] = items.as_mut_slice()
         {
             let key = std::mem::take(key);
             items.clear();
@@ -581,7 +586,7 @@ impl<'a> Parser<'a> {
             return Err(self.error(SalvageErrorKind::TooDeep, self.pos));
         }
         self.log.note(RepairKind::OpenerInserted, self.pos);
-        stack.push(Frame::Object(Map::new(), Some(key)));
+        stack.push(Frame::Object(Members::default(), Some(key)));
         self.closers.push(b'}');
         self.pos += 1;
         self.progressed = true;
@@ -719,7 +724,7 @@ impl<'a> Parser<'a> {
                 }
                 self.pos += 1;
                 if b == b'{' {
-                    stack.push(Frame::Object(Map::with_capacity(8), None));
+                    stack.push(Frame::Object(Members::with_capacity(8), None));
                     self.closers.push(b'}');
                     *expect = Expect::Key { comma: None };
                 } else {
@@ -736,7 +741,7 @@ impl<'a> Parser<'a> {
                         && self.bytes.get(self.pos + 1).is_some_and(u8::is_ascii_digit)) =>
             {
                 match self.read_number()? {
-                    Some(value) => value,
+                    Some(value) => Node::from_value(value),
                     None => return Ok(Step::Cut(None)),
                 }
             }
@@ -757,9 +762,9 @@ impl<'a> Parser<'a> {
                             if plain.canonical && self.pos == after {
                                 self.value_span = Some(open..after);
                             }
-                            Value::String(s)
+                            Node::Str(s)
                         }
-                        Joined::Cut => return Ok(Step::Cut(Some(Value::String(s)))),
+                        Joined::Cut => return Ok(Step::Cut(Some(Node::Str(s)))),
                         Joined::Broken(at) => {
                             return Err(self.error(SalvageErrorKind::Syntax, at));
                         }
@@ -769,8 +774,8 @@ impl<'a> Parser<'a> {
                         Str::Closed(mut s) => {
                             self.trim_layout(&mut s);
                             match self.concatenation(&mut s) {
-                                Joined::Closed => Value::String(s),
-                                Joined::Cut => return Ok(Step::Cut(Some(Value::String(s)))),
+                                Joined::Closed => Node::Str(s),
+                                Joined::Cut => return Ok(Step::Cut(Some(Node::Str(s)))),
                                 Joined::Broken(at) => {
                                     return Err(self.error(SalvageErrorKind::Syntax, at));
                                 }
@@ -788,15 +793,15 @@ impl<'a> Parser<'a> {
                             if self.readings.trim_cut_strings {
                                 document::trim_cut_string(self.bytes, &mut s);
                             }
-                            return Ok(Step::Cut(Some(Value::String(s))));
+                            return Ok(Step::Cut(Some(Node::Str(s))));
                         }
                         Str::Broken(at) => return Err(self.error(SalvageErrorKind::Syntax, at)),
                     }
                 } else if let Some(word) = self.word_missing_open_quote() {
-                    Value::String(word)
+                    Node::Str(word)
                 } else if b.is_ascii_alphabetic() {
                     match self.read_word()? {
-                        Some(value) => value,
+                        Some(value) => Node::from_value(value),
                         None => return Ok(Step::Cut(None)),
                     }
                 } else {
@@ -895,30 +900,27 @@ impl<'a> Parser<'a> {
         &mut self,
         stack: &mut [Frame],
         expect: &mut Expect,
-        value: Value,
-    ) -> Option<Value> {
+        value: Node,
+    ) -> Option<Node> {
         *expect = Expect::Next;
         let span = self.value_span.take();
         let Some((last, outer)) = stack.split_last_mut() else {
             return Some(value);
         };
         match last {
-            Frame::Object(map, key) => {
+            Frame::Object(members, key) => {
                 if let Some(key) = key.take() {
-                    // One hash of the key: looked up and inserted through the same entry.
-                    match map.entry(key) {
-                        Entry::Occupied(mut member) => {
-                            // The last value wins, in the first place, as in serde_json; the
-                            // earlier one is reported.
-                            self.log.drop_key(pointer_to(outer, member.key()), self.pos);
+                    match members.insert(key, value) {
+                        // The last value wins, in the first place, as in serde_json; the
+                        // earlier one is reported.
+                        Err(key) => {
+                            self.log.drop_key(pointer_to(outer, &key), self.pos);
                             self.spans_void |= outer.is_empty();
-                            member.insert(value);
                         }
-                        Entry::Vacant(member) => {
+                        Ok(()) => {
                             if outer.is_empty() {
                                 self.spans.push(span);
                             }
-                            member.insert(value);
                         }
                     }
                 }
@@ -933,17 +935,17 @@ impl<'a> Parser<'a> {
     }
 
     /// Closes the innermost container; the root when it was the last.
-    pub(super) fn pop(&mut self, stack: &mut Vec<Frame>, expect: &mut Expect) -> Option<Value> {
+    pub(super) fn pop(&mut self, stack: &mut Vec<Frame>, expect: &mut Expect) -> Option<Node> {
         let frame = stack.pop()?;
         self.closers.pop();
-        self.emit(stack, expect, frame.into_value())
+        self.emit(stack, expect, frame.into_node())
     }
 
     /// A stray closer where a key or element may start: garbage (`{]}`) when the container has
     /// read nothing yet, so that it never closes to `{}`.
     fn stray_closer_in(&mut self, stack: &[Frame]) -> Result<(), RunError> {
         let empty = match stack.last() {
-            Some(Frame::Object(map, _)) => map.is_empty(),
+            Some(Frame::Object(members, _)) => members.is_empty(),
             Some(Frame::Array(items)) => items.is_empty(),
             None => true,
         };
@@ -1039,9 +1041,9 @@ enum Step {
     /// Keep going.
     Go,
     /// The root container closed.
-    Done(Value),
+    Done(Node),
     /// The text ended inside the value; a partial string is kept, anything else dropped.
-    Cut(Option<Value>),
+    Cut(Option<Node>),
 }
 
 /// How a string joined by `+` to the ones after it ended.
@@ -1064,10 +1066,21 @@ fn starts_value(bytes: &[u8], pos: usize) -> bool {
 }
 
 /// Whether a closed value kept nothing read from the text: no key and no scalar (`{}`, `[[]]`).
-fn holds_nothing(value: &Value) -> bool {
+fn holds_nothing(value: &Node) -> bool {
+    match value {
+        Node::Object(members) => members.is_empty(),
+        Node::Array(items) => items.iter().all(holds_nothing),
+        Node::Built(Value::Object(map)) => map.is_empty(),
+        Node::Built(Value::Array(items)) => items.iter().all(holds_nothing_built),
+        Node::Built(_) | Node::Str(_) => false,
+    }
+}
+
+/// [`holds_nothing`] for a value the strict read built.
+fn holds_nothing_built(value: &Value) -> bool {
     match value {
         Value::Object(map) => map.is_empty(),
-        Value::Array(items) => items.iter().all(holds_nothing),
+        Value::Array(items) => items.iter().all(holds_nothing_built),
         _ => false,
     }
 }
