@@ -257,37 +257,39 @@ impl Found {
         self.repairs.iter().any(|r| r.kind == kind)
     }
 
-    /// The values as `serde_json::Value`s.
-    fn into_salvaged(self) -> Salvaged {
+    /// The values, read from `text`, as `serde_json::Value`s.
+    fn into_salvaged(self, text: &str) -> Salvaged {
         Salvaged {
-            values: self.values.into_iter().map(Node::into_value).collect(),
+            values: (self.values.into_iter())
+                .map(|node| node.into_value(text))
+                .collect(),
             repairs: self.repairs,
             dropped_keys: self.dropped_keys,
             truncated: self.truncated,
-            alternative: self.alternative.map(Node::into_value),
+            alternative: self.alternative.map(|node| node.into_value(text)),
             spans: self.spans,
         }
     }
 
-    /// The values written as text; `hint` is the length of the text they were read from.
-    fn into_text(self, hint: usize) -> SalvagedText {
-        let mut text = String::with_capacity(hint + 8);
+    /// The values, read from `text`, written as compact JSON.
+    fn into_text(self, text: &str) -> SalvagedText {
+        let mut out = String::with_capacity(text.len() + 8);
         for (i, value) in self.values.iter().enumerate() {
             if i > 0 {
-                text.push('\n');
+                out.push('\n');
             }
-            value.write_compact(&mut text);
+            value.write_compact(text, &mut out);
         }
         SalvagedText {
-            text,
+            text: out,
             count: self.values.len(),
             repairs: self.repairs,
             dropped_keys: self.dropped_keys,
             truncated: self.truncated,
             alternative: self.alternative.map(|alternative| {
-                let mut text = String::new();
-                alternative.write_compact(&mut text);
-                text
+                let mut out = String::new();
+                alternative.write_compact(text, &mut out);
+                out
             }),
         }
     }

@@ -41,7 +41,7 @@ use crate::salvage::{
 /// # Ok::<(), toolmend::salvage::SalvageError>(())
 /// ```
 pub fn salvage(text: &str, options: &SalvageOptions) -> Result<Salvaged, SalvageError> {
-    salvage_seeded(text, options, None).map(Found::into_salvaged)
+    salvage_seeded(text, options, None).map(|found| found.into_salvaged(text))
 }
 
 /// [`salvage`], written as text: each value found as compact JSON, the bytes
@@ -63,7 +63,7 @@ pub fn salvage(text: &str, options: &SalvageOptions) -> Result<Salvaged, Salvage
 /// # Ok::<(), toolmend::salvage::SalvageError>(())
 /// ```
 pub fn salvage_to_text(text: &str, options: &SalvageOptions) -> Result<SalvagedText, SalvageError> {
-    salvage_seeded(text, options, None).map(|found| found.into_text(text.len()))
+    salvage_seeded(text, options, None).map(|found| found.into_text(text))
 }
 
 /// Salvages `text`, which the strict read ([`crate::salvage::read_strict`]) refused after reading
@@ -79,7 +79,7 @@ pub(crate) fn salvage_after(
     prefix: Option<StrictPrefix>,
 ) -> Result<Salvaged, SalvageError> {
     let seed = prefix.and_then(|prefix| seed::from_prefix(text, options, prefix));
-    salvage_seeded(text, options, seed).map(Found::into_salvaged)
+    salvage_seeded(text, options, seed).map(|found| found.into_salvaged(text))
 }
 
 /// [`salvage`], whose first run at the root object starts after `seed`
@@ -172,11 +172,14 @@ fn double_encoded(
             }
             let (repairs, dropped_keys) = log.into_sorted();
             Ok(Found {
-                values: s.values,
+                // Read from `inner`, which ends here.
+                values: (s.values.into_iter())
+                    .map(|node| node.detach(inner))
+                    .collect(),
                 repairs,
                 dropped_keys,
                 truncated: s.truncated || cut,
-                alternative: s.alternative,
+                alternative: s.alternative.map(|node| node.detach(inner)),
                 // Offsets into the decoded string, not into the text.
                 spans: Vec::new(),
             })

@@ -33,7 +33,7 @@ mod truncation;
 
 use super::document;
 use super::memo::Memo;
-use super::node::{Members, Node};
+use super::node::{Members, Node, Str as Text};
 use super::repairs::RepairLog;
 use super::scan::{self, Comment, Quote};
 use super::seed::Seed;
@@ -96,7 +96,7 @@ pub(super) struct RunError {
 #[derive(Debug)]
 pub(super) enum Frame {
     /// An object and the key whose value is being read.
-    Object(Members, Option<String>),
+    Object(Members, Option<Text>),
     /// An array.
     Array(Vec<Node>),
 }
@@ -235,6 +235,13 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// [`Self::trim_layout`] for a string that may still be a span of the text.
+    fn trim_layout_text(&self, read: &mut Text) {
+        if self.readings.trim_layout {
+            self.trim_layout(read.to_mut(self.text));
+        }
+    }
+
     /// Reads the values starting at `start`, which must be a `{` or `[`.
     pub(super) fn run(mut self, start: usize) -> Result<Run, RunError> {
         self.pos = start;
@@ -370,7 +377,7 @@ impl<'a> Parser<'a> {
             let mut members = Members::with_capacity(seed.members.len() + 4);
             for (key, value) in seed.members {
                 // The strict read kept each key once.
-                let _ = members.insert(key, Node::from_value(value));
+                let _ = members.insert(Text::Owned(key), Node::from_value(value), self.text);
             }
             stack.push(Frame::Object(members, None));
             self.closers.push(b'}');
@@ -580,7 +587,7 @@ impl<'a> Parser<'a> {
         &mut self,
         stack: &mut Vec<Frame>,
         expect: &mut Expect,
-        key: String,
+        key: Text,
     ) -> Result<(), RunError> {
         if stack.len() + 1 >= self.max_depth {
             return Err(self.error(SalvageErrorKind::TooDeep, self.pos));
@@ -614,7 +621,7 @@ impl<'a> Parser<'a> {
                 && self.readings.lenient_scalars
                 && let Some(misquoted) = document::misquoted_key(self.bytes, start)
             {
-                self.read_misquoted_key(quote, start, misquoted)
+                Text::Owned(self.read_misquoted_key(quote, start, misquoted))
             } else if let Some(key) = self.read_quoted_key(quote, start)? {
                 key
             } else {
@@ -628,7 +635,11 @@ impl<'a> Parser<'a> {
                 return Ok(false);
             }
             self.log.note(RepairKind::KeyQuoted, self.pos);
-            let key = self.text[self.pos..end].to_owned();
+            let key = Text::Span {
+                start: self.pos,
+                end,
+                canonical: false,
+            };
             self.pos = end;
             // `b":` — a key missing only its opening quote: the closing one goes too.
             if self.bytes.get(end) == Some(&b'"')
@@ -673,17 +684,23 @@ impl<'a> Parser<'a> {
     }
 
     /// Reads the quoted key opened by `quote` at `start`; `None` when the text ends in it.
-    fn read_quoted_key(&mut self, quote: Quote, start: usize) -> Result<Option<String>, RunError> {
+    fn read_quoted_key(&mut self, quote: Quote, start: usize) -> Result<Option<Text>, RunError> {
         if quote == Quote::Smart {
             self.smart_key_fits()?;
-        } else if let Some(mut key) = self.read_plain_key(quote) {
-            self.trim_layout(&mut key);
+        } else if let Some(content) = self.read_plain_key_span(quote) {
+            // The content as it stands: `"…"` around it is what serde_json writes.
+            let mut key = Text::Span {
+                start: content.start,
+                end: content.end,
+                canonical: quote == Quote::Double,
+            };
+            self.trim_layout_text(&mut key);
             return Ok(Some(key));
         }
         match self.read_string(quote, Role::Key) {
             Str::Closed(mut key) => {
                 self.trim_layout(&mut key);
-                Ok(Some(key))
+                Ok(Some(Text::Owned(key)))
             }
             Str::Cut(_) | Str::Broken(_) => {
                 self.memo.note_cut_key(start);
@@ -740,9 +757,21 @@ impl<'a> Parser<'a> {
                     || (self.readings.lenient_scalars
                         && self.bytes.get(self.pos + 1).is_some_and(u8::is_ascii_digit)) =>
             {
-                match self.read_number()? {
-                    Some(value) => Node::from_value(value),
-                    None => return Ok(Step::Cut(None)),
+                let end = scan::number_end(self.bytes, self.pos);
+                // An integer JSON spells as it stands (the call's numbers nearly all are): kept
+                // as where it is, built into a `Number` only with the values.
+                if let Some(value) = (!self.readings.lenient_scalars)
+                    .then(|| numbers::small_integer_value(&self.bytes[self.pos..end]))
+                    .flatten()
+                {
+                    let start = self.pos;
+                    self.pos = end;
+                    Node::Int { value, start, end }
+                } else {
+                    match self.read_number()? {
+                        Some(value) => Node::from_value(value),
+                        None => return Ok(Step::Cut(None)),
+                    }
                 }
             }
             _ => {
@@ -754,7 +783,7 @@ impl<'a> Parser<'a> {
                 if let Some(plain) = plain {
                     let (mut s, after) = (plain.text, self.pos);
                     // Layout before the closing quote is raw, so never in canonical text.
-                    self.trim_layout(&mut s);
+                    self.trim_layout_text(&mut s);
                     match self.concatenation(&mut s) {
                         Joined::Closed => {
                             // Nothing joined on: the string's text is the quotes and what
@@ -773,6 +802,7 @@ impl<'a> Parser<'a> {
                     match self.read_string(quote, Role::Value) {
                         Str::Closed(mut s) => {
                             self.trim_layout(&mut s);
+                            let mut s = Text::Owned(s);
                             match self.concatenation(&mut s) {
                                 Joined::Closed => Node::Str(s),
                                 Joined::Cut => return Ok(Step::Cut(Some(Node::Str(s)))),
@@ -793,12 +823,12 @@ impl<'a> Parser<'a> {
                             if self.readings.trim_cut_strings {
                                 document::trim_cut_string(self.bytes, &mut s);
                             }
-                            return Ok(Step::Cut(Some(Node::Str(s))));
+                            return Ok(Step::Cut(Some(Node::Str(Text::Owned(s)))));
                         }
                         Str::Broken(at) => return Err(self.error(SalvageErrorKind::Syntax, at)),
                     }
                 } else if let Some(word) = self.word_missing_open_quote() {
-                    Node::Str(word)
+                    Node::Str(Text::Owned(word))
                 } else if b.is_ascii_alphabetic() {
                     match self.read_word()? {
                         Some(value) => Node::from_value(value),
@@ -820,12 +850,12 @@ impl<'a> Parser<'a> {
     ///
     /// Inlined for the common case, where no `+` or `/` follows the string.
     #[inline]
-    fn concatenation(&mut self, read: &mut String) -> Joined {
+    fn concatenation(&mut self, read: &mut Text) -> Joined {
         let peek = scan::skip_ws(self.bytes, self.pos);
         if !matches!(self.bytes.get(peek), Some(b'+' | b'/')) {
             return Joined::Closed;
         }
-        self.join_parts(read)
+        self.join_parts(read.to_mut(self.text))
     }
 
     /// [`Self::concatenation`] once a `+` or `/` follows the string.
@@ -910,11 +940,12 @@ impl<'a> Parser<'a> {
         match last {
             Frame::Object(members, key) => {
                 if let Some(key) = key.take() {
-                    match members.insert(key, value) {
+                    match members.insert(key, value, self.text) {
                         // The last value wins, in the first place, as in serde_json; the
                         // earlier one is reported.
                         Err(key) => {
-                            self.log.drop_key(pointer_to(outer, &key), self.pos);
+                            let at = pointer_to(outer, key.as_str(self.text), self.text);
+                            self.log.drop_key(at, self.pos);
                             self.spans_void |= outer.is_empty();
                         }
                         Ok(()) => {
@@ -1023,11 +1054,11 @@ impl<'a> Parser<'a> {
 }
 
 /// The JSON Pointer of member `key` of the innermost object, whose containers are `outer`.
-fn pointer_to(outer: &[Frame], key: &str) -> String {
+fn pointer_to(outer: &[Frame], key: &str, text: &str) -> String {
     let mut at = String::new();
     for frame in outer {
         match frame {
-            Frame::Object(_, Some(k)) => pointer::push(&mut at, k),
+            Frame::Object(_, Some(k)) => pointer::push(&mut at, k.as_str(text)),
             Frame::Object(_, None) => {}
             Frame::Array(items) => pointer::push_index(&mut at, items.len()),
         }
@@ -1072,7 +1103,7 @@ fn holds_nothing(value: &Node) -> bool {
         Node::Array(items) => items.iter().all(holds_nothing),
         Node::Built(Value::Object(map)) => map.is_empty(),
         Node::Built(Value::Array(items)) => items.iter().all(holds_nothing_built),
-        Node::Built(_) | Node::Str(_) => false,
+        Node::Built(_) | Node::Int { .. } | Node::Str(_) => false,
     }
 }
 
