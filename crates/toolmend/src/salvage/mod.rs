@@ -260,15 +260,9 @@ impl Found {
     /// The values, read from `text`, as `serde_json::Value`s.
     fn into_salvaged(self, text: &str) -> Salvaged {
         Salvaged {
-            values: {
-                // Pushed, not collected: collected in place, the `Vec` of nodes was reused and
-                // shrunk to fit the smaller values (a `realloc` per call).
-                let mut values = Vec::with_capacity(self.values.len());
-                for node in self.values {
-                    values.push(node.into_value(text));
-                }
-                values
-            },
+            values: (self.values.into_iter())
+                .map(|node| node.into_value(text))
+                .collect(),
             repairs: self.repairs,
             dropped_keys: self.dropped_keys,
             truncated: self.truncated,

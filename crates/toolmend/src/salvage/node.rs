@@ -112,9 +112,6 @@ pub(crate) enum Node {
 /// An object's members in text order, each key once.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Members {
-    /// The members the strict read handed over (the seed), already hashed: kept as they are so
-    /// that building the value does not hash their keys again. Before [`Self::entries`].
-    built: Option<Map<String, Value>>,
     entries: Vec<(Str, Node)>,
     /// Key → place in `entries`, kept once the object passed [`INDEX_FROM`] members.
     index: Option<HashMap<String, usize>>,
@@ -124,17 +121,7 @@ impl Members {
     /// No members, with room for `capacity`.
     pub(crate) fn with_capacity(capacity: usize) -> Self {
         Self {
-            built: None,
             entries: Vec::with_capacity(capacity),
-            index: None,
-        }
-    }
-
-    /// The members the strict read handed over, each key once, and room for more.
-    pub(crate) fn seeded(built: Map<String, Value>) -> Self {
-        Self {
-            built: Some(built),
-            entries: Vec::with_capacity(4),
             index: None,
         }
     }
@@ -143,10 +130,6 @@ impl Members {
     /// `value`, and comes back as `Err` (the earlier value was dropped).
     pub(crate) fn insert(&mut self, key: Str, value: Node, text: &str) -> Result<(), Str> {
         let name = key.as_str(text);
-        if let Some(slot) = self.built.as_mut().and_then(|built| built.get_mut(name)) {
-            *slot = value.into_value(text);
-            return Err(key);
-        }
         let found = match &self.index {
             Some(index) => index.get(name).copied(),
             None => self
@@ -174,7 +157,7 @@ impl Members {
 
     /// Whether there is no member.
     pub(crate) fn is_empty(&self) -> bool {
-        self.entries.is_empty() && self.built.as_ref().is_none_or(Map::is_empty)
+        self.entries.is_empty()
     }
 }
 
@@ -205,7 +188,6 @@ impl Node {
                 entries: (members.entries.into_iter())
                     .map(|(k, v)| (Str::Owned(k.into_string(text)), v.detach(text)))
                     .collect(),
-                built: members.built,
                 index: members.index,
             }),
         }
@@ -229,18 +211,10 @@ impl Node {
             Self::Int { value, .. } => Value::from(value),
             Self::Str(s) => Value::String(s.into_string(text)),
             Self::Array(items) => {
-                // Pushed, not collected in place (which shrinks the reused buffer by a
-                // `realloc`).
-                let mut values = Vec::with_capacity(items.len());
-                for item in items {
-                    values.push(item.into_value(text));
-                }
-                Value::Array(values)
+                Value::Array(items.into_iter().map(|n| n.into_value(text)).collect())
             }
             Self::Object(members) => {
-                let mut map = members
-                    .built
-                    .unwrap_or_else(|| Map::with_capacity(members.entries.len()));
+                let mut map = Map::with_capacity(members.entries.len());
                 for (key, value) in members.entries {
                     map.insert(key.into_string(text), value.into_value(text));
                 }
@@ -268,21 +242,10 @@ impl Node {
             }
             Self::Object(members) => {
                 out.push('{');
-                let mut first = true;
-                for (key, item) in members.built.iter().flatten() {
-                    if !first {
+                for (i, (key, item)) in members.entries.iter().enumerate() {
+                    if i > 0 {
                         out.push(',');
                     }
-                    first = false;
-                    write::write_string(out, key);
-                    out.push(':');
-                    write::write_compact(out, item);
-                }
-                for (key, item) in &members.entries {
-                    if !first {
-                        out.push(',');
-                    }
-                    first = false;
                     key.write(text, out);
                     out.push(':');
                     item.write_compact(text, out);

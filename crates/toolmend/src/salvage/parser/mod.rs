@@ -374,8 +374,12 @@ impl<'a> Parser<'a> {
         if let Some(seed) = self.seed.take().filter(|s| s.root == self.pos) {
             // The state reading the members would have left: inside the root object, right
             // after the comma that follows them, nothing repaired.
-            // The strict read kept each key once; its map is kept with its hashes.
-            stack.push(Frame::Object(Members::seeded(seed.members), None));
+            let mut members = Members::with_capacity(seed.members.len() + 4);
+            for (key, value) in seed.members {
+                // The strict read kept each key once.
+                let _ = members.insert(Text::Owned(key), Node::from_value(value), self.text);
+            }
+            stack.push(Frame::Object(members, None));
             self.closers.push(b'}');
             self.spans = seed.spans;
             self.plain_gave_up |= seed.plain_gave_up;
