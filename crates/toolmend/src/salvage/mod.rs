@@ -142,6 +142,10 @@ impl SalvageOptions {
 ///
 /// The parser consults them, and the functions `document/mod.rs` re-exports, at its named
 /// decision points only (see that module's doc); with [`Self::CALL`] none of them fires.
+///
+/// They carry one switch that is not the document layer's: what the parser builds
+/// ([`node::Build`]), values unless the caller asked for text ([`salvage_to_text`]); here
+/// because it travels the same way, from the entry point to every parser of the run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Readings {
     /// [`DocumentOptions::trim_layout`].
@@ -150,6 +154,8 @@ struct Readings {
     lenient_scalars: bool,
     /// [`DocumentOptions::trim_cut_strings`].
     trim_cut_strings: bool,
+    /// What the parser builds: values, or nodes for text.
+    build: node::Build,
 }
 
 impl Readings {
@@ -158,6 +164,7 @@ impl Readings {
         trim_layout: false,
         lenient_scalars: false,
         trim_cut_strings: false,
+        build: node::Build::Values,
     };
 }
 
@@ -259,6 +266,9 @@ impl Found {
 
     /// The values, read from `text`, as `serde_json::Value`s.
     fn into_salvaged(self, text: &str) -> Salvaged {
+        // A node is the size of a value (a `Built` one is a value), so the values are
+        // collected in the nodes' own buffer: no allocation, no `realloc`.
+        const _: () = assert!(size_of::<Node>() == size_of::<Value>());
         Salvaged {
             values: (self.values.into_iter())
                 .map(|node| node.into_value(text))

@@ -13,11 +13,21 @@
 //! spells it), and a `String` of exactly its length is made only when values are built. So
 //! every function that reads a node takes the text it was read from.
 //!
+//! Nodes are for text. A caller that wants values ([`Build::Values`]: `salvage`, the engine's
+//! `salvage_after`, documents) has the parser build them while it reads, as it did before the
+//! nodes: an object's members go straight into its `serde_json::Map` (one hash a key, the
+//! strict read's seed kept as the map it already is), an array's into a `Vec<Value>`, and what
+//! the parser hands back is a [`Node::Built`]. Going through nodes and building the values
+//! from them afterwards cost 17–23 % more instructions than main's salvage (bench/README
+//! Round 10): the nodes' own vectors, the walk, and the seed's keys hashed a second time.
+//! [`Object`] and [`Array`] are the containers being read, in either form.
+//!
 //! Nodes are as deep as the value; depth is bounded by the parser's depth limit, as the
 //! `Value`s built from them are.
 
 use std::collections::HashMap;
 
+use serde_json::map::Entry;
 use serde_json::{Map, Value};
 
 use super::write;
@@ -57,6 +67,7 @@ impl Str {
     }
 
     /// The content, owned and of its exact length.
+    #[inline]
     pub(crate) fn into_string(self, text: &str) -> String {
         match self {
             Self::Owned(s) => s,
@@ -113,8 +124,9 @@ pub(crate) enum Node {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Members {
     entries: Vec<(Str, Node)>,
-    /// Key → place in `entries`, kept once the object passed [`INDEX_FROM`] members.
-    index: Option<HashMap<String, usize>>,
+    /// Key → place in `entries`, kept once the object passed [`INDEX_FROM`] members; boxed,
+    /// so that a node stays small (nearly every object never needs it).
+    index: Option<Box<HashMap<String, usize>>>,
 }
 
 impl Members {
@@ -149,7 +161,7 @@ impl Members {
                 index.insert(k.as_str(text).to_owned(), at);
             }
             index.insert(name.to_owned(), self.entries.len());
-            self.index = Some(index);
+            self.index = Some(Box::new(index));
         }
         self.entries.push((key, value));
         Ok(())
@@ -158,6 +170,158 @@ impl Members {
     /// Whether there is no member.
     pub(crate) fn is_empty(&self) -> bool {
         self.entries.is_empty()
+    }
+}
+
+/// What the parser builds while it reads: nodes, written as text afterwards
+/// ([`crate::salvage::salvage_to_text`]), or the values themselves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Build {
+    /// Nodes, for text.
+    Nodes,
+    /// `serde_json::Value`s, for every caller that wants values.
+    Values,
+}
+
+/// An object being read: its members as nodes, or as the map of its value.
+#[derive(Debug)]
+pub(crate) enum Object {
+    /// For text.
+    Nodes(Members),
+    /// For values: the map itself, each key hashed once, when it is inserted.
+    Values(Map<String, Value>),
+}
+
+impl Object {
+    /// An empty object to read into, with room for `capacity` members.
+    pub(crate) fn new(build: Build, capacity: usize) -> Self {
+        match build {
+            Build::Nodes => Self::Nodes(Members::with_capacity(capacity)),
+            Build::Values => Self::Values(Map::with_capacity(capacity)),
+        }
+    }
+
+    /// The object whose first members the strict read already built (the seed, each key once):
+    /// kept as the map it is when building values, so that its keys are not hashed again.
+    pub(crate) fn seeded(build: Build, members: Map<String, Value>, text: &str) -> Self {
+        match build {
+            Build::Values => Self::Values(members),
+            Build::Nodes => {
+                let mut nodes = Members::with_capacity(members.len() + 4);
+                for (key, value) in members {
+                    // The strict read kept each key once.
+                    let _ = nodes.insert(Str::Owned(key), Node::from_value(value), text);
+                }
+                Self::Nodes(nodes)
+            }
+        }
+    }
+
+    /// Adds a member (read from `text`); a key already present keeps its place and takes
+    /// `value`, and comes back as `Err` (the earlier value was dropped).
+    #[inline]
+    pub(crate) fn insert(&mut self, key: Str, value: Node, text: &str) -> Result<(), Str> {
+        match self {
+            Self::Nodes(members) => members.insert(key, value, text),
+            // One hash of the key: looked up and inserted through the same entry.
+            Self::Values(map) => match map.entry(key.into_string(text)) {
+                Entry::Vacant(member) => {
+                    member.insert(value.into_built(text));
+                    Ok(())
+                }
+                Entry::Occupied(mut member) => {
+                    member.insert(value.into_built(text));
+                    Err(Str::Owned(member.key().clone()))
+                }
+            },
+        }
+    }
+
+    /// Whether there is no member.
+    pub(crate) fn is_empty(&self) -> bool {
+        match self {
+            Self::Nodes(members) => members.is_empty(),
+            Self::Values(map) => map.is_empty(),
+        }
+    }
+
+    /// The object read, as a node.
+    pub(crate) fn into_node(self) -> Node {
+        match self {
+            Self::Nodes(members) => Node::Object(members),
+            Self::Values(map) => Node::Built(Value::Object(map)),
+        }
+    }
+}
+
+/// An array being read: its elements as nodes, or as values.
+#[derive(Debug)]
+pub(crate) enum Array {
+    /// For text.
+    Nodes(Vec<Node>),
+    /// For values.
+    Values(Vec<Value>),
+}
+
+impl Array {
+    /// An empty array to read into.
+    pub(crate) const fn new(build: Build) -> Self {
+        match build {
+            Build::Nodes => Self::Nodes(Vec::new()),
+            Build::Values => Self::Values(Vec::new()),
+        }
+    }
+
+    /// Adds an element read from `text`.
+    #[inline]
+    pub(crate) fn push(&mut self, item: Node, text: &str) {
+        match self {
+            Self::Nodes(items) => items.push(item),
+            Self::Values(items) => items.push(item.into_built(text)),
+        }
+    }
+
+    /// How many elements were read.
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Self::Nodes(items) => items.len(),
+            Self::Values(items) => items.len(),
+        }
+    }
+
+    /// Whether no element was read.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The one element read, when it is a string, taken out (the array is then empty).
+    pub(crate) fn take_lone_string(&mut self) -> Option<Str> {
+        match self {
+            Self::Nodes(items) => match items.as_mut_slice() {
+                [Node::Str(s)] => {
+                    let s = std::mem::take(s);
+                    items.clear();
+                    Some(s)
+                }
+                _ => None,
+            },
+            Self::Values(items) => match items.as_mut_slice() {
+                [Value::String(s)] => {
+                    let s = std::mem::take(s);
+                    items.clear();
+                    Some(Str::Owned(s))
+                }
+                _ => None,
+            },
+        }
+    }
+
+    /// The array read, as a node.
+    pub(crate) fn into_node(self) -> Node {
+        match self {
+            Self::Nodes(items) => Node::Array(items),
+            Self::Values(items) => Node::Built(Value::Array(items)),
+        }
     }
 }
 
@@ -210,6 +374,7 @@ impl Node {
             Self::Built(value) => value,
             Self::Int { value, .. } => Value::from(value),
             Self::Str(s) => Value::String(s.into_string(text)),
+            // Collected in the nodes' own buffer (a node is the size of a value).
             Self::Array(items) => {
                 Value::Array(items.into_iter().map(|n| n.into_value(text)).collect())
             }
@@ -220,6 +385,19 @@ impl Node {
                 }
                 Value::Object(map)
             }
+        }
+    }
+
+    /// [`Self::into_value`] for a node read while building values, which is never an
+    /// unbuilt container: inlined into the insert, where the recursive one is a call and two
+    /// copies of the value on every member.
+    #[inline(always)]
+    fn into_built(self, text: &str) -> Value {
+        match self {
+            Self::Built(value) => value,
+            Self::Str(s) => Value::String(s.into_string(text)),
+            Self::Int { value, .. } => Value::from(value),
+            container => container.into_value(text),
         }
     }
 
@@ -312,3 +490,4 @@ mod tests {
         assert!(written.contains(r#""plain":"it\"s""#), "{written}");
     }
 }
+

@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use crate::RepairKind;
-use crate::salvage::node::Node;
+use crate::salvage::node::{Build, Node};
 use crate::salvage::repairs::RepairLog;
 use crate::salvage::seed::{self, Seed};
 use crate::salvage::strict::StrictPrefix;
@@ -63,7 +63,9 @@ pub fn salvage(text: &str, options: &SalvageOptions) -> Result<Salvaged, Salvage
 /// # Ok::<(), toolmend::salvage::SalvageError>(())
 /// ```
 pub fn salvage_to_text(text: &str, options: &SalvageOptions) -> Result<SalvagedText, SalvageError> {
-    salvage_seeded(text, options, None).map(|found| found.into_text(text))
+    let mut options = *options;
+    options.readings.build = Build::Nodes;
+    salvage_seeded(text, &options, None).map(|found| found.into_text(text))
 }
 
 /// Salvages `text`, which the strict read ([`crate::salvage::read_strict`]) refused after reading

@@ -33,7 +33,7 @@ mod truncation;
 
 use super::document;
 use super::memo::Memo;
-use super::node::{Members, Node, Str as Text};
+use super::node::{Array, Node, Object, Str as Text};
 use super::repairs::RepairLog;
 use super::scan::{self, Comment, Quote};
 use super::seed::Seed;
@@ -96,16 +96,16 @@ pub(super) struct RunError {
 #[derive(Debug)]
 pub(super) enum Frame {
     /// An object and the key whose value is being read.
-    Object(Members, Option<Text>),
+    Object(Object, Option<Text>),
     /// An array.
-    Array(Vec<Node>),
+    Array(Array),
 }
 
 impl Frame {
     fn into_node(self) -> Node {
         match self {
-            Self::Object(members, _) => Node::Object(members),
-            Self::Array(items) => Node::Array(items),
+            Self::Object(members, _) => members.into_node(),
+            Self::Array(items) => items.into_node(),
         }
     }
 }
@@ -374,11 +374,7 @@ impl<'a> Parser<'a> {
         if let Some(seed) = self.seed.take().filter(|s| s.root == self.pos) {
             // The state reading the members would have left: inside the root object, right
             // after the comma that follows them, nothing repaired.
-            let mut members = Members::with_capacity(seed.members.len() + 4);
-            for (key, value) in seed.members {
-                // The strict read kept each key once.
-                let _ = members.insert(Text::Owned(key), Node::from_value(value), self.text);
-            }
+            let members = Object::seeded(self.readings.build, seed.members, self.text);
             stack.push(Frame::Object(members, None));
             self.closers.push(b'}');
             self.spans = seed.spans;
@@ -549,10 +545,8 @@ impl<'a> Parser<'a> {
         } else if b == b':'
             && self.readings.lenient_scalars
             && let Some(Frame::Array(items)) = stack.last_mut()
-            && let [Node::Str(key)] = items.as_mut_slice()
+            && let Some(key) = items.take_lone_string()
         {
-            let key = std::mem::take(key);
-            items.clear();
             self.open_object_at_colon(stack, expect, key)?;
         } else if b == b'}' || b == b']' {
             self.stray_closer();
@@ -593,7 +587,10 @@ impl<'a> Parser<'a> {
             return Err(self.error(SalvageErrorKind::TooDeep, self.pos));
         }
         self.log.note(RepairKind::OpenerInserted, self.pos);
-        stack.push(Frame::Object(Members::default(), Some(key)));
+        stack.push(Frame::Object(
+            Object::new(self.readings.build, 0),
+            Some(key),
+        ));
         self.closers.push(b'}');
         self.pos += 1;
         self.progressed = true;
@@ -741,11 +738,11 @@ impl<'a> Parser<'a> {
                 }
                 self.pos += 1;
                 if b == b'{' {
-                    stack.push(Frame::Object(Members::with_capacity(8), None));
+                    stack.push(Frame::Object(Object::new(self.readings.build, 8), None));
                     self.closers.push(b'}');
                     *expect = Expect::Key { comma: None };
                 } else {
-                    stack.push(Frame::Array(Vec::new()));
+                    stack.push(Frame::Array(Array::new(self.readings.build)));
                     self.closers.push(b']');
                     *expect = Expect::Element { comma: None };
                 }
@@ -958,7 +955,7 @@ impl<'a> Parser<'a> {
                 None
             }
             Frame::Array(items) => {
-                items.push(value);
+                items.push(value, self.text);
                 self.progressed = true;
                 None
             }
