@@ -53,7 +53,7 @@ pub(super) fn locate(
     if matches!(bytes[start], b'{' | b'[') {
         let seed = seed.filter(|s| s.root == start);
         match attempt(text, start, false, options, &memo, seed) {
-            Ok(run) if run.prose_after.is_some() && run.values.iter().all(|v| v.is_array()) => {
+            Ok(run) if run.prose_after.is_some() && run.values.all_arrays() => {
                 resume = run.end.max(start + 1);
                 leading_arrays = Some(run);
             }
@@ -111,7 +111,7 @@ pub(super) fn locate(
             Err(e) => from = e.offset.max(candidate + 1),
         }
     }
-    let chosen = chosen.filter(|run| run.values.iter().any(|v| v.is_object()));
+    let chosen = chosen.filter(|run| run.values.any_object());
     if let (None, Some(run)) = (&chosen, leading_arrays) {
         return Ok(finish(run, &[]));
     }
@@ -243,9 +243,7 @@ fn with_inserted_quotes(
     if !clean {
         return None;
     }
-    if let [value] = first.values.as_slice() {
-        run.alternative = Some(value.clone());
-    }
+    run.alternative = first.values.lone();
     Some(run)
 }
 

@@ -81,12 +81,13 @@ pub(crate) mod write;
 use serde_json::Value;
 
 use crate::RepairKind;
-use node::Node;
+use node::{Node, Roots};
 
 pub use document::{Document, DocumentOptions, MAX_DOCUMENT_BYTES, TruncationPolicy};
 pub(crate) use entry::salvage_after;
 pub use entry::{salvage, salvage_broken_document, salvage_document, salvage_to_text};
 pub(crate) use strict::{StrictPrefix, read_strict};
+
 
 /// Options for one salvage run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -201,12 +202,23 @@ pub struct Salvaged {
     /// ([`RepairKind::QuoteInserted`]), this one the reading where the string swallowed what
     /// follows. The schema decides: the caller takes this one only when it alone validates.
     pub alternative: Option<Value>,
-    /// When [`Self::values`] is one object: per member, in order, where in the text its value
-    /// is already written as serde_json writes it (a plain string with no `\/` or `\u` escape,
-    /// read without repair), so that the call's text copies it (issue #11 §3). Empty when it
-    /// does not line up with the object (several values, a root key sent twice, a text other
-    /// than the input).
-    pub(crate) spans: Vec<Option<std::ops::Range<usize>>>,
+    /// When [`Self::values`] is one object: per member, in order, where in the text its key and
+    /// its value are already written as serde_json writes them (a plain string with no `\/` or
+    /// `\u` escape, read without repair), so that the call's text copies them (issue #11 §3).
+    /// Empty when it does not line up with the object (several values, a root key sent twice, a
+    /// text other than the input).
+    pub(crate) spans: Vec<MemberText>,
+}
+
+/// Where one member of the root object is already written in the text as serde_json writes
+/// it (see [`Salvaged::spans`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct MemberText {
+    /// Where its key's text starts, quotes included: `"`, the key as it stands (nothing in it
+    /// escaped or to escape), `"`. Its length is the key's, plus two.
+    pub(crate) key: Option<usize>,
+    /// Its value's text.
+    pub(crate) value: Option<std::ops::Range<usize>>,
 }
 
 impl Salvaged {
@@ -250,12 +262,12 @@ impl SalvagedText {
 /// [`Salvaged`], with the values as the parser's nodes.
 #[derive(Debug)]
 pub(crate) struct Found {
-    values: Vec<Node>,
+    values: Roots,
     repairs: Vec<SyntaxRepair>,
     dropped_keys: Vec<String>,
     truncated: bool,
     alternative: Option<Node>,
-    spans: Vec<Option<std::ops::Range<usize>>>,
+    spans: Vec<MemberText>,
 }
 
 impl Found {
@@ -266,13 +278,8 @@ impl Found {
 
     /// The values, read from `text`, as `serde_json::Value`s.
     fn into_salvaged(self, text: &str) -> Salvaged {
-        // A node is the size of a value (a `Built` one is a value), so the values are
-        // collected in the nodes' own buffer: no allocation, no `realloc`.
-        const _: () = assert!(size_of::<Node>() == size_of::<Value>());
         Salvaged {
-            values: (self.values.into_iter())
-                .map(|node| node.into_value(text))
-                .collect(),
+            values: self.values.into_values(text),
             repairs: self.repairs,
             dropped_keys: self.dropped_keys,
             truncated: self.truncated,
@@ -284,12 +291,7 @@ impl Found {
     /// The values, read from `text`, written as compact JSON.
     fn into_text(self, text: &str) -> SalvagedText {
         let mut out = String::with_capacity(text.len() + 8);
-        for (i, value) in self.values.iter().enumerate() {
-            if i > 0 {
-                out.push('\n');
-            }
-            value.write_compact(text, &mut out);
-        }
+        self.values.write_lines(text, &mut out);
         SalvagedText {
             text: out,
             count: self.values.len(),

@@ -66,6 +66,19 @@ impl Str {
         }
     }
 
+    /// Where the text of this key or string starts (its opening quote) when it is spelt there
+    /// as serde_json spells it (see [`Self::Span`]).
+    pub(crate) const fn canonical_at(&self) -> Option<usize> {
+        match *self {
+            Self::Span {
+                start,
+                canonical: true,
+                ..
+            } => Some(start - 1),
+            _ => None,
+        }
+    }
+
     /// The content, owned and of its exact length.
     #[inline]
     pub(crate) fn into_string(self, text: &str) -> String {
@@ -321,6 +334,126 @@ impl Array {
         match self {
             Self::Nodes(items) => Node::Array(items),
             Self::Values(items) => Node::Built(Value::Array(items)),
+        }
+    }
+}
+
+/// The top-level values a run read, in order: nodes, or the values themselves, so that
+/// values built while reading come back as they are (no second vector, no conversion).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Roots {
+    /// For text.
+    Nodes(Vec<Node>),
+    /// For values.
+    Values(Vec<Value>),
+}
+
+impl Roots {
+    /// None yet; room for one, as a run nearly always reads one value.
+    pub(crate) fn new(build: Build) -> Self {
+        match build {
+            Build::Nodes => Self::Nodes(Vec::with_capacity(1)),
+            Build::Values => Self::Values(Vec::with_capacity(1)),
+        }
+    }
+
+    /// Adds a value read from `text`.
+    pub(crate) fn push(&mut self, node: Node, text: &str) {
+        match self {
+            Self::Nodes(nodes) => nodes.push(node),
+            Self::Values(values) => values.push(node.into_built(text)),
+        }
+    }
+
+    /// How many values were read.
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Self::Nodes(nodes) => nodes.len(),
+            Self::Values(values) => values.len(),
+        }
+    }
+
+    /// Whether none was read.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether every value is an array.
+    pub(crate) fn all_arrays(&self) -> bool {
+        match self {
+            Self::Nodes(nodes) => nodes.iter().all(Node::is_array),
+            Self::Values(values) => values.iter().all(Value::is_array),
+        }
+    }
+
+    /// Whether every value is an object.
+    pub(crate) fn all_objects(&self) -> bool {
+        match self {
+            Self::Nodes(nodes) => nodes.iter().all(Node::is_object),
+            Self::Values(values) => values.iter().all(Value::is_object),
+        }
+    }
+
+    /// Whether any value is an object.
+    pub(crate) fn any_object(&self) -> bool {
+        match self {
+            Self::Nodes(nodes) => nodes.iter().any(Node::is_object),
+            Self::Values(values) => values.iter().any(Value::is_object),
+        }
+    }
+
+    /// A copy of the one value read, when there is one only.
+    pub(crate) fn lone(&self) -> Option<Node> {
+        match self {
+            Self::Nodes(nodes) => match nodes.as_slice() {
+                [node] => Some(node.clone()),
+                _ => None,
+            },
+            Self::Values(values) => match values.as_slice() {
+                [value] => Some(Node::Built(value.clone())),
+                _ => None,
+            },
+        }
+    }
+
+    /// These values with every span made owned (see [`Node::detach`]).
+    pub(crate) fn detach(self, text: &str) -> Self {
+        match self {
+            Self::Nodes(nodes) => {
+                Self::Nodes(nodes.into_iter().map(|n| n.detach(text)).collect())
+            }
+            values @ Self::Values(_) => values,
+        }
+    }
+
+    /// The values read from `text`.
+    pub(crate) fn into_values(self, text: &str) -> Vec<Value> {
+        match self {
+            // A node is the size of a value, so they are collected in the nodes' own buffer.
+            Self::Nodes(nodes) => nodes.into_iter().map(|n| n.into_value(text)).collect(),
+            Self::Values(values) => values,
+        }
+    }
+
+    /// Writes the values read from `text` as compact JSON, one a line.
+    pub(crate) fn write_lines(&self, text: &str, out: &mut String) {
+        match self {
+            Self::Nodes(nodes) => {
+                for (i, node) in nodes.iter().enumerate() {
+                    if i > 0 {
+                        out.push('\n');
+                    }
+                    node.write_compact(text, out);
+                }
+            }
+            Self::Values(values) => {
+                for (i, value) in values.iter().enumerate() {
+                    if i > 0 {
+                        out.push('\n');
+                    }
+                    write::write_compact(out, value);
+                }
+            }
         }
     }
 }

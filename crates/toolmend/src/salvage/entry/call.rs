@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use crate::RepairKind;
-use crate::salvage::node::{Build, Node};
+use crate::salvage::node::{Build, Roots};
 use crate::salvage::repairs::RepairLog;
 use crate::salvage::seed::{self, Seed};
 use crate::salvage::strict::StrictPrefix;
@@ -144,7 +144,7 @@ fn empty(offset: usize) -> Found {
         offset,
     }];
     Found {
-        values: vec![Node::empty_object()],
+        values: Roots::Values(vec![Value::Object(serde_json::Map::new())]),
         repairs,
         dropped_keys: Vec::new(),
         truncated: false,
@@ -165,7 +165,7 @@ fn double_encoded(
     let no_json = || SalvageError::at(SalvageErrorKind::NoJson, text, start);
     match salvage_seeded(inner, options, None) {
         Ok(s) if s.has(RepairKind::EmptyArguments) => Ok(empty(start)),
-        Ok(s) if s.values.iter().all(Node::is_object) => {
+        Ok(s) if s.values.all_objects() => {
             let mut log = RepairLog::default();
             log.note(RepairKind::DoubleEncoded, start);
             log.absorb_at(&s, start);
@@ -175,9 +175,7 @@ fn double_encoded(
             let (repairs, dropped_keys) = log.into_sorted();
             Ok(Found {
                 // Read from `inner`, which ends here.
-                values: (s.values.into_iter())
-                    .map(|node| node.detach(inner))
-                    .collect(),
+                values: s.values.detach(inner),
                 repairs,
                 dropped_keys,
                 truncated: s.truncated || cut,

@@ -33,11 +33,11 @@ mod truncation;
 
 use super::document;
 use super::memo::Memo;
-use super::node::{Array, Node, Object, Str as Text};
+use super::node::{Array, Node, Object, Roots, Str as Text};
 use super::repairs::RepairLog;
 use super::scan::{self, Comment, Quote};
 use super::seed::Seed;
-use super::{Readings, SalvageErrorKind};
+use super::{MemberText, Readings, SalvageErrorKind};
 use crate::RepairKind;
 use crate::pointer;
 use strings::{Role, Str};
@@ -46,7 +46,7 @@ use strings::{Role, Str};
 #[derive(Debug, Clone)]
 pub(super) struct Run {
     /// The complete (or closed) top-level values, in order; never empty.
-    pub(super) values: Vec<Node>,
+    pub(super) values: Roots,
     /// The repairs made.
     pub(super) log: RepairLog,
     /// The text ended inside the last value, which was closed.
@@ -75,7 +75,7 @@ pub(super) struct Run {
     pub(super) split_closer: Option<usize>,
     /// Where the text of each member of the one value (an object) is already what serde_json
     /// writes for it; empty when the run found several values (see [`super::Salvaged::spans`]).
-    pub(super) spans: Vec<Option<Range<usize>>>,
+    pub(super) spans: Vec<MemberText>,
 }
 
 /// Why a run failed.
@@ -163,8 +163,9 @@ pub(super) struct Parser<'a> {
     pub(super) last_single: Option<Option<usize>>,
     /// The canonical text of the value about to be emitted, if it has one.
     value_span: Option<Range<usize>>,
-    /// Per member of the root object being read, in order: its value's canonical text.
-    spans: Vec<Option<Range<usize>>>,
+    /// Per member of the root object being read, in order: its key's and its value's
+    /// canonical text.
+    spans: Vec<MemberText>,
     /// A root member was sent twice, so `spans` no longer lines up with the object.
     spans_void: bool,
     /// The document-only readings (off for calls): see [`super::DocumentOptions`].
@@ -246,7 +247,7 @@ impl<'a> Parser<'a> {
     pub(super) fn run(mut self, start: usize) -> Result<Run, RunError> {
         self.pos = start;
         // Nearly always one value: room for it at once, without the growth path's bookkeeping.
-        let mut values = Vec::with_capacity(1);
+        let mut values = Roots::new(self.readings.build);
         let mut truncated = false;
         let mut prose_after = None;
         let mut after_fence = None;
@@ -277,7 +278,7 @@ impl<'a> Parser<'a> {
                                 first_spans = std::mem::take(&mut self.spans);
                             }
                         }
-                        values.push(value);
+                        values.push(value, self.text);
                     }
                     if cut {
                         break;
@@ -937,6 +938,7 @@ impl<'a> Parser<'a> {
         match last {
             Frame::Object(members, key) => {
                 if let Some(key) = key.take() {
+                    let key_at = key.canonical_at();
                     match members.insert(key, value, self.text) {
                         // The last value wins, in the first place, as in serde_json; the
                         // earlier one is reported.
@@ -947,7 +949,10 @@ impl<'a> Parser<'a> {
                         }
                         Ok(()) => {
                             if outer.is_empty() {
-                                self.spans.push(span);
+                                self.spans.push(MemberText {
+                                    key: key_at,
+                                    value: span,
+                                });
                             }
                         }
                     }
