@@ -157,6 +157,10 @@ struct Readings {
     trim_cut_strings: bool,
     /// What the parser builds: values, or nodes for text.
     build: node::Build,
+    /// Whether the parser notes where the root members' text is already what serde_json
+    /// writes ([`Salvaged::spans`]): only the engine's `salvage_after` writes the call's text
+    /// from them, so `salvage` and `salvage_to_text` skip the vector.
+    member_text: bool,
 }
 
 impl Readings {
@@ -166,6 +170,7 @@ impl Readings {
         lenient_scalars: false,
         trim_cut_strings: false,
         build: node::Build::Values,
+        member_text: false,
     };
 }
 

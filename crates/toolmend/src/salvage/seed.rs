@@ -214,7 +214,7 @@ mod tests {
 
     use super::*;
     use crate::salvage::strict::read_strict;
-    use crate::salvage::{salvage, salvage_after};
+    use crate::salvage::salvage_after;
 
     /// The prefix `serde_json` left of a text it refuses.
     fn prefix(text: &str) -> Option<StrictPrefix> {
@@ -305,7 +305,7 @@ mod tests {
         ] {
             assert_eq!(
                 salvage_after(text, &options, prefix(text)),
-                salvage(text, &options),
+                salvage_after(text, &options, None),
                 "{text}"
             );
         }
@@ -313,7 +313,7 @@ mod tests {
         let text = r#"{"a": "x", "b": True}"#;
         assert_eq!(
             salvage_after(text, &tight, prefix(text)),
-            salvage(text, &tight)
+            salvage_after(text, &tight, None)
         );
         let read = salvage_after(text, &options, prefix(text)).expect("salvaged");
         assert_eq!(read.values, vec![json!({"a": "x", "b": true})]);

@@ -81,7 +81,9 @@ pub(crate) fn salvage_after(
     prefix: Option<StrictPrefix>,
 ) -> Result<Salvaged, SalvageError> {
     let seed = prefix.and_then(|prefix| seed::from_prefix(text, options, prefix));
-    salvage_seeded(text, options, seed).map(|found| found.into_salvaged(text))
+    let mut options = *options;
+    options.readings.member_text = true;
+    salvage_seeded(text, &options, seed).map(|found| found.into_salvaged(text))
 }
 
 /// [`salvage`], whose first run at the root object starts after `seed`

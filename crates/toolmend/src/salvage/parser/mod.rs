@@ -369,7 +369,9 @@ impl<'a> Parser<'a> {
         self.closers.clear();
         self.spans.clear();
         // A call's root object holds a handful of members: room for them at once.
-        self.spans.reserve(8);
+        if self.readings.member_text {
+            self.spans.reserve(8);
+        }
         self.spans_void = false;
         let mut expect = Expect::Value;
         if let Some(seed) = self.seed.take().filter(|s| s.root == self.pos) {
@@ -948,7 +950,7 @@ impl<'a> Parser<'a> {
                             self.spans_void |= outer.is_empty();
                         }
                         Ok(()) => {
-                            if outer.is_empty() {
+                            if outer.is_empty() && self.readings.member_text {
                                 self.spans.push(MemberText {
                                     key: key_at,
                                     value: span,
