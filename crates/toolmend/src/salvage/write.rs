@@ -114,3 +114,33 @@ pub(crate) fn write_string(out: &mut String, text: &str) {
     }
     out.push('"');
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every length around the word size, with an escaped byte at every place (or none), and a
+    /// second one after it: the tail word read over bytes already written finds the same byte.
+    #[test]
+    fn strings_are_written_as_serde_json_writes_them() {
+        for len in 0..24 {
+            for special in ['"', '\\', '\n', '\u{1}', '\u{1f}', 'é'] {
+                for at in 0..=len {
+                    for second in [None, Some(at + 1), Some(len.saturating_sub(1))] {
+                        let mut text: Vec<char> = (0..len).map(|i| (b'a' + i as u8) as char).collect();
+                        if at < len {
+                            text[at] = special;
+                        }
+                        if let Some(j) = second.filter(|&j| j < len) {
+                            text[j] = '"';
+                        }
+                        let text: String = text.into_iter().collect();
+                        let mut out = String::new();
+                        write_string(&mut out, &text);
+                        assert_eq!(out, serde_json::to_string(&text).unwrap(), "{text:?}");
+                    }
+                }
+            }
+        }
+    }
+}
