@@ -88,7 +88,6 @@ pub(crate) use entry::salvage_after;
 pub use entry::{salvage, salvage_broken_document, salvage_document, salvage_to_text};
 pub(crate) use strict::{StrictPrefix, read_strict};
 
-
 /// Options for one salvage run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]

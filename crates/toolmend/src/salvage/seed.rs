@@ -213,8 +213,8 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::salvage::strict::read_strict;
     use crate::salvage::salvage_after;
+    use crate::salvage::strict::read_strict;
 
     /// The prefix `serde_json` left of a text it refuses.
     fn prefix(text: &str) -> Option<StrictPrefix> {

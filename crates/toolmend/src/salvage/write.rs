@@ -123,11 +123,12 @@ mod tests {
     /// second one after it: the tail word read over bytes already written finds the same byte.
     #[test]
     fn strings_are_written_as_serde_json_writes_them() {
-        for len in 0..24 {
+        for len in 0..24usize {
             for special in ['"', '\\', '\n', '\u{1}', '\u{1f}', 'é'] {
                 for at in 0..=len {
                     for second in [None, Some(at + 1), Some(len.saturating_sub(1))] {
-                        let mut text: Vec<char> = (0..len).map(|i| (b'a' + i as u8) as char).collect();
+                        let mut text: Vec<char> =
+                            (0..len).map(|i| (b'a' + i as u8) as char).collect();
                         if at < len {
                             text[at] = special;
                         }
