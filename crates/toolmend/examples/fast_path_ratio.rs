@@ -18,10 +18,13 @@
 //! the median round drops the rounds the machine's other load slowed.
 //!
 //! With `-- small` it measures the ~100 B malformed groups (issue #31): per group, salvage
-//! alone, a whole `Mender::repair_call` against an open `{"type": "object"}` schema (the small
+//! alone written to text (`salvage_to_text`: the repaired JSON in a `String`, as
+//! `jsonrepair-rs` returns it), salvage to values (`salvage`: the `serde_json::Value` tree), a
+//! whole `Mender::repair_call` against an open `{"type": "object"}` schema (the small
 //! calls are of five tools; the open schema keeps the call's work at salvage and the report) and
 //! `jsonrepair-rs`'s syntax-only repair (`jsonrepair` to a string), interleaved per round; it
-//! prints the median round's ns per call and the ratios `jrrs/salv` and `call/jrrs`. The
+//! prints the median round's ns per call and the ratios `jrrs/text`, `jrrs/tree` and
+//! `call/jrrs`. The
 //! `small/valid` row times `serde_json::from_str` + `is_valid` (the open schema) as its
 //! reference instead.
 
@@ -208,7 +211,7 @@ fn malformed() {
     }
 }
 
-/// The ~100 B groups: salvage, `repair_call` (open schema) and `jsonrepair-rs` to a string, ns
+/// The ~100 B groups: salvage to text and to values, `repair_call` (open schema) and `jsonrepair-rs` to a string, ns
 /// per call (the median round of each).
 fn small() {
     let tools = serde_json::json!([{"name": "call", "parameters": {"type": "object"}}]);
@@ -218,8 +221,8 @@ fn small() {
     let options = toolmend::salvage::SalvageOptions::default();
     let cases = corpus::load("corpus.jsonl", &[]);
     println!(
-        "{:<24} {:>9} {:>9} {:>9} {:>9} {:>9}",
-        "group", "salv ns", "call ns", "jrrs ns", "jrrs/salv", "call/jrrs"
+        "{:<24} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
+        "group", "text ns", "tree ns", "call ns", "jrrs ns", "jrrs/text", "jrrs/tree", "call/jrrs"
     );
     for variant in [
         "valid",
@@ -255,6 +258,9 @@ fn small() {
         let salvage = |input: &str| {
             black_box(toolmend::salvage::salvage(input, &options).ok());
         };
+        let text = |input: &str| {
+            black_box(toolmend::salvage::salvage_to_text(input, &options).ok());
+        };
         let reference = |input: &str| {
             if variant == "valid" {
                 let value: Value = serde_json::from_str(input).expect("valid JSON");
@@ -263,21 +269,29 @@ fn small() {
                 black_box(jsonrepair_rs::jsonrepair(input).ok());
             }
         };
-        let (mut c, mut v, mut j) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut c, mut v, mut t, mut j) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for round in 0..ROUNDS {
             if round % 2 == 0 {
                 c.push(time(&call));
                 v.push(time(&salvage));
+                t.push(time(&text));
                 j.push(time(&reference));
             } else {
                 j.push(time(&reference));
+                t.push(time(&text));
                 v.push(time(&salvage));
                 c.push(time(&call));
             }
         }
-        let (c, v, j) = (median(&mut c), median(&mut v), median(&mut j));
+        let (c, v, t, j) = (
+            median(&mut c),
+            median(&mut v),
+            median(&mut t),
+            median(&mut j),
+        );
         println!(
-            "{group:<24} {v:>9.0} {c:>9.0} {j:>9.0} {:>8.2}x {:>8.2}x",
+            "{group:<24} {t:>9.0} {v:>9.0} {c:>9.0} {j:>9.0} {:>8.2}x {:>8.2}x {:>8.2}x",
+            j / t,
             j / v,
             c / j
         );

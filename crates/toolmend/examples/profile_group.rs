@@ -10,7 +10,8 @@
 //!
 //! Arguments: the group, the rounds over it (default 200), and `salvage` to run
 //! `toolmend::salvage::salvage` alone instead of `repair_call` against the corpus's `write_file`
-//! schema (toggle on `toolmend::salvage::entry::salvage` then). The small (~100 B) groups are
+//! schema (toggle on `toolmend::salvage::entry::call::salvage` then), or `text` to run
+//! `toolmend::salvage::salvage_to_text` (toggle on `…::call::salvage_to_text`). The small (~100 B) groups are
 //! calls of five tools, so they run against an open `{"type": "object"}` schema instead, as
 //! `fast_path_ratio -- small` times them.
 
@@ -27,7 +28,9 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let group = args.next().expect("group");
     let reps: usize = args.next().and_then(|n| n.parse().ok()).unwrap_or(200);
-    let salvage_only = args.next().as_deref() == Some("salvage");
+    let mode = args.next();
+    let salvage_only = mode.as_deref() == Some("salvage");
+    let text_only = mode.as_deref() == Some("text");
     let inputs: Vec<String> = corpus::load("corpus.jsonl", &[])
         .into_iter()
         .filter_map(|case| (case.group == group).then_some(case.input))
@@ -42,7 +45,11 @@ fn main() {
     let mut n = 0;
     for _ in 0..reps {
         for input in &inputs {
-            if salvage_only {
+            if text_only {
+                n += toolmend::salvage::salvage_to_text(std::hint::black_box(input), &options)
+                    .map(|s| s.text.len())
+                    .unwrap_or(0);
+            } else if salvage_only {
                 n += toolmend::salvage::salvage(std::hint::black_box(input), &options)
                     .map(|s| s.values.len())
                     .unwrap_or(0);

@@ -268,8 +268,8 @@ pub(crate) fn mend_arguments(
 /// already written as serde_json writes it (`spans`): the same bytes as
 /// [`super::compact`] (issue #11 §3). A call a rule changed is left to be written from its
 /// value, since the spans describe the value salvage read.
-fn write_salvaged(mended: &mut Mended, raw: &str, spans: &[Option<std::ops::Range<usize>>]) {
-    if spans.iter().all(Option::is_none)
+fn write_salvaged(mended: &mut Mended, raw: &str, spans: &[salvage::MemberText]) {
+    if spans.iter().all(|s| s.key.is_none() && s.value.is_none())
         || !matches!(mended.verdict, Verdict::Repaired)
         || mended.text.is_some()
         || !mended.repairs.iter().all(|r| r.kind.is_syntax())

@@ -25,7 +25,7 @@ use super::memo::Memo;
 use super::parser::{Parser, Run, RunError};
 use super::scan;
 use super::seed::Seed;
-use super::{SalvageError, SalvageErrorKind, SalvageOptions, Salvaged};
+use super::{Found, SalvageError, SalvageErrorKind, SalvageOptions};
 use crate::RepairKind;
 
 /// How many times a run is retried with a quote reclassified as content.
@@ -40,7 +40,7 @@ pub(super) fn locate(
     start: usize,
     options: &SalvageOptions,
     seed: Option<Seed>,
-) -> Result<Salvaged, SalvageError> {
+) -> Result<Found, SalvageError> {
     let bytes = text.as_bytes();
     let fail = |e: RunError| SalvageError::at(e.kind, text, e.offset);
     let memo = Memo::default();
@@ -53,7 +53,7 @@ pub(super) fn locate(
     if matches!(bytes[start], b'{' | b'[') {
         let seed = seed.filter(|s| s.root == start);
         match attempt(text, start, false, options, &memo, seed) {
-            Ok(run) if run.prose_after.is_some() && run.values.iter().all(|v| v.is_array()) => {
+            Ok(run) if run.prose_after.is_some() && run.values.all_arrays() => {
                 resume = run.end.max(start + 1);
                 leading_arrays = Some(run);
             }
@@ -111,7 +111,7 @@ pub(super) fn locate(
             Err(e) => from = e.offset.max(candidate + 1),
         }
     }
-    let chosen = chosen.filter(|run| run.values.iter().any(|v| v.is_object()));
+    let chosen = chosen.filter(|run| run.values.any_object());
     if let (None, Some(run)) = (&chosen, leading_arrays) {
         return Ok(finish(run, &[]));
     }
@@ -243,9 +243,7 @@ fn with_inserted_quotes(
     if !clean {
         return None;
     }
-    if let [value] = first.values.as_slice() {
-        run.alternative = Some(value.clone());
-    }
+    run.alternative = first.values.lone();
     Some(run)
 }
 
@@ -264,7 +262,7 @@ fn may_continue(bytes: &[u8], quote: usize, prose: usize) -> bool {
 
 /// The result of `run`, with the repairs of where it was found (`extra`: a fence, prose) logged
 /// after its own. A slice, not a log of its own: one allocation less per call.
-fn finish(run: Run, extra: &[(RepairKind, usize)]) -> Salvaged {
+fn finish(run: Run, extra: &[(RepairKind, usize)]) -> Found {
     let mut log = run.log;
     for &(kind, at) in extra {
         log.note(kind, at);
@@ -276,7 +274,7 @@ fn finish(run: Run, extra: &[(RepairKind, usize)]) -> Salvaged {
         log.note(RepairKind::ProseStripped, at);
     }
     let (repairs, dropped_keys) = log.into_sorted();
-    Salvaged {
+    Found {
         values: run.values,
         repairs,
         dropped_keys,
@@ -324,7 +322,7 @@ mod tests {
 
     use super::*;
 
-    fn read(text: &str) -> Salvaged {
+    fn read(text: &str) -> crate::salvage::Salvaged {
         crate::salvage::salvage(text, &SalvageOptions::default()).unwrap()
     }
 

@@ -70,19 +70,22 @@ mod document;
 mod entry;
 mod extract;
 mod memo;
+mod node;
 mod parser;
 mod repairs;
 mod scan;
 mod seed;
 pub mod strict;
+pub(crate) mod write;
 
 use serde_json::Value;
 
 use crate::RepairKind;
+use node::{Node, Roots};
 
 pub use document::{Document, DocumentOptions, MAX_DOCUMENT_BYTES, TruncationPolicy};
 pub(crate) use entry::salvage_after;
-pub use entry::{salvage, salvage_broken_document, salvage_document};
+pub use entry::{salvage, salvage_broken_document, salvage_document, salvage_to_text};
 pub(crate) use strict::{StrictPrefix, read_strict};
 
 /// Options for one salvage run.
@@ -139,6 +142,10 @@ impl SalvageOptions {
 ///
 /// The parser consults them, and the functions `document/mod.rs` re-exports, at its named
 /// decision points only (see that module's doc); with [`Self::CALL`] none of them fires.
+///
+/// They carry one switch that is not the document layer's: what the parser builds
+/// ([`node::Build`]), values unless the caller asked for text ([`salvage_to_text`]); here
+/// because it travels the same way, from the entry point to every parser of the run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Readings {
     /// [`DocumentOptions::trim_layout`].
@@ -147,6 +154,12 @@ struct Readings {
     lenient_scalars: bool,
     /// [`DocumentOptions::trim_cut_strings`].
     trim_cut_strings: bool,
+    /// What the parser builds: values, or nodes for text.
+    build: node::Build,
+    /// Whether the parser notes where the root members' text is already what serde_json
+    /// writes ([`Salvaged::spans`]): only the engine's `salvage_after` writes the call's text
+    /// from them, so `salvage` and `salvage_to_text` skip the vector.
+    member_text: bool,
 }
 
 impl Readings {
@@ -155,6 +168,8 @@ impl Readings {
         trim_layout: false,
         lenient_scalars: false,
         trim_cut_strings: false,
+        build: node::Build::Values,
+        member_text: false,
     };
 }
 
@@ -191,12 +206,23 @@ pub struct Salvaged {
     /// ([`RepairKind::QuoteInserted`]), this one the reading where the string swallowed what
     /// follows. The schema decides: the caller takes this one only when it alone validates.
     pub alternative: Option<Value>,
-    /// When [`Self::values`] is one object: per member, in order, where in the text its value
-    /// is already written as serde_json writes it (a plain string with no `\/` or `\u` escape,
-    /// read without repair), so that the call's text copies it (issue #11 §3). Empty when it
-    /// does not line up with the object (several values, a root key sent twice, a text other
-    /// than the input).
-    pub(crate) spans: Vec<Option<std::ops::Range<usize>>>,
+    /// When [`Self::values`] is one object: per member, in order, where in the text its key and
+    /// its value are already written as serde_json writes them (a plain string with no `\/` or
+    /// `\u` escape, read without repair), so that the call's text copies them (issue #11 §3).
+    /// Empty when it does not line up with the object (several values, a root key sent twice, a
+    /// text other than the input).
+    pub(crate) spans: Vec<MemberText>,
+}
+
+/// Where one member of the root object is already written in the text as serde_json writes
+/// it (see [`Salvaged::spans`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct MemberText {
+    /// Where its key's text starts, quotes included: `"`, the key as it stands (nothing in it
+    /// escaped or to escape), `"`. Its length is the key's, plus two.
+    pub(crate) key: Option<usize>,
+    /// Its value's text.
+    pub(crate) value: Option<std::ops::Range<usize>>,
 }
 
 impl Salvaged {
@@ -204,6 +230,84 @@ impl Salvaged {
     #[must_use]
     pub fn has(&self, kind: RepairKind) -> bool {
         self.repairs.iter().any(|r| r.kind == kind)
+    }
+}
+
+/// What salvage made of a text, written as text: [`Salvaged`] without the `serde_json::Value`
+/// tree, for callers that want the repaired JSON text and no values ([`salvage_to_text`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SalvagedText {
+    /// The values found, in text order, each written as compact JSON (the bytes
+    /// `serde_json::to_string` writes for the value [`salvage`] returns), one per line: a line
+    /// break never occurs inside compact JSON.
+    pub text: String,
+    /// How many values [`Self::text`] holds; never 0.
+    pub count: usize,
+    /// As [`Salvaged::repairs`].
+    pub repairs: Vec<SyntaxRepair>,
+    /// As [`Salvaged::dropped_keys`].
+    pub dropped_keys: Vec<String>,
+    /// As [`Salvaged::truncated`].
+    pub truncated: bool,
+    /// [`Salvaged::alternative`], written as compact JSON.
+    pub alternative: Option<String>,
+}
+
+impl SalvagedText {
+    /// Whether the given kind was among the repairs.
+    #[must_use]
+    pub fn has(&self, kind: RepairKind) -> bool {
+        self.repairs.iter().any(|r| r.kind == kind)
+    }
+}
+
+/// What a salvage run found, before it is built into values or written as text: the fields of
+/// [`Salvaged`], with the values as the parser's nodes.
+#[derive(Debug)]
+pub(crate) struct Found {
+    values: Roots,
+    repairs: Vec<SyntaxRepair>,
+    dropped_keys: Vec<String>,
+    truncated: bool,
+    alternative: Option<Node>,
+    spans: Vec<MemberText>,
+}
+
+impl Found {
+    /// Whether the given kind was among the repairs.
+    fn has(&self, kind: RepairKind) -> bool {
+        self.repairs.iter().any(|r| r.kind == kind)
+    }
+
+    /// The values, read from `text`, as `serde_json::Value`s.
+    fn into_salvaged(self, text: &str) -> Salvaged {
+        Salvaged {
+            values: self.values.into_values(text),
+            repairs: self.repairs,
+            dropped_keys: self.dropped_keys,
+            truncated: self.truncated,
+            alternative: self.alternative.map(|node| node.into_value(text)),
+            spans: self.spans,
+        }
+    }
+
+    /// The values, read from `text`, written as compact JSON.
+    fn into_text(self, text: &str) -> SalvagedText {
+        let mut out = String::with_capacity(text.len() + 8);
+        self.values.write_lines(text, &mut out);
+        SalvagedText {
+            text: out,
+            count: self.values.len(),
+            repairs: self.repairs,
+            dropped_keys: self.dropped_keys,
+            truncated: self.truncated,
+            alternative: self.alternative.map(|alternative| {
+                let mut out = String::new();
+                alternative.write_compact(text, &mut out);
+                out
+            }),
+        }
     }
 }
 

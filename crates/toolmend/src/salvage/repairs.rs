@@ -49,7 +49,7 @@ impl RepairLog {
 
     /// Adds every repair of `other`, moved to `offset` (used for the inside of a double-encoded
     /// string, whose offsets do not map to the outer text byte for byte).
-    pub(super) fn absorb_at(&mut self, other: &super::Salvaged, offset: usize) {
+    pub(super) fn absorb_at(&mut self, other: &super::Found, offset: usize) {
         for r in &other.repairs {
             self.note(r.kind, offset);
         }

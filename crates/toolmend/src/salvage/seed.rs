@@ -23,14 +23,13 @@
 //! It owns only this choice: it takes a plain value from the strict reader below and gives
 //! one to the run above, and calls neither.
 
-use std::ops::Range;
 use std::sync::LazyLock;
 
 use memchr::memmem;
 use serde_json::{Map, Value};
 
 use super::strict::StrictPrefix;
-use super::{SalvageOptions, scan};
+use super::{MemberText, SalvageOptions, scan};
 
 /// Spans the seed's vector has room for at least: salvage goes on pushing one per member it
 /// reads (issue #31: growing it cost more than the member).
@@ -45,8 +44,8 @@ pub(super) struct Seed {
     pub(super) members: Map<String, Value>,
     /// The comma after the last of them: the run goes on right after it.
     pub(super) comma: usize,
-    /// Per member: its value's canonical text, as the plain reader reports it.
-    pub(super) spans: Vec<Option<Range<usize>>>,
+    /// Per member: its key's and its value's canonical text, as the parser reports them.
+    pub(super) spans: Vec<MemberText>,
     /// A string among them was not plain (a `\u` escape): the run reads later strings the long
     /// way, as it would have.
     pub(super) plain_gave_up: bool,
@@ -106,7 +105,12 @@ fn seed(text: &str, members: Map<String, Value>, keys: &[Option<usize>]) -> Opti
             Value::Number(_) | Value::Bool(_) | Value::Null => None,
             _ => break,
         };
-        spans.push(span);
+        // A key the strict read knows the offset of has no escape: its quotes and it are
+        // what serde_json writes.
+        spans.push(MemberText {
+            key: Some(at - 1),
+            value: span,
+        });
         comma = Some(after - 1);
     }
     let count = spans.len();
@@ -214,8 +218,8 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::salvage::salvage_after;
     use crate::salvage::strict::read_strict;
-    use crate::salvage::{salvage, salvage_after};
 
     /// The prefix `serde_json` left of a text it refuses.
     fn prefix(text: &str) -> Option<StrictPrefix> {
@@ -251,9 +255,10 @@ mod tests {
         assert_eq!(found.members.len(), 3);
         assert_eq!(found.comma, text.find(r#", "ok""#).unwrap());
         assert_eq!(found.spans.len(), 3);
-        let content = found.spans[1].clone().expect("canonical");
+        let content = found.spans[1].value.clone().expect("canonical");
+        assert_eq!(found.spans[1].key, text.find(r#""content""#));
         assert_eq!(&text[content], r#""x\"y\\n""#);
-        assert!(found.spans[2].is_none(), "a number has no span");
+        assert!(found.spans[2].value.is_none(), "a number has no span");
         assert!(!found.plain_gave_up);
     }
 
@@ -277,7 +282,7 @@ mod tests {
         let members = prefix(text).expect("a prefix");
         let found = seed(text, members.members, &members.keys).expect("a seed");
         assert_eq!(found.members.len(), 3, "the array ends the prefix");
-        assert_eq!(found.spans, vec![None, None, None]);
+        assert!(found.spans.iter().all(|s| s.value.is_none()));
         assert!(
             found.plain_gave_up,
             "a \\u escape sends later strings to strings.rs"
@@ -305,7 +310,7 @@ mod tests {
         ] {
             assert_eq!(
                 salvage_after(text, &options, prefix(text)),
-                salvage(text, &options),
+                salvage_after(text, &options, None),
                 "{text}"
             );
         }
@@ -313,7 +318,7 @@ mod tests {
         let text = r#"{"a": "x", "b": True}"#;
         assert_eq!(
             salvage_after(text, &tight, prefix(text)),
-            salvage(text, &tight)
+            salvage_after(text, &tight, None)
         );
         let read = salvage_after(text, &options, prefix(text)).expect("salvaged");
         assert_eq!(read.values, vec![json!({"a": "x", "b": true})]);

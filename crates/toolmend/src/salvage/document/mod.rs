@@ -149,6 +149,7 @@ impl DocumentOptions {
             trim_layout: self.trim_layout,
             lenient_scalars: self.lenient_scalars,
             trim_cut_strings: self.trim_cut_strings,
+            ..Readings::CALL
         }
     }
 }

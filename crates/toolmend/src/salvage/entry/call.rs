@@ -6,11 +6,13 @@
 use serde_json::Value;
 
 use crate::RepairKind;
+use crate::salvage::node::{Build, Roots};
 use crate::salvage::repairs::RepairLog;
 use crate::salvage::seed::{self, Seed};
 use crate::salvage::strict::StrictPrefix;
 use crate::salvage::{
-    SalvageError, SalvageErrorKind, SalvageOptions, Salvaged, SyntaxRepair, extract, scan,
+    Found, SalvageError, SalvageErrorKind, SalvageOptions, Salvaged, SalvagedText, SyntaxRepair,
+    extract, scan,
 };
 
 /// Salvages `text`, which did not parse as strict JSON or parsed as a bare JSON string or `null`.
@@ -39,7 +41,31 @@ use crate::salvage::{
 /// # Ok::<(), toolmend::salvage::SalvageError>(())
 /// ```
 pub fn salvage(text: &str, options: &SalvageOptions) -> Result<Salvaged, SalvageError> {
-    salvage_seeded(text, options, None)
+    salvage_seeded(text, options, None).map(|found| found.into_salvaged(text))
+}
+
+/// [`salvage`], written as text: each value found as compact JSON, the bytes
+/// `serde_json::to_string` writes for the value [`salvage`] returns, without building that
+/// value (no `serde_json::Map`, no hashing of keys). For callers that want the repaired text
+/// and not the values (issue #31).
+///
+/// # Errors
+///
+/// As [`salvage`].
+///
+/// # Examples
+///
+/// ```
+/// use toolmend::salvage::{salvage_to_text, SalvageOptions};
+///
+/// let s = salvage_to_text("{'path': 'a.txt', 'recursive': True,}", &SalvageOptions::default())?;
+/// assert_eq!(s.text, r#"{"path":"a.txt","recursive":true}"#);
+/// # Ok::<(), toolmend::salvage::SalvageError>(())
+/// ```
+pub fn salvage_to_text(text: &str, options: &SalvageOptions) -> Result<SalvagedText, SalvageError> {
+    let mut options = *options;
+    options.readings.build = Build::Nodes;
+    salvage_seeded(text, &options, None).map(|found| found.into_text(text))
 }
 
 /// Salvages `text`, which the strict read ([`crate::salvage::read_strict`]) refused after reading
@@ -55,7 +81,9 @@ pub(crate) fn salvage_after(
     prefix: Option<StrictPrefix>,
 ) -> Result<Salvaged, SalvageError> {
     let seed = prefix.and_then(|prefix| seed::from_prefix(text, options, prefix));
-    salvage_seeded(text, options, seed)
+    let mut options = *options;
+    options.readings.member_text = true;
+    salvage_seeded(text, &options, seed).map(|found| found.into_salvaged(text))
 }
 
 /// [`salvage`], whose first run at the root object starts after `seed`
@@ -64,7 +92,7 @@ fn salvage_seeded(
     text: &str,
     options: &SalvageOptions,
     seed: Option<Seed>,
-) -> Result<Salvaged, SalvageError> {
+) -> Result<Found, SalvageError> {
     if text.len() > options.max_bytes {
         return Err(SalvageError::at(
             SalvageErrorKind::TooLarge,
@@ -94,7 +122,7 @@ fn read(
     start: usize,
     options: &SalvageOptions,
     seed: Option<Seed>,
-) -> Result<Salvaged, SalvageError> {
+) -> Result<Found, SalvageError> {
     let bytes = text.as_bytes();
     if start == bytes.len() || text[start..].trim_end() == "null" {
         return Ok(empty(start.min(text.len())));
@@ -112,13 +140,13 @@ fn read(
 }
 
 /// `{}` for empty arguments.
-fn empty(offset: usize) -> Salvaged {
+fn empty(offset: usize) -> Found {
     let repairs = vec![SyntaxRepair {
         kind: RepairKind::EmptyArguments,
         offset,
     }];
-    Salvaged {
-        values: vec![Value::Object(serde_json::Map::new())],
+    Found {
+        values: Roots::Values(vec![Value::Object(serde_json::Map::new())]),
         repairs,
         dropped_keys: Vec::new(),
         truncated: false,
@@ -135,11 +163,11 @@ fn double_encoded(
     inner: &str,
     options: &SalvageOptions,
     cut: bool,
-) -> Result<Salvaged, SalvageError> {
+) -> Result<Found, SalvageError> {
     let no_json = || SalvageError::at(SalvageErrorKind::NoJson, text, start);
-    match salvage(inner, options) {
+    match salvage_seeded(inner, options, None) {
         Ok(s) if s.has(RepairKind::EmptyArguments) => Ok(empty(start)),
-        Ok(s) if s.values.iter().all(Value::is_object) => {
+        Ok(s) if s.values.all_objects() => {
             let mut log = RepairLog::default();
             log.note(RepairKind::DoubleEncoded, start);
             log.absorb_at(&s, start);
@@ -147,12 +175,13 @@ fn double_encoded(
                 log.note(RepairKind::TruncationClosed, text.len());
             }
             let (repairs, dropped_keys) = log.into_sorted();
-            Ok(Salvaged {
-                values: s.values,
+            Ok(Found {
+                // Read from `inner`, which ends here.
+                values: s.values.detach(inner),
                 repairs,
                 dropped_keys,
                 truncated: s.truncated || cut,
-                alternative: s.alternative,
+                alternative: s.alternative.map(|node| node.detach(inner)),
                 // Offsets into the decoded string, not into the text.
                 spans: Vec::new(),
             })

@@ -209,7 +209,7 @@ fn scalar(
     }
     let (repairs, _) = parser.log.into_sorted();
     Ok(Some(Document {
-        values: vec![value],
+        values: vec![value.into_value(text)],
         repairs,
         truncated: cut,
     }))

@@ -9,6 +9,6 @@
 mod call;
 mod document;
 
-pub use call::salvage;
 pub(crate) use call::salvage_after;
+pub use call::{salvage, salvage_to_text};
 pub use document::{salvage_broken_document, salvage_document};

@@ -22,8 +22,7 @@
 
 use std::ops::Range;
 
-use serde_json::map::Entry;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 mod lookahead;
 mod numbers;
@@ -34,10 +33,11 @@ mod truncation;
 
 use super::document;
 use super::memo::Memo;
+use super::node::{Array, Node, Object, Roots, Str as Text};
 use super::repairs::RepairLog;
 use super::scan::{self, Comment, Quote};
 use super::seed::Seed;
-use super::{Readings, SalvageErrorKind};
+use super::{MemberText, Readings, SalvageErrorKind};
 use crate::RepairKind;
 use crate::pointer;
 use strings::{Role, Str};
@@ -46,7 +46,7 @@ use strings::{Role, Str};
 #[derive(Debug, Clone)]
 pub(super) struct Run {
     /// The complete (or closed) top-level values, in order; never empty.
-    pub(super) values: Vec<Value>,
+    pub(super) values: Roots,
     /// The repairs made.
     pub(super) log: RepairLog,
     /// The text ended inside the last value, which was closed.
@@ -68,14 +68,14 @@ pub(super) struct Run {
     /// may be missing there (see [`Parser::insert_quotes`]).
     pub(super) quote_insertable: bool,
     /// The first reading of the value, when this run inserted quotes (see [`super::Salvaged`]).
-    pub(super) alternative: Option<Value>,
+    pub(super) alternative: Option<Node>,
     /// Where a closer of the wrong kind closed two containers of the first value, when the
     /// values after it then closed containers they never opened, or a comma followed it: the
     /// split (or the prose) may be a stray closer's doing (see [`Parser::stray_at`]).
     pub(super) split_closer: Option<usize>,
     /// Where the text of each member of the one value (an object) is already what serde_json
     /// writes for it; empty when the run found several values (see [`super::Salvaged::spans`]).
-    pub(super) spans: Vec<Option<Range<usize>>>,
+    pub(super) spans: Vec<MemberText>,
 }
 
 /// Why a run failed.
@@ -96,16 +96,16 @@ pub(super) struct RunError {
 #[derive(Debug)]
 pub(super) enum Frame {
     /// An object and the key whose value is being read.
-    Object(Map<String, Value>, Option<String>),
+    Object(Object, Option<Text>),
     /// An array.
-    Array(Vec<Value>),
+    Array(Array),
 }
 
 impl Frame {
-    fn into_value(self) -> Value {
+    fn into_node(self) -> Node {
         match self {
-            Self::Object(map, _) => Value::Object(map),
-            Self::Array(items) => Value::Array(items),
+            Self::Object(members, _) => members.into_node(),
+            Self::Array(items) => items.into_node(),
         }
     }
 }
@@ -163,8 +163,9 @@ pub(super) struct Parser<'a> {
     pub(super) last_single: Option<Option<usize>>,
     /// The canonical text of the value about to be emitted, if it has one.
     value_span: Option<Range<usize>>,
-    /// Per member of the root object being read, in order: its value's canonical text.
-    spans: Vec<Option<Range<usize>>>,
+    /// Per member of the root object being read, in order: its key's and its value's
+    /// canonical text.
+    spans: Vec<MemberText>,
     /// A root member was sent twice, so `spans` no longer lines up with the object.
     spans_void: bool,
     /// The document-only readings (off for calls): see [`super::DocumentOptions`].
@@ -179,7 +180,7 @@ pub(super) struct Parser<'a> {
 }
 
 /// Whether the single value read hit the end of the text.
-pub(super) type Parsed = Result<(Value, bool), RunError>;
+pub(super) type Parsed = Result<(Node, bool), RunError>;
 
 impl<'a> Parser<'a> {
     /// A parser over `text`.
@@ -235,11 +236,18 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// [`Self::trim_layout`] for a string that may still be a span of the text.
+    fn trim_layout_text(&self, read: &mut Text) {
+        if self.readings.trim_layout {
+            self.trim_layout(read.to_mut(self.text));
+        }
+    }
+
     /// Reads the values starting at `start`, which must be a `{` or `[`.
     pub(super) fn run(mut self, start: usize) -> Result<Run, RunError> {
         self.pos = start;
         // Nearly always one value: room for it at once, without the growth path's bookkeeping.
-        let mut values = Vec::with_capacity(1);
+        let mut values = Roots::new(self.readings.build);
         let mut truncated = false;
         let mut prose_after = None;
         let mut after_fence = None;
@@ -270,7 +278,7 @@ impl<'a> Parser<'a> {
                                 first_spans = std::mem::take(&mut self.spans);
                             }
                         }
-                        values.push(value);
+                        values.push(value, self.text);
                     }
                     if cut {
                         break;
@@ -361,13 +369,16 @@ impl<'a> Parser<'a> {
         self.closers.clear();
         self.spans.clear();
         // A call's root object holds a handful of members: room for them at once.
-        self.spans.reserve(8);
+        if self.readings.member_text {
+            self.spans.reserve(8);
+        }
         self.spans_void = false;
         let mut expect = Expect::Value;
         if let Some(seed) = self.seed.take().filter(|s| s.root == self.pos) {
             // The state reading the members would have left: inside the root object, right
             // after the comma that follows them, nothing repaired.
-            stack.push(Frame::Object(seed.members, None));
+            let members = Object::seeded(self.readings.build, seed.members, self.text);
+            stack.push(Frame::Object(members, None));
             self.closers.push(b'}');
             self.spans = seed.spans;
             self.plain_gave_up |= seed.plain_gave_up;
@@ -485,7 +496,7 @@ impl<'a> Parser<'a> {
         b: u8,
         stack: &mut Vec<Frame>,
         expect: &mut Expect,
-    ) -> Result<Option<Value>, RunError> {
+    ) -> Result<Option<Node>, RunError> {
         let in_object = matches!(stack.last(), Some(Frame::Object(..)));
         let closer = if in_object { b'}' } else { b']' };
         if b == b',' {
@@ -537,10 +548,8 @@ impl<'a> Parser<'a> {
         } else if b == b':'
             && self.readings.lenient_scalars
             && let Some(Frame::Array(items)) = stack.last_mut()
-            && let [Value::String(key)] = items.as_mut_slice()
+            && let Some(key) = items.take_lone_string()
         {
-            let key = std::mem::take(key);
-            items.clear();
             self.open_object_at_colon(stack, expect, key)?;
         } else if b == b'}' || b == b']' {
             self.stray_closer();
@@ -575,13 +584,16 @@ impl<'a> Parser<'a> {
         &mut self,
         stack: &mut Vec<Frame>,
         expect: &mut Expect,
-        key: String,
+        key: Text,
     ) -> Result<(), RunError> {
         if stack.len() + 1 >= self.max_depth {
             return Err(self.error(SalvageErrorKind::TooDeep, self.pos));
         }
         self.log.note(RepairKind::OpenerInserted, self.pos);
-        stack.push(Frame::Object(Map::new(), Some(key)));
+        stack.push(Frame::Object(
+            Object::new(self.readings.build, 0),
+            Some(key),
+        ));
         self.closers.push(b'}');
         self.pos += 1;
         self.progressed = true;
@@ -609,7 +621,7 @@ impl<'a> Parser<'a> {
                 && self.readings.lenient_scalars
                 && let Some(misquoted) = document::misquoted_key(self.bytes, start)
             {
-                self.read_misquoted_key(quote, start, misquoted)
+                Text::Owned(self.read_misquoted_key(quote, start, misquoted))
             } else if let Some(key) = self.read_quoted_key(quote, start)? {
                 key
             } else {
@@ -623,7 +635,11 @@ impl<'a> Parser<'a> {
                 return Ok(false);
             }
             self.log.note(RepairKind::KeyQuoted, self.pos);
-            let key = self.text[self.pos..end].to_owned();
+            let key = Text::Span {
+                start: self.pos,
+                end,
+                canonical: false,
+            };
             self.pos = end;
             // `b":` — a key missing only its opening quote: the closing one goes too.
             if self.bytes.get(end) == Some(&b'"')
@@ -668,17 +684,23 @@ impl<'a> Parser<'a> {
     }
 
     /// Reads the quoted key opened by `quote` at `start`; `None` when the text ends in it.
-    fn read_quoted_key(&mut self, quote: Quote, start: usize) -> Result<Option<String>, RunError> {
+    fn read_quoted_key(&mut self, quote: Quote, start: usize) -> Result<Option<Text>, RunError> {
         if quote == Quote::Smart {
             self.smart_key_fits()?;
-        } else if let Some(mut key) = self.read_plain_key(quote) {
-            self.trim_layout(&mut key);
+        } else if let Some(content) = self.read_plain_key_span(quote) {
+            // The content as it stands: `"…"` around it is what serde_json writes.
+            let mut key = Text::Span {
+                start: content.start,
+                end: content.end,
+                canonical: quote == Quote::Double,
+            };
+            self.trim_layout_text(&mut key);
             return Ok(Some(key));
         }
         match self.read_string(quote, Role::Key) {
             Str::Closed(mut key) => {
                 self.trim_layout(&mut key);
-                Ok(Some(key))
+                Ok(Some(Text::Owned(key)))
             }
             Str::Cut(_) | Str::Broken(_) => {
                 self.memo.note_cut_key(start);
@@ -719,11 +741,11 @@ impl<'a> Parser<'a> {
                 }
                 self.pos += 1;
                 if b == b'{' {
-                    stack.push(Frame::Object(Map::with_capacity(8), None));
+                    stack.push(Frame::Object(Object::new(self.readings.build, 8), None));
                     self.closers.push(b'}');
                     *expect = Expect::Key { comma: None };
                 } else {
-                    stack.push(Frame::Array(Vec::new()));
+                    stack.push(Frame::Array(Array::new(self.readings.build)));
                     self.closers.push(b']');
                     *expect = Expect::Element { comma: None };
                 }
@@ -735,9 +757,21 @@ impl<'a> Parser<'a> {
                     || (self.readings.lenient_scalars
                         && self.bytes.get(self.pos + 1).is_some_and(u8::is_ascii_digit)) =>
             {
-                match self.read_number()? {
-                    Some(value) => value,
-                    None => return Ok(Step::Cut(None)),
+                let end = scan::number_end(self.bytes, self.pos);
+                // An integer JSON spells as it stands (the call's numbers nearly all are): kept
+                // as where it is, built into a `Number` only with the values.
+                if let Some(value) = (!self.readings.lenient_scalars)
+                    .then(|| numbers::small_integer_value(&self.bytes[self.pos..end]))
+                    .flatten()
+                {
+                    let start = self.pos;
+                    self.pos = end;
+                    Node::Int { value, start, end }
+                } else {
+                    match self.read_number()? {
+                        Some(value) => Node::from_value(value),
+                        None => return Ok(Step::Cut(None)),
+                    }
                 }
             }
             _ => {
@@ -749,7 +783,7 @@ impl<'a> Parser<'a> {
                 if let Some(plain) = plain {
                     let (mut s, after) = (plain.text, self.pos);
                     // Layout before the closing quote is raw, so never in canonical text.
-                    self.trim_layout(&mut s);
+                    self.trim_layout_text(&mut s);
                     match self.concatenation(&mut s) {
                         Joined::Closed => {
                             // Nothing joined on: the string's text is the quotes and what
@@ -757,9 +791,9 @@ impl<'a> Parser<'a> {
                             if plain.canonical && self.pos == after {
                                 self.value_span = Some(open..after);
                             }
-                            Value::String(s)
+                            Node::Str(s)
                         }
-                        Joined::Cut => return Ok(Step::Cut(Some(Value::String(s)))),
+                        Joined::Cut => return Ok(Step::Cut(Some(Node::Str(s)))),
                         Joined::Broken(at) => {
                             return Err(self.error(SalvageErrorKind::Syntax, at));
                         }
@@ -768,9 +802,10 @@ impl<'a> Parser<'a> {
                     match self.read_string(quote, Role::Value) {
                         Str::Closed(mut s) => {
                             self.trim_layout(&mut s);
+                            let mut s = Text::Owned(s);
                             match self.concatenation(&mut s) {
-                                Joined::Closed => Value::String(s),
-                                Joined::Cut => return Ok(Step::Cut(Some(Value::String(s)))),
+                                Joined::Closed => Node::Str(s),
+                                Joined::Cut => return Ok(Step::Cut(Some(Node::Str(s)))),
                                 Joined::Broken(at) => {
                                     return Err(self.error(SalvageErrorKind::Syntax, at));
                                 }
@@ -788,15 +823,15 @@ impl<'a> Parser<'a> {
                             if self.readings.trim_cut_strings {
                                 document::trim_cut_string(self.bytes, &mut s);
                             }
-                            return Ok(Step::Cut(Some(Value::String(s))));
+                            return Ok(Step::Cut(Some(Node::Str(Text::Owned(s)))));
                         }
                         Str::Broken(at) => return Err(self.error(SalvageErrorKind::Syntax, at)),
                     }
                 } else if let Some(word) = self.word_missing_open_quote() {
-                    Value::String(word)
+                    Node::Str(Text::Owned(word))
                 } else if b.is_ascii_alphabetic() {
                     match self.read_word()? {
-                        Some(value) => value,
+                        Some(value) => Node::from_value(value),
                         None => return Ok(Step::Cut(None)),
                     }
                 } else {
@@ -815,12 +850,12 @@ impl<'a> Parser<'a> {
     ///
     /// Inlined for the common case, where no `+` or `/` follows the string.
     #[inline]
-    fn concatenation(&mut self, read: &mut String) -> Joined {
+    fn concatenation(&mut self, read: &mut Text) -> Joined {
         let peek = scan::skip_ws(self.bytes, self.pos);
         if !matches!(self.bytes.get(peek), Some(b'+' | b'/')) {
             return Joined::Closed;
         }
-        self.join_parts(read)
+        self.join_parts(read.to_mut(self.text))
     }
 
     /// [`Self::concatenation`] once a `+` or `/` follows the string.
@@ -895,37 +930,39 @@ impl<'a> Parser<'a> {
         &mut self,
         stack: &mut [Frame],
         expect: &mut Expect,
-        value: Value,
-    ) -> Option<Value> {
+        value: Node,
+    ) -> Option<Node> {
         *expect = Expect::Next;
         let span = self.value_span.take();
         let Some((last, outer)) = stack.split_last_mut() else {
             return Some(value);
         };
         match last {
-            Frame::Object(map, key) => {
+            Frame::Object(members, key) => {
                 if let Some(key) = key.take() {
-                    // One hash of the key: looked up and inserted through the same entry.
-                    match map.entry(key) {
-                        Entry::Occupied(mut member) => {
-                            // The last value wins, in the first place, as in serde_json; the
-                            // earlier one is reported.
-                            self.log.drop_key(pointer_to(outer, member.key()), self.pos);
+                    let key_at = key.canonical_at();
+                    match members.insert(key, value, self.text) {
+                        // The last value wins, in the first place, as in serde_json; the
+                        // earlier one is reported.
+                        Err(key) => {
+                            let at = pointer_to(outer, key.as_str(self.text), self.text);
+                            self.log.drop_key(at, self.pos);
                             self.spans_void |= outer.is_empty();
-                            member.insert(value);
                         }
-                        Entry::Vacant(member) => {
-                            if outer.is_empty() {
-                                self.spans.push(span);
+                        Ok(()) => {
+                            if outer.is_empty() && self.readings.member_text {
+                                self.spans.push(MemberText {
+                                    key: key_at,
+                                    value: span,
+                                });
                             }
-                            member.insert(value);
                         }
                     }
                 }
                 None
             }
             Frame::Array(items) => {
-                items.push(value);
+                items.push(value, self.text);
                 self.progressed = true;
                 None
             }
@@ -933,17 +970,17 @@ impl<'a> Parser<'a> {
     }
 
     /// Closes the innermost container; the root when it was the last.
-    pub(super) fn pop(&mut self, stack: &mut Vec<Frame>, expect: &mut Expect) -> Option<Value> {
+    pub(super) fn pop(&mut self, stack: &mut Vec<Frame>, expect: &mut Expect) -> Option<Node> {
         let frame = stack.pop()?;
         self.closers.pop();
-        self.emit(stack, expect, frame.into_value())
+        self.emit(stack, expect, frame.into_node())
     }
 
     /// A stray closer where a key or element may start: garbage (`{]}`) when the container has
     /// read nothing yet, so that it never closes to `{}`.
     fn stray_closer_in(&mut self, stack: &[Frame]) -> Result<(), RunError> {
         let empty = match stack.last() {
-            Some(Frame::Object(map, _)) => map.is_empty(),
+            Some(Frame::Object(members, _)) => members.is_empty(),
             Some(Frame::Array(items)) => items.is_empty(),
             None => true,
         };
@@ -1021,11 +1058,11 @@ impl<'a> Parser<'a> {
 }
 
 /// The JSON Pointer of member `key` of the innermost object, whose containers are `outer`.
-fn pointer_to(outer: &[Frame], key: &str) -> String {
+fn pointer_to(outer: &[Frame], key: &str, text: &str) -> String {
     let mut at = String::new();
     for frame in outer {
         match frame {
-            Frame::Object(_, Some(k)) => pointer::push(&mut at, k),
+            Frame::Object(_, Some(k)) => pointer::push(&mut at, k.as_str(text)),
             Frame::Object(_, None) => {}
             Frame::Array(items) => pointer::push_index(&mut at, items.len()),
         }
@@ -1039,9 +1076,9 @@ enum Step {
     /// Keep going.
     Go,
     /// The root container closed.
-    Done(Value),
+    Done(Node),
     /// The text ended inside the value; a partial string is kept, anything else dropped.
-    Cut(Option<Value>),
+    Cut(Option<Node>),
 }
 
 /// How a string joined by `+` to the ones after it ended.
@@ -1064,10 +1101,21 @@ fn starts_value(bytes: &[u8], pos: usize) -> bool {
 }
 
 /// Whether a closed value kept nothing read from the text: no key and no scalar (`{}`, `[[]]`).
-fn holds_nothing(value: &Value) -> bool {
+fn holds_nothing(value: &Node) -> bool {
+    match value {
+        Node::Object(members) => members.is_empty(),
+        Node::Array(items) => items.iter().all(holds_nothing),
+        Node::Built(Value::Object(map)) => map.is_empty(),
+        Node::Built(Value::Array(items)) => items.iter().all(holds_nothing_built),
+        Node::Built(_) | Node::Int { .. } | Node::Str(_) => false,
+    }
+}
+
+/// [`holds_nothing`] for a value the strict read built.
+fn holds_nothing_built(value: &Value) -> bool {
     match value {
         Value::Object(map) => map.is_empty(),
-        Value::Array(items) => items.iter().all(holds_nothing),
+        Value::Array(items) => items.iter().all(holds_nothing_built),
         _ => false,
     }
 }

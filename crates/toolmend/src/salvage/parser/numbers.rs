@@ -156,6 +156,12 @@ fn literal_at(rest: &[u8]) -> Option<(usize, Value, bool)> {
 /// The common case of a number without going through `serde_json`: an integer of at most 18
 /// digits with no leading zero, which `i64` holds exactly.
 fn small_integer(token: &[u8]) -> Option<Number> {
+    small_integer_value(token).map(Number::from)
+}
+
+/// [`small_integer`]'s value, without the `Number` (whose text, under `arbitrary_precision`, is
+/// a `String` of its own): the token is then its text as serde_json writes it.
+pub(super) fn small_integer_value(token: &[u8]) -> Option<i64> {
     let (negative, digits) = match token.split_first() {
         Some((b'-', rest)) => (true, rest),
         _ => (false, token),
@@ -173,7 +179,7 @@ fn small_integer(token: &[u8]) -> Option<Number> {
     // serde_json reads `-0` as the float -0.0: leave it to serde_json.
     match (negative, n) {
         (true, 0) => None,
-        (true, n) => Some(Number::from(-n)),
-        (false, n) => Some(Number::from(n)),
+        (true, n) => Some(-n),
+        (false, n) => Some(n),
     }
 }

@@ -20,13 +20,14 @@
 use super::Parser;
 use super::lookahead::{self, Verdict};
 use crate::RepairKind;
+use crate::salvage::node::Str;
 use crate::salvage::scan::{self, Quote};
 
 /// A plain string value, decoded.
 #[derive(Debug)]
 pub(super) struct Plain {
-    /// The content.
-    pub(super) text: String,
+    /// The content: a span of the text when nothing in it was decoded.
+    pub(super) text: Str,
     /// The source text, quotes included, is the string as serde_json writes it.
     pub(super) canonical: bool,
 }
@@ -79,6 +80,24 @@ impl Parser<'_> {
             let i = scan::find_string_special(bytes, p, delimiter);
             // The text ends inside the string: strings.rs decides what a cut string keeps.
             let &b = bytes.get(i)?;
+            if b == delimiter && !reserved {
+                // Nothing decoded: the content is the text between the quotes, no copy.
+                if lookahead::value_quote(bytes, i + 1, &self.closers, self.fence, true)
+                    != Verdict::Closes
+                {
+                    return None;
+                }
+                if single {
+                    self.log.note(RepairKind::QuotesNormalized, open);
+                }
+                self.pos = i + 1;
+                let text = Str::Span {
+                    start: open + 1,
+                    end: i,
+                    canonical,
+                };
+                return Some(Plain { text, canonical });
+            }
             if !reserved {
                 // One allocation: the first run alone when the quote ends it, else up to the
                 // next quote (a floor, since it may be escaped), as strings.rs does. Once per
@@ -107,6 +126,7 @@ impl Parser<'_> {
                     self.log.note(RepairKind::ControlCharEscaped, at);
                 }
                 self.pos = after;
+                let text = Str::Owned(text);
                 return Some(Plain { text, canonical });
             }
             if b != b'\\' {
@@ -196,7 +216,7 @@ mod tests {
         fast.closers.push(b'}');
         let plain = fast
             .read_plain_string(quote)
-            .map(|p| (p.text, p.canonical, fast.pos));
+            .map(|p| (p.text.into_string(text), p.canonical, fast.pos));
         let mut slow = Parser::new(text, 128, false, &[], &memo);
         slow.pos = at;
         slow.closers.push(b'}');

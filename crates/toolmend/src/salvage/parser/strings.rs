@@ -76,6 +76,14 @@ impl Parser<'_> {
     /// own cost ~40 instructions of a ~200-instruction key.
     #[inline(always)]
     pub(super) fn read_plain_key(&mut self, quote: Quote) -> Option<String> {
+        let content = self.read_plain_key_span(quote)?;
+        Some(self.text[content].to_owned())
+    }
+
+    /// [`Self::read_plain_key`], giving where the key's content is in the text instead of a
+    /// copy of it.
+    #[inline(always)]
+    pub(super) fn read_plain_key_span(&mut self, quote: Quote) -> Option<std::ops::Range<usize>> {
         if quote == Quote::Smart {
             return None;
         }
@@ -88,9 +96,8 @@ impl Parser<'_> {
         if quote != Quote::Double {
             self.log.note(RepairKind::QuotesNormalized, open);
         }
-        let key = self.text[open + 1..close].to_owned();
         self.closed_at(open, close, close + 1);
-        Some(key)
+        Some(open + 1..close)
     }
 
     /// Reads the string whose opening `quote` is at the current position.

@@ -6,10 +6,9 @@
 //! open container is closed. Whether the closed value may be used is the caller's decision
 //! (DESIGN §5.1: only for tools not marked mutating).
 
-use serde_json::Value;
-
 use super::{Expect, Frame, Parser};
 use crate::RepairKind;
+use crate::salvage::node::Node;
 
 /// The literals a cut-off word may be the start of.
 const LITERALS: [&str; 6] = ["true", "false", "null", "True", "False", "None"];
@@ -23,7 +22,7 @@ pub(super) fn is_literal_prefix(word: &str) -> bool {
 
 impl Parser<'_> {
     /// Closes every open container at the end of the text and returns the root.
-    pub(super) fn close_at_end(&mut self, stack: &mut Vec<Frame>, mut expect: Expect) -> Value {
+    pub(super) fn close_at_end(&mut self, stack: &mut Vec<Frame>, mut expect: Expect) -> Node {
         self.log
             .note(RepairKind::TruncationClosed, self.bytes.len());
         if matches!(expect, Expect::Colon | Expect::Value) {
@@ -34,7 +33,7 @@ impl Parser<'_> {
         loop {
             match self.pop(stack, &mut expect) {
                 Some(root) => return root,
-                None if stack.is_empty() => return Value::Object(serde_json::Map::new()),
+                None if stack.is_empty() => return Node::empty_object(),
                 None => {}
             }
         }
