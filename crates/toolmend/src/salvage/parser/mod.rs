@@ -367,8 +367,6 @@ impl<'a> Parser<'a> {
         let mut stack = scratch::stack();
         self.closers.clear();
         self.spans.clear();
-        // A call's root object holds a handful of members: room for them at once.
-        self.spans.reserve(8);
         self.spans_void = false;
         let mut expect = Expect::Value;
         if let Some(seed) = self.seed.take().filter(|s| s.root == self.pos) {
@@ -388,6 +386,10 @@ impl<'a> Parser<'a> {
             expect = Expect::Key {
                 comma: Some(seed.comma),
             };
+        } else {
+            // A call's root object holds a handful of members: room for them at once (not
+            // before the seed, whose spans replace these).
+            self.spans.reserve(8);
         }
         loop {
             self.skip_blank();
@@ -829,6 +831,8 @@ impl<'a> Parser<'a> {
                     }
                 } else if let Some(word) = self.word_missing_open_quote() {
                     Node::Str(Text::Owned(word))
+                } else if let Some(literal) = self.read_literal() {
+                    literal
                 } else if b.is_ascii_alphabetic() {
                     match self.read_word()? {
                         Some(value) => Node::from_value(value),

@@ -12,6 +12,7 @@ use super::{Parser, RunError, truncation};
 use crate::RepairKind;
 use crate::salvage::SalvageErrorKind;
 use crate::salvage::document;
+use crate::salvage::node::Node;
 use crate::salvage::scan;
 
 impl Parser<'_> {
@@ -67,6 +68,21 @@ impl Parser<'_> {
             }
             Err(_) => Err(self.error(SalvageErrorKind::Syntax, start)),
         }
+    }
+
+    /// A whole literal at the current position (`true` … `None`, as [`Self::read_word`] reads
+    /// it) as a node; `None`, with nothing consumed, for any other word. Inlined into the main
+    /// loop: a call's flags and nulls are most of its literals, and going through
+    /// `read_word`'s `Result<Option<Value>>` cost ~150 instructions each.
+    #[inline]
+    pub(super) fn read_literal(&mut self) -> Option<Node> {
+        let start = self.pos;
+        let (len, value, python) = literal_at(&self.bytes[start..])?;
+        if python {
+            self.log.note(RepairKind::PythonLiteral, start);
+        }
+        self.pos = start + len;
+        Some(Node::Built(value))
     }
 
     /// A literal: `true`/`false`/`null`, Python's `True`/`False`/`None` (repaired), `NaN` and
@@ -136,21 +152,32 @@ impl Parser<'_> {
 /// The literal `rest` starts with when the word ends right after it (as [`scan::word_end`]
 /// measures a word): its length, its value, and whether it is Python's spelling
 /// (`python_literal`).
+#[inline(always)]
 fn literal_at(rest: &[u8]) -> Option<(usize, Value, bool)> {
-    let (word, value, python): (&[u8], _, _) = match rest.first()? {
-        b't' => (b"true", Value::Bool(true), false),
-        b'f' => (b"false", Value::Bool(false), false),
-        b'n' => (b"null", Value::Null, false),
-        b'T' => (b"True", Value::Bool(true), true),
-        b'F' => (b"False", Value::Bool(false), true),
-        b'N' => (b"None", Value::Null, true),
+    // The word first, the value only once it matched: built eagerly for every arm and dropped
+    // on a miss, the `Value` cost more than the comparison.
+    let (word, python): (&[u8], _) = match rest.first()? {
+        b't' => (b"true", false),
+        b'f' => (b"false", false),
+        b'n' => (b"null", false),
+        b'T' => (b"True", true),
+        b'F' => (b"False", true),
+        b'N' => (b"None", true),
         _ => return None,
     };
-    let whole = rest.starts_with(word)
-        && rest
+    if !rest.starts_with(word)
+        || rest
             .get(word.len())
-            .is_none_or(|&b| !(b.is_ascii_alphanumeric() || b == b'_'));
-    whole.then_some((word.len(), value, python))
+            .is_some_and(|&b| b.is_ascii_alphanumeric() || b == b'_')
+    {
+        return None;
+    }
+    let value = match word[0] {
+        b't' | b'T' => Value::Bool(true),
+        b'f' | b'F' => Value::Bool(false),
+        _ => Value::Null,
+    };
+    Some((word.len(), value, python))
 }
 
 /// The common case of a number without going through `serde_json`: an integer of at most 18
