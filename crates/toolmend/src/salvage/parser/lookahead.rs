@@ -690,14 +690,15 @@ mod tests {
             rest in concat!(
                 "(,[ \n]{0,2}[\"']{1,3}[a-c\\\\\"' ]{0,5}[\"'] ?:?[, \"a}\\]]{0,4})",
                 "|([,: \"'\\\\a-c\\]}\\[{\n]{0,24})",
+                "|([ \n]{0,2}[}\\]][ \n]{0,2}(```)?[ a,{+\"]{0,3})",
             ),
             closers in "[}\\]]{1,3}",
         ) {
             let bytes = rest.as_bytes();
-            for words in [false, true] {
+            for (words, fence) in [(false, false), (true, false), (false, true), (true, true)] {
                 proptest::prop_assert_eq!(
-                    value_quote(bytes, 0, closers.as_bytes(), false, words),
-                    judge_value_quote(bytes, 0, closers.as_bytes(), false, words)
+                    value_quote(bytes, 0, closers.as_bytes(), fence, words),
+                    judge_value_quote(bytes, 0, closers.as_bytes(), fence, words)
                 );
             }
         }

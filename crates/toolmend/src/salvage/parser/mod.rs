@@ -976,6 +976,7 @@ impl<'a> Parser<'a> {
 
     /// Puts the member `key`: `value` into `members`, the innermost object, whose containers
     /// are `outer`; `span` is the value's canonical text.
+    #[inline]
     fn insert_member(
         &mut self,
         members: &mut Members,

@@ -74,7 +74,7 @@ impl Parser<'_> {
     /// it) as a node; `None`, with nothing consumed, for any other word. Inlined into the main
     /// loop: a call's flags and nulls are most of its literals, and going through
     /// `read_word`'s `Result<Option<Value>>` cost ~150 instructions each.
-    #[inline]
+    #[inline(always)]
     pub(super) fn read_literal(&mut self) -> Option<Node> {
         let start = self.pos;
         let (len, value, python) = literal_at(&self.bytes[start..])?;
