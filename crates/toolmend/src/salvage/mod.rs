@@ -171,6 +171,11 @@ impl Readings {
         build: node::Build::Values,
         member_text: false,
     };
+
+    /// Whether every document reading is off (the call grammar), whatever is built.
+    fn is_call(self) -> bool {
+        !self.trim_layout && !self.lenient_scalars && !self.trim_cut_strings
+    }
 }
 
 /// One syntax repair and where in the input text it was made.

@@ -12,13 +12,24 @@ pub(super) struct RepairLog {
     repairs: Vec<SyntaxRepair>,
     /// Pointers of keys sent twice (`duplicate_key_dropped`), bounded.
     dropped_keys: Vec<String>,
+    /// A bit per kind in `repairs`: a kind is noted once per key or string of a call
+    /// (`'…'` keys, Python literals), and finding it in the log took a call and a scan each.
+    seen: u128,
+}
+
+/// The bit of `kind` in [`RepairLog::seen`].
+const fn bit(kind: RepairKind) -> u128 {
+    const _: () = assert!(RepairKind::ALL.len() <= 128);
+    1 << (kind as u8 % 128)
 }
 
 impl RepairLog {
     /// Records `kind` at `offset` unless the kind is already logged.
+    #[inline]
     pub(super) fn note(&mut self, kind: RepairKind, offset: usize) {
         debug_assert!(kind.is_syntax());
-        if !self.has(kind) {
+        if self.seen & bit(kind) == 0 {
+            self.seen |= bit(kind);
             self.repairs.push(SyntaxRepair { kind, offset });
         }
     }
@@ -35,11 +46,6 @@ impl RepairLog {
         {
             self.dropped_keys.push(pointer);
         }
-    }
-
-    /// Whether `kind` is logged.
-    pub(super) fn has(&self, kind: RepairKind) -> bool {
-        self.repairs.iter().any(|r| r.kind == kind)
     }
 
     /// Whether nothing was repaired.

@@ -25,6 +25,7 @@ use std::ops::Range;
 use serde_json::Value;
 
 mod lookahead;
+mod member;
 mod numbers;
 mod plain;
 mod scratch;
@@ -387,6 +388,10 @@ impl<'a> Parser<'a> {
             expect = Expect::Key {
                 comma: Some(seed.comma),
             };
+        } else {
+            // A call's root object holds a handful of members: room for them at once (not
+            // before the seed, whose spans replace these).
+            self.spans.reserve(8);
         }
         loop {
             self.skip_blank();
@@ -405,11 +410,17 @@ impl<'a> Parser<'a> {
                         }
                     }
                     b']' => self.stray_closer_in(&stack)?,
-                    _ => {
-                        if !self.read_key(&mut stack, &mut expect)? {
-                            return Ok((self.close_at_end(&mut stack, expect), true));
+                    _ => match self.read_member(&mut stack, &mut expect)? {
+                        Some(Step::Cut(pending)) => {
+                            return Ok(self.cut_inside(&mut stack, &mut expect, pending));
                         }
-                    }
+                        Some(_) => {}
+                        None => {
+                            if !self.read_key(&mut stack, &mut expect)? {
+                                return Ok((self.close_at_end(&mut stack, expect), true));
+                            }
+                        }
+                    },
                 },
                 Expect::Colon => {
                     // A member missing its colon (`"key2" "value2",`): blanks part a quoted
@@ -471,12 +482,7 @@ impl<'a> Parser<'a> {
                         Step::Go => {}
                         Step::Done(root) => return Ok((root, false)),
                         Step::Cut(pending) => {
-                            if let Some(value) = pending {
-                                if let Some(root) = self.emit(&mut stack, &mut expect, value) {
-                                    return Ok((root, true));
-                                }
-                            }
-                            return Ok((self.close_at_end(&mut stack, expect), true));
+                            return Ok(self.cut_inside(&mut stack, &mut expect, pending));
                         }
                     }
                 }
@@ -487,6 +493,22 @@ impl<'a> Parser<'a> {
                 }
             }
         }
+    }
+
+    /// The text ended inside a value: the part kept (`pending`, a string) goes into its
+    /// container, and every open container is closed.
+    fn cut_inside(
+        &mut self,
+        stack: &mut Vec<Frame>,
+        expect: &mut Expect,
+        pending: Option<Node>,
+    ) -> (Node, bool) {
+        if let Some(value) = pending
+            && let Some(root) = self.emit(stack, expect, value)
+        {
+            return (root, true);
+        }
+        (self.close_at_end(stack, *expect), true)
     }
 
     /// After a value: a comma, a closer, or (repaired) a missing comma or a stray closer. The
@@ -829,6 +851,8 @@ impl<'a> Parser<'a> {
                     }
                 } else if let Some(word) = self.word_missing_open_quote() {
                     Node::Str(Text::Owned(word))
+                } else if let Some(literal) = self.read_literal() {
+                    literal
                 } else if b.is_ascii_alphabetic() {
                     match self.read_word()? {
                         Some(value) => Node::from_value(value),
@@ -940,24 +964,7 @@ impl<'a> Parser<'a> {
         match last {
             Frame::Object(members, key) => {
                 if let Some(key) = key.take() {
-                    let key_at = key.canonical_at();
-                    match members.insert(key, value, self.text) {
-                        // The last value wins, in the first place, as in serde_json; the
-                        // earlier one is reported.
-                        Err(key) => {
-                            let at = pointer_to(outer, key.as_str(self.text), self.text);
-                            self.log.drop_key(at, self.pos);
-                            self.spans_void |= outer.is_empty();
-                        }
-                        Ok(()) => {
-                            if outer.is_empty() && self.readings.member_text {
-                                self.spans.push(MemberText {
-                                    key: key_at,
-                                    value: span,
-                                });
-                            }
-                        }
-                    }
+                    self.insert_member(members, outer, key, value, span);
                 }
                 None
             }
@@ -965,6 +972,37 @@ impl<'a> Parser<'a> {
                 items.push(value, self.text);
                 self.progressed = true;
                 None
+            }
+        }
+    }
+
+    /// Puts the member `key`: `value` into `members`, the innermost object, whose containers
+    /// are `outer`; `span` is the value's canonical text.
+    #[inline]
+    fn insert_member(
+        &mut self,
+        members: &mut Object,
+        outer: &[Frame],
+        key: Text,
+        value: Node,
+        span: Option<Range<usize>>,
+    ) {
+        let key_at = key.canonical_at();
+        match members.insert(key, value, self.text) {
+            // The last value wins, in the first place, as in serde_json; the earlier one is
+            // reported.
+            Err(key) => {
+                let at = pointer_to(outer, key.as_str(self.text), self.text);
+                self.log.drop_key(at, self.pos);
+                self.spans_void |= outer.is_empty();
+            }
+            Ok(()) => {
+                if outer.is_empty() && self.readings.member_text {
+                    self.spans.push(MemberText {
+                        key: key_at,
+                        value: span,
+                    });
+                }
             }
         }
     }
@@ -1014,7 +1052,7 @@ impl<'a> Parser<'a> {
 
     /// Skips whitespace and comments. Inlined for its common case, called at every token of
     /// the main loop: nothing to skip, or blanks and then no `/`.
-    #[inline]
+    #[inline(always)]
     fn skip_blank(&mut self) {
         let at = scan::skip_ws(self.bytes, self.pos);
         self.pos = at;
