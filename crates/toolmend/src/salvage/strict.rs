@@ -824,7 +824,7 @@ mod tests {
         if !prefix.cut_after_member(text, options) {
             return Ok(false);
         }
-        match salvage(text, options) {
+        match salvage_after(text, options, None) {
             Ok(salvaged) if salvaged.truncated => Ok(true),
             other => Err(format!(
                 "{text:?}: cut after a member, salvage gave {other:?}"
