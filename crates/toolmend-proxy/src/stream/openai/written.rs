@@ -163,6 +163,40 @@ pub(super) fn chunk(
     Some(out)
 }
 
+/// The JSON text of a received chunk (`text`) as the tree path writes it back with new finish
+/// reasons: each item of its `choices` with `Some` in `finishes` gets that `finish_reason` (in
+/// place), and `choices` moves to the end (`Map::remove`, then `insert`). `None` when the text
+/// is not in compact form or its `choices` is not an array of as many objects.
+pub(super) fn with_finishes(text: &str, finishes: &[Option<&str>]) -> Option<String> {
+    let mut object = Canonical::object(text)?;
+    let choices = object.swap_remove("\"choices\"")?;
+    let items = items(choices)?;
+    if items.len() != finishes.len() {
+        return None;
+    }
+    let mut written = String::with_capacity(choices.len() + 16);
+    written.push('[');
+    for (n, (item, finish)) in items.into_iter().zip(finishes).enumerate() {
+        if n > 0 {
+            written.push(',');
+        }
+        match finish {
+            Some(finish) => {
+                let mut choice = Canonical::object(item)?;
+                let finish = serde_json::to_string(finish).ok()?;
+                choice.set("\"finish_reason\"", &finish);
+                choice.write(&mut written);
+            }
+            None => written.push_str(item),
+        }
+    }
+    written.push(']');
+    object.members.push(("\"choices\"", &written));
+    let mut out = String::with_capacity(text.len() + 16);
+    object.write(&mut out);
+    Some(out)
+}
+
 /// The choice at `position` of the `choices` of a received chunk's text, as
 /// `Sent::read` takes it: no members when the chunk has no such choice object.
 fn choice_of(text: &str, position: usize) -> Option<Canonical<'_>> {
