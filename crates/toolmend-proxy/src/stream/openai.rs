@@ -484,12 +484,11 @@ impl OpenAiStream {
     fn read_event(
         &mut self,
         cx: &mut Context,
-        event: &Event,
+        event: Event,
         data: &Data,
         chunk: ChunkRead<'_>,
         out: &mut VecDeque<Bytes>,
     ) {
-        self.last = Some(data.clone());
         let scan_content = cx.scan_content();
         let scan_reasoning = cx.scan_reasoning();
         let mut changed = false;
@@ -556,7 +555,7 @@ impl OpenAiStream {
             }
         }
         if !changed {
-            return out.push_back(event.raw.clone());
+            return out.push_back(event.raw);
         }
         let dropped = |(edit, delta): &(Edit, Option<DeltaRead<'_>>)| {
             edit.changed && delta.as_ref().and_then(|d| edit.empties(d)) == Some(true)
@@ -565,7 +564,7 @@ impl OpenAiStream {
             // Nothing left for the client in this chunk.
             return;
         }
-        self.write_edits(event, data, edits.into_iter().map(|(e, _)| e), out);
+        self.write_edits(&event, data, edits.into_iter().map(|(e, _)| e), out);
     }
 
     /// Writes a chunk read from its bytes with its choices' edits, on its tree.
@@ -801,8 +800,10 @@ fn write_kept(
 }
 
 impl Transform for OpenAiStream {
-    fn event(&mut self, cx: &mut Context, event: Event, out: &mut VecDeque<Bytes>) {
-        let Some(data) = event.data.clone() else {
+    fn event(&mut self, cx: &mut Context, mut event: Event, out: &mut VecDeque<Bytes>) {
+        // The data taken out of the event, not shared with it (one reference count less to
+        // move per event).
+        let Some(data) = event.data.take() else {
             return out.push_back(event.raw);
         };
         let text = data.as_str();
@@ -814,7 +815,10 @@ impl Transform for OpenAiStream {
             && let Ok(chunk) = read_chunk_after(text, &mut self.seen)
         {
             if chunk.choices.iter().all(|c| c.finish.is_none()) {
-                return self.read_event(cx, &event, &data, chunk, out);
+                self.read_event(cx, event, &data, chunk, out);
+                // Kept once read (no flush ran on this chunk that would need it before).
+                self.last = Some(data);
+                return;
             }
             if !tree_only() && chunk.choices.iter().all(ends_empty) {
                 return self.finish_event(cx, &event, &data, &chunk, out);
