@@ -525,9 +525,11 @@ pub(crate) fn transform_reporting(
         events: Vec::new(),
         done: false,
         tail: None,
-        unsaved,
         work: Work::default(),
         turns: Turns::for_runtime(),
+        releasing: false,
+        in_step: unsaved.is_some(),
+        unsaved,
     }
 }
 
@@ -585,17 +587,14 @@ impl<S: Stream<Item = crate::upstream::BodyChunk> + Unpin> Machine<S> {
         coalesce_from(&mut self.out, before, received.as_ref());
         self.work.add(work);
     }
-
-    /// Everything `out` holds, as one piece.
-    fn release(&mut self) -> Option<Bytes> {
-        coalesce_from(&mut self.out, 0, None);
-        self.out.pop_front()
-    }
 }
 
 impl<S: Stream<Item = crate::upstream::BodyChunk> + Unpin> Stream for Machine<S> {
     type Item = Result<Bytes, std::io::Error>;
 
+    /// What is ready goes out piece by piece (one per upstream chunk, a slice of it when
+    /// forwarded as received) with no wait in between: hyper writes the frames a body gives
+    /// without waiting in one write.
     fn poll_next(
         mut self: std::pin::Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
@@ -603,13 +602,20 @@ impl<S: Stream<Item = crate::upstream::BodyChunk> + Unpin> Stream for Machine<S>
         use std::task::Poll;
         let this = &mut *self;
         loop {
-            if this.done {
-                return Poll::Ready(this.release().map(Ok));
+            if this.releasing || this.done {
+                if let Some(bytes) = this.out.pop_front() {
+                    return Poll::Ready(Some(Ok(bytes)));
+                }
+                this.releasing = false;
+                if this.done {
+                    return Poll::Ready(None);
+                }
             }
             match this.upstream.poll_next_unpin(cx) {
                 Poll::Ready(next) => {
                     this.take(next);
                     this.turns.delivered();
+                    this.releasing = this.in_step && !this.out.is_empty();
                 }
                 Poll::Pending if this.out.is_empty() => {
                     this.turns.reset();
@@ -619,7 +625,7 @@ impl<S: Stream<Item = crate::upstream::BodyChunk> + Unpin> Stream for Machine<S>
                     if this.turns.hold(cx) {
                         return Poll::Pending;
                     }
-                    return Poll::Ready(this.release().map(Ok));
+                    this.releasing = true;
                 }
             }
         }
@@ -741,6 +747,11 @@ struct Machine<S> {
     work: Work,
     /// How long ready output waits for chunks the upstream connection already has.
     turns: Turns,
+    /// What `out` holds goes out now, before the upstream is polled again.
+    releasing: bool,
+    /// Each upstream chunk's output goes out before the next chunk is polled, never held: the
+    /// re-prompt (`unsaved` given) reads the upstream turn's state beside each piece.
+    in_step: bool,
 }
 
 /// The proxy's own work on one streamed response (splitting, transforming and joining each
