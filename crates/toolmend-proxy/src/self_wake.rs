@@ -30,6 +30,18 @@ const WOKEN: u8 = 2;
 /// runtime.
 const REPOLLS: usize = 2;
 
+thread_local! {
+    /// A future polled under [`AbsorbSelfWakes`] asked to yield its turn ([`yield_turn`]).
+    static YIELD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Wakes the current task after the other tasks runnable on this thread had their turn: under
+/// [`AbsorbSelfWakes`] the wake goes to the runtime at once instead of polling again in place.
+pub(crate) fn yield_turn(cx: &Context<'_>) {
+    YIELD.set(true);
+    cx.waker().wake_by_ref();
+}
+
 /// The wake state shared by the connection's waker and its poll.
 #[derive(Debug)]
 struct Signal {
@@ -84,11 +96,15 @@ impl<F: Future> Future for AbsorbSelfWakes<F> {
         this.signal.task.register(cx.waker());
         for _ in 0..=REPOLLS {
             this.signal.state.store(POLLING, Ordering::Release);
+            YIELD.set(false);
             let mut inner_cx = Context::from_waker(&this.waker);
             let polled = this.inner.as_mut().poll(&mut inner_cx);
             let woken = this.signal.state.swap(IDLE, Ordering::AcqRel) == WOKEN;
             if polled.is_ready() || !woken {
                 return polled;
+            }
+            if YIELD.replace(false) {
+                break;
             }
         }
         // Still waking itself: a yield, which goes through the runtime.

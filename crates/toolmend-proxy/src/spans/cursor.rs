@@ -75,11 +75,24 @@ impl<'a> Cursor<'a> {
         Ok(())
     }
 
+    /// A cursor at byte `at` of `text`, `depth` levels in: where a cursor that walked
+    /// `text[..at]` (the same bytes, already checked) stood. `None` when `at` is not a
+    /// character boundary.
+    pub(crate) fn resumed(text: &'a str, at: usize, depth: usize) -> Option<Self> {
+        text.is_char_boundary(at)
+            .then_some(Self { text, at, depth })
+    }
+
+    /// How many bytes of the text the cursor has moved past.
+    pub(crate) fn at(&self) -> usize {
+        self.at
+    }
+
     /// Reads the object at the cursor: `member` gets each key (`None` when it holds an escape)
     /// with the cursor at its value, and must move the cursor past that value.
     pub(crate) fn object(
         &mut self,
-        mut member: impl FnMut(&mut Self, Option<&'a str>) -> Result<(), Unread>,
+        member: impl FnMut(&mut Self, Option<&'a str>) -> Result<(), Unread>,
     ) -> Result<(), Unread> {
         self.expect(b'{')?;
         self.enter()?;
@@ -88,15 +101,24 @@ impl<'a> Cursor<'a> {
             self.depth -= 1;
             return Ok(());
         }
+        let key = self.key()?;
+        self.rest_of_object(key, member)
+    }
+
+    /// Reads the rest of an object from a member whose key (`key`) and colon the cursor has
+    /// moved past, as [`Cursor::object`] would from there.
+    pub(crate) fn rest_of_object(
+        &mut self,
+        mut key: Option<&'a str>,
+        mut member: impl FnMut(&mut Self, Option<&'a str>) -> Result<(), Unread>,
+    ) -> Result<(), Unread> {
         loop {
-            if self.peek() != Some(b'"') {
-                return Err(Unread);
-            }
-            let (key, escaped) = self.string()?;
-            self.expect(b':')?;
-            member(self, (!escaped).then_some(key))?;
+            member(self, key)?;
             match self.peek() {
-                Some(b',') => self.at += 1,
+                Some(b',') => {
+                    self.at += 1;
+                    key = self.key()?;
+                }
                 Some(b'}') => {
                     self.at += 1;
                     break;
@@ -106,6 +128,16 @@ impl<'a> Cursor<'a> {
         }
         self.depth -= 1;
         Ok(())
+    }
+
+    /// A member's key and the colon after it (`None` when the key holds an escape).
+    fn key(&mut self) -> Result<Option<&'a str>, Unread> {
+        if self.peek() != Some(b'"') {
+            return Err(Unread);
+        }
+        let (key, escaped) = self.string()?;
+        self.expect(b':')?;
+        Ok((!escaped).then_some(key))
     }
 
     /// Reads the array at the cursor: `item` is called with the cursor at each element, and

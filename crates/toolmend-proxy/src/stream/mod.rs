@@ -468,6 +468,13 @@ impl Framing {
 }
 
 /// The repaired byte stream of an upstream SSE (or, for Ollama, NDJSON) body.
+///
+/// The transformer runs inside the response body's poll, in the client connection's task: no
+/// task or channel of its own between the upstream body and the client. On a single-threaded
+/// runtime (`--runtime per-core`), output that is ready waits while the upstream connection's
+/// task, on the same thread, hands over chunks it has already received ([`Turns`]), so the
+/// events of one upstream read go to the client in one write instead of one write each; it is
+/// never held for bytes the proxy has not received.
 pub(crate) fn transform(
     api: Api,
     upstream: impl Stream<Item = crate::upstream::BodyChunk> + Send + Unpin + 'static,
@@ -508,7 +515,7 @@ pub(crate) fn transform_reporting(
         session: None,
     };
     let observe = !crate::mend::repairing(cx.config());
-    let machine = Machine {
+    Machine {
         observe,
         upstream,
         parser,
@@ -518,84 +525,187 @@ pub(crate) fn transform_reporting(
         events: Vec::new(),
         done: false,
         tail: None,
-        unsaved,
         work: Work::default(),
-    };
-    futures_util::stream::unfold(machine, |mut m| async move {
-        loop {
-            if let Some(bytes) = m.out.pop_front() {
-                return Some((Ok(bytes), m));
-            }
-            if m.done {
-                return None;
-            }
-            let next = m.upstream.next().await;
-            let work = Instant::now();
-            let mut received = None;
-            match next {
-                Some(Ok(chunk)) => {
-                    m.parser.push(&chunk, &mut m.events);
-                    received = Some(chunk);
-                }
-                Some(Err(e)) => {
-                    tracing::warn!(error = %crate::upstream::upstream_error(&e), "upstream stream cut");
-                    m.tail = m.parser.cut();
-                    m.done = true;
-                }
-                None => {
-                    m.parser.finish(&mut m.events);
-                    m.done = true;
-                }
-            }
-            if m.observe {
-                // Observe mode: the client gets the bytes as received; the transformer runs
-                // only to count and log what it would change.
-                let mut shadow = VecDeque::new();
-                for event in m.events.drain(..) {
-                    m.out.push_back(event.raw.clone());
-                    m.transformer.event(&mut m.cx, event, &mut shadow);
-                }
-                if m.done {
-                    m.transformer.finish(&mut m.cx, &mut shadow);
-                }
-            } else {
-                for event in m.events.drain(..) {
-                    m.transformer.event(&mut m.cx, event, &mut m.out);
-                }
-                if m.done {
-                    m.transformer.finish(&mut m.cx, &mut m.out);
-                }
-            }
-            if m.done
-                && let Some(sink) = m.unsaved.take()
-                && let Ok(mut sink) = sink.lock()
-            {
-                sink.extend(m.transformer.take_unsaved());
-            }
-            if let Some(tail) = m.tail.take() {
-                m.out.push_back(tail);
-            }
-            coalesce(&mut m.out, received.as_ref());
-            m.work.add(work);
-        }
-    })
+        turns: Turns::for_runtime(),
+        releasing: false,
+        in_step: unsaved.is_some(),
+        unsaved,
+    }
 }
 
-/// Joins what one upstream chunk produced into one write: the events the upstream delivered
-/// together go to the client together, as one body frame rather than one per event. Events
-/// forwarded as received that lie side by side in `received` (the upstream chunk they were cut
-/// from) go out as that slice of it, without a copy.
-fn coalesce(out: &mut VecDeque<Bytes>, received: Option<&Bytes>) {
-    if out.len() < 2 {
+impl<S: Stream<Item = crate::upstream::BodyChunk> + Unpin> Machine<S> {
+    /// Splits and transforms one upstream item (a chunk, the body's end, or why it was cut),
+    /// adding its output to `out` joined into one piece.
+    fn take(&mut self, next: Option<crate::upstream::BodyChunk>) {
+        let work = Instant::now();
+        let mut received = None;
+        match next {
+            Some(Ok(chunk)) => {
+                self.parser.push(&chunk, &mut self.events);
+                received = Some(chunk);
+            }
+            Some(Err(e)) => {
+                tracing::warn!(error = %crate::upstream::upstream_error(&e), "upstream stream cut");
+                self.tail = self.parser.cut();
+                self.done = true;
+            }
+            None => {
+                self.parser.finish(&mut self.events);
+                self.done = true;
+            }
+        }
+        // What earlier chunks left held in `out` (a turn's hold) stays in front, as is.
+        let before = self.out.len();
+        if self.observe {
+            // Observe mode: the client gets the bytes as received; the transformer runs
+            // only to count and log what it would change.
+            let mut shadow = VecDeque::new();
+            for event in self.events.drain(..) {
+                self.out.push_back(event.raw.clone());
+                self.transformer.event(&mut self.cx, event, &mut shadow);
+            }
+            if self.done {
+                self.transformer.finish(&mut self.cx, &mut shadow);
+            }
+        } else {
+            for event in self.events.drain(..) {
+                self.transformer.event(&mut self.cx, event, &mut self.out);
+            }
+            if self.done {
+                self.transformer.finish(&mut self.cx, &mut self.out);
+            }
+        }
+        if self.done
+            && let Some(sink) = self.unsaved.take()
+            && let Ok(mut sink) = sink.lock()
+        {
+            sink.extend(self.transformer.take_unsaved());
+        }
+        if let Some(tail) = self.tail.take() {
+            self.out.push_back(tail);
+        }
+        coalesce_from(&mut self.out, before, received.as_ref());
+        self.work.add(work);
+    }
+}
+
+impl<S: Stream<Item = crate::upstream::BodyChunk> + Unpin> Stream for Machine<S> {
+    type Item = Result<Bytes, std::io::Error>;
+
+    /// What is ready goes out piece by piece (one per upstream chunk, a slice of it when
+    /// forwarded as received) with no wait in between: hyper writes the frames a body gives
+    /// without waiting in one write.
+    fn poll_next(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Self::Item>> {
+        use std::task::Poll;
+        let this = &mut *self;
+        loop {
+            if this.releasing || this.done {
+                if let Some(bytes) = this.out.pop_front() {
+                    return Poll::Ready(Some(Ok(bytes)));
+                }
+                this.releasing = false;
+                if this.done {
+                    return Poll::Ready(None);
+                }
+            }
+            match this.upstream.poll_next_unpin(cx) {
+                Poll::Ready(next) => {
+                    this.take(next);
+                    this.turns.delivered();
+                    this.releasing = this.in_step && !this.out.is_empty();
+                }
+                Poll::Pending if this.out.is_empty() => {
+                    this.turns.reset();
+                    return Poll::Pending;
+                }
+                Poll::Pending => {
+                    if this.turns.hold(cx) {
+                        return Poll::Pending;
+                    }
+                    this.releasing = true;
+                }
+            }
+        }
+    }
+}
+
+/// How long output that is ready waits for what the upstream connection already received:
+/// a turn of this thread's tasks at a time (the upstream connection's task runs in it and
+/// hands over its next chunk if it has one), never for the upstream to send anything.
+#[derive(Debug)]
+struct Turns {
+    /// Turns held at most before what is ready goes out (0: never held).
+    max: u8,
+    /// Turns held for the output now in `out`.
+    held: u8,
+    /// Turns in a row that handed over nothing.
+    empty: u8,
+}
+
+/// Turns in a row without a chunk after which what is ready goes out: the upstream
+/// connection's task takes two turns to hand over a chunk it already has (measured: one
+/// turn after the hand-over, the chunk is not there yet).
+const EMPTY_TURNS: u8 = 2;
+
+/// Turns at most that ready output is held (about 8 upstream chunks joined into one write).
+const MAX_TURNS: u8 = 16;
+
+impl Turns {
+    /// Held only on a single-threaded runtime (`--runtime per-core`): there the upstream
+    /// connection's task runs on this thread, in the turn; on the shared runtime a yield wakes
+    /// another worker.
+    fn for_runtime() -> Self {
+        let single = tokio::runtime::Handle::try_current()
+            .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::CurrentThread);
+        Self {
+            max: if single { MAX_TURNS } else { 0 },
+            held: 0,
+            empty: 0,
+        }
+    }
+
+    fn reset(&mut self) {
+        self.held = 0;
+        self.empty = 0;
+    }
+
+    /// The upstream was polled ready: a chunk (or the end) came in this turn.
+    fn delivered(&mut self) {
+        self.empty = 0;
+    }
+
+    /// Whether to hold what is ready for one more turn; if so, this task is woken after it.
+    fn hold(&mut self, cx: &mut std::task::Context<'_>) -> bool {
+        if self.held >= self.max || self.empty >= EMPTY_TURNS {
+            self.reset();
+            return false;
+        }
+        self.held += 1;
+        self.empty += 1;
+        crate::self_wake::yield_turn(cx);
+        true
+    }
+}
+
+/// Joins the pieces of `out` from `from` on (what one upstream chunk produced) into one: the
+/// events the upstream delivered together go to the client together, as one body frame rather
+/// than one per event. Events forwarded as received that lie side by side in `received` (the
+/// upstream chunk they were cut from) go out as that slice of it, without a copy. The pieces
+/// before `from` (output held from earlier chunks) stay as they are.
+fn coalesce_from(out: &mut VecDeque<Bytes>, from: usize, received: Option<&Bytes>) {
+    if out.len() < from + 2 {
         return;
     }
-    if let Some(slice) = received.and_then(|chunk| adjacent_in(chunk, out)) {
-        out.clear();
+    let mut rest = out.split_off(from);
+    if let Some(slice) = received.and_then(|chunk| adjacent_in(chunk, &rest)) {
         out.push_back(slice);
         return;
     }
-    let mut joined = bytes::BytesMut::with_capacity(out.iter().map(Bytes::len).sum());
-    for bytes in out.drain(..) {
+    let mut joined = bytes::BytesMut::with_capacity(rest.iter().map(Bytes::len).sum());
+    for bytes in rest.drain(..) {
         joined.extend_from_slice(&bytes);
     }
     out.push_back(joined.freeze());
@@ -618,6 +728,8 @@ fn adjacent_in(chunk: &Bytes, pieces: &VecDeque<Bytes>) -> Option<Bytes> {
     (end <= chunk.len()).then(|| chunk.slice(start..end))
 }
 
+/// The stream [`transform`] returns: the upstream body, its framing, the transformer and what
+/// is ready for the client.
 struct Machine<S> {
     observe: bool,
     upstream: S,
@@ -633,6 +745,13 @@ struct Machine<S> {
     unsaved: Option<UnsavedSink>,
     /// The proxy's own work on this stream, recorded once when it ends.
     work: Work,
+    /// How long ready output waits for chunks the upstream connection already has.
+    turns: Turns,
+    /// What `out` holds goes out now, before the upstream is polled again.
+    releasing: bool,
+    /// Each upstream chunk's output goes out before the next chunk is polled, never held: the
+    /// re-prompt (`unsaved` given) reads the upstream turn's state beside each piece.
+    in_step: bool,
 }
 
 /// The proxy's own work on one streamed response (splitting, transforming and joining each
@@ -675,7 +794,7 @@ mod tests {
         let chunk = Bytes::from_static(b"data: a\n\ndata: b\n\ndata: c\n\n");
         let (a, b, c) = (chunk.slice(0..9), chunk.slice(9..18), chunk.slice(18..));
         let mut out = queue(&[a.clone(), b.clone(), c.clone()]);
-        coalesce(&mut out, Some(&chunk));
+        coalesce_from(&mut out, 0, Some(&chunk));
         assert_eq!(out.len(), 1);
         assert_eq!(
             out[0].as_ptr(),
@@ -685,7 +804,7 @@ mod tests {
         assert_eq!(out[0], chunk);
         // Part of the chunk (its last event held back): that slice of it.
         let mut out = queue(&[a.clone(), b.clone()]);
-        coalesce(&mut out, Some(&chunk));
+        coalesce_from(&mut out, 0, Some(&chunk));
         assert_eq!((out.len(), out[0].as_ptr()), (1, chunk.as_ptr()));
         assert_eq!(out[0], chunk.slice(0..18));
         // A gap, another order, or bytes of their own: joined as a copy.
@@ -698,12 +817,12 @@ mod tests {
         ] {
             let want: Vec<u8> = pieces.iter().flat_map(|p| p.to_vec()).collect();
             let mut out = queue(&pieces);
-            coalesce(&mut out, Some(&chunk));
+            coalesce_from(&mut out, 0, Some(&chunk));
             assert_eq!(out.len(), 1);
             assert_eq!(out[0], want);
         }
         let mut out = queue(&[a, b]);
-        coalesce(&mut out, None);
+        coalesce_from(&mut out, 0, None);
         assert_eq!(out[0], chunk.slice(0..18));
     }
 }

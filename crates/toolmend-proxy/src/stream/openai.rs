@@ -8,8 +8,10 @@
 //!
 //! Each chunk is read from its bytes ([`crate::spans`]): the deltas' text, the call fragments
 //! and the finish reasons from borrowed spans, no tree. A chunk that needs no change goes out
-//! as the upstream's bytes; a chunk the proxy rewrites, a chunk that finishes a choice and a
-//! shape the span reader does not take (a repeated member, an `error`, …) are read as a tree.
+//! as the upstream's bytes; a chunk that finishes its choices with empty deltas is written back
+//! from its bytes with the finish reasons the turn decided; a chunk the proxy rewrites, one
+//! that finishes a choice beside a delta, and a shape the span reader does not take (a
+//! repeated member, an `error`, …) are read as a tree.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -22,7 +24,7 @@ use super::sse::{Data, Event, write};
 use super::{Channel, Context, Leftover, Transform};
 use crate::mend::{Annotations, Fate, append_text, fates};
 use crate::spans::members;
-use chunk::{ChunkRead, DeltaRead, Fragment, read_chunk};
+use chunk::{ChunkRead, DeltaRead, Envelope, Fragment, read_chunk_after};
 use written::ChoiceKeys;
 
 mod chunk;
@@ -211,6 +213,8 @@ pub(crate) struct OpenAiStream {
     /// The last chunk with a `choices` array: its envelope ([`envelope`]) goes on the chunks
     /// the proxy writes for a choice with no call chunk.
     last: Option<Data>,
+    /// The envelope of the last chunk read from its bytes.
+    seen: Envelope,
     notes: Annotations,
 }
 
@@ -474,18 +478,17 @@ impl OpenAiStream {
 }
 
 impl OpenAiStream {
-    /// Handles a chunk read from its bytes ([`read_chunk`]): a chunk that needs no change goes
+    /// Handles a chunk read from its bytes ([`read_chunk_after`]): a chunk that needs no change goes
     /// out as received; one whose choices all end up empty (call fragments taken into their
     /// buffers) is dropped without a tree; any other change is written on the chunk's tree.
     fn read_event(
         &mut self,
         cx: &mut Context,
-        event: &Event,
+        event: Event,
         data: &Data,
         chunk: ChunkRead<'_>,
         out: &mut VecDeque<Bytes>,
     ) {
-        self.last = Some(data.clone());
         let scan_content = cx.scan_content();
         let scan_reasoning = cx.scan_reasoning();
         let mut changed = false;
@@ -552,7 +555,7 @@ impl OpenAiStream {
             }
         }
         if !changed {
-            return out.push_back(event.raw.clone());
+            return out.push_back(event.raw);
         }
         let dropped = |(edit, delta): &(Edit, Option<DeltaRead<'_>>)| {
             edit.changed && delta.as_ref().and_then(|d| edit.empties(d)) == Some(true)
@@ -561,7 +564,7 @@ impl OpenAiStream {
             // Nothing left for the client in this chunk.
             return;
         }
-        self.write_edits(event, data, edits.into_iter().map(|(e, _)| e), out);
+        self.write_edits(&event, data, edits.into_iter().map(|(e, _)| e), out);
     }
 
     /// Writes a chunk read from its bytes with its choices' edits, on its tree.
@@ -593,8 +596,58 @@ impl OpenAiStream {
         write_kept(out, event.event.as_deref(), object, kept);
     }
 
-    /// Handles a chunk on its tree: the chunks [`read_chunk`] does not take (a finish reason,
-    /// an error, a shape it does not read).
+    /// Handles a chunk read from its bytes whose every choice finishes with an empty delta
+    /// ([`ends_empty`]), as [`OpenAiStream::tree_event`] does: each choice's held text and
+    /// calls go out, in order, before the chunk, which keeps its bytes when no finish reason
+    /// changes and nothing went out before it, and is otherwise written back with the new
+    /// finish reasons (from its bytes when in compact form, else on its tree).
+    fn finish_event(
+        &mut self,
+        cx: &mut Context,
+        event: &Event,
+        data: &Data,
+        chunk: &ChunkRead<'_>,
+        out: &mut VecDeque<Bytes>,
+    ) {
+        self.last = Some(data.clone());
+        let mut before = VecDeque::new();
+        let mut finishes = Vec::with_capacity(chunk.choices.len());
+        for (position, choice) in chunk.choices.iter().enumerate() {
+            let state = self.choices.entry(choice.index).or_default();
+            if state.extras.is_none() {
+                state.extras = Some(Sent {
+                    data: data.clone(),
+                    position,
+                });
+            }
+            let finish = choice.finish.as_deref();
+            finishes.push(self.flush_choice(cx, choice.index, finish, &mut before));
+        }
+        if before.is_empty() && finishes.iter().all(Option::is_none) {
+            return out.push_back(event.raw.clone());
+        }
+        out.extend(before);
+        let name = event.event.as_deref();
+        if let Some(text) = written::with_finishes(data.as_str(), &finishes) {
+            return out.push_back(write(name, &text));
+        }
+        let Ok(Value::Object(mut object)) = serde_json::from_str::<Value>(data.as_str()) else {
+            return out.push_back(event.raw.clone());
+        };
+        let Some(Value::Array(mut choices)) = object.remove("choices") else {
+            return out.push_back(event.raw.clone());
+        };
+        for (choice, finish) in choices.iter_mut().zip(finishes) {
+            if let Some(finish) = finish {
+                choice["finish_reason"] = json!(finish);
+            }
+        }
+        write_kept(out, name, object, choices);
+    }
+
+    /// Handles a chunk on its tree: the chunks [`read_chunk_after`] does not take (an error, a
+    /// shape it does not read) and those [`OpenAiStream::finish_event`] does not (a finish
+    /// beside a delta).
     fn tree_event(
         &mut self,
         cx: &mut Context,
@@ -720,6 +773,16 @@ impl OpenAiStream {
     }
 }
 
+/// Whether a choice read from its bytes finishes with an empty delta object (the usual last
+/// chunk of a choice): nothing in it to scan or take, only the choice to flush.
+fn ends_empty(choice: &chunk::ChoiceRead<'_>) -> bool {
+    choice.finish.is_some()
+        && choice
+            .delta
+            .as_ref()
+            .is_some_and(|delta| delta.known == Some([None; 4]))
+}
+
 /// Writes a chunk with the choices it keeps; nothing when it keeps none and carries no `usage`
 /// (a chunk whose every choice was taken into the call buffers says nothing on its own).
 fn write_kept(
@@ -737,8 +800,10 @@ fn write_kept(
 }
 
 impl Transform for OpenAiStream {
-    fn event(&mut self, cx: &mut Context, event: Event, out: &mut VecDeque<Bytes>) {
-        let Some(data) = event.data.clone() else {
+    fn event(&mut self, cx: &mut Context, mut event: Event, out: &mut VecDeque<Bytes>) {
+        // The data taken out of the event, not shared with it (one reference count less to
+        // move per event).
+        let Some(data) = event.data.take() else {
             return out.push_back(event.raw);
         };
         let text = data.as_str();
@@ -747,9 +812,17 @@ impl Transform for OpenAiStream {
             return out.push_back(event.raw);
         }
         if event.event.as_deref() != Some("error")
-            && let Ok(chunk) = read_chunk(text)
+            && let Ok(chunk) = read_chunk_after(text, &mut self.seen)
         {
-            return self.read_event(cx, &event, &data, chunk, out);
+            if chunk.choices.iter().all(|c| c.finish.is_none()) {
+                self.read_event(cx, event, &data, chunk, out);
+                // Kept once read (no flush ran on this chunk that would need it before).
+                self.last = Some(data);
+                return;
+            }
+            if !tree_only() && chunk.choices.iter().all(ends_empty) {
+                return self.finish_event(cx, &event, &data, &chunk, out);
+            }
         }
         self.tree_event(cx, event, &data, out);
     }
@@ -960,13 +1033,107 @@ mod tests {
     }
 
     #[test]
+    fn the_finishing_chunks_are_the_tree_paths_bytes() {
+        // Chunks that finish their choices with empty deltas, written back from their bytes
+        // (compact form) or their trees (spaces, an exponent, an escape serde_json re-spells):
+        // a finish reason changed (recovered markup: `tool_calls`; every native call dropped:
+        // `stop`), unchanged with held calls before it, unchanged with nothing held, two
+        // choices in one chunk, `choices` before other members, a `usage`.
+        let markup = r#"{"content":"<tool_call>{\"name\": \"list_dir\", \"arguments\": {\"dir\": \"/\"}}</tool_call>"}"#;
+        let native = |index: u64, args: &str| {
+            format!(
+                r#"{{"tool_calls":[{{"index":{index},"id":"c{index}","type":"function","function":{{"name":"list_dir","arguments":{}}}}}]}}"#,
+                serde_json::to_string(args).unwrap()
+            )
+        };
+        let text = |i: u64, delta: &str| -> String {
+            format!(r#"{{"index":{i},"delta":{delta},"logprobs":null,"finish_reason":null}}"#)
+        };
+        let end = |i: u64, finish: &str| -> String {
+            format!(r#"{{"index":{i},"delta":{{}},"logprobs":null,"finish_reason":{finish}}}"#)
+        };
+        let envelopes: [fn(&str) -> String; 5] = [
+            |choices| {
+                format!(
+                    r#"{{"id":"c-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{choices}]}}"#
+                )
+            },
+            |choices| {
+                format!(
+                    r#"{{"id":"c-1","choices":[{choices}],"usage":null,"system_fingerprint":"fp"}}"#
+                )
+            },
+            |choices| {
+                format!(r#"{{"id":"c-1","choices":[{choices}],"usage":{{"total_tokens":7}}}}"#)
+            },
+            |choices| format!(r#"{{ "id": "c-1", "choices": [{choices}] }}"#),
+            |choices| format!(r#"{{"id":"c\u002d1","created":1e3,"choices":[{choices}]}}"#),
+        ];
+        let streams: Vec<Vec<String>> = vec![
+            // Recovered markup: the finish reason becomes `tool_calls`.
+            vec![text(0, markup), end(0, r#""stop""#)],
+            // A native call repaired: its chunk before the finish, which keeps its reason.
+            vec![
+                text(0, &native(0, "{'dir': '/'}")),
+                end(0, r#""tool_calls""#),
+            ],
+            // A valid native call as sent.
+            vec![
+                text(0, &native(0, r#"{"dir":"/"}"#)),
+                end(0, r#""tool_calls""#),
+            ],
+            // A native call that cannot be saved: dropped, the finish becomes `stop`.
+            vec![text(0, &native(0, "{")), end(0, r#""tool_calls""#)],
+            // Nothing held: the chunk as received.
+            vec![text(0, r#"{"content":"hi"}"#), end(0, r#""stop""#)],
+            vec![end(0, r#""length""#)],
+            // Two choices finishing in one chunk, each with something held.
+            vec![
+                format!(
+                    "{},{}",
+                    text(0, markup),
+                    text(1, &native(0, "{'dir': 'a'}"))
+                ),
+                format!("{},{}", end(1, r#""tool_calls""#), end(0, r#""stop""#)),
+            ],
+            // Two choices, one finishing per chunk, the same index twice.
+            vec![
+                format!("{},{}", text(0, markup), text(1, r#"{"content":"b"}"#)),
+                end(1, r#""stop""#),
+                format!("{},{}", end(0, r#""st\u006fp""#), end(0, r#""stop""#)),
+            ],
+        ];
+        let mut changed = 0;
+        for envelope in envelopes {
+            for stream in &streams {
+                let mut body: String = stream
+                    .iter()
+                    .map(|choices| format!("data: {}\n\n", envelope(choices)))
+                    .collect();
+                body.push_str("data: [DONE]\n\n");
+                let sent = check::agree(Api::OpenAi, RecoverMode::Content, &body);
+                changed += usize::from(sent != body);
+            }
+        }
+        assert!(changed > 20, "{changed}");
+    }
+
+    #[test]
     fn the_span_reader_takes_the_shapes_of_the_tree_path() {
+        use super::chunk::read_chunk;
         // Read from spans: no finish reason, choices of objects, no repeated member.
-        assert!(super::read_chunk(&chunk(r#"{"content":"a"}"#, "null")).is_ok());
-        assert!(super::read_chunk(r#"{"choices":[]}"#).is_ok());
+        assert!(read_chunk(&chunk(r#"{"content":"a"}"#, "null")).is_ok());
+        assert!(read_chunk(r#"{"choices":[]}"#).is_ok());
+        let text = chunk("{}", r#""st\u006fp""#);
+        let finished = read_chunk(&text).unwrap();
+        assert_eq!(finished.choices[0].finish.as_deref(), Some("stop"));
+        assert!(super::ends_empty(&finished.choices[0]));
+        let text = chunk(r#"{"content":"a"}"#, r#""stop""#);
+        let finished = read_chunk(&text).unwrap();
+        assert!(!super::ends_empty(&finished.choices[0]));
         // Left to the tree path.
         for data in [
-            chunk("{}", r#""stop""#),
+            chunk("{}", "5"),
             r#"{"error":{"message":"x"}}"#.to_owned(),
             r#"{"choices":[1]}"#.to_owned(),
             r#"{"usage":{}}"#.to_owned(),
@@ -974,9 +1141,9 @@ mod tests {
             "[1]".to_owned(),
             "not json".to_owned(),
         ] {
-            assert!(super::read_chunk(&data).is_err(), "{data}");
+            assert!(read_chunk(&data).is_err(), "{data}");
         }
-        let read = super::read_chunk(
+        let read = read_chunk(
             r#"{"id":"x","usage":null,"choices":[{"index":2,"delta":{"content":"\u00e9","reasoning":"r","tool_calls":[{"index":1,"id":"c","function":{"name":"f","arguments":{"a":1}}},"junk"]}}]}"#,
         )
         .unwrap();

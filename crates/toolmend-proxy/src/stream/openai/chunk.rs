@@ -3,12 +3,18 @@
 //!
 //! The reader walks the chunk once with [`Cursor`] (chunk → choices → choice → delta →
 //! fragments → function), where the serde views scanned each level again. It reads exactly what
-//! those views read (the test module keeps them as its oracle): a chunk that finishes a choice,
-//! an `error`, a `choices` that is not an array of objects, a repeated member the reader takes,
-//! a key with an escape where the reader must know the key, anything that is not JSON, is
-//! [`Unread`], and the transformer reads its tree instead.
+//! those views read (the test module keeps them as its oracle): an `error`, a `choices` that is
+//! not an array of objects, a finish reason that is neither a string nor `null`, a repeated
+//! member the reader takes, a key with an escape where the reader must know the key, anything
+//! that is not JSON, is [`Unread`], and the transformer reads its tree instead.
+//!
+//! A stream repeats each chunk's envelope (the members before `choices`: `id`, `object`,
+//! `created`, `model`, `system_fingerprint`, …) byte for byte. The reader remembers the last
+//! envelope it read ([`Envelope`]); a chunk that starts with exactly those bytes is read from
+//! its `choices` on, with what the envelope held. Any other chunk is read whole.
 
 use std::borrow::Cow;
+use std::ops::Range;
 
 use serde_json::Value;
 
@@ -173,10 +179,12 @@ pub(super) struct ChunkRead<'a> {
     pub(super) choices: Vec<ChoiceRead<'a>>,
 }
 
-/// One choice of a chunk read from its bytes (one that does not finish).
+/// One choice of a chunk read from its bytes.
 #[derive(Debug)]
 pub(super) struct ChoiceRead<'a> {
     pub(super) index: u64,
+    /// The finish reason when it is a string (`null` and absent: `None`).
+    pub(super) finish: Option<Cow<'a, str>>,
     /// The delta when it is an object.
     pub(super) delta: Option<DeltaRead<'a>>,
 }
@@ -200,20 +208,67 @@ pub(super) struct DeltaRead<'a> {
     pub(super) known: Option<[Option<&'a str>; 4]>,
 }
 
-/// Reads a chunk that finishes no choice from its data; [`Unread`] for anything else (not an
-/// object, an `error`, no `choices` array, a non-object choice, a finish reason, a repeated
-/// member, …), which the tree path takes.
-pub(super) fn read_chunk(data: &str) -> Result<ChunkRead<'_>, Unread> {
-    let mut cursor = Cursor::new(data);
-    if cursor.peek() != Some(b'{') {
-        return Err(Unread);
+/// The members of the last chunk read before its `choices`, as the reader saw them.
+#[derive(Debug, Default)]
+pub(super) struct Envelope {
+    /// The chunk's bytes from its start through `"choices":` (and the blanks after it); empty
+    /// before a chunk was read.
+    prefix: Vec<u8>,
+    /// The spans of the `id` and `usage` values in them.
+    id: Option<Range<usize>>,
+    usage: Option<Range<usize>>,
+}
+
+impl Envelope {
+    /// The envelope of `data` through byte `len`, with these `id` and `usage` values (slices
+    /// of `data`).
+    fn of(data: &str, len: usize, id: Option<&str>, usage: Option<&str>) -> Self {
+        let span = |raw: &str| {
+            let start = raw.as_ptr() as usize - data.as_ptr() as usize;
+            start..start + raw.len()
+        };
+        Self {
+            prefix: data.as_bytes()[..len].to_vec(),
+            id: id.map(span),
+            usage: usage.map(span),
+        }
     }
+}
+
+/// [`read_chunk_after`] with no envelope known (tests).
+#[cfg(test)]
+pub(super) fn read_chunk(data: &str) -> Result<ChunkRead<'_>, Unread> {
+    read_chunk_after(data, &mut Envelope::default())
+}
+
+/// Reads a chunk from its data; [`Unread`] for anything the tree path takes (not an object, an
+/// `error`, no `choices` array, a non-object choice, a finish reason neither a string nor
+/// `null`, a repeated member, …). A chunk that starts with the bytes of `seen` is read from its
+/// `choices` on; a chunk read whole leaves its envelope in `seen`.
+pub(super) fn read_chunk_after<'a>(
+    data: &'a str,
+    seen: &mut Envelope,
+) -> Result<ChunkRead<'a>, Unread> {
+    let known = !seen.prefix.is_empty() && data.as_bytes().starts_with(&seen.prefix);
     let (mut id, mut usage) = (Single::new(), Single::new());
+    let mut cursor = if known {
+        // The same bytes as the envelope read before: the same members, the cursor where it
+        // stood after them.
+        id = Single(seen.id.clone().and_then(|span| data.get(span)));
+        usage = Single(seen.usage.clone().and_then(|span| data.get(span)));
+        Cursor::resumed(data, seen.prefix.len(), 1).ok_or(Unread)?
+    } else {
+        Cursor::new(data)
+    };
     let mut choices = None;
-    cursor.object(|cursor, key| match key {
+    let mut fresh = None;
+    let member = |cursor: &mut Cursor<'a>, key| match key {
         Some("id") => id.set(cursor.value()?),
         Some("usage") => usage.set(cursor.value()?),
         Some("choices") if choices.is_none() && cursor.peek() == Some(b'[') => {
+            if !known {
+                fresh = Some(Envelope::of(data, cursor.at(), id.get(), usage.get()));
+            }
             let mut read = Vec::new();
             cursor.array(|cursor| {
                 read.push(read_choice(cursor)?);
@@ -225,16 +280,28 @@ pub(super) fn read_chunk(data: &str) -> Result<ChunkRead<'_>, Unread> {
         // An error, `choices` twice or not an array, a key that may be one of these.
         Some("error" | "choices") | None => Err(Unread),
         Some(_) => cursor.value().map(drop),
-    })?;
+    };
+    if known {
+        cursor.rest_of_object(Some("choices"), member)?;
+    } else {
+        if cursor.peek() != Some(b'{') {
+            return Err(Unread);
+        }
+        cursor.object(member)?;
+    }
     cursor.end()?;
-    Ok(ChunkRead {
+    let read = ChunkRead {
         id: id.get().map(string_of).transpose()?.flatten(),
         usage: usage.get().is_some_and(|raw| raw != "null"),
         choices: choices.ok_or(Unread)?,
-    })
+    };
+    if let Some(fresh) = fresh {
+        *seen = fresh;
+    }
+    Ok(read)
 }
 
-/// One choice (an object that finishes nothing), at the cursor.
+/// One choice (an object), at the cursor.
 fn read_choice<'a>(cursor: &mut Cursor<'a>) -> Result<ChoiceRead<'a>, Unread> {
     if cursor.peek() != Some(b'{') {
         return Err(Unread);
@@ -243,13 +310,7 @@ fn read_choice<'a>(cursor: &mut Cursor<'a>) -> Result<ChoiceRead<'a>, Unread> {
     let mut delta: Option<Option<DeltaRead<'a>>> = None;
     cursor.object(|cursor, key| match key {
         Some("index") => index.set(cursor.value()?),
-        Some("finish_reason") => {
-            finish.set(cursor.value()?)?;
-            match finish.get() {
-                Some("null") => Ok(()),
-                _ => Err(Unread),
-            }
-        }
+        Some("finish_reason") => finish.set(cursor.value()?),
         Some("delta") if delta.is_none() => {
             delta = Some(if cursor.peek() == Some(b'{') {
                 Some(read_delta(cursor)?)
@@ -262,8 +323,14 @@ fn read_choice<'a>(cursor: &mut Cursor<'a>) -> Result<ChoiceRead<'a>, Unread> {
         Some("delta") | None => Err(Unread),
         Some(_) => cursor.value().map(drop),
     })?;
+    let finish = match finish.get() {
+        None | Some("null") => None,
+        // `Value::as_str`: another value finishes nothing there, a shape left to the tree.
+        Some(raw) => Some(string_of(raw)?.ok_or(Unread)?),
+    };
     Ok(ChoiceRead {
         index: index.get().and_then(u64_of).unwrap_or(0),
+        finish,
         delta: delta.flatten(),
     })
 }

@@ -2,7 +2,8 @@
 //! call's header and 19 argument fragments, the finish, `[DONE]`) through the transformer in
 //! process, timed: the transformer's own CPU per stream, without sockets or the runtime's other
 //! work (`cargo test --release -p toolmend-proxy --lib -- --ignored --nocapture timing`; set
-//! `GROUP=n` to deliver n events per upstream chunk). It prints, it asserts nothing.
+//! `GROUP=n` to deliver n events per upstream chunk, `N=n` for n streams per round). It
+//! prints, it asserts nothing.
 
 #![allow(clippy::print_stderr)] // a timing probe prints its measurement
 use std::sync::Arc;
@@ -74,7 +75,11 @@ fn timing_of_the_bench_stream() {
         .map(|c| bytes::Bytes::from(c.concat()))
         .collect();
     let mut out_len = 0;
-    let n = 3000;
+    // `N=…` streams per round (a longer run for a profiler).
+    let n = std::env::var("N")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(3000);
     for round in 0..2 {
         let start = Instant::now();
         for _ in 0..n {
@@ -106,11 +111,22 @@ fn timing_of_the_bench_stream() {
     let start = Instant::now();
     for _ in 0..n {
         for d in &datas {
-            std::hint::black_box(super::read_chunk(d).is_ok());
+            std::hint::black_box(super::chunk::read_chunk(d).is_ok());
         }
     }
     eprintln!(
-        "read_chunk: {:.1} µs per stream",
+        "read_chunk, each chunk whole: {:.1} µs per stream",
+        start.elapsed().as_secs_f64() / n as f64 * 1e6
+    );
+    let start = Instant::now();
+    for _ in 0..n {
+        let mut seen = super::chunk::Envelope::default();
+        for d in &datas {
+            std::hint::black_box(super::chunk::read_chunk_after(d, &mut seen).is_ok());
+        }
+    }
+    eprintln!(
+        "read_chunk, the envelope known: {:.1} µs per stream",
         start.elapsed().as_secs_f64() / n as f64 * 1e6
     );
 }

@@ -130,11 +130,12 @@ pub(super) fn chunk(
             members: Vec::new(),
         },
     };
-    object.swap_remove("\"choices\"");
-    if object.find("\"usage\"").is_some() {
-        object.set("\"usage\"", "null");
-    }
     let mut choice = match keys {
+        // The choice of the chunk whose envelope this is (a call chunk's template): read
+        // from the same parse.
+        ChoiceKeys::Whole(text, position) if envelope.is_some_and(|e| std::ptr::eq(e, text)) => {
+            choice_in(&object, position)?
+        }
         ChoiceKeys::Whole(text, position) => choice_of(text, position)?,
         ChoiceKeys::Extras(text, position) => {
             let mut choice = choice_of(text, position)?;
@@ -147,6 +148,10 @@ pub(super) fn chunk(
             members: Vec::new(),
         },
     };
+    object.swap_remove("\"choices\"");
+    if object.find("\"usage\"").is_some() {
+        object.set("\"usage\"", "null");
+    }
     let index = index.to_string();
     let delta = delta.to_string();
     let finish = serde_json::to_string(&finish).ok()?;
@@ -163,14 +168,52 @@ pub(super) fn chunk(
     Some(out)
 }
 
+/// The JSON text of a received chunk (`text`) as the tree path writes it back with new finish
+/// reasons: each item of its `choices` with `Some` in `finishes` gets that `finish_reason` (in
+/// place), and `choices` moves to the end (`Map::remove`, then `insert`). `None` when the text
+/// is not in compact form or its `choices` is not an array of as many objects.
+pub(super) fn with_finishes(text: &str, finishes: &[Option<&str>]) -> Option<String> {
+    let mut object = Canonical::object(text)?;
+    let choices = object.swap_remove("\"choices\"")?;
+    let items = items(choices)?;
+    if items.len() != finishes.len() {
+        return None;
+    }
+    let mut written = String::with_capacity(choices.len() + 16);
+    written.push('[');
+    for (n, (item, finish)) in items.into_iter().zip(finishes).enumerate() {
+        if n > 0 {
+            written.push(',');
+        }
+        match finish {
+            Some(finish) => {
+                let mut choice = Canonical::object(item)?;
+                let finish = serde_json::to_string(finish).ok()?;
+                choice.set("\"finish_reason\"", &finish);
+                choice.write(&mut written);
+            }
+            None => written.push_str(item),
+        }
+    }
+    written.push(']');
+    object.members.push(("\"choices\"", &written));
+    let mut out = String::with_capacity(text.len() + 16);
+    object.write(&mut out);
+    Some(out)
+}
+
 /// The choice at `position` of the `choices` of a received chunk's text, as
 /// `Sent::read` takes it: no members when the chunk has no such choice object.
 fn choice_of(text: &str, position: usize) -> Option<Canonical<'_>> {
-    let mut object = Canonical::object(text)?;
+    choice_in(&Canonical::object(text)?, position)
+}
+
+/// [`choice_of`] in a chunk already read.
+fn choice_in<'a>(object: &Canonical<'a>, position: usize) -> Option<Canonical<'a>> {
     let empty = Canonical {
         members: Vec::new(),
     };
-    let Some(choices) = object.swap_remove("\"choices\"") else {
+    let Some((_, choices)) = object.find("\"choices\"") else {
         return Some(empty);
     };
     let Some(mut items) = items(choices) else {

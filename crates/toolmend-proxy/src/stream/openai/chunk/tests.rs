@@ -1,11 +1,12 @@
 //! The one-pass reader against the serde views it replaced (kept here as the oracle): the same
-//! chunks read, the same chunks left to the tree, the same values.
+//! chunks read, the same chunks left to the tree, the same values; and a chunk read from its
+//! `choices` on after a known envelope against the same chunk read whole.
 
 use std::borrow::Cow;
 
 use serde_json::Value;
 
-use super::{ChunkRead, read_chunk};
+use super::{ChunkRead, Envelope, read_chunk, read_chunk_after};
 use crate::openai_views::{CallView, FunctionView, MessageView};
 use crate::spans::{Member, Unread, elements, members, objects, u64_of};
 
@@ -15,6 +16,7 @@ type Taken = (
     bool,
     Vec<(
         u64,
+        Option<String>,
         Option<(Option<String>, Vec<(String, String)>, Option<Vec<Call>>)>,
     )>,
 );
@@ -46,7 +48,7 @@ fn taken(chunk: ChunkRead<'_>) -> Taken {
                     .collect();
                 (d.content.map(Cow::into_owned), reasoning, calls)
             });
-            (choice.index, delta)
+            (choice.index, choice.finish.map(Cow::into_owned), delta)
         })
         .collect();
     (chunk.id.map(Cow::into_owned), chunk.usage, choices)
@@ -121,9 +123,11 @@ mod oracle {
             .into_iter()
             .map(|choice| {
                 let choice: ChoiceView<'_> = serde_json::from_str(choice)?;
-                if choice.finish_reason.raw().is_some_and(|t| t != "null") {
-                    return Err(Unread);
-                }
+                // A string finish reason (`Value::as_str`); another value is left to the tree.
+                let finish = match choice.finish_reason.raw() {
+                    None | Some("null") => None,
+                    Some(_) => Some(choice.finish_reason.text()?.ok_or(Unread)?),
+                };
                 let delta = match choice.delta.object() {
                     None => None,
                     Some(text) => {
@@ -141,7 +145,8 @@ mod oracle {
                         Some((view.content.text()?, reasoning, calls))
                     }
                 };
-                Ok((choice.index.raw().and_then(u64_of).unwrap_or(0), delta))
+                let index = choice.index.raw().and_then(u64_of).unwrap_or(0);
+                Ok((index, finish, delta))
             })
             .collect::<Result<_, Unread>>()?;
         let usage = view.usage.raw().is_some_and(|t| t != "null");
@@ -193,7 +198,11 @@ fn corpus() -> Vec<String> {
     .collect();
     all.extend([
         choice("{}", r#""stop""#),
+        choice("{}", r#""st\u006fp""#),
+        choice("{}", r#""\ud800""#),
         choice("{}", "5"),
+        choice("{}", "{}"),
+        choice("null", r#""tool_calls""#),
         choice(r#"{"content":"x"}"#, r#""length""#),
         r#"{"choices":[]}"#.to_owned(),
         r#"{"choices":[],"usage":{"total_tokens":3}}"#.to_owned(),
@@ -206,6 +215,8 @@ fn corpus() -> Vec<String> {
         r#"{"choices":[{"delta":{},"delta":{}}]}"#.to_owned(),
         r#"{"choices":[{"delta":5}]}"#.to_owned(),
         r#"{"choices":[{"finish_reason":null,"finish_reason":null}]}"#.to_owned(),
+        r#"{"choices":[{"finish_reason":"stop","finish_reason":null}]}"#.to_owned(),
+        r#"{"choices":[{"index":1,"finish_reason":"stop"},{"index":0,"delta":{},"finish_reason":"length"}]}"#.to_owned(),
         r#"{"choices":[1]}"#.to_owned(),
         r#"{"choices":{}}"#.to_owned(),
         r#"{"choices":null}"#.to_owned(),
@@ -316,6 +327,93 @@ fn strings_borrow_unless_escaped() {
     let call = &delta.tool_calls.as_ref().unwrap()[0];
     assert!(matches!(call.id, Some(Cow::Borrowed("c1"))));
     assert_eq!(call.arguments, r#"{"a":1}"#);
+}
+
+/// Chunks whose envelopes are the same bytes as others' (or start like them) and differ after:
+/// repeated members after `choices`, `usage` on either side, another `choices`, spaces.
+fn envelopes() -> Vec<String> {
+    let head =
+        r#"{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":"#;
+    let used = r#"{"id":"c\n2","usage":{"total_tokens":3},"choices":"#;
+    let spaced = r#" { "id" : "x" , "choices" :  "#;
+    let mut all = Vec::new();
+    for envelope in [head, used, spaced, "{\"choices\":"] {
+        for tail in [
+            r#"[{"index":0,"delta":{"content":"a"}}]}"#,
+            r#"[{"index":1,"delta":{},"finish_reason":"stop"}]}"#,
+            r#"[],"id":"again"}"#,
+            r#"[],"usage":null}"#,
+            r#"[],"usage":{"total_tokens":1}}"#,
+            r#"[],"choices":[]}"#,
+            r#"[],"error":{}}"#,
+            r#"{}}"#,
+            r#"null}"#,
+            r#"[]} trailing"#,
+            r#"[]"#,
+            r#"[{"delta":{"content":"\ud800"}}]}"#,
+            r#"  [ ] , "model" : "m" } "#,
+        ] {
+            all.push(format!("{envelope}{tail}"));
+        }
+        all.push(envelope.to_owned());
+        all.push(envelope[..envelope.len() - 3].to_owned());
+    }
+    all
+}
+
+#[test]
+fn a_chunk_read_after_a_known_envelope_reads_as_the_chunk_read_whole() {
+    let all: Vec<String> = corpus().into_iter().chain(envelopes()).collect();
+    let mut resumed = 0;
+    for before in &all {
+        let mut seen = Envelope::default();
+        let _ = read_chunk_after(before, &mut seen);
+        for data in &all {
+            let known = !seen.prefix.is_empty() && data.as_bytes().starts_with(&seen.prefix);
+            resumed += usize::from(known);
+            let mut after = Envelope {
+                prefix: seen.prefix.clone(),
+                id: seen.id.clone(),
+                usage: seen.usage.clone(),
+            };
+            let new = read_chunk_after(data, &mut after).map(taken);
+            let whole = read_chunk(data).map(taken);
+            match (&new, &whole) {
+                (Ok(new), Ok(whole)) => assert_eq!(new, whole, "{before} then {data}"),
+                (Err(_), Err(_)) => {}
+                _ => panic!("{before} then {data}: {new:?}, whole {whole:?}"),
+            }
+            if known {
+                // A chunk read from its `choices` on leaves the envelope as it was.
+                assert_eq!(after.prefix, seen.prefix);
+            } else if new.is_ok() {
+                let mut fresh = Envelope::default();
+                let _ = read_chunk_after(data, &mut fresh);
+                assert_eq!(after.prefix, fresh.prefix, "{data}");
+            }
+        }
+    }
+    assert!(resumed > 1000, "{resumed}");
+}
+
+#[test]
+fn the_envelope_spans_the_members_before_choices() {
+    let data = r#"{"id":"c1","usage":null,"x":[1],"choices":[],"model":"m"}"#;
+    let mut seen = Envelope::default();
+    let read = read_chunk_after(data, &mut seen).unwrap();
+    assert_eq!(read.id.as_deref(), Some("c1"));
+    assert_eq!(
+        seen.prefix,
+        br#"{"id":"c1","usage":null,"x":[1],"choices":"#
+    );
+    assert_eq!(seen.id.clone().map(|s| &data[s]), Some(r#""c1""#));
+    assert_eq!(seen.usage.clone().map(|s| &data[s]), Some("null"));
+    // A chunk the reader refuses leaves the envelope it knew.
+    let _ = read_chunk_after(r#"{"id":"c2","choices":[1]}"#, &mut seen);
+    assert_eq!(
+        seen.prefix,
+        br#"{"id":"c1","usage":null,"x":[1],"choices":"#
+    );
 }
 
 #[test]
