@@ -165,15 +165,7 @@ impl Mender {
                     &mut unused,
                 ),
             },
-            None => self.mend_call(
-                String::new(),
-                name,
-                (arguments, Strict::Unread),
-                Origin::Native,
-                false,
-                false,
-                &mut unused,
-            ),
+            None => self.mend_native(name, arguments, &mut unused),
         };
         let call = self.settle(pending, None);
         self.observe(&call);
@@ -184,16 +176,21 @@ impl Mender {
     /// history, which every later request of a conversation sends again
     /// ([`Self::mend_history`]).
     pub(crate) fn mend_quietly(&self, name: &str, arguments: &str) -> CallResult {
-        let pending = self.mend_call(
+        let pending = self.mend_native(name, arguments, &mut Vec::new());
+        self.settle(pending, None)
+    }
+
+    /// A native call read from nothing yet (no strict parse, no id, not cut off).
+    fn mend_native(&self, name: &str, arguments: &str, more: &mut Vec<Pending>) -> Pending {
+        self.mend_call(
             String::new(),
             name,
             (arguments, Strict::Unread),
             Origin::Native,
             false,
             false,
-            &mut Vec::new(),
-        );
-        self.settle(pending, None)
+            more,
+        )
     }
 
     /// Runs one assistant turn through every stage, with the session's storm and retry state.
