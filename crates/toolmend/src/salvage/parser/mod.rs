@@ -369,10 +369,6 @@ impl<'a> Parser<'a> {
         let mut stack = scratch::stack();
         self.closers.clear();
         self.spans.clear();
-        // A call's root object holds a handful of members: room for them at once.
-        if self.readings.member_text {
-            self.spans.reserve(8);
-        }
         self.spans_void = false;
         let mut expect = Expect::Value;
         if let Some(seed) = self.seed.take().filter(|s| s.root == self.pos) {
@@ -388,9 +384,10 @@ impl<'a> Parser<'a> {
             expect = Expect::Key {
                 comma: Some(seed.comma),
             };
-        } else {
+        } else if self.readings.member_text {
             // A call's root object holds a handful of members: room for them at once (not
-            // before the seed, whose spans replace these).
+            // before the seed, whose spans replace these, and only when they are noted: an
+            // allocation and its free for nothing on every other run).
             self.spans.reserve(8);
         }
         loop {

@@ -74,46 +74,25 @@ impl Parser<'_> {
         // `'…'` is never what serde_json writes; neither is a raw control character.
         let mut canonical = !single;
         let mut control = None;
-        let mut reserved = false;
+        // Something was decoded (an escape): the content is `text` and what follows `p`, not
+        // a span of the text.
+        let mut decoded = false;
+        // Where the content not yet copied into `text` starts, and where the scan goes on: a raw
+        // control character is kept as it stands, so it is scanned past without a copy.
         let mut p = open + 1;
+        let mut from = p;
         loop {
-            let i = scan::find_string_special(bytes, p, delimiter);
+            // Once a control character was seen (only the first is reported), only the
+            // delimiter and `\` stop the scan: a string of raw line breaks is one search.
+            let i = if control.is_none() {
+                scan::find_string_special(bytes, from, delimiter)
+            } else {
+                scan::find_quote_or_backslash(bytes, from, bytes.len(), delimiter)
+            };
             // The text ends inside the string: strings.rs decides what a cut string keeps.
             let &b = bytes.get(i)?;
-            if b == delimiter && !reserved {
-                // Nothing decoded: the content is the text between the quotes, no copy.
-                if lookahead::value_quote(bytes, i + 1, &self.closers, self.fence, true)
-                    != Verdict::Closes
-                {
-                    return None;
-                }
-                if single {
-                    self.log.note(RepairKind::QuotesNormalized, open);
-                }
-                self.pos = i + 1;
-                let text = Str::Span {
-                    start: open + 1,
-                    end: i,
-                    canonical,
-                };
-                return Some(Plain { text, canonical });
-            }
-            if !reserved {
-                // One allocation: the first run alone when the quote ends it, else up to the
-                // next quote (a floor, since it may be escaped), as strings.rs does. Once per
-                // string, so the search stays linear.
-                reserved = true;
-                let more = if b == delimiter {
-                    0
-                } else {
-                    memchr::memchr(delimiter, &bytes[i..]).unwrap_or(bytes.len() - i) + 16
-                };
-                text.reserve(i - p + more);
-            }
-            text.push_str(&self.text[p..i]);
             if b == delimiter {
-                let after = i + 1;
-                if lookahead::value_quote(bytes, after, &self.closers, self.fence, true)
+                if lookahead::value_quote(bytes, i + 1, &self.closers, self.fence, true)
                     != Verdict::Closes
                 {
                     return None;
@@ -125,16 +104,25 @@ impl Parser<'_> {
                 if let Some(at) = control {
                     self.log.note(RepairKind::ControlCharEscaped, at);
                 }
-                self.pos = after;
-                let text = Str::Owned(text);
+                self.pos = i + 1;
+                let text = if decoded {
+                    text.push_str(&self.text[p..i]);
+                    Str::Owned(text)
+                } else {
+                    // Nothing decoded: the content is the text between the quotes, no copy.
+                    Str::Span {
+                        start: open + 1,
+                        end: i,
+                        canonical,
+                    }
+                };
                 return Some(Plain { text, canonical });
             }
             if b != b'\\' {
                 // A raw control character: kept as the character it is (`control_char_escaped`).
                 control.get_or_insert(i);
                 canonical = false;
-                text.push(char::from(b));
-                p = i + 1;
+                from = i + 1;
                 continue;
             }
             let ch = match bytes.get(i + 1)? {
@@ -154,8 +142,17 @@ impl Parser<'_> {
                 // `\u`, `\'` in `"…"` and escapes JSON does not know: strings.rs.
                 _ => return None,
             };
+            if !decoded {
+                // One allocation: up to the next quote (a floor, since it may be escaped), as
+                // strings.rs does. Once per string, so the search stays linear.
+                decoded = true;
+                let more = memchr::memchr(delimiter, &bytes[i..]).unwrap_or(bytes.len() - i) + 16;
+                text.reserve(i - p + more);
+            }
+            text.push_str(&self.text[p..i]);
             text.push(ch);
             p = i + 2;
+            from = p;
         }
     }
 }
