@@ -291,7 +291,7 @@ fn finish(run: Run, extra: &[(RepairKind, usize)]) -> Found {
         repairs,
         dropped_keys,
         truncated: run.truncated,
-        alternative: run.alternative,
+        alternative: run.alternative.map(Box::new),
         spans: run.spans,
     }
 }

@@ -275,7 +275,9 @@ pub(crate) struct Found {
     repairs: Vec<SyntaxRepair>,
     dropped_keys: Vec<String>,
     truncated: bool,
-    alternative: Option<Node>,
+    /// Boxed: nearly always `None`, and a `Found` is moved several times on every call (kept
+    /// under the size moved without a `memcpy` call).
+    alternative: Option<Box<Node>>,
     spans: Vec<MemberText>,
 }
 
@@ -292,7 +294,7 @@ impl Found {
             repairs: self.repairs,
             dropped_keys: self.dropped_keys,
             truncated: self.truncated,
-            alternative: self.alternative.map(|node| node.into_value(text)),
+            alternative: self.alternative.map(|node| (*node).into_value(text)),
             spans: self.spans,
         }
     }

@@ -102,10 +102,14 @@ fn salvage_seeded(
     }
     let bytes = text.as_bytes();
     let after_bom = scan::skip_bom(bytes, 0);
-    let mut salvaged = read(text, scan::skip_ws(bytes, after_bom), options, seed)?;
-    if after_bom > 0 {
+    // The result handed on as it came (not taken out of its `Result` and put back into
+    // another: two moves of the ~180-byte `Found` a call).
+    let mut salvaged = read(text, scan::skip_ws(bytes, after_bom), options, seed);
+    if after_bom > 0
+        && let Ok(found) = &mut salvaged
+    {
         // Not JSON (RFC 8259 §8.1), and never part of the value: a syntax repair.
-        salvaged.repairs.insert(
+        found.repairs.insert(
             0,
             SyntaxRepair {
                 kind: RepairKind::BomRemoved,
@@ -113,7 +117,7 @@ fn salvage_seeded(
             },
         );
     }
-    Ok(salvaged)
+    salvaged
 }
 
 /// Salvages `text` from `start`, its first byte past a byte-order mark and whitespace.
@@ -181,7 +185,7 @@ fn double_encoded(
                 repairs,
                 dropped_keys,
                 truncated: s.truncated || cut,
-                alternative: s.alternative.map(|node| node.detach(inner)),
+                alternative: s.alternative.map(|node| Box::new(node.detach(inner))),
                 // Offsets into the decoded string, not into the text.
                 spans: Vec::new(),
             })
