@@ -310,7 +310,9 @@ fn find_fence(bytes: &[u8], from: usize) -> Option<Fence> {
     // Built once: building a searcher costs more than searching a short call.
     static FENCE: LazyLock<memmem::Finder<'static>> = LazyLock::new(|| memmem::Finder::new(b"```"));
     let finder = &*FENCE;
-    let mut search = from;
+    // A text with no backtick (prose around a call, nearly always) is one `memchr`, not a
+    // substring search: setting one up costs more than searching a short call.
+    let mut search = from + memchr::memchr(b'`', &bytes[from..])?;
     for _ in 0..MAX_FENCE_PROBES {
         let at = search + finder.find(&bytes[search..])?;
         let line_start = memchr::memrchr(b'\n', &bytes[from..at]).map_or(from, |j| from + j + 1);

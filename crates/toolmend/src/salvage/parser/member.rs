@@ -34,7 +34,7 @@ impl Parser<'_> {
             b'\'' => Quote::Single,
             _ => return Ok(None),
         };
-        if !self.readings.is_call()
+        if !self.call_grammar
             || !matches!(stack.last(), Some(Frame::Object(..)))
             || self.memo.key_is_cut(start)
         {
