@@ -30,6 +30,11 @@ impl RepairLog {
         debug_assert!(kind.is_syntax());
         if self.seen & bit(kind) == 0 {
             self.seen |= bit(kind);
+            if self.repairs.capacity() == 0 {
+                // Nearly every salvaged call notes a repair or two: room for a few at once,
+                // without the growth path's bookkeeping (~45 instructions a call).
+                self.repairs = Vec::with_capacity(4);
+            }
             self.repairs.push(SyntaxRepair { kind, offset });
         }
     }
