@@ -61,16 +61,53 @@ pub(super) fn value_quote(
     fence: bool,
     words: bool,
 ) -> Verdict {
+    value_quote_noting_key(bytes, after, closers, fence, words, &mut None)
+}
+
+/// [`value_quote`], noting in `next_key` where the key of `", "key":` opens and closes (the
+/// indices of its quotes) when the inlined shape read it and nothing in it stops a key reader
+/// before its closing quote: the parser then reads that key without scanning it again.
+#[inline]
+pub(super) fn value_quote_noting_key(
+    bytes: &[u8],
+    after: usize,
+    closers: &[u8],
+    fence: bool,
+    words: bool,
+    next_key: &mut Option<(usize, usize)>,
+) -> Verdict {
     if closers.last() == Some(&b'}')
         && bytes.get(after) == Some(&b',')
         && let Some(k) = skip_gap(bytes, after + 1)
         && let Some(quote @ (Quote::Double | Quote::Single)) = Quote::at(bytes, k)
         && !(quote == Quote::Double && bytes[k..].starts_with(b"\"\"\""))
-        && token_then(bytes, k, quote, b":", true)
+        && key_then_colon(bytes, k, quote, next_key)
     {
         return Verdict::Closes;
     }
     judge_value_quote(bytes, after, closers, fence, words)
+}
+
+/// `token_then(bytes, k, quote, b":", true)` for the key opened by `quote` (`"` or `'`) at `k`.
+/// The common key has nothing before its closing quote that the key reader stops at (an escape,
+/// a raw control character): found with the key reader's own scan, within [`MAX_TOKEN`] as
+/// [`token_end`] looks, it is where [`token_end`] ends too, and it is noted in `next_key`.
+/// Any other key is judged by [`token_then`] itself.
+#[inline]
+fn key_then_colon(
+    bytes: &[u8],
+    k: usize,
+    quote: Quote,
+    next_key: &mut Option<(usize, usize)>,
+) -> bool {
+    let delimiter = quote.scan_byte();
+    let limit = (k + 1 + MAX_TOKEN).min(bytes.len());
+    let close = scan::find_string_special(&bytes[..limit], k + 1, delimiter);
+    if close < limit && bytes[close] == delimiter {
+        *next_key = Some((k, close));
+        return followed_by(bytes, close + 1, b":");
+    }
+    token_then(bytes, k, quote, b":", true)
 }
 
 /// [`value_quote`] in full.
@@ -700,6 +737,27 @@ mod tests {
                     value_quote(bytes, 0, closers.as_bytes(), fence, words),
                     judge_value_quote(bytes, 0, closers.as_bytes(), fence, words)
                 );
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// A key the inlined shape notes is where the key reader's own scan from its opening
+        /// quote stops, at its closing quote; the verdict is the one without the note.
+        #[test]
+        fn a_noted_key_ends_where_the_key_reader_stops(
+            rest in "(,[ \n]{0,2}[\"'][a-c\\\\\"'\n\t ]{0,6}[\"'] ?:?[, \"a}]{0,3})",
+            closers in "[}\\]]{1,3}",
+        ) {
+            let bytes = rest.as_bytes();
+            let mut noted = None;
+            let verdict = value_quote_noting_key(bytes, 0, closers.as_bytes(), false, true, &mut noted);
+            proptest::prop_assert_eq!(verdict, value_quote(bytes, 0, closers.as_bytes(), false, true));
+            if let Some((open, close)) = noted {
+                let delimiter = bytes[open];
+                proptest::prop_assert!(delimiter == b'"' || delimiter == b'\'');
+                proptest::prop_assert_eq!(scan::find_string_special(bytes, open + 1, delimiter), close);
+                proptest::prop_assert_eq!(bytes[close], delimiter);
             }
         }
     }

@@ -162,6 +162,11 @@ pub(super) struct Parser<'a> {
     pub(super) last_quote: Option<Option<usize>>,
     /// The same for `'`.
     pub(super) last_single: Option<Option<usize>>,
+    /// The opening and closing quote of the key after `, ` that the look-ahead at a plain
+    /// string value's closing quote read (see [`lookahead::value_quote_noting_key`]): where
+    /// the key reader's scan from that opening quote stops. A fact about the text, so never
+    /// stale; only the key at that offset takes it.
+    pub(super) next_key: Option<(usize, usize)>,
     /// The canonical text of the value about to be emitted, if it has one.
     value_span: Option<Range<usize>>,
     /// Per member of the root object being read, in order: its key's and its value's
@@ -214,6 +219,7 @@ impl<'a> Parser<'a> {
             plain_gave_up: false,
             last_quote: None,
             last_single: None,
+            next_key: None,
             value_span: None,
             spans: Vec::new(),
             spans_void: false,

@@ -92,9 +92,16 @@ impl Parser<'_> {
             // The text ends inside the string: strings.rs decides what a cut string keeps.
             let &b = bytes.get(i)?;
             if b == delimiter {
-                if lookahead::value_quote(bytes, i + 1, &self.closers, self.fence, true)
-                    != Verdict::Closes
-                {
+                // The key after `, ` is read once: the key reader takes its end from here.
+                let verdict = lookahead::value_quote_noting_key(
+                    bytes,
+                    i + 1,
+                    &self.closers,
+                    self.fence,
+                    true,
+                    &mut self.next_key,
+                );
+                if verdict != Verdict::Closes {
                     return None;
                 }
                 // What strings.rs reports reading the same string.

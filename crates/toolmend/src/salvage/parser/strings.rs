@@ -89,7 +89,11 @@ impl Parser<'_> {
         }
         let open = self.pos;
         let delimiter = quote.scan_byte();
-        let close = scan::find_string_special(self.bytes, open + 1, delimiter);
+        // The look-ahead at the string value before it may have read this key already.
+        let close = match self.next_key {
+            Some((at, close)) if at == open => close,
+            _ => scan::find_string_special(self.bytes, open + 1, delimiter),
+        };
         if self.bytes.get(close) != Some(&delimiter) {
             return None;
         }
