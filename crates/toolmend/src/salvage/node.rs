@@ -238,16 +238,34 @@ impl Object {
     pub(crate) fn insert(&mut self, key: Str, value: Node, text: &str) -> Result<(), Str> {
         match self {
             Self::Nodes(members) => members.insert(key, value, text),
-            // One hash of the key: looked up and inserted through the same entry.
-            Self::Values(map) => match map.entry(key.into_string(text)) {
-                Entry::Vacant(member) => {
-                    member.insert(value.into_built(text));
-                    Ok(())
-                }
-                Entry::Occupied(mut member) => {
-                    member.insert(value.into_built(text));
-                    Err(Str::Owned(member.key().clone()))
-                }
+            // A key spelt in the text (nearly every key): `Map::insert`, one hash and one probe
+            // of the table that finds the key or the slot for it (the entry API probes twice:
+            // to look, then to insert). A key sent twice keeps its place and takes `value`, as
+            // through an entry; the key that comes back is the same span.
+            Self::Values(map) => match key {
+                Str::Span {
+                    start,
+                    end,
+                    canonical,
+                } => match map.insert(text[start..end].to_owned(), value.into_built(text)) {
+                    None => Ok(()),
+                    Some(_) => Err(Str::Span {
+                        start,
+                        end,
+                        canonical,
+                    }),
+                },
+                // One hash of the key: looked up and inserted through the same entry.
+                Str::Owned(name) => match map.entry(name) {
+                    Entry::Vacant(member) => {
+                        member.insert(value.into_built(text));
+                        Ok(())
+                    }
+                    Entry::Occupied(mut member) => {
+                        member.insert(value.into_built(text));
+                        Err(Str::Owned(member.key().clone()))
+                    }
+                },
             },
         }
     }
