@@ -255,7 +255,7 @@ fn with_inserted_quotes(
     if !clean {
         return None;
     }
-    run.alternative = first.values.lone().map(Box::new);
+    run.alternative = first.values.lone();
     Some(run)
 }
 
@@ -291,7 +291,7 @@ fn finish(run: Run, extra: &[(RepairKind, usize)]) -> Found {
         repairs,
         dropped_keys,
         truncated: run.truncated,
-        alternative: run.alternative,
+        alternative: run.alternative.map(Box::new),
         spans: run.spans,
     }
 }

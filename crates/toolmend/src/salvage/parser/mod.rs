@@ -69,8 +69,7 @@ pub(super) struct Run {
     /// may be missing there (see [`Parser::insert_quotes`]).
     pub(super) quote_insertable: bool,
     /// The first reading of the value, when this run inserted quotes (see [`super::Salvaged`]).
-    /// Boxed: nearly always `None`, and a run is moved several times on every call.
-    pub(super) alternative: Option<Box<Node>>,
+    pub(super) alternative: Option<Node>,
     /// Where a closer of the wrong kind closed two containers of the first value, when the
     /// values after it then closed containers they never opened, or a comma followed it: the
     /// split (or the prose) may be a stray closer's doing (see [`Parser::stray_at`]).
