@@ -228,11 +228,7 @@ mod tests {
     fn the_shortcut_knows_every_kind_with_a_note() {
         for &kind in RepairKind::ALL {
             let repair = Repair::new(kind, "/a".into());
-            assert_eq!(
-                has_note(kind),
-                note_text(&repair).is_some(),
-                "{kind:?}"
-            );
+            assert_eq!(has_note(kind), note_text(&repair).is_some(), "{kind:?}");
         }
     }
 

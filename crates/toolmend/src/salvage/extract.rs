@@ -22,9 +22,9 @@ use std::sync::LazyLock;
 use memchr::memmem;
 
 use super::memo::Memo;
+use super::node::Build;
 use super::parser::{Parser, Run, RunError};
 use super::scan;
-use super::node::Build;
 use super::seed::{self, Seed};
 use super::{Found, SalvageError, SalvageErrorKind, SalvageOptions};
 use crate::RepairKind;
@@ -73,7 +73,14 @@ pub(super) fn locate(
     if let Some(fence) = find_fence(bytes, start) {
         let body = scan::skip_ws(bytes, fence.body);
         if body > resume && matches!(bytes.get(body), Some(b'{' | b'[')) {
-            match attempt(text, body, true, options, &memo, candidate(text, body, options)) {
+            match attempt(
+                text,
+                body,
+                true,
+                options,
+                &memo,
+                candidate(text, body, options),
+            ) {
                 Ok(run) => {
                     let extra = [
                         (RepairKind::FenceUnwrapped, fence.at),
