@@ -51,6 +51,8 @@ pub(super) struct Seed {
     /// When [`Self::closed`], the closing quote of its last member's value, if a string: the one
     /// judgement of the look-ahead left to make (that quote closes every open container).
     pub(super) last_quote: Option<usize>,
+    /// [`Self::last_quote`] closes the last element of the last member's array (of scalars).
+    pub(super) last_in_array: bool,
     /// Per member: its key's and its value's canonical text, as the parser reports them.
     pub(super) spans: Vec<MemberText>,
     /// A string among them was not plain (a `\u` escape): the run reads later strings the long
@@ -61,8 +63,9 @@ pub(super) struct Seed {
 /// The seed for the object whose `{` is at `root` of `text`, a fence's body or a `{` among
 /// prose (issue #31), read by [`read_candidate`]: the whole object when it closes and every
 /// member can be handed over ([`Seed::closed`]), else its longest safe prefix by the rules of
-/// the module doc, as [`from_prefix`] picks for a text that starts with the object. The
-/// strict read noted where each member stands, so no member's text is walked again here.
+/// the module doc, as [`from_prefix`] picks for a text that starts with the object, but for
+/// one: an array of scalars (`"tags": ["a", "b"]`) is handed over like a scalar. The strict
+/// read noted where each member stands, so no member's text is walked again here.
 pub(super) fn from_candidate(text: &str, root: usize, options: &SalvageOptions) -> Option<Seed> {
     if options.max_depth <= 1 {
         return None;
@@ -78,7 +81,7 @@ pub(super) fn from_candidate(text: &str, root: usize, options: &SalvageOptions) 
     while handed < count {
         let i = handed;
         let bit = 1u64 << i;
-        // A member holding a container ends the prefix, and so does a key with an escape
+        // A member holding an object ends the prefix, and so does a key with an escape
         // (its offset is not known), its own or the next one's: handed over are members a
         // comma, a key with no escape and its colon follow, and the last of a closed object.
         let next_key = match candidate.spans.get(i + 1) {
@@ -86,12 +89,26 @@ pub(super) fn from_candidate(text: &str, root: usize, options: &SalvageOptions) 
             None if candidate.end.is_some() => Some(0),
             None => candidate.failed_key,
         };
-        if candidate.spans[i].key.is_none() || candidate.containers & bit != 0 || next_key.is_none()
+        // An array of scalars is handed over too (its strings face the look-ahead with a comma
+        // and an element, or its `]`, after them, which close them as they do in an object),
+        // within salvage's depth limit.
+        let array = candidate.arrays & bit != 0;
+        if candidate.spans[i].key.is_none()
+            || candidate.containers & bit != 0
+            || (array && options.max_depth <= 2)
+            || next_key.is_none()
         {
             break;
         }
         let span = &mut candidate.spans[i];
-        if let Some(value) = span.value.clone() {
+        if array {
+            // Its text, noted for this: a string in it with a `\u` escape sends later strings
+            // to strings.rs, as for a member's string (strict text: every backslash in it starts
+            // an escape inside a string).
+            if let Some(value) = span.value.take() {
+                plain_gave_up |= escapes_in(&bytes[value.start + 1..value.end - 1]).1;
+            }
+        } else if let Some(value) = span.value.clone() {
             let (slash, unicode) = if candidate.escaped & bit != 0 {
                 escapes_in(&bytes[value.start + 1..value.end - 1])
             } else {
@@ -113,6 +130,7 @@ pub(super) fn from_candidate(text: &str, root: usize, options: &SalvageOptions) 
             comma: candidate.end?,
             closed: true,
             last_quote: candidate.last_quote,
+            last_in_array: candidate.last_in_array,
             spans,
             plain_gave_up,
         });
@@ -140,6 +158,7 @@ pub(super) fn from_candidate(text: &str, root: usize, options: &SalvageOptions) 
         comma,
         closed: false,
         last_quote: None,
+        last_in_array: false,
         spans,
         plain_gave_up,
     })
@@ -223,6 +242,7 @@ fn seed(text: &str, members: Map<String, Value>, keys: &[Option<usize>]) -> Opti
         comma: comma?,
         closed: false,
         last_quote: None,
+        last_in_array: false,
         spans,
         plain_gave_up,
     })
@@ -532,6 +552,12 @@ mod tests {
                 r#"{"code": "print("x")", "n": 1}"#,
                 r#"{"a": "ends with a quote \"", "b": "x"}"#,
                 r#"{"a": "C:\\Users\\", "b": "x"}"#,
+                r#"{"path": "a", "tags": ["x", "y"]}"#,
+                r#"{"tags": [ "a\u00e9" , "b\/" ], "c": "d", "e": ["f"]}"#,
+                r#"{"t": [1, "x", true, null, -2.5E3], "u": [], "v": "w"}"#,
+                r#"{"t": ["{[", "say \"hi\""]}"#,
+                r#"{"t": [["x"]], "u": "v"}"#,
+                r#"{"t": ["x", None], "u": "v"}"#,
             ]
             .map(str::to_owned),
         );
@@ -541,7 +567,7 @@ mod tests {
             }
         }
         // Every cut of a few wrapped objects.
-        for object in &objects[objects.len() - 17..] {
+        for object in &objects[objects.len() - 23..] {
             for wrapper in &WRAPPERS[..6] {
                 let text = wrapper.replacen("{}", object, 1);
                 for end in (0..=text.len()).filter(|&end| text.is_char_boundary(end)) {

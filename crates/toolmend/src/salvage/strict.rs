@@ -627,10 +627,15 @@ pub(super) struct Candidate {
     pub(super) spans: Vec<MemberText>,
     /// One bit per member (`1 << index`) whose value is a string with an escape.
     pub(super) escaped: u64,
-    /// One bit per member whose value is an object or an array.
+    /// One bit per member whose value is an object or an array holding a container.
     pub(super) containers: u64,
-    /// The closing quote of the last member's value, when that value is a string.
+    /// One bit per member whose value is an array of scalars; its text is in `spans` too.
+    pub(super) arrays: u64,
+    /// The closing quote of the last string of the last member's value, when the value is one
+    /// or an array of scalars that ends with one.
     pub(super) last_quote: Option<usize>,
+    /// [`Self::last_quote`] closes an element of that array.
+    pub(super) last_in_array: bool,
     /// A key was sent twice.
     pub(super) duplicate: bool,
     /// The object closed right before this offset; `None` when the read failed.
@@ -656,7 +661,8 @@ pub(super) fn read_candidate(text: &str, root: usize) -> Option<Candidate> {
     };
     let mut members = Map::new();
     let mut spans: Vec<MemberText> = Vec::new();
-    let (mut escaped, mut containers, mut last_quote, mut duplicate) = (0u64, 0u64, None, false);
+    let (mut escaped, mut containers, mut arrays) = (0u64, 0u64, 0u64);
+    let (mut last_quote, mut last_in_array, mut duplicate) = (None, false, false);
     let (end, failed_key) = loop {
         match reader.open_key(spans.is_empty()) {
             Ok(true) => {}
@@ -688,6 +694,7 @@ pub(super) fn read_candidate(text: &str, root: usize) -> Option<Candidate> {
             return None;
         }
         let bit = 1u64 << index;
+        last_in_array = false;
         let span = match &value {
             Value::String(s) => {
                 // Every escape is longer than what it decodes to.
@@ -695,6 +702,18 @@ pub(super) fn read_candidate(text: &str, root: usize) -> Option<Candidate> {
                     escaped |= bit;
                 }
                 last_quote = Some(reader.pos - 1);
+                Some(start..reader.pos)
+            }
+            Value::Array(items) if !items.iter().any(|i| i.is_object() || i.is_array()) => {
+                arrays |= bit;
+                // Its last element's closing quote, when a string: the last byte before `]`.
+                let close = reader.pos - 1;
+                let mut q = close;
+                while q > start && scan::is_ws(reader.bytes[q - 1]) {
+                    q -= 1;
+                }
+                last_in_array = items.last().is_some_and(Value::is_string);
+                last_quote = last_in_array.then(|| q - 1);
                 Some(start..reader.pos)
             }
             Value::Object(_) | Value::Array(_) => {
@@ -723,7 +742,9 @@ pub(super) fn read_candidate(text: &str, root: usize) -> Option<Candidate> {
         spans,
         escaped,
         containers,
+        arrays,
         last_quote,
+        last_in_array,
         duplicate,
         end,
         failed_key,

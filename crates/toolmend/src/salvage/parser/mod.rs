@@ -376,11 +376,17 @@ impl<'a> Parser<'a> {
             return None;
         }
         if let Some(quote) = seed.last_quote {
-            match lookahead::value_quote(self.bytes, quote + 1, b"}", self.fence, true) {
+            // The containers open at that quote, outermost first.
+            let closers: &[u8] = if seed.last_in_array { b"}]" } else { b"}" };
+            match lookahead::value_quote(self.bytes, quote + 1, closers, self.fence, true) {
                 lookahead::Verdict::Closes => {}
                 lookahead::Verdict::ClosesBeforeProse => {
                     // As `strings.rs` remembers it (the plain read gives that string up).
-                    let Some(Value::String(last)) = seed.members.values().next_back() else {
+                    let last = match seed.members.values().next_back() {
+                        Some(Value::Array(items)) => items.last(),
+                        last => last,
+                    };
+                    let Some(Value::String(last)) = last else {
                         return None;
                     };
                     self.top_close_quote = Some(quote);
