@@ -425,10 +425,6 @@ impl<'a> Parser<'a> {
         let mut stack = scratch::stack();
         self.closers.clear();
         self.spans.clear();
-        // A call's root object holds a handful of members: room for them at once.
-        if self.readings.member_text {
-            self.spans.reserve(8);
-        }
         self.spans_void = false;
         let mut expect = Expect::Value;
         if let Some(seed) = self.seed.take().filter(|s| s.root == self.pos) {
