@@ -14,11 +14,17 @@ pub(crate) fn notes_for(repairs: &[Repair]) -> Vec<String> {
     let mut more = 0usize;
     // The last note counted past the cap; before it, the last note is the last one listed.
     let mut last_counted: Option<String> = None;
-    for note in repairs.iter().filter_map(note_for) {
-        // A note repeated at once is one note, before the cap and after it.
-        if last_counted.as_ref().or(notes.last()) == Some(&note) {
+    for repair in repairs.iter().filter(|r| has_note(r.kind)) {
+        let Some(text) = note_text(repair) else {
+            continue;
+        };
+        // A note repeated at once is one note, before the cap and after it: told from its
+        // text before it is built (a fence and the prose around it share one note).
+        let last = last_counted.as_ref().or(notes.last());
+        if last.and_then(|n| n.strip_prefix(NOTE)) == Some(&*text) {
             continue;
         }
+        let note = with_prefix(&text);
         if notes.len() < MAX_NOTES {
             notes.push(note);
         } else {
@@ -35,17 +41,29 @@ pub(crate) fn notes_for(repairs: &[Repair]) -> Vec<String> {
 }
 
 /// The note for one repair, or `None` for repairs the model need not hear about.
+#[cfg(test)]
 pub(crate) fn note_for(repair: &Repair) -> Option<String> {
     // Most syntax repairs (a trailing comma, quotes, literals) have no note: nothing to build.
     if !has_note(repair.kind) {
         return None;
     }
-    note_for_unchecked(repair)
+    note_text(repair).map(|text| with_prefix(&text))
 }
 
-/// [`note_for`] without its shortcut for the kinds that have no note.
-fn note_for_unchecked(repair: &Repair) -> Option<String> {
-    const NOTE: &str = "Note: ";
+/// What every note starts with.
+const NOTE: &str = "Note: ";
+
+/// `text` as a note: [`NOTE`] and it, in one allocation.
+fn with_prefix(text: &str) -> String {
+    let mut note = String::with_capacity(NOTE.len() + text.len());
+    note.push_str(NOTE);
+    note.push_str(text);
+    note
+}
+
+/// The text of [`note_for`]'s note, without its [`NOTE`] prefix (and without its shortcut for
+/// the kinds that have no note).
+fn note_text(repair: &Repair) -> Option<Cow<'static, str>> {
     // Built only for the notes that name a field.
     let field = || {
         let field = pointer::display(&repair.path);
@@ -140,10 +158,7 @@ fn note_for_unchecked(repair: &Repair) -> Option<String> {
         }
         _ => return None,
     };
-    let mut note = String::with_capacity(NOTE.len() + text.len());
-    note.push_str(NOTE);
-    note.push_str(&text);
-    Some(note)
+    Some(text)
 }
 
 /// Whether [`note_for`] has a note for `kind`.
@@ -213,11 +228,7 @@ mod tests {
     fn the_shortcut_knows_every_kind_with_a_note() {
         for &kind in RepairKind::ALL {
             let repair = Repair::new(kind, "/a".into());
-            assert_eq!(
-                has_note(kind),
-                note_for_unchecked(&repair).is_some(),
-                "{kind:?}"
-            );
+            assert_eq!(has_note(kind), note_text(&repair).is_some(), "{kind:?}");
         }
     }
 

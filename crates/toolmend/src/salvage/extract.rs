@@ -22,9 +22,10 @@ use std::sync::LazyLock;
 use memchr::memmem;
 
 use super::memo::Memo;
+use super::node::Build;
 use super::parser::{Parser, Run, RunError};
 use super::scan;
-use super::seed::Seed;
+use super::seed::{self, Seed};
 use super::{Found, SalvageError, SalvageErrorKind, SalvageOptions};
 use crate::RepairKind;
 
@@ -72,7 +73,14 @@ pub(super) fn locate(
     if let Some(fence) = find_fence(bytes, start) {
         let body = scan::skip_ws(bytes, fence.body);
         if body > resume && matches!(bytes.get(body), Some(b'{' | b'[')) {
-            match attempt(text, body, true, options, &memo, None) {
+            match attempt(
+                text,
+                body,
+                true,
+                options,
+                &memo,
+                candidate(text, body, options),
+            ) {
                 Ok(run) => {
                     let extra = [
                         (RepairKind::FenceUnwrapped, fence.at),
@@ -92,7 +100,8 @@ pub(super) fn locate(
     let mut from = resume;
     while let Some(i) = memchr::memchr(b'{', &bytes[from.min(bytes.len())..]) {
         let candidate = from + i;
-        match attempt(text, candidate, false, options, &memo, None) {
+        let seed = self::candidate(text, candidate, options);
+        match attempt(text, candidate, false, options, &memo, seed) {
             Ok(run) => {
                 let strict = run.log.is_empty() && !run.truncated;
                 from = run.end.max(candidate + 1);
@@ -124,6 +133,21 @@ pub(super) fn locate(
             )),
         },
     }
+}
+
+/// What the strict read makes of the object at `at`, a fence's body or a `{` among prose, for
+/// the run there to start from ([`seed::from_candidate`]): nearly every such object is strict
+/// JSON, which the strict read builds at a fraction of the lenient parser's cost (issue #31).
+/// Only for call salvage building values: the seed is a `serde_json::Map`, and the document
+/// readings read strict text otherwise. Out of line, so that `locate` stays small enough to
+/// be inlined into its caller on the paths that never come here.
+#[inline(never)]
+fn candidate(text: &str, at: usize, options: &SalvageOptions) -> Option<Seed> {
+    let readings = options.readings;
+    if !readings.is_call() || readings.build != Build::Values || text.as_bytes()[at] != b'{' {
+        return None;
+    }
+    seed::from_candidate(text, at, options)
 }
 
 /// Reads the values at `start`; when the last value closed right before prose that holds a

@@ -28,7 +28,7 @@ use std::sync::LazyLock;
 use memchr::memmem;
 use serde_json::{Map, Value};
 
-use super::strict::StrictPrefix;
+use super::strict::{StrictPrefix, read_candidate};
 use super::{MemberText, SalvageOptions, scan};
 
 /// Spans the seed's vector has room for at least: salvage goes on pushing one per member it
@@ -42,13 +42,126 @@ pub(super) struct Seed {
     pub(super) root: usize,
     /// The members read, in order.
     pub(super) members: Map<String, Value>,
-    /// The comma after the last of them: the run goes on right after it.
+    /// The comma after the last of them: the run goes on right after it (unless
+    /// [`Self::closed`]: then where the object ends).
     pub(super) comma: usize,
+    /// The object closed and these are all its members (a candidate, [`from_candidate`]): the
+    /// run goes on after its `}`, at [`Self::comma`].
+    pub(super) closed: bool,
+    /// When [`Self::closed`], the closing quote of its last member's value, if a string: the one
+    /// judgement of the look-ahead left to make (that quote closes every open container).
+    pub(super) last_quote: Option<usize>,
+    /// [`Self::last_quote`] closes the last element of the last member's array (of scalars).
+    pub(super) last_in_array: bool,
     /// Per member: its key's and its value's canonical text, as the parser reports them.
     pub(super) spans: Vec<MemberText>,
     /// A string among them was not plain (a `\u` escape): the run reads later strings the long
     /// way, as it would have.
     pub(super) plain_gave_up: bool,
+}
+
+/// The seed for the object whose `{` is at `root` of `text`, a fence's body or a `{` among
+/// prose (issue #31), read by [`read_candidate`]: the whole object when it closes and every
+/// member can be handed over ([`Seed::closed`]), else its longest safe prefix by the rules of
+/// the module doc, as [`from_prefix`] picks for a text that starts with the object, but for
+/// one: an array of scalars (`"tags": ["a", "b"]`) is handed over like a scalar. The strict
+/// read noted where each member stands, so no member's text is walked again here.
+pub(super) fn from_candidate(text: &str, root: usize, options: &SalvageOptions) -> Option<Seed> {
+    if options.max_depth <= 1 {
+        return None;
+    }
+    let mut candidate = read_candidate(text, root)?;
+    if candidate.duplicate {
+        return None;
+    }
+    let bytes = text.as_bytes();
+    let count = candidate.spans.len();
+    let mut plain_gave_up = false;
+    let mut handed = 0;
+    while handed < count {
+        let i = handed;
+        let bit = 1u64 << i;
+        // A member holding an object ends the prefix, and so does a key with an escape
+        // (its offset is not known), its own or the next one's: handed over are members a
+        // comma, a key with no escape and its colon follow, and the last of a closed object.
+        let next_key = match candidate.spans.get(i + 1) {
+            Some(next) => next.key,
+            None if candidate.end.is_some() => Some(0),
+            None => candidate.failed_key,
+        };
+        // An array of scalars is handed over too (its strings face the look-ahead with a comma
+        // and an element, or its `]`, after them, which close them as they do in an object),
+        // within salvage's depth limit.
+        let array = candidate.arrays & bit != 0;
+        if candidate.spans[i].key.is_none()
+            || candidate.containers & bit != 0
+            || (array && options.max_depth <= 2)
+            || next_key.is_none()
+        {
+            break;
+        }
+        let span = &mut candidate.spans[i];
+        if array {
+            // Its text, noted for this: a string in it with a `\u` escape sends later strings
+            // to strings.rs, as for a member's string (strict text: every backslash in it starts
+            // an escape inside a string).
+            if let Some(value) = span.value.take() {
+                plain_gave_up |= escapes_in(&bytes[value.start + 1..value.end - 1]).1;
+            }
+        } else if let Some(value) = span.value.clone() {
+            let (slash, unicode) = if candidate.escaped & bit != 0 {
+                escapes_in(&bytes[value.start + 1..value.end - 1])
+            } else {
+                (false, false)
+            };
+            if slash || unicode || plain_gave_up {
+                span.value = None;
+            }
+            plain_gave_up |= unicode;
+        }
+        handed += 1;
+    }
+    let mut members = candidate.members;
+    let mut spans = candidate.spans;
+    if candidate.end.is_some() && handed == count {
+        return Some(Seed {
+            root,
+            members,
+            comma: candidate.end?,
+            closed: true,
+            last_quote: candidate.last_quote,
+            last_in_array: candidate.last_in_array,
+            spans,
+            plain_gave_up,
+        });
+    }
+    // The comma before the key after the last member handed over.
+    let next_key = match spans.get(handed) {
+        Some(next) => next.key,
+        None => candidate.failed_key,
+    };
+    let comma = back_over_ws(bytes, root, next_key.filter(|_| handed > 0)?).checked_sub(1)?;
+    if bytes[comma] != b',' {
+        return None;
+    }
+    spans.truncate(handed);
+    if handed < members.len() {
+        let mut seen = 0;
+        members.retain(|_, _| {
+            seen += 1;
+            seen <= handed
+        });
+    }
+    Some(Seed {
+        root,
+        members,
+        comma,
+        closed: false,
+        last_quote: None,
+        last_in_array: false,
+        spans,
+        plain_gave_up,
+    })
 }
 
 /// The seed for the members `serde_json` read from the root object of `text` before it
@@ -127,6 +240,9 @@ fn seed(text: &str, members: Map<String, Value>, keys: &[Option<usize>]) -> Opti
         root,
         members,
         comma: comma?,
+        closed: false,
+        last_quote: None,
+        last_in_array: false,
         spans,
         plain_gave_up,
     })
@@ -322,6 +438,143 @@ mod tests {
         );
         let read = salvage_after(text, &options, prefix(text)).expect("salvaged");
         assert_eq!(read.values, vec![json!({"a": "x", "b": true})]);
+    }
+
+    /// The object texts of the bundled corpus's calls.
+    fn corpus_objects() -> Vec<String> {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../corpus");
+        let mut texts = Vec::new();
+        for entry in std::fs::read_dir(dir).expect("corpus/") {
+            let path = entry.expect("a corpus file").path();
+            if path.extension().is_none_or(|ext| ext != "jsonl") {
+                continue;
+            }
+            let lines = std::fs::read_to_string(&path).expect("a corpus file");
+            for line in lines.lines().filter(|line| !line.trim().is_empty()) {
+                let case: Value = serde_json::from_str(line).expect("a corpus line");
+                let calls = case["message"]["tool_calls"].as_array().cloned();
+                for call in calls.unwrap_or_default() {
+                    if let Some(text) = call["function"]["arguments"].as_str()
+                        && text.trim_start().starts_with('{')
+                    {
+                        texts.push(text.trim().to_owned());
+                    }
+                }
+            }
+        }
+        texts
+    }
+
+    /// Asserts that `text` reads alike with the candidates seeded (`salvage`, `salvage_after`)
+    /// and without (`salvage_to_text`, which builds nodes and so never seeds a candidate), and
+    /// that the spans of the engine's reading are what serde_json writes.
+    fn reads_alike(text: &str) {
+        let options = SalvageOptions::default();
+        let reference = crate::salvage::salvage_to_text(text, &options);
+        for seeded in [
+            crate::salvage::salvage(text, &options),
+            salvage_after(text, &options, None),
+        ] {
+            match (&seeded, &reference) {
+                (Ok(seeded), Ok(reference)) => {
+                    let written: Vec<String> = (seeded.values.iter())
+                        .map(|v| serde_json::to_string(v).expect("written"))
+                        .collect();
+                    assert_eq!(written.join("\n"), reference.text, "{text}");
+                    assert_eq!(seeded.repairs, reference.repairs, "{text}");
+                    assert_eq!(seeded.dropped_keys, reference.dropped_keys, "{text}");
+                    assert_eq!(seeded.truncated, reference.truncated, "{text}");
+                    let alternative = (seeded.alternative.as_ref())
+                        .map(|v| serde_json::to_string(v).expect("written"));
+                    assert_eq!(alternative, reference.alternative, "{text}");
+                    let Some(Value::Object(map)) = seeded.values.first() else {
+                        continue;
+                    };
+                    if seeded.spans.is_empty() {
+                        continue;
+                    }
+                    assert_eq!(seeded.spans.len(), map.len(), "{text}");
+                    for ((key, value), span) in map.iter().zip(&seeded.spans) {
+                        if let Some(at) = span.key {
+                            let quoted = serde_json::to_string(key).expect("written");
+                            assert_eq!(&text[at..at + key.len() + 2], quoted, "{text}");
+                        }
+                        if let Some(range) = span.value.clone() {
+                            let written = serde_json::to_string(value).expect("written");
+                            assert_eq!(&text[range], written, "{text}");
+                        }
+                    }
+                }
+                (Err(seeded), Err(reference)) => assert_eq!(seeded, reference, "{text}"),
+                _ => panic!("{text}: {seeded:?} against {reference:?}"),
+            }
+        }
+    }
+
+    /// Around an object, the places a candidate is read from: fences, prose, what may follow.
+    const WRAPPERS: [&str; 14] = [
+        "```json\n{}\n```",
+        "Here:\n```json\n{}\n```\nDone.",
+        "```\n{}\n``` and then \"q\"} more",
+        "```json\n{}\n```\n```json\n{\"n\": 1}\n```",
+        "Sure! {} Let me know.",
+        "Sure!\n\n{}\n\nLet me know if \"this\" works}",
+        "I'll call: {} {\"b\": 2}",
+        "Call {}, {\"b\": 2}",
+        "Call {}, \"extra\": 3}",
+        "Call {}] trailing",
+        "Call {} + \"x\"",
+        "Call {}/* c */ then",
+        "x {placeholder} then {}",
+        "[1] See {} here",
+    ];
+
+    #[test]
+    fn a_candidate_read_strictly_reads_as_the_lenient_parser_reads_it() {
+        let mut objects = corpus_objects();
+        assert!(objects.len() > 300, "{} corpus objects", objects.len());
+        objects.extend(
+            [
+                r#"{"a": "x"}"#,
+                r#"{"a": "x\/y", "b": "\u00e9", "c": "z"}"#,
+                r#"{"a": "say \"hi\"", "b": "{[", "c": "]}"}"#,
+                r#"{"a": 1, "a": 2}"#,
+                r#"{"a": {"b": "c"}, "d": "e"}"#,
+                r#"{"a": ["x", "y"], "b": 1E2, "c": -0.50}"#,
+                r#"{"k\u0031": 1, "n": "v"}"#,
+                r#"{"$serde_json::private::Number": "1"}"#,
+                r#"{}"#,
+                r#"{ "path" : "a.rs" , "n" : 2 , "ok" : true }"#,
+                r#"{"a": "x", "b": None, "c": 1,}"#,
+                r#"{"a": "x", "b": 'y'}"#,
+                r#"{"a": "x", "b": "cut"#,
+                r#"{"a": "x", "b": "New York, "c": "d"}"#,
+                r#"{"code": "print("x")", "n": 1}"#,
+                r#"{"a": "ends with a quote \"", "b": "x"}"#,
+                r#"{"a": "C:\\Users\\", "b": "x"}"#,
+                r#"{"path": "a", "tags": ["x", "y"]}"#,
+                r#"{"tags": [ "a\u00e9" , "b\/" ], "c": "d", "e": ["f"]}"#,
+                r#"{"t": [1, "x", true, null, -2.5E3], "u": [], "v": "w"}"#,
+                r#"{"t": ["{[", "say \"hi\""]}"#,
+                r#"{"t": [["x"]], "u": "v"}"#,
+                r#"{"t": ["x", None], "u": "v"}"#,
+            ]
+            .map(str::to_owned),
+        );
+        for object in &objects {
+            for wrapper in WRAPPERS {
+                reads_alike(&wrapper.replacen("{}", object, 1));
+            }
+        }
+        // Every cut of a few wrapped objects.
+        for object in &objects[objects.len() - 23..] {
+            for wrapper in &WRAPPERS[..6] {
+                let text = wrapper.replacen("{}", object, 1);
+                for end in (0..=text.len()).filter(|&end| text.is_char_boundary(end)) {
+                    reads_alike(&text[..end]);
+                }
+            }
+        }
     }
 
     /// Past the stepped escapes the pair search finds the same escapes, and takes no escaped

@@ -374,8 +374,64 @@ impl<'a> Parser<'a> {
         })
     }
 
+    /// The root object of a closed seed (a fence's body or a `{` among prose that the strict
+    /// read took whole, issue #31), in the state reading it would have left: after its `}`,
+    /// nothing repaired. The judgements left are the look-ahead at its last string's closing
+    /// quote, made here as the string's reading makes it, and whether the object goes on after
+    /// its `}` (as at any root closer); `None` (the seed dropped, the object read the long way)
+    /// when it does not close there.
+    fn closed_seed(&mut self, seed: Seed) -> Option<Node> {
+        // `{"a": "b"}, "c": "d"}`: the root object goes on after a stray `}`.
+        if !seed.closed || self.root_goes_on(seed.comma) {
+            return None;
+        }
+        if let Some(quote) = seed.last_quote {
+            // The containers open at that quote, outermost first.
+            let closers: &[u8] = if seed.last_in_array { b"}]" } else { b"}" };
+            match lookahead::value_quote(self.bytes, quote + 1, closers, self.fence, true) {
+                lookahead::Verdict::Closes => {}
+                lookahead::Verdict::ClosesBeforeProse => {
+                    // As `strings.rs` remembers it (the plain read gives that string up).
+                    let last = match seed.members.values().next_back() {
+                        Some(Value::Array(items)) => items.last(),
+                        last => last,
+                    };
+                    let Some(Value::String(last)) = last else {
+                        return None;
+                    };
+                    self.top_close_quote = Some(quote);
+                    self.top_close_open_bracket = strings::opens_a_bracket(last);
+                    self.plain_gave_up = true;
+                }
+                lookahead::Verdict::Content | lookahead::Verdict::Swallows => return None,
+            }
+        }
+        // Spans only where the run notes them (`salvage_after`): the same `Run` either way.
+        if self.readings.member_text {
+            self.spans = seed.spans;
+        } else {
+            self.spans.clear();
+        }
+        self.spans_void = false;
+        self.plain_gave_up |= seed.plain_gave_up;
+        self.progressed = true;
+        self.pos = seed.comma;
+        let members = Object::seeded(self.readings.build, seed.members, self.text);
+        Some(Frame::Object(members, None).into_node())
+    }
+
     /// Reads one container starting at the current `{` or `[`.
     pub(super) fn parse_value(&mut self) -> Parsed {
+        // A closed seed is the whole object: nothing to set up for reading it.
+        if self
+            .seed
+            .as_ref()
+            .is_some_and(|s| s.closed && s.root == self.pos)
+            && let Some(seed) = self.seed.take()
+            && let Some(root) = self.closed_seed(seed)
+        {
+            return Ok((root, false));
+        }
         let mut stack = scratch::stack();
         self.closers.clear();
         self.spans.clear();
@@ -387,7 +443,10 @@ impl<'a> Parser<'a> {
             let members = Object::seeded(self.readings.build, seed.members, self.text);
             stack.push(Frame::Object(members, None));
             self.closers.push(b'}');
-            self.spans = seed.spans;
+            // Spans only where the run notes them (`salvage_after`): the same `Run` either way.
+            if self.readings.member_text {
+                self.spans = seed.spans;
+            }
             self.plain_gave_up |= seed.plain_gave_up;
             self.progressed = true;
             self.pos = seed.comma + 1;

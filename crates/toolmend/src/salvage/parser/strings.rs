@@ -660,7 +660,7 @@ fn one_token(bytes: &[u8]) -> bool {
 
 /// Whether `read` opens more `{`/`[` than it closes: then a `}` or `]` right after it may be
 /// content (`x = {"a": "b` before `"}`), which is what makes a retry worth believing.
-fn opens_a_bracket(read: &str) -> bool {
+pub(super) fn opens_a_bracket(read: &str) -> bool {
     let mut depth = 0i64;
     for b in read.bytes() {
         match b {
