@@ -307,6 +307,13 @@ struct Fence {
 fn find_fence(bytes: &[u8], from: usize) -> Option<Fence> {
     // Built once: building a searcher costs more than searching a short call.
     static FENCE: LazyLock<memmem::Finder<'static>> = LazyLock::new(|| memmem::Finder::new(b"```"));
+    // A fenced call starts with its fence: no search (the searcher's set-up is most of it).
+    if bytes[from.min(bytes.len())..].starts_with(b"```") {
+        return Some(Fence {
+            at: from,
+            body: scan::fence_body(bytes, from),
+        });
+    }
     let finder = &*FENCE;
     let mut search = from;
     for _ in 0..MAX_FENCE_PROBES {

@@ -41,14 +41,29 @@ const INDEX_FROM: usize = 16;
 pub(crate) enum Str {
     /// Decoded content.
     Owned(String),
-    /// Content that is `text[start..end]` as it stands; `canonical` when the quotes around it are
-    /// `"` and nothing in it is escaped in JSON, so that `text[start - 1..end + 1]` is what
-    /// serde_json writes for it.
+    /// Content that is `text[start..end]` as it stands; `spelt` says how far that text is
+    /// already what serde_json writes for it.
     Span {
         start: usize,
         end: usize,
-        canonical: bool,
+        spelt: Spelt,
     },
+}
+
+/// How the text of a [`Str::Span`] stands against what serde_json writes for its content, as
+/// the reader found it: known while reading, so that writing the text needs no escaping pass
+/// over a span that has nothing to escape (issue #31: every `'…'` key and string went through
+/// one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Spelt {
+    /// Between `"` in the text, with nothing in it that JSON escapes: `text[start - 1..end + 1]`
+    /// is what serde_json writes.
+    Quoted,
+    /// Nothing in it that JSON escapes, but not between `"` in the text (`'…'`, a bare key):
+    /// serde_json writes it between `"` as it stands.
+    Bare,
+    /// It may hold bytes JSON escapes (a `"` inside `'…'`): written through the escaping writer.
+    Escaped,
 }
 
 impl Default for Str {
@@ -72,7 +87,7 @@ impl Str {
         match *self {
             Self::Span {
                 start,
-                canonical: true,
+                spelt: Spelt::Quoted,
                 ..
             } => Some(start - 1),
             _ => None,
@@ -100,14 +115,30 @@ impl Str {
     }
 
     /// Writes the content as a JSON string, as serde_json writes it.
+    #[inline]
     fn write(&self, text: &str, out: &mut String) {
-        match self {
+        match *self {
             Self::Span {
                 start,
                 end,
-                canonical: true,
+                spelt: Spelt::Quoted,
             } => out.push_str(&text[start - 1..end + 1]),
-            other => write::write_string(out, other.as_str(text)),
+            Self::Span {
+                start,
+                end,
+                spelt: Spelt::Bare,
+            } => {
+                out.reserve(end - start + 2);
+                out.push('"');
+                out.push_str(&text[start..end]);
+                out.push('"');
+            }
+            Self::Span {
+                start,
+                end,
+                spelt: Spelt::Escaped,
+            } => write::write_string(out, &text[start..end]),
+            Self::Owned(ref s) => write::write_string(out, s),
         }
     }
 }
@@ -593,17 +624,17 @@ mod tests {
     #[test]
     fn text_is_what_serde_json_writes() {
         let text = r#"{"plain": 'it"s', "b": 1}"#;
-        let span = |start, end, canonical| Str::Span {
-            start,
-            end,
-            canonical,
-        };
+        let span = |start, end, spelt| Str::Span { start, end, spelt };
         let mut members = Members::default();
         let owned = Str::Owned("a\"\u{1}é".into());
         let _ = members.insert(owned, Node::Str(Str::Owned("x\n\u{7f}\\".into())), text);
-        let _ = members.insert(span(2, 7, true), Node::Str(span(11, 15, false)), text);
         let _ = members.insert(
-            span(19, 20, true),
+            span(2, 7, Spelt::Quoted),
+            Node::Str(span(11, 15, Spelt::Escaped)),
+            text,
+        );
+        let _ = members.insert(
+            span(19, 20, Spelt::Quoted),
             Node::Array(vec![
                 Node::Built(Value::Null),
                 Node::Int {

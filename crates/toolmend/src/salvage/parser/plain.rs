@@ -20,7 +20,7 @@
 use super::Parser;
 use super::lookahead::{self, Verdict};
 use crate::RepairKind;
-use crate::salvage::node::Str;
+use crate::salvage::node::{Spelt, Str};
 use crate::salvage::scan::{self, Quote};
 
 /// A plain string value, decoded.
@@ -73,13 +73,26 @@ impl Parser<'_> {
         let mut text = String::new();
         // `'…'` is never what serde_json writes; neither is a raw control character.
         let mut canonical = !single;
+        // A `"` inside `'…'`: content, which JSON escapes.
+        let mut holds_quote = false;
         let mut control = None;
         let mut reserved = false;
+        // The first byte not yet copied, and where the next scan starts (past a `"` in `'…'`).
         let mut p = open + 1;
+        let mut from = p;
         loop {
-            let i = scan::find_string_special(bytes, p, delimiter);
+            let i = if single {
+                scan::find_single_special(bytes, from)
+            } else {
+                scan::find_string_special(bytes, from, delimiter)
+            };
             // The text ends inside the string: strings.rs decides what a cut string keeps.
             let &b = bytes.get(i)?;
+            if single && b == b'"' {
+                holds_quote = true;
+                from = i + 1;
+                continue;
+            }
             if b == delimiter && !reserved {
                 // Nothing decoded: the content is the text between the quotes, no copy.
                 if lookahead::value_quote(bytes, i + 1, &self.closers, self.fence, true)
@@ -91,10 +104,18 @@ impl Parser<'_> {
                     self.log.note(RepairKind::QuotesNormalized, open);
                 }
                 self.pos = i + 1;
+                // A raw control character or a `"` in `'…'` is escaped when written.
+                let spelt = if control.is_some() || holds_quote {
+                    Spelt::Escaped
+                } else if single {
+                    Spelt::Bare
+                } else {
+                    Spelt::Quoted
+                };
                 let text = Str::Span {
                     start: open + 1,
                     end: i,
-                    canonical,
+                    spelt,
                 };
                 return Some(Plain { text, canonical });
             }
@@ -135,6 +156,7 @@ impl Parser<'_> {
                 canonical = false;
                 text.push(char::from(b));
                 p = i + 1;
+                from = p;
                 continue;
             }
             let ch = match bytes.get(i + 1)? {
@@ -156,6 +178,7 @@ impl Parser<'_> {
             };
             text.push(ch);
             p = i + 2;
+            from = p;
         }
     }
 }
