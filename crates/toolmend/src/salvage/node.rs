@@ -197,7 +197,7 @@ impl Members {
     /// Adds a member (read from `text`); a key already present keeps its place and takes
     /// `value`, and comes back as `Err` (the earlier value was dropped). Inlined into the
     /// parser's insert: a call of its own moved the key and the value once more.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn insert(&mut self, key: Str, value: Node, text: &str) -> Result<(), Str> {
         let name = key.as_str(text);
         let found = match &self.index {
