@@ -83,7 +83,7 @@ impl Str {
 
     /// The content's length in bytes.
     #[inline]
-    const fn len(&self) -> usize {
+    fn len(&self) -> usize {
         match self {
             Self::Owned(s) => s.len(),
             Self::Span { start, end, .. } => *end - *start,
