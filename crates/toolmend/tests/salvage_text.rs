@@ -75,6 +75,9 @@ fn shapes_agree() {
         "{\"a\": 1, \"b",
         "{\"pa",
         "prose only",
+        // `'…'` keys and strings written as they stand, or escaped when they hold a `"`.
+        r#"{'k"1': 'say "hi"', 'k2': 'plain', bare_key: 'x', 'k3': 'a\nb"c', 'k4': '"'}"#,
+        r#"['a"', 'b', "c'd", 'e\'f']"#,
     ] {
         agrees(text).unwrap_or_else(|e| panic!("{e}"));
     }

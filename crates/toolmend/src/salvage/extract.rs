@@ -333,6 +333,13 @@ struct Fence {
 fn find_fence(bytes: &[u8], from: usize) -> Option<Fence> {
     // Built once: building a searcher costs more than searching a short call.
     static FENCE: LazyLock<memmem::Finder<'static>> = LazyLock::new(|| memmem::Finder::new(b"```"));
+    // A fenced call starts with its fence: no search (the searcher's set-up is most of it).
+    if bytes[from.min(bytes.len())..].starts_with(b"```") {
+        return Some(Fence {
+            at: from,
+            body: scan::fence_body(bytes, from),
+        });
+    }
     let finder = &*FENCE;
     // A text with no backtick (prose around a call, nearly always) is one `memchr`, not a
     // substring search: setting one up costs more than searching a short call.

@@ -41,14 +41,29 @@ const INDEX_FROM: usize = 16;
 pub(crate) enum Str {
     /// Decoded content.
     Owned(String),
-    /// Content that is `text[start..end]` as it stands; `canonical` when the quotes around it are
-    /// `"` and nothing in it is escaped in JSON, so that `text[start - 1..end + 1]` is what
-    /// serde_json writes for it.
+    /// Content that is `text[start..end]` as it stands; `spelt` says how far that text is
+    /// already what serde_json writes for it.
     Span {
         start: usize,
         end: usize,
-        canonical: bool,
+        spelt: Spelt,
     },
+}
+
+/// How the text of a [`Str::Span`] stands against what serde_json writes for its content, as
+/// the reader found it: known while reading, so that writing the text needs no escaping pass
+/// over a span that has nothing to escape (issue #31: every `'…'` key and string went through
+/// one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Spelt {
+    /// Between `"` in the text, with nothing in it that JSON escapes: `text[start - 1..end + 1]`
+    /// is what serde_json writes.
+    Quoted,
+    /// Nothing in it that JSON escapes, but not between `"` in the text (`'…'`, a bare key):
+    /// serde_json writes it between `"` as it stands.
+    Bare,
+    /// It may hold bytes JSON escapes (a `"` inside `'…'`): written through the escaping writer.
+    Escaped,
 }
 
 impl Default for Str {
@@ -66,13 +81,22 @@ impl Str {
         }
     }
 
+    /// The content's length in bytes.
+    #[inline]
+    fn len(&self) -> usize {
+        match self {
+            Self::Owned(s) => s.len(),
+            Self::Span { start, end, .. } => *end - *start,
+        }
+    }
+
     /// Where the text of this key or string starts (its opening quote) when it is spelt there
     /// as serde_json spells it (see [`Self::Span`]).
     pub(crate) const fn canonical_at(&self) -> Option<usize> {
         match *self {
             Self::Span {
                 start,
-                canonical: true,
+                spelt: Spelt::Quoted,
                 ..
             } => Some(start - 1),
             _ => None,
@@ -99,15 +123,32 @@ impl Str {
         }
     }
 
-    /// Writes the content as a JSON string, as serde_json writes it.
+    /// Writes the content as a JSON string, as serde_json writes it. Inlined into the
+    /// container's loop: a key or string costs its copy, not a call as well.
+    #[inline(always)]
     fn write(&self, text: &str, out: &mut String) {
-        match self {
+        match *self {
             Self::Span {
                 start,
                 end,
-                canonical: true,
+                spelt: Spelt::Quoted,
             } => out.push_str(&text[start - 1..end + 1]),
-            other => write::write_string(out, other.as_str(text)),
+            Self::Span {
+                start,
+                end,
+                spelt: Spelt::Bare,
+            } => {
+                out.reserve(end - start + 2);
+                out.push('"');
+                out.push_str(&text[start..end]);
+                out.push('"');
+            }
+            Self::Span {
+                start,
+                end,
+                spelt: Spelt::Escaped,
+            } => write::write_string(out, &text[start..end]),
+            Self::Owned(ref s) => write::write_string(out, s),
         }
     }
 }
@@ -154,32 +195,45 @@ impl Members {
     }
 
     /// Adds a member (read from `text`); a key already present keeps its place and takes
-    /// `value`, and comes back as `Err` (the earlier value was dropped).
+    /// `value`, and comes back as `Err` (the earlier value was dropped). Inlined into the
+    /// parser's insert: a call of its own moved the key and the value once more.
+    #[inline(always)]
     pub(crate) fn insert(&mut self, key: Str, value: Node, text: &str) -> Result<(), Str> {
         let name = key.as_str(text);
         let found = match &self.index {
             Some(index) => index.get(name).copied(),
+            // Lengths first: nearly every key differs from the others in length, and that
+            // needs no slice of the text (whose bounds and boundaries are checked).
             None => self
                 .entries
                 .iter()
-                .position(|(k, _)| k.as_str(text) == name),
+                .position(|(k, _)| k.len() == name.len() && k.as_str(text) == name),
         };
         if let Some(at) = found {
             self.entries[at].1 = value;
             return Err(key);
         }
-        if let Some(index) = &mut self.index {
-            index.insert(name.to_owned(), self.entries.len());
-        } else if self.entries.len() == INDEX_FROM {
+        if self.index.is_some() || self.entries.len() == INDEX_FROM {
+            self.index_key(name, text);
+        }
+        self.entries.push((key, value));
+        Ok(())
+    }
+
+    /// Enters `name`, the key about to be pushed, into the hash index, building the index
+    /// first when the object just reached [`INDEX_FROM`] members. Out of line: nearly every
+    /// object never has one.
+    #[cold]
+    #[inline(never)]
+    fn index_key(&mut self, name: &str, text: &str) {
+        let index = self.index.get_or_insert_with(|| {
             let mut index = HashMap::with_capacity(INDEX_FROM * 2);
             for (at, (k, _)) in self.entries.iter().enumerate() {
                 index.insert(k.as_str(text).to_owned(), at);
             }
-            index.insert(name.to_owned(), self.entries.len());
-            self.index = Some(Box::new(index));
-        }
-        self.entries.push((key, value));
-        Ok(())
+            Box::new(index)
+        });
+        index.insert(name.to_owned(), self.entries.len());
     }
 
     /// Whether there is no member.
@@ -246,13 +300,13 @@ impl Object {
                 Str::Span {
                     start,
                     end,
-                    canonical,
+                    spelt,
                 } => match map.insert(text[start..end].to_owned(), value.into_built(text)) {
                     None => Ok(()),
                     Some(_) => Err(Str::Span {
                         start,
                         end,
-                        canonical,
+                        spelt,
                     }),
                 },
                 // One hash of the key: looked up and inserted through the same entry.
@@ -362,25 +416,47 @@ impl Array {
 /// values built while reading come back as they are (no second vector, no conversion).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Roots {
-    /// For text.
+    /// For text: the values read, none yet (an empty vector holds no allocation) or more than
+    /// one.
     Nodes(Vec<Node>),
+    /// For text: the one value read, as a run nearly always reads (no vector to allocate and
+    /// free on every call, issue #31).
+    One(Node),
     /// For values.
     Values(Vec<Value>),
 }
 
 impl Roots {
-    /// None yet; room for one, as a run nearly always reads one value.
+    /// None yet; for values, room for one, as a run nearly always reads one value.
     pub(crate) fn new(build: Build) -> Self {
         match build {
-            Build::Nodes => Self::Nodes(Vec::with_capacity(1)),
+            Build::Nodes => Self::Nodes(Vec::new()),
             Build::Values => Self::Values(Vec::with_capacity(1)),
+        }
+    }
+
+    /// The nodes read, for text.
+    fn nodes(&self) -> &[Node] {
+        match self {
+            Self::Nodes(nodes) => nodes,
+            Self::One(node) => std::slice::from_ref(node),
+            Self::Values(_) => &[],
         }
     }
 
     /// Adds a value read from `text`.
     pub(crate) fn push(&mut self, node: Node, text: &str) {
         match self {
+            Self::Nodes(nodes) if nodes.is_empty() => {
+                // The empty vector holds no allocation: nothing to drop.
+                std::mem::forget(std::mem::replace(self, Self::One(node)));
+            }
             Self::Nodes(nodes) => nodes.push(node),
+            Self::One(_) => {
+                if let Self::One(first) = std::mem::replace(self, Self::Nodes(Vec::new())) {
+                    *self = Self::Nodes(vec![first, node]);
+                }
+            }
             Self::Values(values) => values.push(node.into_built(text)),
         }
     }
@@ -388,8 +464,8 @@ impl Roots {
     /// How many values were read.
     pub(crate) fn len(&self) -> usize {
         match self {
-            Self::Nodes(nodes) => nodes.len(),
             Self::Values(values) => values.len(),
+            nodes => nodes.nodes().len(),
         }
     }
 
@@ -401,34 +477,32 @@ impl Roots {
     /// Whether every value is an array.
     pub(crate) fn all_arrays(&self) -> bool {
         match self {
-            Self::Nodes(nodes) => nodes.iter().all(Node::is_array),
             Self::Values(values) => values.iter().all(Value::is_array),
+            nodes => nodes.nodes().iter().all(Node::is_array),
         }
     }
 
     /// Whether every value is an object.
     pub(crate) fn all_objects(&self) -> bool {
         match self {
-            Self::Nodes(nodes) => nodes.iter().all(Node::is_object),
             Self::Values(values) => values.iter().all(Value::is_object),
+            nodes => nodes.nodes().iter().all(Node::is_object),
         }
     }
 
     /// Whether any value is an object.
     pub(crate) fn any_object(&self) -> bool {
         match self {
-            Self::Nodes(nodes) => nodes.iter().any(Node::is_object),
             Self::Values(values) => values.iter().any(Value::is_object),
+            nodes => nodes.nodes().iter().any(Node::is_object),
         }
     }
 
     /// A copy of the one value read, when there is one only.
     pub(crate) fn lone(&self) -> Option<Node> {
         match self {
-            Self::Nodes(nodes) => match nodes.as_slice() {
-                [node] => Some(node.clone()),
-                _ => None,
-            },
+            Self::One(node) => Some(node.clone()),
+            Self::Nodes(_) => None,
             Self::Values(values) => match values.as_slice() {
                 [value] => Some(Node::Built(value.clone())),
                 _ => None,
@@ -440,6 +514,7 @@ impl Roots {
     pub(crate) fn detach(self, text: &str) -> Self {
         match self {
             Self::Nodes(nodes) => Self::Nodes(nodes.into_iter().map(|n| n.detach(text)).collect()),
+            Self::One(node) => Self::One(node.detach(text)),
             values @ Self::Values(_) => values,
         }
     }
@@ -449,6 +524,7 @@ impl Roots {
         match self {
             // A node is the size of a value, so they are collected in the nodes' own buffer.
             Self::Nodes(nodes) => nodes.into_iter().map(|n| n.into_value(text)).collect(),
+            Self::One(node) => vec![node.into_value(text)],
             Self::Values(values) => values,
         }
     }
@@ -456,20 +532,20 @@ impl Roots {
     /// Writes the values read from `text` as compact JSON, one a line.
     pub(crate) fn write_lines(&self, text: &str, out: &mut String) {
         match self {
-            Self::Nodes(nodes) => {
-                for (i, node) in nodes.iter().enumerate() {
-                    if i > 0 {
-                        out.push('\n');
-                    }
-                    node.write_compact(text, out);
-                }
-            }
             Self::Values(values) => {
                 for (i, value) in values.iter().enumerate() {
                     if i > 0 {
                         out.push('\n');
                     }
                     write::write_compact(out, value);
+                }
+            }
+            nodes => {
+                for (i, node) in nodes.nodes().iter().enumerate() {
+                    if i > 0 {
+                        out.push('\n');
+                    }
+                    node.write_compact(text, out);
                 }
             }
         }
@@ -565,7 +641,7 @@ impl Node {
                     if i > 0 {
                         out.push(',');
                     }
-                    item.write_compact(text, out);
+                    item.write_item(text, out);
                 }
                 out.push(']');
             }
@@ -577,10 +653,24 @@ impl Node {
                     }
                     key.write(text, out);
                     out.push(':');
-                    item.write_compact(text, out);
+                    item.write_item(text, out);
                 }
                 out.push('}');
             }
+        }
+    }
+
+    /// [`Self::write_compact`] for an element or a member's value: the common scalars written
+    /// in the container's own loop, a container (or a number's text) through the call.
+    #[inline(always)]
+    fn write_item(&self, text: &str, out: &mut String) {
+        match self {
+            Self::Str(s) => s.write(text, out),
+            Self::Int { start, end, .. } => out.push_str(&text[*start..*end]),
+            Self::Built(Value::Null) => out.push_str("null"),
+            Self::Built(Value::Bool(true)) => out.push_str("true"),
+            Self::Built(Value::Bool(false)) => out.push_str("false"),
+            other => other.write_compact(text, out),
         }
     }
 }
@@ -611,17 +701,17 @@ mod tests {
     #[test]
     fn text_is_what_serde_json_writes() {
         let text = r#"{"plain": 'it"s', "b": 1}"#;
-        let span = |start, end, canonical| Str::Span {
-            start,
-            end,
-            canonical,
-        };
+        let span = |start, end, spelt| Str::Span { start, end, spelt };
         let mut members = Members::default();
         let owned = Str::Owned("a\"\u{1}é".into());
         let _ = members.insert(owned, Node::Str(Str::Owned("x\n\u{7f}\\".into())), text);
-        let _ = members.insert(span(2, 7, true), Node::Str(span(11, 15, false)), text);
         let _ = members.insert(
-            span(19, 20, true),
+            span(2, 7, Spelt::Quoted),
+            Node::Str(span(11, 15, Spelt::Escaped)),
+            text,
+        );
+        let _ = members.insert(
+            span(19, 20, Spelt::Quoted),
             Node::Array(vec![
                 Node::Built(Value::Null),
                 Node::Int {

@@ -51,6 +51,36 @@ pub(super) fn find_string_special(bytes: &[u8], from: usize, quote: u8) -> usize
     bytes.len()
 }
 
+/// [`find_string_special`] for a `'…'` string, stopping at a `"` as well: content there, but a
+/// byte JSON escapes, so the reader learns whether the content can be written between `"` as it
+/// stands (no escaping pass when the text is written, issue #31).
+pub(super) fn find_single_special(bytes: &[u8], from: usize) -> usize {
+    let singles = splat(b'\'');
+    let doubles = splat(b'"');
+    let mut i = from;
+    while i + 8 <= bytes.len() {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&bytes[i..i + 8]);
+        let x = u64::from_le_bytes(word);
+        let mask = (x.wrapping_sub(SPACES) & !x & HIGHS)
+            | zero_bytes(x ^ singles)
+            | zero_bytes(x ^ doubles)
+            | zero_bytes(x ^ BACKSLASHES);
+        if mask != 0 {
+            return i + (mask.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b == b'\'' || b == b'"' || b == b'\\' || b < 0x20 {
+            return i;
+        }
+        i += 1;
+    }
+    bytes.len()
+}
+
 /// Index of the first byte in `from..end` that is `quote` or a backslash, or `end` when there
 /// is none: the look-ahead's scan of a quoted token, eight bytes at a time.
 pub(super) fn find_quote_or_backslash(bytes: &[u8], from: usize, end: usize, quote: u8) -> usize {

@@ -40,13 +40,8 @@ impl Parser<'_> {
         {
             return Ok(None);
         }
-        let Some(content) = self.read_plain_key_span(quote) else {
+        let Some(key) = self.read_plain_key_span(quote) else {
             return Ok(None);
-        };
-        let key = Text::Span {
-            start: content.start,
-            end: content.end,
-            canonical: quote == Quote::Double,
         };
         self.skip_blank();
         if self.bytes.get(self.pos) != Some(&b':') {

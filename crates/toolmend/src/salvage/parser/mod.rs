@@ -34,7 +34,7 @@ mod truncation;
 
 use super::document;
 use super::memo::Memo;
-use super::node::{Array, Node, Object, Roots, Str as Text};
+use super::node::{Array, Node, Object, Roots, Spelt, Str as Text};
 use super::repairs::RepairLog;
 use super::scan::{self, Comment, Quote};
 use super::seed::Seed;
@@ -723,10 +723,11 @@ impl<'a> Parser<'a> {
                 return Ok(false);
             }
             self.log.note(RepairKind::KeyQuoted, self.pos);
+            // Bare-key bytes (letters, digits, `_ $ . -`): nothing JSON escapes.
             let key = Text::Span {
                 start: self.pos,
                 end,
-                canonical: false,
+                spelt: Spelt::Bare,
             };
             self.pos = end;
             // `b":` — a key missing only its opening quote: the closing one goes too.
@@ -775,13 +776,8 @@ impl<'a> Parser<'a> {
     fn read_quoted_key(&mut self, quote: Quote, start: usize) -> Result<Option<Text>, RunError> {
         if quote == Quote::Smart {
             self.smart_key_fits()?;
-        } else if let Some(content) = self.read_plain_key_span(quote) {
+        } else if let Some(mut key) = self.read_plain_key_span(quote) {
             // The content as it stands: `"…"` around it is what serde_json writes.
-            let mut key = Text::Span {
-                start: content.start,
-                end: content.end,
-                canonical: quote == Quote::Double,
-            };
             self.trim_layout_text(&mut key);
             return Ok(Some(key));
         }

@@ -20,7 +20,7 @@
 use super::Parser;
 use super::lookahead::{self, Verdict};
 use crate::RepairKind;
-use crate::salvage::node::Str;
+use crate::salvage::node::{Spelt, Str};
 use crate::salvage::scan::{self, Quote};
 
 /// A plain string value, decoded.
@@ -73,6 +73,8 @@ impl Parser<'_> {
         let mut text = String::new();
         // `'…'` is never what serde_json writes; neither is a raw control character.
         let mut canonical = !single;
+        // A `"` inside `'…'`: content, which JSON escapes.
+        let mut holds_quote = false;
         let mut control = None;
         // Something was decoded (an escape): the content is `text` and what follows `p`, not
         // a span of the text.
@@ -84,13 +86,21 @@ impl Parser<'_> {
         loop {
             // Once a control character was seen (only the first is reported), only the
             // delimiter and `\` stop the scan: a string of raw line breaks is one search.
-            let i = if control.is_none() {
+            let i = if single {
+                // Stops at a `"` too: content, but escaped when written.
+                scan::find_single_special(bytes, from)
+            } else if control.is_none() {
                 scan::find_string_special(bytes, from, delimiter)
             } else {
                 scan::find_quote_or_backslash(bytes, from, bytes.len(), delimiter)
             };
             // The text ends inside the string: strings.rs decides what a cut string keeps.
             let &b = bytes.get(i)?;
+            if single && b == b'"' {
+                holds_quote = true;
+                from = i + 1;
+                continue;
+            }
             if b == delimiter {
                 // The key after `, ` is read once: the key reader takes its end from here.
                 let verdict = lookahead::value_quote_noting_key(
@@ -117,10 +127,18 @@ impl Parser<'_> {
                     Str::Owned(text)
                 } else {
                     // Nothing decoded: the content is the text between the quotes, no copy.
+                    // A raw control character or a `"` in `'…'` is escaped when written.
+                    let spelt = if control.is_some() || holds_quote {
+                        Spelt::Escaped
+                    } else if single {
+                        Spelt::Bare
+                    } else {
+                        Spelt::Quoted
+                    };
                     Str::Span {
                         start: open + 1,
                         end: i,
-                        canonical,
+                        spelt,
                     }
                 };
                 return Some(Plain { text, canonical });

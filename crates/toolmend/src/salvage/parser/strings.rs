@@ -13,6 +13,7 @@
 use super::Parser;
 use super::lookahead::{self, Verdict};
 use crate::RepairKind;
+use crate::salvage::node::{Spelt, Str as Text};
 use crate::salvage::scan::{self, Quote};
 
 /// Most blanks between a comma and the key after it for a missing closing quote to be seen.
@@ -71,45 +72,79 @@ impl Parser<'_> {
     /// Reads the common key, `"name"` or `'name'`, opened by `quote` at the current position:
     /// nothing to decode before its closing quote, which ends a key wherever it is, so it is
     /// copied at once, as [`Self::read_string`] would end up. `None`, with nothing consumed or
-    /// logged, for any other key (an escape, a raw control character, `“…”`, the end of the
-    /// text). Inlined into the key reader: one call per key of every call, and a call of its
+    /// logged, for any other key (an escape, a raw control character, `“…”`), and for a key the
+    /// text ends inside (see [`Self::read_plain_key_span`]). Inlined into the key reader: one call per key of every call, and a call of its
     /// own cost ~40 instructions of a ~200-instruction key.
     #[inline(always)]
     pub(super) fn read_plain_key(&mut self, quote: Quote) -> Option<String> {
         let content = self.read_plain_key_span(quote)?;
-        Some(self.text[content].to_owned())
+        Some(content.into_string(self.text))
     }
 
-    /// [`Self::read_plain_key`], giving where the key's content is in the text instead of a
-    /// copy of it.
+    /// [`Self::read_plain_key`], giving the key as a span of the text instead of a copy of it,
+    /// with how that text stands against what serde_json writes for it: a `"` inside `'…'` is
+    /// found by the same scan, so the text is written without an escaping pass when there is
+    /// none. A key the text ends inside with nothing to decode is `None` too, but noted as cut
+    /// ([`Memo::note_cut_key`](crate::salvage::memo::Memo)), with the `quotes_normalized` of a
+    /// `'…'` key logged, as the key reader would log it.
     #[inline(always)]
-    pub(super) fn read_plain_key_span(&mut self, quote: Quote) -> Option<std::ops::Range<usize>> {
-        if quote == Quote::Smart {
-            return None;
-        }
+    pub(super) fn read_plain_key_span(&mut self, quote: Quote) -> Option<Text> {
         let open = self.pos;
-        let delimiter = quote.scan_byte();
-        // The look-ahead at the string value before it may have read this key already.
-        let close = match self.next_key {
-            Some((at, close)) if at == open => close,
-            _ => scan::find_string_special(self.bytes, open + 1, delimiter),
+        let (close, spelt) = match quote {
+            // The look-ahead at the string value before it may have read this key already.
+            Quote::Double => match self.next_key {
+                Some((at, close)) if at == open => (close, Spelt::Quoted),
+                _ => (
+                    scan::find_string_special(self.bytes, open + 1, b'"'),
+                    Spelt::Quoted,
+                ),
+            },
+            Quote::Single => {
+                let at = scan::find_single_special(self.bytes, open + 1);
+                if self.bytes.get(at) == Some(&b'"') {
+                    let close = scan::find_string_special(self.bytes, at + 1, b'\'');
+                    (close, Spelt::Escaped)
+                } else {
+                    (at, Spelt::Bare)
+                }
+            }
+            Quote::Smart => return None,
         };
-        if self.bytes.get(close) != Some(&delimiter) {
+        let Some(&b) = self.bytes.get(close) else {
+            // The text ends inside the key with nothing to decode (`{"a": 1, "backgro`): it is
+            // cut, as the full reader finds after copying it to the end. Noted, with what that
+            // reader logs, so that the key reader closes the text at once (issue #31).
+            if quote != Quote::Double {
+                self.log.note(RepairKind::QuotesNormalized, open);
+            }
+            self.memo.note_cut_key(open);
+            return None;
+        };
+        if b != quote.scan_byte() {
             return None;
         }
         if quote != Quote::Double {
             self.log.note(RepairKind::QuotesNormalized, open);
         }
         self.closed_at(open, close, close + 1);
-        Some(open + 1..close)
+        Some(Text::Span {
+            start: open + 1,
+            end: close,
+            spelt,
+        })
     }
 
     /// Reads the string whose opening `quote` is at the current position.
     pub(super) fn read_string(&mut self, quote: Quote, role: Role) -> Str {
-        if role == Role::Key
-            && let Some(key) = self.read_plain_key(quote)
-        {
-            return Str::Closed(key);
+        if role == Role::Key {
+            if let Some(key) = self.read_plain_key(quote) {
+                return Str::Closed(key);
+            }
+            if self.memo.key_is_cut(self.pos) {
+                // Cut with nothing to decode: what it holds is never kept, so it is not copied.
+                self.pos = self.bytes.len();
+                return Str::Cut(String::new());
+            }
         }
         if quote != Quote::Double {
             self.log.note(RepairKind::QuotesNormalized, self.pos);
