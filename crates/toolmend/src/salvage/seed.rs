@@ -59,8 +59,13 @@ pub(super) fn from_prefix(
     options: &SalvageOptions,
     prefix: StrictPrefix,
 ) -> Option<Seed> {
-    // Salvage refuses even the root object when its depth limit is 1.
-    if prefix.duplicate || prefix.read != prefix.members.len() || options.max_depth <= 1 {
+    // Salvage refuses even the root object when its depth limit is 1. No member kept (a small
+    // text the syntax-only check refused hands over none): nothing to start after.
+    if prefix.read == 0
+        || prefix.duplicate
+        || prefix.read != prefix.members.len()
+        || options.max_depth <= 1
+    {
         return None;
     }
     seed(text, prefix.members, &prefix.keys)
@@ -219,7 +224,7 @@ mod tests {
 
     use super::*;
     use crate::salvage::salvage_after;
-    use crate::salvage::strict::read_strict;
+    use crate::salvage::strict::read_strict_members as read_strict;
 
     /// The prefix `serde_json` left of a text it refuses.
     fn prefix(text: &str) -> Option<StrictPrefix> {

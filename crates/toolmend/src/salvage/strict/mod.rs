@@ -43,6 +43,14 @@ use serde_json::{Map, Value};
 
 use super::{SalvageOptions, scan};
 
+mod grammar;
+mod suspect;
+mod syntax;
+
+use grammar::{DEPTH_LIMIT, SPECIAL_KEYS, small_integer};
+pub use grammar::{NumberSpan, StringError, number_span, read_string};
+use syntax::{Failure, Syntax};
+
 /// Most root members whose key offsets are kept (on the stack: the valid path allocates
 /// nothing more than `serde_json` does). Members past it are read again by salvage.
 const MAX_TRACKED_KEYS: usize = 32;
@@ -54,7 +62,8 @@ const ROOT_CAPACITY: usize = 8;
 /// than hashing it.
 const MAX_COMPARED_KEYS: usize = 16;
 
-/// The members of the root object `serde_json` completed before it failed, in order.
+/// The members of the root object `serde_json` completed before it failed, in order (none
+/// when a small text failed the syntax-only check), and how it failed.
 #[derive(Debug)]
 pub(crate) struct StrictPrefix {
     /// The members read, but the last one when the text failed right after it: salvage reads
@@ -75,10 +84,22 @@ pub(crate) struct StrictPrefix {
     deepest: usize,
 }
 
-/// `serde_json::from_str::<Value>(text)`, with the same result; on failure, the members of a
-/// root object read before it, when there are any. An object is read in one pass by
-/// [`read_object`].
+/// Texts up to this size are checked by the syntax-only read first (`syntax.rs`): one that is
+/// not strict JSON is then salvaged from its start, with no seed, which costs less than
+/// building the values a seed hands over (issue #31). Past it, the seed pays for itself.
+const MAX_CHECKED_BYTES: usize = 512;
+
+/// `serde_json::from_str::<Value>(text)`, with the same result; on failure, what salvage may
+/// start after (see [`StrictPrefix`]). An object is read in one pass by [`read_object`], after
+/// a syntax-only check when it is small (`MAX_CHECKED_BYTES`): a small text that fails the
+/// check hands over no members, only how it failed.
 pub(crate) fn read_strict(text: &str) -> Result<Value, Option<StrictPrefix>> {
+    read(text, true)
+}
+
+/// [`read_strict`]; `check` runs the syntax-only read first on a small text (the tests turn it
+/// off to reach the members a small text hands over without it).
+fn read(text: &str, check: bool) -> Result<Value, Option<StrictPrefix>> {
     let first = scan::skip_ws(text.as_bytes(), 0);
     match text.as_bytes().get(first) {
         Some(b'{') => {}
@@ -89,12 +110,40 @@ pub(crate) fn read_strict(text: &str) -> Result<Value, Option<StrictPrefix>> {
         }
         _ => return Err(None),
     }
+    if check && text.len() <= MAX_CHECKED_BYTES && suspect::looks_broken(text.as_bytes(), first) {
+        match syntax::check_object(text.as_bytes(), first) {
+            Syntax::NotJson(failure) => return Err(failure.map(StrictPrefix::unseeded)),
+            Syntax::Valid | Syntax::Unsure => {}
+        }
+    }
     match read_object(text, first) {
         Strictly::Value(value) => Ok(value),
         Strictly::NotJson(prefix) => Err(prefix),
         // A key serde_json's own visitor reads as a number or raw value (never sent by a
         // model, but its answer is the one to match); salvage then reads the whole text.
         Strictly::Defer => serde_json::from_str(text).map_err(|_| None),
+    }
+}
+
+/// [`read_strict`] without the syntax-only check: the members a small text hands over too
+/// (for the tests of the seed).
+#[cfg(test)]
+pub(crate) fn read_strict_members(text: &str) -> Result<Value, Option<StrictPrefix>> {
+    read(text, false)
+}
+
+impl StrictPrefix {
+    /// A prefix with no members, for a text the syntax-only read found not strict JSON after
+    /// a completed root member: only how it failed, for [`Self::cut_after_member`].
+    fn unseeded(failure: Failure) -> Self {
+        Self {
+            members: Map::new(),
+            read: 0,
+            duplicate: false,
+            keys: Vec::new(),
+            cut: failure.cut,
+            deepest: failure.deepest,
+        }
     }
 }
 
@@ -106,12 +155,6 @@ impl StrictPrefix {
     }
 }
 
-/// The keys `serde_json::Value`'s visitor reads as a number and a raw value when first.
-const SPECIAL_KEYS: [&str; 2] = [
-    "$serde_json::private::Number",
-    "$serde_json::private::RawValue",
-];
-
 impl StrictPrefix {
     /// Whether salvage would read `text` (which this prefix is of) as cut off, closing its root
     /// object (`truncated`, no error): the text ended inside the root object after a member
@@ -122,14 +165,6 @@ impl StrictPrefix {
         self.cut && text.len() <= options.max_bytes && self.deepest < options.max_depth
     }
 }
-
-/// The nesting depth at which `serde_json` stops with a recursion error (its limit of 128
-/// counts the root).
-const DEPTH_LIMIT: usize = 128;
-
-/// Unused bytes a decoded string may keep (a quarter of its length when that is more); past
-/// that its buffer is shrunk to fit.
-const MAX_SPARE: usize = 4096;
 
 /// What the one-pass read of an object text found.
 #[derive(Debug)]
@@ -409,74 +444,6 @@ impl Reader<'_> {
     }
 }
 
-/// Why [`read_string`] read no string.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum StringError {
-    /// Not a JSON string: a raw control character, an escape JSON does not know, a `\u` that is
-    /// not four hex digits, or the end of the text before the closing quote.
-    Invalid,
-    /// A `\u` surrogate that is not half of a pair: `serde_json` refuses it (and so does
-    /// [`read_string`]), while Python's `json` reads it.
-    LoneSurrogate,
-}
-
-/// Reads the strict JSON string whose content starts at `start` (right after its `"`): the
-/// content, borrowed from `text` when it holds no escape, and the index after the closing
-/// quote. What it accepts is what `serde_json` accepts in a `&str`.
-///
-/// A string with escapes is decoded into one buffer sized from its first run (doubling after
-/// that), not a scratch buffer that is then copied; a long one gives back spare room over
-/// max(4 KiB, a quarter of its length).
-///
-/// # Errors
-///
-/// [`StringError`] says why the text holds no string there.
-pub fn read_string(text: &str, start: usize) -> Result<(Cow<'_, str>, usize), StringError> {
-    let bytes = text.as_bytes();
-    let mut run = start;
-    let mut at = scan::find_string_special(bytes, run, b'"');
-    match bytes.get(at) {
-        Some(b'"') => return Ok((Cow::Borrowed(&text[run..at]), at + 1)),
-        Some(b'\\') => {}
-        _ => return Err(StringError::Invalid),
-    }
-    // One buffer for the whole string: the first run and room for as much again, at least a
-    // line's worth; growth after that doubles.
-    let mut out = String::with_capacity(2 * (at - run) + 64);
-    loop {
-        out.push_str(&text[run..at]);
-        match bytes.get(at) {
-            Some(b'"') => {
-                // The value keeps this buffer: doubling may have left up to half of it unused,
-                // which a long string gives back.
-                if out.capacity() - out.len() > MAX_SPARE.max(out.len() / 4) {
-                    out.shrink_to_fit();
-                }
-                return Ok((Cow::Owned(out), at + 1));
-            }
-            Some(b'\\') => {}
-            // A raw control character, or the end of the text.
-            _ => return Err(StringError::Invalid),
-        }
-        let (ch, end) = match bytes.get(at + 1) {
-            Some(b'"') => ('"', at + 2),
-            Some(b'\\') => ('\\', at + 2),
-            Some(b'/') => ('/', at + 2),
-            Some(b'b') => ('\u{8}', at + 2),
-            Some(b'f') => ('\u{c}', at + 2),
-            Some(b'n') => ('\n', at + 2),
-            Some(b'r') => ('\r', at + 2),
-            Some(b't') => ('\t', at + 2),
-            Some(b'u') => unicode_escape(bytes, at + 2)?,
-            _ => return Err(StringError::Invalid),
-        };
-        out.push(ch);
-        run = end;
-        at = scan::find_string_special(bytes, run, b'"');
-    }
-}
-
 /// Why the string whose content starts at `start` was refused: [`Stop::End`] when the text
 /// ends inside it before any escape or control character. A string cut after an escape is
 /// left to salvage: it reads a cut `…\",` as a string that may have ended there, and may refuse
@@ -491,155 +458,66 @@ fn string_stop(bytes: &[u8], start: usize) -> Stop {
     }
 }
 
-/// Where a strict JSON number ends, and its shape.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct NumberSpan {
-    /// The index after its last byte.
-    pub end: usize,
-    /// The digits of its integer part.
-    pub integer_digits: usize,
-    /// It has a fraction or an exponent.
-    pub is_float: bool,
-}
-
-/// The strict JSON number starting at `start` (`-`, then `0` or a digit run without a leading
-/// zero, then an optional fraction and exponent, each with a digit), scanned as `serde_json`
-/// scans it; `None` when the bytes there are no number by that grammar (`01`, `1.`, `1e`, `-`).
-#[must_use]
-pub fn number_span(bytes: &[u8], start: usize) -> Option<NumberSpan> {
-    let digits = |mut p: usize| {
-        while bytes.get(p).is_some_and(u8::is_ascii_digit) {
-            p += 1;
-        }
-        p
-    };
-    let integer = start + usize::from(bytes.get(start) == Some(&b'-'));
-    let mut p = match bytes.get(integer) {
-        // One leading zero, and no digit after it.
-        Some(b'0') if bytes.get(integer + 1).is_some_and(u8::is_ascii_digit) => return None,
-        Some(b'0') => integer + 1,
-        Some(b'1'..=b'9') => digits(integer + 1),
-        _ => return None,
-    };
-    let integer_digits = p - integer;
-    let mut is_float = false;
-    if bytes.get(p) == Some(&b'.') {
-        let end = digits(p + 1);
-        if end == p + 1 {
-            return None;
-        }
-        (p, is_float) = (end, true);
-    }
-    if matches!(bytes.get(p), Some(b'e' | b'E')) {
-        p += 1;
-        if matches!(bytes.get(p), Some(b'+' | b'-')) {
-            p += 1;
-        }
-        let end = digits(p);
-        if end == p {
-            return None;
-        }
-        (p, is_float) = (end, true);
-    }
-    Some(NumberSpan {
-        end: p,
-        integer_digits,
-        is_float,
-    })
-}
-
-/// The integer `digits` (a strict number's whole text, [`NumberSpan`] `span`) as `serde_json`
-/// reads it, without its deserializer (issue #31: most arguments' numbers are small integers,
-/// and the parse cost more than the rest of the number): `None` for a fraction, an exponent,
-/// more than 18 digits, or `-0` (which `serde_json` does not read as the integer 0), which
-/// are left to `serde_json`.
-///
-/// The same `Number`: with `arbitrary_precision` it keeps the text, and an integer of JSON's
-/// grammar (no leading zero, no `+`) is written back digit for digit; without it, the same
-/// `u64` or `i64`.
-fn small_integer(digits: &[u8], span: NumberSpan) -> Option<serde_json::Number> {
-    const MAX_DIGITS: usize = 18;
-    if span.is_float || span.integer_digits > MAX_DIGITS {
-        return None;
-    }
-    let (negative, magnitude) = match digits.split_first() {
-        Some((b'-', rest)) => (true, rest),
-        _ => (false, digits),
-    };
-    let mut value: u64 = 0;
-    for &d in magnitude {
-        value = value * 10 + u64::from(d - b'0');
-    }
-    if !negative {
-        return Some(value.into());
-    }
-    // 18 digits fit an `i64`; `-0` is not the integer 0 to `serde_json`.
-    let value = i64::try_from(value).ok().filter(|&v| v != 0)?;
-    Some((-value).into())
-}
-
-/// The character of the `\u` escape whose hex digits start at `p`, with the index after it:
-/// a leading surrogate must be followed by `\u` and a trailing one, which is never alone (as
-/// `serde_json` reads a `&str`).
-fn unicode_escape(bytes: &[u8], p: usize) -> Result<(char, usize), StringError> {
-    let first = hex4(bytes, p).ok_or(StringError::Invalid)?;
-    let code = match first {
-        0xDC00..=0xDFFF => return Err(StringError::LoneSurrogate),
-        0xD800..=0xDBFF => {
-            if bytes.get(p + 4..p + 6) != Some(b"\\u") {
-                return Err(StringError::LoneSurrogate);
-            }
-            let second = hex4(bytes, p + 6).ok_or(StringError::Invalid)?;
-            if !(0xDC00..=0xDFFF).contains(&second) {
-                return Err(StringError::LoneSurrogate);
-            }
-            (
-                0x1_0000 + ((first - 0xD800) << 10) + (second - 0xDC00),
-                p + 10,
-            )
-        }
-        _ => (first, p + 4),
-    };
-    // Every code unit outside the surrogates, and every pair, is a character.
-    let ch = char::from_u32(code.0).ok_or(StringError::Invalid)?;
-    Ok((ch, code.1))
-}
-
-/// The four hex digits at `p`, either case.
-fn hex4(bytes: &[u8], p: usize) -> Option<u32> {
-    let digits = bytes.get(p..p + 4)?;
-    digits
-        .iter()
-        .try_fold(0u32, |n, &b| Some(n * 16 + char::from(b).to_digit(16)?))
-}
-
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
 
     use super::super::{SalvageOptions, salvage_after};
+    use super::grammar::MAX_SPARE;
     use super::*;
 
     /// The one-pass read agrees with `serde_json` on `text` (the same value, or both refuse),
-    /// and salvage resumed after what it kept reads as salvage alone.
+    /// with and without the syntax-only check, salvage resumed after what it kept reads as
+    /// salvage alone, and the syntax-only check says what the one-pass read says.
     fn agrees(text: &str) -> Result<(), String> {
-        let fast = read_strict(text);
+        syntax_agrees(text)?;
         let reference = serde_json::from_str::<Value>(text).ok();
-        match fast {
-            Ok(value) if Some(&value) == reference.as_ref() => Ok(()),
-            Err(prefix) if reference.is_none() => {
-                let options = SalvageOptions::default();
-                let resumed = salvage_after(text, &options, prefix);
-                // Salvage alone, noting the members' text as the resumed run does.
-                let alone = salvage_after(text, &options, None);
-                if resumed == alone {
-                    Ok(())
-                } else {
-                    Err(format!("{text:?}: resumed {resumed:?}, alone {alone:?}"))
+        for check in [true, false] {
+            match read(text, check) {
+                Ok(value) if Some(&value) == reference.as_ref() => {}
+                Err(prefix) if reference.is_none() => {
+                    let options = SalvageOptions::default();
+                    let resumed = salvage_after(text, &options, prefix);
+                    // Salvage alone, noting the members' text as the resumed run does.
+                    let alone = salvage_after(text, &options, None);
+                    if resumed != alone {
+                        return Err(format!("{text:?}: resumed {resumed:?}, alone {alone:?}"));
+                    }
+                }
+                fast => {
+                    return Err(format!(
+                        "{text:?} (check {check}): {fast:?} but serde_json {reference:?}"
+                    ));
                 }
             }
-            fast => Err(format!("{text:?}: {fast:?} but serde_json {reference:?}")),
+        }
+        Ok(())
+    }
+
+    /// The syntax-only check of an object text says what the one-pass read found: valid, or
+    /// refused with the same prefix's failure (whether cut, the deepest nesting); unsure only
+    /// where a key has an escape or is a special one.
+    fn syntax_agrees(text: &str) -> Result<(), String> {
+        let root = scan::skip_ws(text.as_bytes(), 0);
+        if text.as_bytes().get(root) != Some(&b'{') {
+            return Ok(());
+        }
+        let checked = syntax::check_object(text.as_bytes(), root);
+        let expected = match read_object(text, root) {
+            Strictly::Value(_) => Syntax::Valid,
+            Strictly::NotJson(prefix) => Syntax::NotJson(prefix.map(|prefix| Failure {
+                cut: prefix.cut,
+                deepest: prefix.deepest,
+            })),
+            Strictly::Defer => Syntax::Unsure,
+        };
+        let may_be_unsure = text.contains('\\') || text.contains("$serde_json::private::");
+        if checked == expected || (checked == Syntax::Unsure && may_be_unsure) {
+            Ok(())
+        } else {
+            Err(format!(
+                "{text:?}: syntax-only {checked:?}, one-pass {expected:?}"
+            ))
         }
     }
 
@@ -818,7 +696,18 @@ mod tests {
     /// salvage must read it as truncated, with no error (the engine then refuses a mutating
     /// tool's call without reading it).
     fn cut_reads_truncated(text: &str, options: &SalvageOptions) -> Result<bool, String> {
-        let Err(Some(prefix)) = read_strict(text) else {
+        syntax_agrees(text)?;
+        let members = read_strict_members(text).err().flatten();
+        let checked = read_strict(text).err().flatten();
+        let cut = |prefix: &Option<StrictPrefix>| {
+            prefix
+                .as_ref()
+                .is_some_and(|prefix| prefix.cut_after_member(text, options))
+        };
+        if cut(&members) != cut(&checked) {
+            return Err(format!("{text:?}: cut {members:?} but checked {checked:?}"));
+        }
+        let Some(prefix) = members else {
             return Ok(false);
         };
         if !prefix.cut_after_member(text, options) {
