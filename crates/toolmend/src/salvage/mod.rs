@@ -86,7 +86,7 @@ use node::{Node, Roots};
 pub use document::{Document, DocumentOptions, MAX_DOCUMENT_BYTES, TruncationPolicy};
 pub(crate) use entry::salvage_after;
 pub use entry::{salvage, salvage_broken_document, salvage_document, salvage_to_text};
-pub(crate) use strict::{StrictPrefix, read_strict};
+pub(crate) use strict::{Precheck, StrictPrefix, read_strict};
 
 /// Options for one salvage run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -224,7 +224,12 @@ mod tests {
 
     use super::*;
     use crate::salvage::salvage_after;
-    use crate::salvage::strict::read_strict_members as read_strict;
+    use crate::salvage::strict::{Precheck, read_strict as read};
+
+    /// The strict read, handing over the members a small text completed.
+    fn read_strict(text: &str) -> Result<Value, Option<StrictPrefix>> {
+        read(text, Precheck::Never)
+    }
 
     /// The prefix `serde_json` left of a text it refuses.
     fn prefix(text: &str) -> Option<StrictPrefix> {
