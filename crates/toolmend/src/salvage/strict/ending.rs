@@ -24,16 +24,27 @@ pub(super) enum Ending {
 /// How the object text `bytes`, whose `{` is at `root`, ends when that alone shows it cannot
 /// be strict JSON (see the module doc); `None` as well when its first key is not quoted (the
 /// value-building read then fails at once, as cheaply).
+#[inline(always)]
 pub(super) fn broken_ending(bytes: &[u8], root: usize) -> Option<Ending> {
-    if bytes.get(scan::skip_ws(bytes, root + 1)) != Some(&b'"') {
-        return None;
-    }
-    // Past the quote after `root`, so the `}` found below is not the root's `{`.
+    let ending = match bytes {
+        // Strict JSON's usual ending, told at once: a value's last byte (or `{`), then `}`.
+        [.., before, b'}'] if *before > b' ' && *before != b',' => return None,
+        _ => ending_after_blanks(bytes)?,
+    };
+    (bytes.get(scan::skip_ws(bytes, root + 1)) == Some(&b'"')).then_some(ending)
+}
+
+/// [`broken_ending`] of a text whose last two bytes are not a value's end and `}`; the text
+/// holds a `{` before that.
+#[cold]
+#[inline(never)]
+fn ending_after_blanks(bytes: &[u8]) -> Option<Ending> {
     let end = back_over_ws(bytes, bytes.len());
-    if bytes[end - 1] != b'}' {
+    if end == 0 || bytes[end - 1] != b'}' {
         return Some(Ending::Unclosed);
     }
-    (bytes[back_over_ws(bytes, end - 1) - 1] == b',').then_some(Ending::Comma)
+    (bytes[..end - 1].iter().rev().find(|&&b| !scan::is_ws(b)) == Some(&b','))
+        .then_some(Ending::Comma)
 }
 
 /// The position after the last non-blank byte before `at`.
