@@ -27,15 +27,22 @@
 //! It stands on its own below the lenient parser (it uses only `scan`): what it kept before
 //! failing leaves as a plain value, `StrictPrefix`, for `seed.rs` to judge.
 //!
-//! Its token readers are public, [`read_string`] and [`number_span`], so that the Python
-//! package's strict path (which builds Python objects instead of a `Value`) reads strings and
-//! numbers the same way.
+//! The folder, one concern a file:
+//! - `mod.rs`: the value-building read (this one) and what it hands over;
+//! - `grammar.rs`: the tokens and limits of `serde_json`'s grammar. Its token readers are
+//!   public, [`read_string`] and [`number_span`], so that the Python package's strict path
+//!   (which builds Python objects instead of a `Value`) reads strings and numbers the same way;
+//! - `ending.rs`: a text whose last bytes show it cannot be strict JSON;
+//! - `syntax.rs`: the same grammar read for syntax alone, run first on such a text when it is
+//!   small (or cut off, for a mutating tool): one that fails hands over no members, only how it
+//!   failed, and salvage reads it from its start (issue #31: building values for a seed cost
+//!   more than salvage reading a ~100 B call from its start).
 //!
 //! It defers to `serde_json` only where `serde_json`'s own visitor reads an object as something
 //! else: a first key `$serde_json::private::Number` or `…::RawValue`. The tests check every
 //! answer against `serde_json::from_str` on generated objects, their cuts and one-byte
 //! mutations, and token soup, and that salvage resumed after what was kept reads as salvage
-//! alone.
+//! alone; the syntax-only read and the ending look are checked on the same texts.
 
 use std::borrow::Cow;
 

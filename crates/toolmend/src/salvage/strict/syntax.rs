@@ -105,6 +105,11 @@ impl Checker<'_> {
     fn skip_ws(&mut self) -> Option<u8> {
         match self.bytes.get(self.pos) {
             Some(&b) if b > b' ' => Some(b),
+            // One space, as after `:` and `,` in most calls.
+            Some(b' ') if self.bytes.get(self.pos + 1).is_some_and(|&b| b > b' ') => {
+                self.pos += 1;
+                Some(self.bytes[self.pos])
+            }
             _ => {
                 self.pos = scan::skip_ws(self.bytes, self.pos);
                 self.bytes.get(self.pos).copied()
