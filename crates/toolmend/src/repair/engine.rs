@@ -123,14 +123,14 @@ pub(crate) fn fast_path(tool: &Tool, raw: &str, limits: &Limits) -> Result<Value
     }
 }
 
-/// Which texts the strict read checks for syntax alone first (issue #31): a mutating tool's
-/// call that does not end with a `}`, whatever its size, since its call cut off after a member
-/// is refused without salvage; small texts otherwise.
+/// The strict read's [`Precheck`] for `tool`'s calls (issue #31): a mutating tool's call cut off
+/// after a member is refused without salvage, which the strict read then tells by a syntax-only
+/// pass.
 fn precheck(tool: &Tool) -> Precheck {
     if tool.is_mutating() {
-        Precheck::SmallOrUnclosed
+        Precheck::Mutating
     } else {
-        Precheck::Small
+        Precheck::ReadOnly
     }
 }
 

@@ -4,11 +4,11 @@
 //! Strict JSON whose first byte is `{` ends, blanks aside, with the root's `}`, and the byte
 //! before that `}` ends a value or is the `{` itself, never a comma. A text that ends otherwise
 //! (cut off, something after the root, a trailing comma) is refused whatever its other bytes
-//! are, so the value-building read would only build members for salvage to go on after: the
-//! syntax-only check (`syntax.rs`) tells how it fails instead. It must never fire on strict
-//! JSON (the valid path would pay a pass for nothing); it may miss faults (a trailing comma
-//! inside, a Python literal), which are then read as before. It looks at a few bytes: a valid
-//! call pays a few dozen instructions for it.
+//! are, so the value-building read would only build members for salvage to go on after:
+//! salvage reads it from its start instead, or the syntax-only check (`syntax.rs`) tells how it
+//! failed, for a mutating tool's cut call. It must never fire on strict JSON (a valid call would
+//! lose its value); it may miss faults (a trailing comma inside, a Python literal), which are
+//! then read as before. It looks at two bytes when the text ends as strict JSON usually does.
 
 use super::super::scan;
 

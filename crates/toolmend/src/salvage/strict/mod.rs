@@ -33,10 +33,10 @@
 //!   public, [`read_string`] and [`number_span`], so that the Python package's strict path
 //!   (which builds Python objects instead of a `Value`) reads strings and numbers the same way;
 //! - `ending.rs`: a text whose last bytes show it cannot be strict JSON;
-//! - `syntax.rs`: the same grammar read for syntax alone, run first on such a text when it is
-//!   small (or cut off, for a mutating tool): one that fails hands over no members, only how it
-//!   failed, and salvage reads it from its start (issue #31: building values for a seed cost
-//!   more than salvage reading a ~100 B call from its start).
+//! - `syntax.rs`: the same grammar read for syntax alone, in place of this read for a mutating
+//!   tool's call that does not end with `}`: it hands over no members, only how the text failed
+//!   (issue #31: a text whose ending shows it is not JSON is salvaged from its start, cheaper
+//!   than building values for a seed).
 //!
 //! It defers to `serde_json` only where `serde_json`'s own visitor reads an object as something
 //! else: a first key `$serde_json::private::Number` or `…::RawValue`. The tests check every
@@ -71,7 +71,7 @@ const ROOT_CAPACITY: usize = 8;
 const MAX_COMPARED_KEYS: usize = 16;
 
 /// The members of the root object `serde_json` completed before it failed, in order (none
-/// when a small text failed the syntax-only check), and how it failed.
+/// when the syntax-only check read the text), and how it failed.
 #[derive(Debug)]
 pub(crate) struct StrictPrefix {
     /// The members read, but the last one when the text failed right after it: salvage reads
@@ -92,32 +92,30 @@ pub(crate) struct StrictPrefix {
     deepest: usize,
 }
 
-/// Texts up to this size whose ending shows they are not strict JSON (`ending.rs`) get the
-/// syntax-only check (`syntax.rs`) instead of the value-building read, and are salvaged from
-/// their start with no seed (issue #31). Measured (callgrind, `repair_call`, a trailing comma
-/// with a string grown to size): from the start costs 165 instructions less at 200 B, 150 more
-/// at 300 B, 1,080 more at 600 B, where the seed pays for itself.
-const MAX_CHECKED_BYTES: usize = 256;
+/// Texts up to this size that do not end with a `}` skip the value-building read for a tool
+/// that is not mutating (salvage reads them from their start). Not measured past it (the
+/// corpus's tools are mutating); trailing commas were, at every size (see [`skipped`]).
+const MAX_UNCLOSED_SKIPPED: usize = 256;
 
-/// Which texts the syntax-only check reads first (see [`MAX_CHECKED_BYTES`]).
+/// Which tool the strict read is for, which decides what it skips of a text whose ending shows
+/// it is not strict JSON ([`skipped`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Precheck {
-    /// None: the value-building read hands over the members a small text completed too (the
+    /// None of it: the value-building read hands over the members every text completed (the
     /// tests of the seed).
     #[cfg(test)]
     Never,
-    /// Small texts whose ending shows they are not strict JSON.
-    Small,
-    /// Those, and every text that does not end with a `}`, whatever its size: for a mutating
-    /// tool, whose call cut off after a member is refused without salvage
-    /// ([`StrictPrefix::cut_after_member`]), so nothing the value-building read builds is used.
-    SmallOrUnclosed,
+    /// A tool that is not mutating.
+    ReadOnly,
+    /// A mutating tool, whose call cut off after a member is refused without salvage
+    /// ([`StrictPrefix::cut_after_member`]).
+    Mutating,
 }
 
 /// `serde_json::from_str::<Value>(text)`, with the same result; on failure, what salvage may
-/// start after (see [`StrictPrefix`]). An object is read in one pass by [`read_object`], after
-/// the syntax-only check when `precheck` says so: a text that fails the check hands over no
-/// members, only how it failed.
+/// start after (see [`StrictPrefix`]). An object is read in one pass by [`read_object`], unless
+/// its ending shows it is not strict JSON and `precheck` says what to skip ([`skipped`]): then
+/// no prefix, or, from the syntax-only check, one with no members and only how it failed.
 pub(crate) fn read_strict(text: &str, precheck: Precheck) -> Result<Value, Option<StrictPrefix>> {
     let first = scan::skip_ws(text.as_bytes(), 0);
     match text.as_bytes().get(first) {
@@ -129,11 +127,13 @@ pub(crate) fn read_strict(text: &str, precheck: Precheck) -> Result<Value, Optio
         }
         _ => return Err(None),
     }
-    if checked_first(text, first, precheck) {
-        match syntax::check_object(text.as_bytes(), first) {
+    match skipped(text, first, precheck) {
+        Skip::Nothing => {}
+        Skip::ValueRead => return Err(None),
+        Skip::ToCheck => match syntax::check_object(text.as_bytes(), first) {
             Syntax::NotJson(failure) => return Err(failure.map(StrictPrefix::unseeded)),
             Syntax::Valid | Syntax::Unsure => {}
-        }
+        },
     }
     match read_object(text, first) {
         Strictly::Value(value) => Ok(value),
@@ -144,20 +144,46 @@ pub(crate) fn read_strict(text: &str, precheck: Precheck) -> Result<Value, Optio
     }
 }
 
-/// Whether the object text whose `{` is at `root` gets the syntax-only check first.
+/// What the strict read of an object text skips.
+enum Skip {
+    /// Nothing: the value-building read.
+    Nothing,
+    /// The value-building read: the text cannot be strict JSON, and nothing it would build is
+    /// used (salvage reads the text from its start).
+    ValueRead,
+    /// The value-building read for the syntax-only check: the text cannot be strict JSON, and
+    /// only how it fails is used (a mutating tool's call cut off after a member is refused).
+    ToCheck,
+}
+
+/// What the strict read of the object text whose `{` is at `root` skips (see [`Precheck`]).
+///
+/// A text whose ending shows it is not strict JSON (`ending.rs`) is salvaged from its start
+/// with no seed (issue #31): building the values a seed hands over, the seed and salvage of the
+/// tail cost more than salvage reading the whole text. Measured (callgrind, `repair_call`, a
+/// trailing comma): 10.2 k against 11.3 k instructions on ~100 B calls, 11.1 k against 12.7 k
+/// at 300 B, 14.8 k against 15.9 k at 1.2 KB, 34.3 k against 39.6 k at 2 KB, 2.27 M against
+/// 2.51 M at 200 KB.
+///
+/// The syntax-only check runs only where its answer is used: a prefix with no members serves
+/// salvage no better than none, and only [`StrictPrefix::cut_after_member`] reads the rest, for
+/// a mutating tool's call that does not end with `}`. Handing over no prefix gives the same
+/// answer, since salvage reads a text cut after a member as truncated and the engine then
+/// refuses a mutating tool's call just the same; the refusal before salvage saves reading it.
 #[inline(always)]
-fn checked_first(text: &str, root: usize, precheck: Precheck) -> bool {
-    let small = text.len() <= MAX_CHECKED_BYTES;
-    match precheck {
-        #[cfg(test)]
-        Precheck::Never => false,
-        Precheck::Small if !small => false,
-        Precheck::Small => ending::broken_ending(text.as_bytes(), root).is_some(),
-        Precheck::SmallOrUnclosed => match ending::broken_ending(text.as_bytes(), root) {
-            Some(Ending::Unclosed) => true,
-            Some(Ending::Comma) => small,
-            None => false,
-        },
+fn skipped(text: &str, root: usize, precheck: Precheck) -> Skip {
+    #[cfg(test)]
+    if precheck == Precheck::Never {
+        return Skip::Nothing;
+    }
+    match (ending::broken_ending(text.as_bytes(), root), precheck) {
+        (None, _) => Skip::Nothing,
+        // A trailing comma: the check would only tell whether a `,}` is inside a string the
+        // text ends in (cut), which salvage tells as well.
+        (Some(Ending::Comma), _) => Skip::ValueRead,
+        (Some(Ending::Unclosed), Precheck::Mutating) => Skip::ToCheck,
+        (Some(Ending::Unclosed), _) if text.len() <= MAX_UNCLOSED_SKIPPED => Skip::ValueRead,
+        (Some(Ending::Unclosed), _) => Skip::Nothing,
     }
 }
 
@@ -507,7 +533,7 @@ mod tests {
         {
             return Err(format!("{text:?}: its ending said not JSON"));
         }
-        for check in [Precheck::Never, Precheck::Small, Precheck::SmallOrUnclosed] {
+        for check in [Precheck::Never, Precheck::ReadOnly, Precheck::Mutating] {
             match read_strict(text, check) {
                 Ok(value) if Some(&value) == reference.as_ref() => {}
                 Err(prefix) if reference.is_none() => {
@@ -618,7 +644,7 @@ mod tests {
         for number in texts {
             let text = format!(r#"{{"n": {number}}}"#);
             agrees(&text).unwrap();
-            let read = read_strict(&text, Precheck::Small).expect("strict JSON");
+            let read = read_strict(&text, Precheck::Mutating).expect("strict JSON");
             assert_eq!(read["n"].to_string(), number, "{text}");
         }
     }
@@ -738,9 +764,10 @@ mod tests {
                 .as_ref()
                 .is_some_and(|prefix| prefix.cut_after_member(text, options))
         };
-        for precheck in [Precheck::Small, Precheck::SmallOrUnclosed] {
+        for precheck in [Precheck::ReadOnly, Precheck::Mutating] {
             let checked = read_strict(text, precheck).err().flatten();
-            if cut(&members) != cut(&checked) {
+            // With no prefix, salvage decides (checked below to read the cut as truncated).
+            if checked.is_some() && cut(&members) != cut(&checked) {
                 return Err(format!(
                     "{text:?}: cut {members:?} but {precheck:?} {checked:?}"
                 ));

@@ -2,12 +2,11 @@
 //! and, when it is not, what the value-building read (`mod.rs`) would tell of its failure,
 //! without building anything (issue #31).
 //!
-//! On a small call that is not strict JSON, the value-building read was most of the cost: it
-//! allocates every key and string and hashes every key into the map it hands to the seed, only
-//! for salvage to go on after those members; salvage reading a ~100 B call from its start
-//! costs less than that read, the seed and the tail together. So a small text is checked here
-//! first: strict JSON goes on to the value-building read, anything else to salvage with no seed,
-//! with what the engine needs to refuse a mutating tool's cut call without salvage ([`Failure`]).
+//! A mutating tool's call that does not end with `}` is refused when it was cut off after a
+//! complete member (Round 13 of issue #31), and nothing else of the value-building read is
+//! used then: salvage reads such a text from its start (see `skipped` in `mod.rs`). So that
+//! text is read here instead, for [`Failure`] alone, without allocating a key, a string or a
+//! map.
 //!
 //! It must say what the value-building read would: the same grammar and limits (`grammar.rs`),
 //! the same failure classification (the text ended where JSON goes on, or a byte that is not
