@@ -11,7 +11,7 @@ use super::splice::{compact_with_spans, splice};
 use crate::pointer;
 
 use crate::salvage::{
-    self, SalvageError, SalvageErrorKind, SalvageOptions, StrictPrefix, read_strict,
+    self, Precheck, SalvageError, SalvageErrorKind, SalvageOptions, StrictPrefix, read_strict,
 };
 use crate::{Limits, Repair, RepairKind, Tool};
 
@@ -116,10 +116,21 @@ pub(crate) fn fast_path(tool: &Tool, raw: &str, limits: &Limits) -> Result<Value
     if tool.has_opt_in_rules() {
         return Err(Strict::Unread);
     }
-    match read_strict(raw) {
+    match read_strict(raw, precheck(tool)) {
         Ok(value) if validates_within_budget(tool, &value, limits) => Ok(value),
         Ok(value) => Err(Strict::Invalid(value)),
         Err(prefix) => Err(Strict::NotJson(prefix)),
+    }
+}
+
+/// The strict read's [`Precheck`] for `tool`'s calls (issue #31): a mutating tool's call cut off
+/// after a member is refused without salvage, which the strict read then tells by a syntax-only
+/// pass.
+fn precheck(tool: &Tool) -> Precheck {
+    if tool.is_mutating() {
+        Precheck::Mutating
+    } else {
+        Precheck::ReadOnly
     }
 }
 
@@ -160,7 +171,7 @@ pub(crate) fn mend_arguments(
     let (parsed, known_invalid) = match strict {
         Strict::Invalid(value) if !bom => (Ok(value), true),
         Strict::NotJson(prefix) if !bom => (Err(prefix), false),
-        _ => (read_strict(raw), false),
+        _ => (read_strict(raw, precheck(tool)), false),
     };
     let (parsed, prefix) = match parsed {
         Ok(value) => (Ok(value), None),

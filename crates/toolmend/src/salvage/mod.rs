@@ -55,7 +55,9 @@
 //! - `document/`: document mode as a layer, below the parser, which consults it only through
 //!   its switches (`Readings`, here) at named decision points; off for calls;
 //! - `seed`: where the first run starts when the strict read failed late, from the plain
-//!   prefix value `strict` hands over; `strict`: the strict one-pass reader, on its own;
+//!   prefix value `strict` hands over; `strict/`: the strict one-pass reader, on its own (a
+//!   folder: the value-building read, its grammar, a syntax-only read and a look at the
+//!   text's ending that decide when the first is skipped);
 //! - `scan` (bytes), `memo`, `repairs` (the repair log): the ground floor of the stage.
 //!
 //! This file holds the stage's vocabulary: options, results, errors. Salvage knows no schema
@@ -86,7 +88,7 @@ use node::{Node, Roots};
 pub use document::{Document, DocumentOptions, MAX_DOCUMENT_BYTES, TruncationPolicy};
 pub(crate) use entry::salvage_after;
 pub use entry::{salvage, salvage_broken_document, salvage_document, salvage_to_text};
-pub(crate) use strict::{StrictPrefix, read_strict};
+pub(crate) use strict::{Precheck, StrictPrefix, read_strict};
 
 /// Options for one salvage run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -297,18 +297,12 @@ impl Object {
             // to look, then to insert). A key sent twice keeps its place and takes `value`, as
             // through an entry; the key that comes back is the same span.
             Self::Values(map) => match key {
-                Str::Span {
-                    start,
-                    end,
-                    spelt,
-                } => match map.insert(text[start..end].to_owned(), value.into_built(text)) {
-                    None => Ok(()),
-                    Some(_) => Err(Str::Span {
-                        start,
-                        end,
-                        spelt,
-                    }),
-                },
+                Str::Span { start, end, spelt } => {
+                    match map.insert(text[start..end].to_owned(), value.into_built(text)) {
+                        None => Ok(()),
+                        Some(_) => Err(Str::Span { start, end, spelt }),
+                    }
+                }
                 // One hash of the key: looked up and inserted through the same entry.
                 Str::Owned(name) => match map.entry(name) {
                     Entry::Vacant(member) => {

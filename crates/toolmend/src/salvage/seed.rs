@@ -172,8 +172,13 @@ pub(super) fn from_prefix(
     options: &SalvageOptions,
     prefix: StrictPrefix,
 ) -> Option<Seed> {
-    // Salvage refuses even the root object when its depth limit is 1.
-    if prefix.duplicate || prefix.read != prefix.members.len() || options.max_depth <= 1 {
+    // Salvage refuses even the root object when its depth limit is 1. No member kept (a small
+    // text the syntax-only check refused hands over none): nothing to start after.
+    if prefix.read == 0
+        || prefix.duplicate
+        || prefix.read != prefix.members.len()
+        || options.max_depth <= 1
+    {
         return None;
     }
     seed(text, prefix.members, &prefix.keys)
@@ -335,7 +340,12 @@ mod tests {
 
     use super::*;
     use crate::salvage::salvage_after;
-    use crate::salvage::strict::read_strict;
+    use crate::salvage::strict::{Precheck, read_strict as read};
+
+    /// The strict read, handing over the members a small text completed.
+    fn read_strict(text: &str) -> Result<Value, Option<StrictPrefix>> {
+        read(text, Precheck::Never)
+    }
 
     /// The prefix `serde_json` left of a text it refuses.
     fn prefix(text: &str) -> Option<StrictPrefix> {

@@ -27,21 +27,39 @@
 //! It stands on its own below the lenient parser (it uses only `scan`): what it kept before
 //! failing leaves as a plain value, `StrictPrefix`, for `seed.rs` to judge.
 //!
-//! Its token readers are public, [`read_string`] and [`number_span`], so that the Python
-//! package's strict path (which builds Python objects instead of a `Value`) reads strings and
-//! numbers the same way.
+//! The folder, one concern a file:
+//! - `mod.rs`: the value-building read (this one) and what it hands over;
+//! - `grammar.rs`: the tokens and limits of `serde_json`'s grammar. Its token readers are
+//!   public, [`read_string`] and [`number_span`], so that the Python package's strict path
+//!   (which builds Python objects instead of a `Value`) reads strings and numbers the same way;
+//! - `ending.rs`: a text whose last bytes show it cannot be strict JSON;
+//! - `syntax.rs`: the same grammar read for syntax alone, in place of this read for a mutating
+//!   tool's call that does not end with `}`: it hands over no members, only how the text failed
+//!   (issue #31: a text whose ending shows it is not JSON is salvaged from its start, cheaper
+//!   than building values for a seed).
 //!
 //! It defers to `serde_json` only where `serde_json`'s own visitor reads an object as something
 //! else: a first key `$serde_json::private::Number` or `…::RawValue`. The tests check every
 //! answer against `serde_json::from_str` on generated objects, their cuts and one-byte
 //! mutations, and token soup, and that salvage resumed after what was kept reads as salvage
-//! alone.
+//! alone; the syntax-only read and the ending look are checked on the same texts.
 
 use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
-use super::{MemberText, SalvageOptions, scan};
+use super::{SalvageOptions, scan};
+
+mod candidate;
+mod ending;
+mod grammar;
+mod syntax;
+
+pub(super) use candidate::read_candidate;
+use ending::Ending;
+use grammar::{DEPTH_LIMIT, SPECIAL_KEYS, small_integer};
+pub use grammar::{NumberSpan, StringError, number_span, read_string};
+use syntax::{Failure, Syntax};
 
 /// Most root members whose key offsets are kept (on the stack: the valid path allocates
 /// nothing more than `serde_json` does). Members past it are read again by salvage.
@@ -54,7 +72,8 @@ const ROOT_CAPACITY: usize = 8;
 /// than hashing it.
 const MAX_COMPARED_KEYS: usize = 16;
 
-/// The members of the root object `serde_json` completed before it failed, in order.
+/// The members of the root object `serde_json` completed before it failed, in order (none
+/// when the syntax-only check read the text), and how it failed.
 #[derive(Debug)]
 pub(crate) struct StrictPrefix {
     /// The members read, but the last one when the text failed right after it: salvage reads
@@ -75,10 +94,31 @@ pub(crate) struct StrictPrefix {
     deepest: usize,
 }
 
-/// `serde_json::from_str::<Value>(text)`, with the same result; on failure, the members of a
-/// root object read before it, when there are any. An object is read in one pass by
-/// [`read_object`].
-pub(crate) fn read_strict(text: &str) -> Result<Value, Option<StrictPrefix>> {
+/// Texts up to this size that do not end with a `}` skip the value-building read for a tool
+/// that is not mutating (salvage reads them from their start). Not measured past it (the
+/// corpus's tools are mutating); trailing commas were, at every size (see [`skipped`]).
+const MAX_UNCLOSED_SKIPPED: usize = 256;
+
+/// Which tool the strict read is for, which decides what it skips of a text whose ending shows
+/// it is not strict JSON ([`skipped`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Precheck {
+    /// None of it: the value-building read hands over the members every text completed (the
+    /// tests of the seed).
+    #[cfg(test)]
+    Never,
+    /// A tool that is not mutating.
+    ReadOnly,
+    /// A mutating tool, whose call cut off after a member is refused without salvage
+    /// ([`StrictPrefix::cut_after_member`]).
+    Mutating,
+}
+
+/// `serde_json::from_str::<Value>(text)`, with the same result; on failure, what salvage may
+/// start after (see [`StrictPrefix`]). An object is read in one pass by [`read_object`], unless
+/// its ending shows it is not strict JSON and `precheck` says what to skip ([`skipped`]): then
+/// no prefix, or, from the syntax-only check, one with no members and only how it failed.
+pub(crate) fn read_strict(text: &str, precheck: Precheck) -> Result<Value, Option<StrictPrefix>> {
     let first = scan::skip_ws(text.as_bytes(), 0);
     match text.as_bytes().get(first) {
         Some(b'{') => {}
@@ -89,12 +129,78 @@ pub(crate) fn read_strict(text: &str) -> Result<Value, Option<StrictPrefix>> {
         }
         _ => return Err(None),
     }
+    match skipped(text, first, precheck) {
+        Skip::Nothing => {}
+        Skip::ValueRead => return Err(None),
+        Skip::ToCheck => match syntax::check_object(text.as_bytes(), first) {
+            Syntax::NotJson(failure) => return Err(failure.map(StrictPrefix::unseeded)),
+            Syntax::Valid | Syntax::Unsure => {}
+        },
+    }
     match read_object(text, first) {
         Strictly::Value(value) => Ok(value),
         Strictly::NotJson(prefix) => Err(prefix),
         // A key serde_json's own visitor reads as a number or raw value (never sent by a
         // model, but its answer is the one to match); salvage then reads the whole text.
         Strictly::Defer => serde_json::from_str(text).map_err(|_| None),
+    }
+}
+
+/// What the strict read of an object text skips.
+enum Skip {
+    /// Nothing: the value-building read.
+    Nothing,
+    /// The value-building read: the text cannot be strict JSON, and nothing it would build is
+    /// used (salvage reads the text from its start).
+    ValueRead,
+    /// The value-building read for the syntax-only check: the text cannot be strict JSON, and
+    /// only how it fails is used (a mutating tool's call cut off after a member is refused).
+    ToCheck,
+}
+
+/// What the strict read of the object text whose `{` is at `root` skips (see [`Precheck`]).
+///
+/// A text whose ending shows it is not strict JSON (`ending.rs`) is salvaged from its start
+/// with no seed (issue #31): building the values a seed hands over, the seed and salvage of the
+/// tail cost more than salvage reading the whole text. Measured (callgrind, `repair_call`, a
+/// trailing comma): 10.2 k against 11.3 k instructions on ~100 B calls, 11.1 k against 12.7 k
+/// at 300 B, 14.8 k against 15.9 k at 1.2 KB, 34.3 k against 39.6 k at 2 KB, 2.27 M against
+/// 2.51 M at 200 KB.
+///
+/// The syntax-only check runs only where its answer is used: a prefix with no members serves
+/// salvage no better than none, and only [`StrictPrefix::cut_after_member`] reads the rest, for
+/// a mutating tool's call that does not end with `}`. Handing over no prefix gives the same
+/// answer, since salvage reads a text cut after a member as truncated and the engine then
+/// refuses a mutating tool's call just the same; the refusal before salvage saves reading it.
+#[inline(always)]
+fn skipped(text: &str, root: usize, precheck: Precheck) -> Skip {
+    #[cfg(test)]
+    if precheck == Precheck::Never {
+        return Skip::Nothing;
+    }
+    match (ending::broken_ending(text.as_bytes(), root), precheck) {
+        (None, _) => Skip::Nothing,
+        // A trailing comma: the check would only tell whether a `,}` is inside a string the
+        // text ends in (cut), which salvage tells as well.
+        (Some(Ending::Comma), _) => Skip::ValueRead,
+        (Some(Ending::Unclosed), Precheck::Mutating) => Skip::ToCheck,
+        (Some(Ending::Unclosed), _) if text.len() <= MAX_UNCLOSED_SKIPPED => Skip::ValueRead,
+        (Some(Ending::Unclosed), _) => Skip::Nothing,
+    }
+}
+
+impl StrictPrefix {
+    /// A prefix with no members, for a text the syntax-only read found not strict JSON after
+    /// a completed root member: only how it failed, for [`Self::cut_after_member`].
+    fn unseeded(failure: Failure) -> Self {
+        Self {
+            members: Map::new(),
+            read: 0,
+            duplicate: false,
+            keys: Vec::new(),
+            cut: failure.cut,
+            deepest: failure.deepest,
+        }
     }
 }
 
@@ -106,12 +212,6 @@ impl StrictPrefix {
     }
 }
 
-/// The keys `serde_json::Value`'s visitor reads as a number and a raw value when first.
-const SPECIAL_KEYS: [&str; 2] = [
-    "$serde_json::private::Number",
-    "$serde_json::private::RawValue",
-];
-
 impl StrictPrefix {
     /// Whether salvage would read `text` (which this prefix is of) as cut off, closing its root
     /// object (`truncated`, no error): the text ended inside the root object after a member
@@ -122,14 +222,6 @@ impl StrictPrefix {
         self.cut && text.len() <= options.max_bytes && self.deepest < options.max_depth
     }
 }
-
-/// The nesting depth at which `serde_json` stops with a recursion error (its limit of 128
-/// counts the root).
-const DEPTH_LIMIT: usize = 128;
-
-/// Unused bytes a decoded string may keep (a quarter of its length when that is more); past
-/// that its buffer is shrunk to fit.
-const MAX_SPARE: usize = 4096;
 
 /// What the one-pass read of an object text found.
 #[derive(Debug)]
@@ -409,74 +501,6 @@ impl Reader<'_> {
     }
 }
 
-/// Why [`read_string`] read no string.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum StringError {
-    /// Not a JSON string: a raw control character, an escape JSON does not know, a `\u` that is
-    /// not four hex digits, or the end of the text before the closing quote.
-    Invalid,
-    /// A `\u` surrogate that is not half of a pair: `serde_json` refuses it (and so does
-    /// [`read_string`]), while Python's `json` reads it.
-    LoneSurrogate,
-}
-
-/// Reads the strict JSON string whose content starts at `start` (right after its `"`): the
-/// content, borrowed from `text` when it holds no escape, and the index after the closing
-/// quote. What it accepts is what `serde_json` accepts in a `&str`.
-///
-/// A string with escapes is decoded into one buffer sized from its first run (doubling after
-/// that), not a scratch buffer that is then copied; a long one gives back spare room over
-/// max(4 KiB, a quarter of its length).
-///
-/// # Errors
-///
-/// [`StringError`] says why the text holds no string there.
-pub fn read_string(text: &str, start: usize) -> Result<(Cow<'_, str>, usize), StringError> {
-    let bytes = text.as_bytes();
-    let mut run = start;
-    let mut at = scan::find_string_special(bytes, run, b'"');
-    match bytes.get(at) {
-        Some(b'"') => return Ok((Cow::Borrowed(&text[run..at]), at + 1)),
-        Some(b'\\') => {}
-        _ => return Err(StringError::Invalid),
-    }
-    // One buffer for the whole string: the first run and room for as much again, at least a
-    // line's worth; growth after that doubles.
-    let mut out = String::with_capacity(2 * (at - run) + 64);
-    loop {
-        out.push_str(&text[run..at]);
-        match bytes.get(at) {
-            Some(b'"') => {
-                // The value keeps this buffer: doubling may have left up to half of it unused,
-                // which a long string gives back.
-                if out.capacity() - out.len() > MAX_SPARE.max(out.len() / 4) {
-                    out.shrink_to_fit();
-                }
-                return Ok((Cow::Owned(out), at + 1));
-            }
-            Some(b'\\') => {}
-            // A raw control character, or the end of the text.
-            _ => return Err(StringError::Invalid),
-        }
-        let (ch, end) = match bytes.get(at + 1) {
-            Some(b'"') => ('"', at + 2),
-            Some(b'\\') => ('\\', at + 2),
-            Some(b'/') => ('/', at + 2),
-            Some(b'b') => ('\u{8}', at + 2),
-            Some(b'f') => ('\u{c}', at + 2),
-            Some(b'n') => ('\n', at + 2),
-            Some(b'r') => ('\r', at + 2),
-            Some(b't') => ('\t', at + 2),
-            Some(b'u') => unicode_escape(bytes, at + 2)?,
-            _ => return Err(StringError::Invalid),
-        };
-        out.push(ch);
-        run = end;
-        at = scan::find_string_special(bytes, run, b'"');
-    }
-}
-
 /// Why the string whose content starts at `start` was refused: [`Stop::End`] when the text
 /// ends inside it before any escape or control character. A string cut after an escape is
 /// left to salvage: it reads a cut `…\",` as a string that may have ended there, and may refuse
@@ -491,292 +515,72 @@ fn string_stop(bytes: &[u8], start: usize) -> Stop {
     }
 }
 
-/// Where a strict JSON number ends, and its shape.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct NumberSpan {
-    /// The index after its last byte.
-    pub end: usize,
-    /// The digits of its integer part.
-    pub integer_digits: usize,
-    /// It has a fraction or an exponent.
-    pub is_float: bool,
-}
-
-/// The strict JSON number starting at `start` (`-`, then `0` or a digit run without a leading
-/// zero, then an optional fraction and exponent, each with a digit), scanned as `serde_json`
-/// scans it; `None` when the bytes there are no number by that grammar (`01`, `1.`, `1e`, `-`).
-#[must_use]
-pub fn number_span(bytes: &[u8], start: usize) -> Option<NumberSpan> {
-    let digits = |mut p: usize| {
-        while bytes.get(p).is_some_and(u8::is_ascii_digit) {
-            p += 1;
-        }
-        p
-    };
-    let integer = start + usize::from(bytes.get(start) == Some(&b'-'));
-    let mut p = match bytes.get(integer) {
-        // One leading zero, and no digit after it.
-        Some(b'0') if bytes.get(integer + 1).is_some_and(u8::is_ascii_digit) => return None,
-        Some(b'0') => integer + 1,
-        Some(b'1'..=b'9') => digits(integer + 1),
-        _ => return None,
-    };
-    let integer_digits = p - integer;
-    let mut is_float = false;
-    if bytes.get(p) == Some(&b'.') {
-        let end = digits(p + 1);
-        if end == p + 1 {
-            return None;
-        }
-        (p, is_float) = (end, true);
-    }
-    if matches!(bytes.get(p), Some(b'e' | b'E')) {
-        p += 1;
-        if matches!(bytes.get(p), Some(b'+' | b'-')) {
-            p += 1;
-        }
-        let end = digits(p);
-        if end == p {
-            return None;
-        }
-        (p, is_float) = (end, true);
-    }
-    Some(NumberSpan {
-        end: p,
-        integer_digits,
-        is_float,
-    })
-}
-
-/// The integer `digits` (a strict number's whole text, [`NumberSpan`] `span`) as `serde_json`
-/// reads it, without its deserializer (issue #31: most arguments' numbers are small integers,
-/// and the parse cost more than the rest of the number): `None` for a fraction, an exponent,
-/// more than 18 digits, or `-0` (which `serde_json` does not read as the integer 0), which
-/// are left to `serde_json`.
-///
-/// The same `Number`: with `arbitrary_precision` it keeps the text, and an integer of JSON's
-/// grammar (no leading zero, no `+`) is written back digit for digit; without it, the same
-/// `u64` or `i64`.
-fn small_integer(digits: &[u8], span: NumberSpan) -> Option<serde_json::Number> {
-    const MAX_DIGITS: usize = 18;
-    if span.is_float || span.integer_digits > MAX_DIGITS {
-        return None;
-    }
-    let (negative, magnitude) = match digits.split_first() {
-        Some((b'-', rest)) => (true, rest),
-        _ => (false, digits),
-    };
-    let mut value: u64 = 0;
-    for &d in magnitude {
-        value = value * 10 + u64::from(d - b'0');
-    }
-    if !negative {
-        return Some(value.into());
-    }
-    // 18 digits fit an `i64`; `-0` is not the integer 0 to `serde_json`.
-    let value = i64::try_from(value).ok().filter(|&v| v != 0)?;
-    Some((-value).into())
-}
-
-/// The character of the `\u` escape whose hex digits start at `p`, with the index after it:
-/// a leading surrogate must be followed by `\u` and a trailing one, which is never alone (as
-/// `serde_json` reads a `&str`).
-fn unicode_escape(bytes: &[u8], p: usize) -> Result<(char, usize), StringError> {
-    let first = hex4(bytes, p).ok_or(StringError::Invalid)?;
-    let code = match first {
-        0xDC00..=0xDFFF => return Err(StringError::LoneSurrogate),
-        0xD800..=0xDBFF => {
-            if bytes.get(p + 4..p + 6) != Some(b"\\u") {
-                return Err(StringError::LoneSurrogate);
-            }
-            let second = hex4(bytes, p + 6).ok_or(StringError::Invalid)?;
-            if !(0xDC00..=0xDFFF).contains(&second) {
-                return Err(StringError::LoneSurrogate);
-            }
-            (
-                0x1_0000 + ((first - 0xD800) << 10) + (second - 0xDC00),
-                p + 10,
-            )
-        }
-        _ => (first, p + 4),
-    };
-    // Every code unit outside the surrogates, and every pair, is a character.
-    let ch = char::from_u32(code.0).ok_or(StringError::Invalid)?;
-    Ok((ch, code.1))
-}
-
-/// The four hex digits at `p`, either case.
-fn hex4(bytes: &[u8], p: usize) -> Option<u32> {
-    let digits = bytes.get(p..p + 4)?;
-    digits
-        .iter()
-        .try_fold(0u32, |n, &b| Some(n * 16 + char::from(b).to_digit(16)?))
-}
-
-/// Most root members of a candidate object noted (see [`Candidate`]); past it no seed is made.
-pub(super) const MAX_CANDIDATE_MEMBERS: usize = 64;
-
-/// What the strict read of an object that text may follow found (see [`read_candidate`]).
-#[derive(Debug)]
-pub(super) struct Candidate {
-    /// The members read, in order (the last value of a key sent twice).
-    pub(super) members: Map<String, Value>,
-    /// Per member read, duplicates included: where its key's text starts (its `"`), when the
-    /// key has no escape, and its value's text when the value is a string.
-    pub(super) spans: Vec<MemberText>,
-    /// One bit per member (`1 << index`) whose value is a string with an escape.
-    pub(super) escaped: u64,
-    /// One bit per member whose value is an object or an array holding a container.
-    pub(super) containers: u64,
-    /// One bit per member whose value is an array of scalars; its text is in `spans` too.
-    pub(super) arrays: u64,
-    /// The closing quote of the last string of the last member's value, when the value is one
-    /// or an array of scalars that ends with one.
-    pub(super) last_quote: Option<usize>,
-    /// [`Self::last_quote`] closes an element of that array.
-    pub(super) last_in_array: bool,
-    /// A key was sent twice.
-    pub(super) duplicate: bool,
-    /// The object closed right before this offset; `None` when the read failed.
-    pub(super) end: Option<usize>,
-    /// When the read failed inside the value of a member whose key (with no escape) and colon
-    /// were read: where that key's `"` is.
-    pub(super) failed_key: Option<usize>,
-}
-
-/// Reads the object whose `{` is at `root` of `text`, which may go on after it (a fence's
-/// body, a `{` among prose, issue #31), noting where each root member stands, for the seed of
-/// the lenient run there (`seed.rs`). `None` when no member was read, the object has more than
-/// [`MAX_CANDIDATE_MEMBERS`], or only `serde_json`'s own reading settles it (a special first
-/// key).
-///
-/// Each member is read as [`read_object`] reads it, by the same token readers.
-pub(super) fn read_candidate(text: &str, root: usize) -> Option<Candidate> {
-    let mut reader = Reader {
-        text,
-        bytes: text.as_bytes(),
-        pos: root + 1,
-        deepest: 1,
-    };
-    let mut members = Map::new();
-    let mut spans: Vec<MemberText> = Vec::new();
-    let (mut escaped, mut containers, mut arrays) = (0u64, 0u64, 0u64);
-    let (mut last_quote, mut last_in_array, mut duplicate) = (None, false, false);
-    let (end, failed_key) = loop {
-        match reader.open_key(spans.is_empty()) {
-            Ok(true) => {}
-            Ok(false) => break (Some(reader.pos), None),
-            Err(_) => break (None, None),
-        }
-        let key_at = reader.pos;
-        // Kept borrowed until its value reads: a member failing in its value (a Python literal)
-        // allocates nothing for its key.
-        let Ok((key, after_key)) = read_string(text, key_at) else {
-            break (None, None);
-        };
-        reader.pos = after_key;
-        if spans.is_empty() && SPECIAL_KEYS.contains(&key.as_ref()) {
-            return None;
-        }
-        let plain = matches!(key, Cow::Borrowed(_));
-        if reader.skip_ws() != Some(b':') {
-            break (None, None);
-        }
-        reader.pos += 1;
-        reader.skip_ws();
-        let start = reader.pos;
-        let Ok(value) = reader.value(1) else {
-            break (None, plain.then_some(key_at - 1));
-        };
-        let index = spans.len();
-        if index == MAX_CANDIDATE_MEMBERS {
-            return None;
-        }
-        let bit = 1u64 << index;
-        last_in_array = false;
-        let span = match &value {
-            Value::String(s) => {
-                // Every escape is longer than what it decodes to.
-                if s.len() + 2 != reader.pos - start {
-                    escaped |= bit;
-                }
-                last_quote = Some(reader.pos - 1);
-                Some(start..reader.pos)
-            }
-            Value::Array(items) if !items.iter().any(|i| i.is_object() || i.is_array()) => {
-                arrays |= bit;
-                // Its last element's closing quote, when a string: the last byte before `]`.
-                let close = reader.pos - 1;
-                let mut q = close;
-                while q > start && scan::is_ws(reader.bytes[q - 1]) {
-                    q -= 1;
-                }
-                last_in_array = items.last().is_some_and(Value::is_string);
-                last_quote = last_in_array.then(|| q - 1);
-                Some(start..reader.pos)
-            }
-            Value::Object(_) | Value::Array(_) => {
-                containers |= bit;
-                last_quote = None;
-                None
-            }
-            _ => {
-                last_quote = None;
-                None
-            }
-        };
-        if index == 0 {
-            members = Map::with_capacity(ROOT_CAPACITY);
-            // Room for the members the lenient run reads after a seed, too.
-            spans.reserve(ROOT_CAPACITY);
-        }
-        spans.push(MemberText {
-            key: plain.then_some(key_at - 1),
-            value: span,
-        });
-        duplicate |= members.insert(key.into_owned(), value).is_some();
-    };
-    (!spans.is_empty()).then_some(Candidate {
-        members,
-        spans,
-        escaped,
-        containers,
-        arrays,
-        last_quote,
-        last_in_array,
-        duplicate,
-        end,
-        failed_key,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
 
     use super::super::{SalvageOptions, salvage_after};
+    use super::grammar::MAX_SPARE;
     use super::*;
 
     /// The one-pass read agrees with `serde_json` on `text` (the same value, or both refuse),
-    /// and salvage resumed after what it kept reads as salvage alone.
+    /// with and without the syntax-only check, salvage resumed after what it kept reads as
+    /// salvage alone, and the syntax-only check says what the one-pass read says.
     fn agrees(text: &str) -> Result<(), String> {
-        let fast = read_strict(text);
+        syntax_agrees(text)?;
         let reference = serde_json::from_str::<Value>(text).ok();
-        match fast {
-            Ok(value) if Some(&value) == reference.as_ref() => Ok(()),
-            Err(prefix) if reference.is_none() => {
-                let options = SalvageOptions::default();
-                let resumed = salvage_after(text, &options, prefix);
-                // Salvage alone, noting the members' text as the resumed run does.
-                let alone = salvage_after(text, &options, None);
-                if resumed == alone {
-                    Ok(())
-                } else {
-                    Err(format!("{text:?}: resumed {resumed:?}, alone {alone:?}"))
+        if ending::broken_ending(text.as_bytes(), scan::skip_ws(text.as_bytes(), 0)).is_some()
+            && text.trim_start().starts_with('{')
+            && reference.is_some()
+        {
+            return Err(format!("{text:?}: its ending said not JSON"));
+        }
+        for check in [Precheck::Never, Precheck::ReadOnly, Precheck::Mutating] {
+            match read_strict(text, check) {
+                Ok(value) if Some(&value) == reference.as_ref() => {}
+                Err(prefix) if reference.is_none() => {
+                    let options = SalvageOptions::default();
+                    let resumed = salvage_after(text, &options, prefix);
+                    // Salvage alone, noting the members' text as the resumed run does.
+                    let alone = salvage_after(text, &options, None);
+                    if resumed != alone {
+                        return Err(format!("{text:?}: resumed {resumed:?}, alone {alone:?}"));
+                    }
+                }
+                fast => {
+                    return Err(format!(
+                        "{text:?} ({check:?}): {fast:?} but serde_json {reference:?}"
+                    ));
                 }
             }
-            fast => Err(format!("{text:?}: {fast:?} but serde_json {reference:?}")),
+        }
+        Ok(())
+    }
+
+    /// The syntax-only check of an object text says what the one-pass read found: valid, or
+    /// refused with the same prefix's failure (whether cut, the deepest nesting); unsure only
+    /// where a key has an escape or is a special one.
+    fn syntax_agrees(text: &str) -> Result<(), String> {
+        let root = scan::skip_ws(text.as_bytes(), 0);
+        if text.as_bytes().get(root) != Some(&b'{') {
+            return Ok(());
+        }
+        let checked = syntax::check_object(text.as_bytes(), root);
+        let expected = match read_object(text, root) {
+            Strictly::Value(_) => Syntax::Valid,
+            Strictly::NotJson(prefix) => Syntax::NotJson(prefix.map(|prefix| Failure {
+                cut: prefix.cut,
+                deepest: prefix.deepest,
+            })),
+            Strictly::Defer => Syntax::Unsure,
+        };
+        let may_be_unsure = text.contains('\\') || text.contains("$serde_json::private::");
+        if checked == expected || (checked == Syntax::Unsure && may_be_unsure) {
+            Ok(())
+        } else {
+            Err(format!(
+                "{text:?}: syntax-only {checked:?}, one-pass {expected:?}"
+            ))
         }
     }
 
@@ -842,7 +646,7 @@ mod tests {
         for number in texts {
             let text = format!(r#"{{"n": {number}}}"#);
             agrees(&text).unwrap();
-            let read = read_strict(&text).expect("strict JSON");
+            let read = read_strict(&text, Precheck::Mutating).expect("strict JSON");
             assert_eq!(read["n"].to_string(), number, "{text}");
         }
     }
@@ -955,7 +759,23 @@ mod tests {
     /// salvage must read it as truncated, with no error (the engine then refuses a mutating
     /// tool's call without reading it).
     fn cut_reads_truncated(text: &str, options: &SalvageOptions) -> Result<bool, String> {
-        let Err(Some(prefix)) = read_strict(text) else {
+        syntax_agrees(text)?;
+        let members = read_strict(text, Precheck::Never).err().flatten();
+        let cut = |prefix: &Option<StrictPrefix>| {
+            prefix
+                .as_ref()
+                .is_some_and(|prefix| prefix.cut_after_member(text, options))
+        };
+        for precheck in [Precheck::ReadOnly, Precheck::Mutating] {
+            let checked = read_strict(text, precheck).err().flatten();
+            // With no prefix, salvage decides (checked below to read the cut as truncated).
+            if checked.is_some() && cut(&members) != cut(&checked) {
+                return Err(format!(
+                    "{text:?}: cut {members:?} but {precheck:?} {checked:?}"
+                ));
+            }
+        }
+        let Some(prefix) = members else {
             return Ok(false);
         };
         if !prefix.cut_after_member(text, options) {
