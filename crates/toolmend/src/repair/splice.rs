@@ -321,7 +321,8 @@ pub(crate) fn compact(value: &Value, hint: usize) -> String {
 /// canonical text salvage found there (`spans`, one per member in order; see
 /// [`crate::salvage::Salvaged::spans`]): the large string of a call is then copied once instead
 /// of being written again escape by escape, and a key is copied instead of being looked over
-/// for bytes to escape (~100 instructions a key on a ~100-byte call, issue #31).
+/// for bytes to escape (~100 instructions a key on a ~100-byte call, issue #31). A `'…'` key or
+/// string noted there is copied between `"` (its content is what serde_json writes).
 pub(crate) fn compact_with_spans(value: &Value, text: &str, spans: &[MemberText]) -> String {
     let Value::Object(map) = value else {
         return compact(value, text.len());
@@ -335,13 +336,13 @@ pub(crate) fn compact_with_spans(value: &Value, text: &str, spans: &[MemberText]
         if i > 0 {
             out.push(',');
         }
-        match span.key.and_then(|at| text.get(at..at + key.len() + 2)) {
-            Some(copied) => out.push_str(copied),
+        match span.key_text(text, key.len()) {
+            Some(noted) => noted.push_to(&mut out),
             None => write_string(&mut out, key),
         }
         out.push(':');
-        match span.value.as_ref().and_then(|span| text.get(span.clone())) {
-            Some(copied) => out.push_str(copied),
+        match span.value_text(text) {
+            Some(noted) => noted.push_to(&mut out),
             None => write_compact(&mut out, item),
         }
     }

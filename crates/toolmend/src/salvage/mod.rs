@@ -215,21 +215,76 @@ pub struct Salvaged {
     pub alternative: Option<Value>,
     /// When [`Self::values`] is one object: per member, in order, where in the text its key and
     /// its value are already written as serde_json writes them (a plain string with no `\/` or
-    /// `\u` escape, read without repair), so that the call's text copies them (issue #11 §3).
+    /// `\u` escape, read without repair), or would be with their `'…'` quotes swapped, so that
+    /// the call's text copies them (issue #11 §3, #31).
     /// Empty when it does not line up with the object (several values, a root key sent twice, a
     /// text other than the input).
     pub(crate) spans: Vec<MemberText>,
 }
 
 /// Where one member of the root object is already written in the text as serde_json writes
-/// it (see [`Salvaged::spans`]).
+/// it, or would be with its quotes swapped (see [`Salvaged::spans`]).
+///
+/// A noted text starts with `"` (copied as it stands) or `'` (a `'…'` string whose content is
+/// what serde_json writes between `"`: copied between `"`); JSON text never starts with `'`, so
+/// its first byte tells which. [`Self::key_text`] and [`Self::value_text`] read it so.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct MemberText {
-    /// Where its key's text starts, quotes included: `"`, the key as it stands (nothing in it
-    /// escaped or to escape), `"`. Its length is the key's, plus two.
+    /// Where its key's text starts, quotes included: `"` or `'`, the key as it stands (nothing
+    /// in it escaped or to escape), the same quote. Its length is the key's, plus two.
     pub(crate) key: Option<usize>,
     /// Its value's text.
     pub(crate) value: Option<std::ops::Range<usize>>,
+}
+
+/// A noted text of a member ([`MemberText`]) as it is copied into the call's text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Noted<'t> {
+    /// What serde_json writes, as it stands.
+    Copied(&'t str),
+    /// What serde_json writes between `"`: the content of a `'…'` string.
+    Quoted(&'t str),
+}
+
+impl Noted<'_> {
+    /// Appends what serde_json writes.
+    #[inline(always)]
+    pub(crate) fn push_to(self, out: &mut String) {
+        match self {
+            Self::Copied(text) => out.push_str(text),
+            Self::Quoted(content) => {
+                out.push('"');
+                out.push_str(content);
+                out.push('"');
+            }
+        }
+    }
+}
+
+impl MemberText {
+    /// The noted text of the key, whose content is `len` bytes long, in `text`.
+    #[inline(always)]
+    pub(crate) fn key_text<'t>(&self, text: &'t str, len: usize) -> Option<Noted<'t>> {
+        noted(text, self.key?, self.key? + len + 2)
+    }
+
+    /// The noted text of the value in `text`.
+    #[inline(always)]
+    pub(crate) fn value_text<'t>(&self, text: &'t str) -> Option<Noted<'t>> {
+        let span = self.value.as_ref()?;
+        noted(text, span.start, span.end)
+    }
+}
+
+/// `text[start..end]`, a noted text, as it is copied (see [`MemberText`]).
+#[inline(always)]
+fn noted(text: &str, start: usize, end: usize) -> Option<Noted<'_>> {
+    if text.as_bytes().get(start) == Some(&b'\'') {
+        // One byte each side: the quotes.
+        text.get(start + 1..end.checked_sub(1)?).map(Noted::Quoted)
+    } else {
+        text.get(start..end).map(Noted::Copied)
+    }
 }
 
 impl Salvaged {

@@ -59,8 +59,12 @@ pub(crate) enum Spelt {
     /// Between `"` in the text, with nothing in it that JSON escapes: `text[start - 1..end + 1]`
     /// is what serde_json writes.
     Quoted,
-    /// Nothing in it that JSON escapes, but not between `"` in the text (`'…'`, a bare key):
-    /// serde_json writes it between `"` as it stands.
+    /// Between `'` in the text, with nothing in it that JSON escapes: serde_json writes it
+    /// between `"` as it stands, so the text with its quotes swapped is what serde_json writes
+    /// (a root member's key noted so for the call's text, [`super::MemberText`]).
+    Single,
+    /// Nothing in it that JSON escapes, not between quotes in the text (a bare key): serde_json
+    /// writes it between `"` as it stands.
     Bare,
     /// It may hold bytes JSON escapes (a `"` inside `'…'`): written through the escaping writer.
     Escaped,
@@ -91,12 +95,13 @@ impl Str {
     }
 
     /// Where the text of this key or string starts (its opening quote) when it is spelt there
-    /// as serde_json spells it (see [`Self::Span`]).
+    /// as serde_json spells it, or with `'` for `"` around content serde_json writes as it
+    /// stands (see [`Spelt`]): what [`super::MemberText::key`] notes.
     pub(crate) const fn canonical_at(&self) -> Option<usize> {
         match *self {
             Self::Span {
                 start,
-                spelt: Spelt::Quoted,
+                spelt: Spelt::Quoted | Spelt::Single,
                 ..
             } => Some(start - 1),
             _ => None,
@@ -136,7 +141,7 @@ impl Str {
             Self::Span {
                 start,
                 end,
-                spelt: Spelt::Bare,
+                spelt: Spelt::Single | Spelt::Bare,
             } => {
                 out.reserve(end - start + 2);
                 out.push('"');

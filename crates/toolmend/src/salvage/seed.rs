@@ -505,14 +505,22 @@ mod tests {
                     }
                     assert_eq!(seeded.spans.len(), map.len(), "{text}");
                     for ((key, value), span) in map.iter().zip(&seeded.spans) {
-                        if let Some(at) = span.key {
+                        // What the call's text copies (`'…'` between `"`) is serde_json's.
+                        let copied = |noted: crate::salvage::Noted<'_>| {
+                            let mut out = String::new();
+                            noted.push_to(&mut out);
+                            out
+                        };
+                        if let Some(noted) = span.key_text(text, key.len()) {
                             let quoted = serde_json::to_string(key).expect("written");
-                            assert_eq!(&text[at..at + key.len() + 2], quoted, "{text}");
+                            assert_eq!(copied(noted), quoted, "{text}");
                         }
-                        if let Some(range) = span.value.clone() {
+                        assert_eq!(span.key.is_some(), span.key_text(text, key.len()).is_some());
+                        if let Some(noted) = span.value_text(text) {
                             let written = serde_json::to_string(value).expect("written");
-                            assert_eq!(&text[range], written, "{text}");
+                            assert_eq!(copied(noted), written, "{text}");
                         }
+                        assert_eq!(span.value.is_some(), span.value_text(text).is_some());
                     }
                 }
                 (Err(seeded), Err(reference)) => assert_eq!(seeded, reference, "{text}"),

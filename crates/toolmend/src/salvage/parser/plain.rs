@@ -14,8 +14,9 @@
 //! what [`super::strings`] would have (`quotes_normalized` for `'…'`, `control_char_escaped`).
 //!
 //! It also tells whether the string's text is already what serde_json writes for it (`"…"`, no
-//! raw control character, no `\/` and no `\u` escape), so that the call's `arguments_text`
-//! copies it instead of writing it again ([`super::Salvaged::spans`]).
+//! raw control character, no `\/` and no `\u` escape), or is once its quotes are swapped (`'…'`
+//! holding no `"` and no `\'` besides), so that the call's `arguments_text` copies it instead of
+//! writing it again ([`super::Salvaged::spans`]).
 
 use super::Parser;
 use super::lookahead::{self, Verdict};
@@ -28,7 +29,9 @@ use crate::salvage::scan::{self, Quote};
 pub(super) struct Plain {
     /// The content: a span of the text when nothing in it was decoded.
     pub(super) text: Str,
-    /// The source text, quotes included, is the string as serde_json writes it.
+    /// The source text between the quotes is what serde_json writes between its `"`: the
+    /// text, quotes included, is the string as serde_json writes it for `"…"`, and once its
+    /// quotes are swapped for `'…'` ([`crate::salvage::MemberText`]).
     pub(super) canonical: bool,
 }
 
@@ -71,8 +74,9 @@ impl Parser<'_> {
         let delimiter = DELIMITER;
         let single = DELIMITER == b'\'';
         let mut text = String::new();
-        // `'…'` is never what serde_json writes; neither is a raw control character.
-        let mut canonical = !single;
+        // A raw control character is never what serde_json writes (nor, in `'…'`, a `"` or
+        // `\'`: the quotes are swapped when the text is copied).
+        let mut canonical = true;
         // A `"` inside `'…'`: content, which JSON escapes.
         let mut holds_quote = false;
         let mut control = None;
@@ -98,6 +102,7 @@ impl Parser<'_> {
             let &b = bytes.get(i)?;
             if single && b == b'"' {
                 holds_quote = true;
+                canonical = false;
                 from = i + 1;
                 continue;
             }
@@ -131,7 +136,7 @@ impl Parser<'_> {
                     let spelt = if control.is_some() || holds_quote {
                         Spelt::Escaped
                     } else if single {
-                        Spelt::Bare
+                        Spelt::Single
                     } else {
                         Spelt::Quoted
                     };
@@ -163,7 +168,10 @@ impl Parser<'_> {
                 b'r' => '\r',
                 b't' => '\t',
                 // Inside `'…'`, `\'` is the quote, as strings.rs reads it (no repair of its own).
-                b'\'' if single => '\'',
+                b'\'' if single => {
+                    canonical = false; // serde_json writes `'`
+                    '\''
+                }
                 // `\u`, `\'` in `"…"` and escapes JSON does not know: strings.rs.
                 _ => return None,
             };
@@ -287,7 +295,13 @@ mod tests {
         assert_eq!(both(r#"{"k": "a\"\n"}"#).0.map(|p| p.1), Some(true));
         assert_eq!(both(r#"{"k": "a\/b"}"#).0.map(|p| p.1), Some(false));
         assert_eq!(both("{\"k\": \"a\nb\"}").0.map(|p| p.1), Some(false));
-        assert_eq!(both(r#"{"k": 'ab'}"#).0.map(|p| p.1), Some(false));
+        // `'…'`: its quotes swapped, unless it holds what serde_json spells otherwise.
+        assert_eq!(both(r#"{"k": 'ab'}"#).0.map(|p| p.1), Some(true));
+        assert_eq!(both(r#"{"k": 'a\"\n\\b'}"#).0.map(|p| p.1), Some(true));
+        assert_eq!(both(r#"{"k": 'a"b'}"#).0.map(|p| p.1), Some(false));
+        assert_eq!(both(r#"{"k": 'it\'s'}"#).0.map(|p| p.1), Some(false));
+        assert_eq!(both(r#"{"k": 'a\/b'}"#).0.map(|p| p.1), Some(false));
+        assert_eq!(both("{\"k\": 'a\tb'}").0.map(|p| p.1), Some(false));
     }
 
     proptest! {
@@ -304,8 +318,10 @@ mod tests {
                 prop_assert_eq!(at, end);
                 prop_assert!(same_log);
                 if canonical {
+                    // `'…'` with its quotes swapped.
                     let quoted = serde_json::to_string(&got).unwrap();
-                    prop_assert_eq!(&text[6..at], quoted.as_str());
+                    let inner = &text[7..at - 1];
+                    prop_assert_eq!(format!("\"{inner}\""), quoted);
                 }
             }
         }

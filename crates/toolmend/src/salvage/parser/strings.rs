@@ -105,7 +105,7 @@ impl Parser<'_> {
                     let close = scan::find_string_special(self.bytes, at + 1, b'\'');
                     (close, Spelt::Escaped)
                 } else {
-                    (at, Spelt::Bare)
+                    (at, Spelt::Single)
                 }
             }
             Quote::Smart => return None,
