@@ -343,11 +343,25 @@ pub(crate) fn compact_with_spans(value: &Value, text: &str, spans: &[MemberText]
         out.push(':');
         match span.value_text(text) {
             Some(noted) => noted.push_to(&mut out),
-            None => write_compact(&mut out, item),
+            None => write_scalar(&mut out, item),
         }
     }
     out.push('}');
     out
+}
+
+/// [`write_compact`] with a scalar written in place: nearly every member value salvage noted no
+/// text for is a number or a literal, each a copy, where the call cost as much again.
+#[inline(always)]
+fn write_scalar(out: &mut String, item: &Value) {
+    match item {
+        Value::Null => out.push_str("null"),
+        Value::Bool(true) => out.push_str("true"),
+        Value::Bool(false) => out.push_str("false"),
+        // Its text as read (`arbitrary_precision`), as `write_compact` writes it.
+        Value::Number(n) => out.push_str(n.as_str()),
+        other => write_compact(out, other),
+    }
 }
 
 #[cfg(test)]
