@@ -428,6 +428,27 @@ mod tests {
     }
 
     #[test]
+    fn a_salvaged_call_is_written_as_serde_json_writes_its_value() {
+        // `'…'` keys and strings are copied with their quotes swapped only when their content
+        // is what serde_json writes between `"`; the others are written from the value.
+        let tools = serde_json::json!([{"name": "t", "parameters": {"type": "object"}}]);
+        let mender = crate::Mender::new(crate::ToolSet::from_json(&tools));
+        for raw in [
+            r#"{'a': 'x', 'b': 1, 'c': null, 'd': True, 'e': None}"#,
+            r#"{'a': 'x\ny\t\\', 'b': 'say \"hi\"', 'c': 'it\'s', 'd': 'a"b'}"#,
+            r#"{'a"b': 1, 'c\'d': 2, 'é': 'ü → 日本', 'f': 'a\/b'}"#,
+            "{'a': 'raw\nline', 'b': 'tab\there', 'c': 'x'}",
+            r#"{"a": "x", 'b': 'y', c: 'z', "d": False,}"#,
+            r#"{"a": 'x' + 'y', 'b': 2}"#,
+        ] {
+            let call = mender.repair_call("t", raw);
+            let value = call.arguments.expect(raw);
+            let written = serde_json::to_string(&value).expect("written");
+            assert_eq!(call.arguments_text, written, "{raw}");
+        }
+    }
+
+    #[test]
     fn spans_skip_escaped_quotes_and_brackets_in_strings() {
         let raw = r#"["a\"]", {"b": "}"}, 3]"#;
         assert_eq!(elements(raw, span_of(raw, 0)), vec![1..7, 9..19, 21..22]);
