@@ -450,31 +450,6 @@ mod tests {
         assert_eq!(read.values, vec![json!({"a": "x", "b": true})]);
     }
 
-    /// The object texts of the bundled corpus's calls.
-    fn corpus_objects() -> Vec<String> {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../corpus");
-        let mut texts = Vec::new();
-        for entry in std::fs::read_dir(dir).expect("corpus/") {
-            let path = entry.expect("a corpus file").path();
-            if path.extension().is_none_or(|ext| ext != "jsonl") {
-                continue;
-            }
-            let lines = std::fs::read_to_string(&path).expect("a corpus file");
-            for line in lines.lines().filter(|line| !line.trim().is_empty()) {
-                let case: Value = serde_json::from_str(line).expect("a corpus line");
-                let calls = case["message"]["tool_calls"].as_array().cloned();
-                for call in calls.unwrap_or_default() {
-                    if let Some(text) = call["function"]["arguments"].as_str()
-                        && text.trim_start().starts_with('{')
-                    {
-                        texts.push(text.trim().to_owned());
-                    }
-                }
-            }
-        }
-        texts
-    }
-
     /// Asserts that `text` reads alike with the candidates seeded (`salvage`, `salvage_after`)
     /// and without (`salvage_to_text`, which builds nodes and so never seeds a candidate), and
     /// that the spans of the engine's reading are what serde_json writes.
@@ -549,7 +524,10 @@ mod tests {
 
     #[test]
     fn a_candidate_read_strictly_reads_as_the_lenient_parser_reads_it() {
-        let mut objects = corpus_objects();
+        let mut objects: Vec<String> = crate::salvage::corpus_objects()
+            .iter()
+            .map(|text| text.trim().to_owned())
+            .collect();
         assert!(objects.len() > 300, "{} corpus objects", objects.len());
         objects.extend(
             [

@@ -808,34 +808,9 @@ mod tests {
         Ok(found)
     }
 
-    /// The argument texts of the corpus's calls that are objects.
-    fn corpus_objects() -> Vec<String> {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../corpus");
-        let mut texts = Vec::new();
-        for entry in std::fs::read_dir(dir).expect("corpus/") {
-            let path = entry.expect("a corpus file").path();
-            if path.extension().is_none_or(|ext| ext != "jsonl") {
-                continue;
-            }
-            let lines = std::fs::read_to_string(&path).expect("a corpus file");
-            for line in lines.lines().filter(|line| !line.trim().is_empty()) {
-                let case: Value = serde_json::from_str(line).expect("a corpus line");
-                let calls = case["message"]["tool_calls"].as_array().cloned();
-                for call in calls.unwrap_or_default() {
-                    if let Some(text) = call["function"]["arguments"].as_str()
-                        && text.trim_start().starts_with('{')
-                    {
-                        texts.push(text.to_owned());
-                    }
-                }
-            }
-        }
-        texts
-    }
-
     #[test]
     fn a_text_cut_after_a_member_salvages_as_truncated() {
-        let mut texts = corpus_objects();
+        let mut texts = crate::salvage::corpus_objects();
         assert!(texts.len() > 300, "{} corpus objects", texts.len());
         texts.extend(
             [
