@@ -5,7 +5,7 @@
 //! times per call (a strict attempt, then `salvage_values` with its keywords) and then combine,
 //! log and, for `repair_json`, serialise with `json.dumps`, which cost more than the repair
 //! itself on a 100-byte call. Here the whole answer is made in one call, the same answer as that
-//! path: strict JSON as the strict reader (`strict.rs`) reads it, anything else as
+//! path: strict JSON as the strict reader (`salvage/strict/`) reads it, anything else as
 //! `salvage_document` reads it with the drop-in's readings, a bare `True`/`False`/`None` as
 //! `""`. What is not the common case (several values back to back, which json_repair combines;
 //! a text toolmend refuses, which goes to `json.loads`) comes back as `NotImplemented`, and the

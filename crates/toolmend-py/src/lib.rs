@@ -187,7 +187,7 @@ fn salvage_values<'py>(
 /// Strict JSON straight into Python objects, the json_repair functions' path for valid input:
 /// the value; `...` (`Ellipsis`, which no JSON text gives) when the text is not strict JSON
 /// (then `salvage_values(text, broken=True)` skips its own strict attempt); `NotImplemented`
-/// when it may be strict JSON this path leaves to serde_json (see `strict.rs`) or is over
+/// when it may be strict JSON this path leaves to serde_json (see `salvage/strict/`) or is over
 /// 16 KiB (read with the GIL released by `salvage_values`). Either way the value is the same.
 #[pyfunction]
 fn loads_strict<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
