@@ -121,7 +121,7 @@ pub(super) fn from_candidate(text: &str, root: usize, options: &SalvageOptions) 
         }
         handed += 1;
     }
-    let mut members = candidate.members;
+    let members = candidate.members;
     let mut spans = candidate.spans;
     if candidate.end.is_some() && handed == count {
         return Some(Seed {
@@ -145,23 +145,7 @@ pub(super) fn from_candidate(text: &str, root: usize, options: &SalvageOptions) 
         return None;
     }
     spans.truncate(handed);
-    if handed < members.len() {
-        let mut seen = 0;
-        members.retain(|_, _| {
-            seen += 1;
-            seen <= handed
-        });
-    }
-    Some(Seed {
-        root,
-        members,
-        comma,
-        closed: false,
-        last_quote: None,
-        last_in_array: false,
-        spans,
-        plain_gave_up,
-    })
+    Some(open_seed(root, members, comma, spans, plain_gave_up))
 }
 
 /// The seed for the members `serde_json` read from the root object of `text` before it
@@ -231,26 +215,37 @@ fn seed(text: &str, members: Map<String, Value>, keys: &[Option<usize>]) -> Opti
         });
         comma = Some(after - 1);
     }
+    Some(open_seed(root, members, comma?, spans, plain_gave_up))
+}
+
+/// The seed of the first `spans.len()` of `members` (one span each), the run going on right
+/// after `comma`; the members past them are dropped in place: the map keeps its keys' hashes,
+/// where collecting would hash each again.
+fn open_seed(
+    root: usize,
+    mut members: Map<String, Value>,
+    comma: usize,
+    spans: Vec<MemberText>,
+    plain_gave_up: bool,
+) -> Seed {
     let count = spans.len();
-    let mut members = members;
     if count < members.len() {
-        // Kept in place: the map keeps its keys' hashes, where collecting would hash each again.
         let mut kept = 0;
         members.retain(|_, _| {
             kept += 1;
             kept <= count
         });
     }
-    Some(Seed {
+    Seed {
         root,
         members,
-        comma: comma?,
+        comma,
         closed: false,
         last_quote: None,
         last_in_array: false,
         spans,
         plain_gave_up,
-    })
+    }
 }
 
 /// Whether the key at `at` (of text `key`, `None` when it was not a member: the key whose
