@@ -25,7 +25,22 @@ const fn zero_bytes(x: u64) -> u64 {
 ///
 /// This is the hot loop of salvage: long `content` strings are scanned eight bytes at a time.
 pub(super) fn find_string_special(bytes: &[u8], from: usize, quote: u8) -> usize {
+    find_special::<false>(bytes, from, quote)
+}
+
+/// [`find_string_special`] for a `'…'` string, stopping at a `"` as well: content there, but a
+/// byte JSON escapes, so the reader learns whether the content can be written between `"` as it
+/// stands (no escaping pass when the text is written, issue #31).
+pub(super) fn find_single_special(bytes: &[u8], from: usize) -> usize {
+    find_special::<true>(bytes, from, b'\'')
+}
+
+/// The scan of [`find_string_special`], stopping at a `"` too when `ALSO_DOUBLE` (a constant,
+/// so each caller's loop tests only its own bytes).
+#[inline(always)]
+fn find_special<const ALSO_DOUBLE: bool>(bytes: &[u8], from: usize, quote: u8) -> usize {
     let quotes = splat(quote);
+    let doubles = splat(b'"');
     let mut i = from;
     while i + 8 <= bytes.len() {
         let mut word = [0u8; 8];
@@ -33,9 +48,12 @@ pub(super) fn find_string_special(bytes: &[u8], from: usize, quote: u8) -> usize
         let x = u64::from_le_bytes(word);
         // Bytes below 0x20: a borrow out of the byte with the high bit of `!x` set. Bytes >= 0x80
         // have that high bit clear in `!x`, so UTF-8 never matches.
-        let mask = (x.wrapping_sub(SPACES) & !x & HIGHS)
+        let mut mask = (x.wrapping_sub(SPACES) & !x & HIGHS)
             | zero_bytes(x ^ quotes)
             | zero_bytes(x ^ BACKSLASHES);
+        if ALSO_DOUBLE {
+            mask |= zero_bytes(x ^ doubles);
+        }
         if mask != 0 {
             return i + (mask.trailing_zeros() / 8) as usize;
         }
@@ -43,37 +61,7 @@ pub(super) fn find_string_special(bytes: &[u8], from: usize, quote: u8) -> usize
     }
     while i < bytes.len() {
         let b = bytes[i];
-        if b == quote || b == b'\\' || b < 0x20 {
-            return i;
-        }
-        i += 1;
-    }
-    bytes.len()
-}
-
-/// [`find_string_special`] for a `'…'` string, stopping at a `"` as well: content there, but a
-/// byte JSON escapes, so the reader learns whether the content can be written between `"` as it
-/// stands (no escaping pass when the text is written, issue #31).
-pub(super) fn find_single_special(bytes: &[u8], from: usize) -> usize {
-    let singles = splat(b'\'');
-    let doubles = splat(b'"');
-    let mut i = from;
-    while i + 8 <= bytes.len() {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(&bytes[i..i + 8]);
-        let x = u64::from_le_bytes(word);
-        let mask = (x.wrapping_sub(SPACES) & !x & HIGHS)
-            | zero_bytes(x ^ singles)
-            | zero_bytes(x ^ doubles)
-            | zero_bytes(x ^ BACKSLASHES);
-        if mask != 0 {
-            return i + (mask.trailing_zeros() / 8) as usize;
-        }
-        i += 8;
-    }
-    while i < bytes.len() {
-        let b = bytes[i];
-        if b == b'\'' || b == b'"' || b == b'\\' || b < 0x20 {
+        if b == quote || b == b'\\' || b < 0x20 || (ALSO_DOUBLE && b == b'"') {
             return i;
         }
         i += 1;
@@ -338,6 +326,21 @@ mod tests {
             }
             assert_eq!(find_string_special(&vec![b'a'; len], 0, b'"'), len);
         }
+    }
+
+    #[test]
+    fn single_quote_search_stops_at_a_double_quote_too_in_every_lane() {
+        for len in 0..40 {
+            for at in 0..len {
+                for special in [b'\'', b'"', b'\\', b'\n', 0x01] {
+                    let mut bytes = vec![b'a'; len];
+                    bytes[at] = special;
+                    assert_eq!(find_single_special(&bytes, 0), at, "{len} {at} {special}");
+                }
+            }
+            assert_eq!(find_single_special(&vec![b'a'; len], 0), len);
+        }
+        assert_eq!(find_single_special("é → \"x".as_bytes(), 0), 7);
     }
 
     #[test]
