@@ -31,9 +31,10 @@ use serde_json::{Map, Value};
 use super::strict::{StrictPrefix, read_candidate};
 use super::{MemberText, SalvageOptions, scan};
 
-/// Spans the seed's vector has room for at least: salvage goes on pushing one per member it
-/// reads (issue #31: growing it cost more than the member).
-const SPANS_CAPACITY: usize = 8;
+/// Spans a call's root object has room for at least, in a seed's vector or an unseeded run's:
+/// salvage goes on pushing one per member it reads (issue #31: growing it cost more than the
+/// member).
+pub(super) const SPANS_CAPACITY: usize = 8;
 
 /// What salvage's first run starts from (see [`from_prefix`]).
 #[derive(Debug)]

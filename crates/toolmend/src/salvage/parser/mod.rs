@@ -37,7 +37,7 @@ use super::memo::Memo;
 use super::node::{Array, Node, Object, Roots, Spelt, Str as Text};
 use super::repairs::RepairLog;
 use super::scan::{self, Comment, Quote};
-use super::seed::Seed;
+use super::seed::{SPANS_CAPACITY, Seed};
 use super::{MemberText, Readings, SalvageErrorKind};
 use crate::RepairKind;
 use crate::pointer;
@@ -457,7 +457,7 @@ impl<'a> Parser<'a> {
             // A call's root object holds a handful of members: room for them at once (not
             // before the seed, whose spans replace these, and only when they are noted: an
             // allocation and its free for nothing on every other run).
-            self.spans.reserve(8);
+            self.spans.reserve(SPANS_CAPACITY);
         }
         loop {
             self.skip_blank();
