@@ -23,12 +23,9 @@
 //! It owns only this choice: it takes a plain value from the strict reader below and gives
 //! one to the run above, and calls neither.
 
-use std::sync::LazyLock;
-
-use memchr::memmem;
 use serde_json::{Map, Value};
 
-use super::strict::{StrictPrefix, read_candidate};
+use super::strict::{Bits, Noted, StrictPrefix, read_candidate};
 use super::{MemberText, SalvageOptions, scan};
 
 /// Spans a call's root object has room for at least, in a seed's vector or an unseeded run's:
@@ -72,86 +69,32 @@ pub(super) fn from_candidate(text: &str, root: usize, options: &SalvageOptions) 
         return None;
     }
     let mut candidate = read_candidate(text, root)?;
-    if candidate.duplicate {
+    if candidate.noted.duplicate {
         return None;
     }
-    let bytes = text.as_bytes();
-    let count = candidate.spans.len();
-    let mut plain_gave_up = false;
-    let mut handed = 0;
-    while handed < count {
-        let i = handed;
-        let bit = 1u64 << i;
-        // A member holding an object ends the prefix, and so does a key with an escape
-        // (its offset is not known), its own or the next one's: handed over are members a
-        // comma, a key with no escape and its colon follow, and the last of a closed object.
-        let next_key = match candidate.spans.get(i + 1) {
-            Some(next) => next.key,
-            None if candidate.end.is_some() => Some(0),
-            None => candidate.failed_key,
-        };
-        // An array of scalars is handed over too (its strings face the look-ahead with a comma
-        // and an element, or its `]`, after them, which close them as they do in an object),
-        // within salvage's depth limit.
-        let array = candidate.arrays & bit != 0;
-        if candidate.spans[i].key.is_none()
-            || candidate.containers & bit != 0
-            || (array && options.max_depth <= 2)
-            || next_key.is_none()
-        {
-            break;
-        }
-        let span = &mut candidate.spans[i];
-        if array {
-            // Its text, noted for this: a string in it with a `\u` escape sends later strings
-            // to strings.rs, as for a member's string (strict text: every backslash in it starts
-            // an escape inside a string).
-            if let Some(value) = span.value.take() {
-                plain_gave_up |= escapes_in(&bytes[value.start + 1..value.end - 1]).1;
-            }
-        } else if let Some(value) = span.value.clone() {
-            let (slash, unicode) = if candidate.escaped & bit != 0 {
-                escapes_in(&bytes[value.start + 1..value.end - 1])
-            } else {
-                (false, false)
-            };
-            if slash || unicode || plain_gave_up {
-                span.value = None;
-            }
-            plain_gave_up |= unicode;
-        }
-        handed += 1;
-    }
-    let members = candidate.members;
-    let mut spans = candidate.spans;
-    if candidate.end.is_some() && handed == count {
+    let closed = candidate.end.is_some();
+    let (handed, plain_gave_up) = pick(&mut candidate.noted, closed, options);
+    if let Some(comma) = candidate.end
+        && handed == candidate.noted.spans.len()
+    {
         return Some(Seed {
             root,
-            members,
-            comma: candidate.end?,
+            members: candidate.noted.members,
+            comma,
             closed: true,
             last_quote: candidate.last_quote,
             last_in_array: candidate.last_in_array,
-            spans,
+            spans: candidate.noted.spans,
             plain_gave_up,
         });
     }
-    // The comma before the key after the last member handed over.
-    let next_key = match spans.get(handed) {
-        Some(next) => next.key,
-        None => candidate.failed_key,
-    };
-    let comma = back_over_ws(bytes, root, next_key.filter(|_| handed > 0)?).checked_sub(1)?;
-    if bytes[comma] != b',' {
-        return None;
-    }
-    spans.truncate(handed);
-    Some(open_seed(root, members, comma, spans, plain_gave_up))
+    open_seed(text, root, candidate.noted, handed, plain_gave_up)
 }
 
 /// The seed for the members `serde_json` read from the root object of `text` before it
 /// failed (`prefix`): its longest safe part (see the module doc); `None` when nothing can be
-/// handed over.
+/// handed over. The strict read noted where each member stands, so no member's text is walked
+/// again here (issue #31).
 pub(super) fn from_prefix(
     text: &str,
     options: &SalvageOptions,
@@ -159,85 +102,102 @@ pub(super) fn from_prefix(
 ) -> Option<Seed> {
     // Salvage refuses even the root object when its depth limit is 1. No member kept (a small
     // text the syntax-only check refused hands over none): nothing to start after.
+    let mut noted = *prefix.noted?;
     if prefix.read == 0
-        || prefix.duplicate
-        || prefix.read != prefix.members.len()
+        || noted.duplicate
+        || prefix.read != noted.members.len()
         || options.max_depth <= 1
     {
         return None;
     }
-    seed(text, prefix.members, &prefix.keys)
+    let (handed, plain_gave_up) = pick(&mut noted, false, options);
+    open_seed(text, scan::skip_ws(text.as_bytes(), 0), noted, handed, plain_gave_up)
 }
 
-/// The seed for `members`, read by `serde_json` from the root object of `text`, whose keys
-/// (and the next key, if it was read) start at `keys`.
-fn seed(text: &str, members: Map<String, Value>, keys: &[Option<usize>]) -> Option<Seed> {
-    let bytes = text.as_bytes();
-    let root = scan::skip_ws(bytes, 0);
-    // Salvage pushes a span for each member it reads after these: room for a call's few.
-    let mut spans = Vec::with_capacity((members.len() + 1).max(SPANS_CAPACITY));
-    let mut comma = None;
+/// How many of `noted`'s first members a seed hands over, by the rules of the module doc, and
+/// whether a string among them sends later strings the long way; the spans of the members
+/// handed over are made what the run notes (a string's text only when it is what serde_json
+/// writes). `closed`: the object closed after its last member, which a key need not follow.
+fn pick(noted: &mut Noted, closed: bool, options: &SalvageOptions) -> (usize, bool) {
+    let count = noted.spans.len();
     let mut plain_gave_up = false;
-    // The key after each member's, stepped beside it (`nth` from the start was quadratic).
-    let mut next_keys = members.keys().skip(1);
-    for (i, (key, value)) in members.iter().enumerate() {
-        let next_key = next_keys.next();
-        // The member counts only when a comma, a quoted key and its colon follow it.
-        let (Some(Some(at)), Some(Some(next))) = (keys.get(i), keys.get(i + 1)) else {
-            break;
+    let mut handed = 0;
+    while handed < count {
+        let i = handed;
+        let bit: Bits = 1 << i;
+        // A member holding an object ends the prefix, and so does a key with an escape
+        // (its offset is not known), its own or the next one's: handed over are members a
+        // comma, a key with no escape and its colon follow, and the last of a closed object.
+        let next_key = match noted.spans.get(i + 1) {
+            Some(next) => next.key,
+            None if closed => Some(0),
+            None => noted.next_key,
         };
-        let colon = scan::skip_ws(bytes, at + key.len() + 1);
-        let next_colon = next_key_colon(text, next_key, *next);
-        if bytes.get(colon) != Some(&b':') || !next_colon {
+        // An array of scalars is handed over too (its strings face the look-ahead with a comma
+        // and an element, or its `]`, after them, which close them as they do in an object),
+        // within salvage's depth limit.
+        let array = noted.arrays & bit != 0;
+        if noted.spans[i].key.is_none()
+            || noted.containers & bit != 0
+            || (array && options.max_depth <= 2)
+            || next_key.is_none()
+        {
             break;
         }
-        let start = scan::skip_ws(bytes, colon + 1);
-        // Back from the next key's quote: blanks, the comma, blanks, the value's last byte.
-        let after = back_over_ws(bytes, start, next - 1);
-        let end = back_over_ws(bytes, start, after.checked_sub(1)?);
-        if bytes.get(after - 1) != Some(&b',') || end <= start {
-            break;
-        }
-        let span = match value {
-            Value::String(_) if bytes[start] == b'"' && bytes[end - 1] == b'"' => {
-                let (slash, unicode) = escapes_in(&bytes[start + 1..end - 1]);
-                let canonical = !slash && !unicode && !plain_gave_up;
-                plain_gave_up |= unicode;
-                canonical.then_some(start..end)
+        let unicode = noted.unicodes & bit != 0;
+        let span = &mut noted.spans[i];
+        if array {
+            // A string in it with a `\u` escape sends later strings to strings.rs, as for a
+            // member's string.
+            span.value = None;
+            plain_gave_up |= unicode;
+        } else if span.value.is_some() {
+            if noted.slashes & bit != 0 || unicode || plain_gave_up {
+                span.value = None;
             }
-            Value::Number(_) | Value::Bool(_) | Value::Null => None,
-            _ => break,
-        };
-        // A key the strict read knows the offset of has no escape: its quotes and it are
-        // what serde_json writes.
-        spans.push(MemberText {
-            key: Some(at - 1),
-            value: span,
-        });
-        comma = Some(after - 1);
+            plain_gave_up |= unicode;
+        }
+        handed += 1;
     }
-    Some(open_seed(root, members, comma?, spans, plain_gave_up))
+    (handed, plain_gave_up)
 }
 
-/// The seed of the first `spans.len()` of `members` (one span each), the run going on right
-/// after `comma`; the members past them are dropped in place: the map keeps its keys' hashes,
-/// where collecting would hash each again.
+/// The seed of the first `handed` of `noted`'s members, the run going on right after the comma
+/// before the key that follows them; `None` when none is handed over. The members past them
+/// are dropped in place: the map keeps its keys' hashes, where collecting would hash each
+/// again.
 fn open_seed(
+    text: &str,
     root: usize,
-    mut members: Map<String, Value>,
-    comma: usize,
-    spans: Vec<MemberText>,
+    noted: Noted,
+    handed: usize,
     plain_gave_up: bool,
-) -> Seed {
-    let count = spans.len();
-    if count < members.len() {
+) -> Option<Seed> {
+    let Noted {
+        mut members,
+        mut spans,
+        next_key,
+        ..
+    } = noted;
+    // The comma before the key after the last member handed over.
+    let next_key = match spans.get(handed) {
+        Some(next) => next.key,
+        None => next_key,
+    };
+    let bytes = text.as_bytes();
+    let comma = back_over_ws(bytes, root, next_key.filter(|_| handed > 0)?).checked_sub(1)?;
+    if bytes[comma] != b',' {
+        return None;
+    }
+    spans.truncate(handed);
+    if handed < members.len() {
         let mut kept = 0;
         members.retain(|_, _| {
             kept += 1;
-            kept <= count
+            kept <= handed
         });
     }
-    Seed {
+    Some(Seed {
         root,
         members,
         comma,
@@ -246,25 +206,7 @@ fn open_seed(
         last_in_array: false,
         spans,
         plain_gave_up,
-    }
-}
-
-/// Whether the key at `at` (of text `key`, `None` when it was not a member: the key whose
-/// value failed) closes and a colon follows it.
-fn next_key_colon(text: &str, key: Option<&String>, at: usize) -> bool {
-    let bytes = text.as_bytes();
-    let close = match key {
-        Some(key) => at + key.len(),
-        // The key whose value failed: its text is not kept, find its closing quote.
-        None => match memchr::memchr(b'"', &bytes[at..]) {
-            Some(i) => at + i,
-            None => return false,
-        },
-    };
-    bytes.get(close) == Some(&b'"')
-        && at > 0
-        && bytes[at - 1] == b'"'
-        && bytes.get(scan::skip_ws(bytes, close + 1)) == Some(&b':')
+    })
 }
 
 /// The position after the last non-blank byte at or before `at` (not before `floor`).
@@ -273,61 +215,6 @@ fn back_over_ws(bytes: &[u8], floor: usize, mut at: usize) -> usize {
         at -= 1;
     }
     at
-}
-
-/// Whether the content of a strict string holds a `\/` and a `\u` escape.
-fn escapes_in(content: &[u8]) -> (bool, bool) {
-    // Strict content: every backslash starts an escape, so each one found is an escape's first
-    // byte and the byte after it names the escape. One `memchr` per escape is the cheapest on
-    // the few escapes of a short string; past `ESCAPES_STEPPED` the rest is searched for the
-    // two pairs alone (a 200 KB call's strings hold ~18 k `\n` and `\"`, none of them wanted).
-    const ESCAPES_STEPPED: usize = 16;
-    let (mut slash, mut unicode) = (false, false);
-    let mut from = 0;
-    let mut stepped = 0;
-    while let Some(i) = memchr::memchr(b'\\', &content[from..]) {
-        match content.get(from + i + 1) {
-            Some(b'/') => slash = true,
-            Some(b'u') => unicode = true,
-            _ => {}
-        }
-        from += i + 2;
-        if from >= content.len() || (slash && unicode) {
-            return (slash, unicode);
-        }
-        stepped += 1;
-        if stepped == ESCAPES_STEPPED {
-            // `from` is just past a whole escape, so the rest starts outside one.
-            let (rest_slash, rest_unicode) = pairs_in(&content[from..]);
-            return (slash || rest_slash, unicode || rest_unicode);
-        }
-    }
-    (slash, unicode)
-}
-
-/// [`escapes_in`] past its stepped escapes: the two pairs searched for alone in `rest`, which
-/// starts outside an escape. Out of line and cold, so that the seed's common path keeps its
-/// size (salvage's wall time moves with its code's layout).
-#[cold]
-#[inline(never)]
-fn pairs_in(rest: &[u8]) -> (bool, bool) {
-    let [slash_pair, unicode_pair] = &*PAIRS;
-    let has = |pair: &memmem::Finder<'_>| pair.find_iter(rest).any(|j| !escaped(rest, j));
-    (has(slash_pair), has(unicode_pair))
-}
-
-/// The two escapes [`escapes_in`] looks for, each searcher built once.
-static PAIRS: LazyLock<[memmem::Finder<'static>; 2]> =
-    LazyLock::new(|| [memmem::Finder::new(b"\\/"), memmem::Finder::new(b"\\u")]);
-
-/// Whether the byte at `at` follows an odd run of backslashes.
-fn escaped(bytes: &[u8], at: usize) -> bool {
-    let run = bytes[..at]
-        .iter()
-        .rev()
-        .take_while(|&&b| b == b'\\')
-        .count();
-    run % 2 == 1
 }
 
 #[cfg(test)]
@@ -372,7 +259,7 @@ mod tests {
     fn the_members_before_a_late_failure_are_handed_over() {
         let text = r#"{"path": "a.rs", "content": "x\"y\\n", "n": 1, "ok": True}"#;
         let members = prefix(text).expect("a prefix");
-        let found = seed(text, members.members, &members.keys).expect("a seed");
+        let found = from_prefix(text, &SalvageOptions::default(), members).expect("a seed");
         // Every member before `ok`, whose key and colon follow the comma after `n`.
         assert_eq!(found.members.len(), 3);
         assert_eq!(found.comma, text.find(r#", "ok""#).unwrap());
@@ -389,20 +276,20 @@ mod tests {
         // The string before the failure is salvage's to judge (`quote_inserted`).
         let text = r#"{"name": "John", "city": "New York, "gender": "male"}"#;
         let members = prefix(text).expect("a prefix");
-        let found = seed(text, members.members, &members.keys).expect("a seed");
+        let found = from_prefix(text, &SalvageOptions::default(), members).expect("a seed");
         assert_eq!(found.members.len(), 1);
         assert_eq!(found.comma, text.find(r#", "city""#).unwrap());
         // A trailing comma: the last member is read again; nothing before it, no seed.
         let text = r#"{"a": 1,}"#;
         let members = prefix(text).expect("a prefix");
-        assert!(seed(text, members.members, &members.keys).is_none());
+        assert!(from_prefix(text, &SalvageOptions::default(), members).is_none());
     }
 
     #[test]
     fn containers_escapes_and_duplicates_end_the_prefix_or_lose_the_span() {
         let text = r#"{"a": "x\/", "b": "\u00e9", "c": "z", "d": [1], "e": None}"#;
         let members = prefix(text).expect("a prefix");
-        let found = seed(text, members.members, &members.keys).expect("a seed");
+        let found = from_prefix(text, &SalvageOptions::default(), members).expect("a seed");
         assert_eq!(found.members.len(), 3, "the array ends the prefix");
         assert!(found.spans.iter().all(|s| s.value.is_none()));
         assert!(
@@ -410,12 +297,12 @@ mod tests {
             "a \\u escape sends later strings to strings.rs"
         );
         let duplicate = prefix(r#"{"a": 1, "a": 2, "b": True}"#).expect("a prefix");
-        assert!(duplicate.duplicate);
+        assert!(duplicate.noted.expect("noted").duplicate);
         // An escaped key has no known offset: nothing is handed over from it on.
         let text = r#"{"a": 1, "\u0062": 2, "c": True}"#;
         let members = prefix(text).expect("a prefix");
-        assert_eq!(members.keys, vec![Some(2), None, Some(23)]);
-        assert!(seed(text, members.members, &members.keys).is_none());
+        assert_eq!(members.parts(), (2, vec![Some(2), None, Some(23)]));
+        assert!(from_prefix(text, &SalvageOptions::default(), members).is_none());
     }
 
     #[test]
@@ -565,28 +452,6 @@ mod tests {
                 for end in (0..=text.len()).filter(|&end| text.is_char_boundary(end)) {
                     reads_alike(&text[..end]);
                 }
-            }
-        }
-    }
-
-    /// Past the stepped escapes the pair search finds the same escapes, and takes no escaped
-    /// backslash followed by `/` or `u` for one.
-    #[test]
-    fn escapes_found_alike_before_and_after_the_step() {
-        let many = r"\n".repeat(40);
-        for (tail, expect) in [
-            (r"", (false, false)),
-            (r"\/", (true, false)),
-            (r"\u00e9", (false, true)),
-            (r"\\/ \\u", (false, false)),
-            (r"\\\/ \\\u0041", (true, true)),
-        ] {
-            for content in [
-                tail.to_owned(),
-                format!("{many}{tail}"),
-                format!("{many}x{tail}{many}"),
-            ] {
-                assert_eq!(escapes_in(content.as_bytes()), expect, "{content}");
             }
         }
     }

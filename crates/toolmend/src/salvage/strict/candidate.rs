@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use serde_json::{Map, Value};
 
 use super::grammar::{SPECIAL_KEYS, read_string};
-use super::{ROOT_CAPACITY, Reader};
+use super::{Bits, Noted, ROOT_CAPACITY, Reader};
 use crate::salvage::{MemberText, scan};
 
 /// Most root members of a candidate object noted (see [`Candidate`]); past it no seed is made.
@@ -17,29 +17,17 @@ const MAX_CANDIDATE_MEMBERS: usize = 64;
 /// What the strict read of an object that text may follow found (see [`read_candidate`]).
 #[derive(Debug)]
 pub(in crate::salvage) struct Candidate {
-    /// The members read, in order (the last value of a key sent twice).
-    pub(in crate::salvage) members: Map<String, Value>,
-    /// Per member read, duplicates included: where its key's text starts (its `"`), when the
-    /// key has no escape, and its value's text when the value is a string.
-    pub(in crate::salvage) spans: Vec<MemberText>,
-    /// One bit per member (`1 << index`) whose value is a string with an escape.
-    pub(in crate::salvage) escaped: u64,
-    /// One bit per member whose value is an object or an array holding a container.
-    pub(in crate::salvage) containers: u64,
-    /// One bit per member whose value is an array of scalars; its text is in `spans` too.
-    pub(in crate::salvage) arrays: u64,
+    /// The members read and where each stands: its containers are objects and arrays holding
+    /// a container, its arrays the arrays of scalars (their text in the spans too); the next
+    /// key is the key of a member that failed in its value.
+    pub(in crate::salvage) noted: Noted,
     /// The closing quote of the last string of the last member's value, when the value is one
     /// or an array of scalars that ends with one.
     pub(in crate::salvage) last_quote: Option<usize>,
     /// [`Self::last_quote`] closes an element of that array.
     pub(in crate::salvage) last_in_array: bool,
-    /// A key was sent twice.
-    pub(in crate::salvage) duplicate: bool,
     /// The object closed right before this offset; `None` when the read failed.
     pub(in crate::salvage) end: Option<usize>,
-    /// When the read failed inside the value of a member whose key (with no escape) and colon
-    /// were read: where that key's `"` is.
-    pub(in crate::salvage) failed_key: Option<usize>,
 }
 
 /// Reads the object whose `{` is at `root` of `text`, which may go on after it (a fence's
@@ -50,18 +38,11 @@ pub(in crate::salvage) struct Candidate {
 ///
 /// Each member is read as [`read_object`] reads it, by the same token readers.
 pub(in crate::salvage) fn read_candidate(text: &str, root: usize) -> Option<Candidate> {
-    let mut reader = Reader {
-        text,
-        bytes: text.as_bytes(),
-        pos: root + 1,
-        deepest: 1,
-    };
-    let mut members = Map::new();
-    let mut spans: Vec<MemberText> = Vec::new();
-    let (mut escaped, mut containers, mut arrays) = (0u64, 0u64, 0u64);
-    let (mut last_quote, mut last_in_array, mut duplicate) = (None, false, false);
+    let mut reader = Reader::new(text, root);
+    let mut noted = Noted::default();
+    let (mut last_quote, mut last_in_array) = (None, false);
     let (end, failed_key) = loop {
-        match reader.open_key(spans.is_empty()) {
+        match reader.open_key(noted.spans.is_empty()) {
             Ok(true) => {}
             Ok(false) => break (Some(reader.pos), None),
             Err(_) => break (None, None),
@@ -73,7 +54,7 @@ pub(in crate::salvage) fn read_candidate(text: &str, root: usize) -> Option<Cand
             break (None, None);
         };
         reader.pos = after_key;
-        if spans.is_empty() && SPECIAL_KEYS.contains(&key.as_ref()) {
+        if noted.spans.is_empty() && SPECIAL_KEYS.contains(&key.as_ref()) {
             return None;
         }
         let plain = matches!(key, Cow::Borrowed(_));
@@ -83,26 +64,25 @@ pub(in crate::salvage) fn read_candidate(text: &str, root: usize) -> Option<Cand
         reader.pos += 1;
         reader.skip_ws();
         let start = reader.pos;
+        reader.escapes = 0;
         let Ok(value) = reader.value(1) else {
             break (None, plain.then_some(key_at - 1));
         };
-        let index = spans.len();
+        let index = noted.spans.len();
         if index == MAX_CANDIDATE_MEMBERS {
             return None;
         }
-        let bit = 1u64 << index;
+        let bit: Bits = 1 << index;
         last_in_array = false;
         let span = match &value {
-            Value::String(s) => {
-                // Every escape is longer than what it decodes to.
-                if s.len() + 2 != reader.pos - start {
-                    escaped |= bit;
-                }
+            Value::String(_) => {
+                noted.note_escapes(bit, reader.escapes);
                 last_quote = Some(reader.pos - 1);
                 Some(start..reader.pos)
             }
             Value::Array(items) if !items.iter().any(|i| i.is_object() || i.is_array()) => {
-                arrays |= bit;
+                noted.note_escapes(bit, reader.escapes);
+                noted.arrays |= bit;
                 // Its last element's closing quote, when a string: the last byte before `]`.
                 let close = reader.pos - 1;
                 let mut q = close;
@@ -114,7 +94,7 @@ pub(in crate::salvage) fn read_candidate(text: &str, root: usize) -> Option<Cand
                 Some(start..reader.pos)
             }
             Value::Object(_) | Value::Array(_) => {
-                containers |= bit;
+                noted.containers |= bit;
                 last_quote = None;
                 None
             }
@@ -124,26 +104,21 @@ pub(in crate::salvage) fn read_candidate(text: &str, root: usize) -> Option<Cand
             }
         };
         if index == 0 {
-            members = Map::with_capacity(ROOT_CAPACITY);
+            noted.members = Map::with_capacity(ROOT_CAPACITY);
             // Room for the members the lenient run reads after a seed, too.
-            spans.reserve(ROOT_CAPACITY);
+            noted.spans.reserve(ROOT_CAPACITY);
         }
-        spans.push(MemberText {
+        noted.spans.push(MemberText {
             key: plain.then_some(key_at - 1),
             value: span,
         });
-        duplicate |= members.insert(key.into_owned(), value).is_some();
+        noted.duplicate |= noted.members.insert(key.into_owned(), value).is_some();
     };
-    (!spans.is_empty()).then_some(Candidate {
-        members,
-        spans,
-        escaped,
-        containers,
-        arrays,
+    noted.next_key = failed_key;
+    (!noted.spans.is_empty()).then_some(Candidate {
+        noted,
         last_quote,
         last_in_array,
-        duplicate,
         end,
-        failed_key,
     })
 }

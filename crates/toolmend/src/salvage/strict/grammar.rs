@@ -46,17 +46,38 @@ pub enum StringError {
 ///
 /// [`StringError`] says why the text holds no string there.
 pub fn read_string(text: &str, start: usize) -> Result<(Cow<'_, str>, usize), StringError> {
+    read_string_noting(text, start).map(|(content, end, _)| (content, end))
+}
+
+/// The escapes of a string that a seed must know of (`seed.rs`): bits of [`SLASH`] and
+/// [`UNICODE`].
+pub(super) type Escapes = u8;
+
+/// A `\/` escape: `serde_json` writes the `/` alone, so the string's text is not what it writes.
+pub(super) const SLASH: Escapes = 1;
+
+/// A `\u` escape: the same, and salvage's plain string reader gives up at one.
+pub(super) const UNICODE: Escapes = 2;
+
+/// [`read_string`], noting which of the escapes a seed must know of the string held (issue #31:
+/// the seed searched each string's text for them again). They are noted where they are
+/// decoded, so a string with no escape pays nothing for it.
+pub(super) fn read_string_noting(
+    text: &str,
+    start: usize,
+) -> Result<(Cow<'_, str>, usize, Escapes), StringError> {
     let bytes = text.as_bytes();
     let mut run = start;
     let mut at = scan::find_string_special(bytes, run, b'"');
     match bytes.get(at) {
-        Some(b'"') => return Ok((Cow::Borrowed(&text[run..at]), at + 1)),
+        Some(b'"') => return Ok((Cow::Borrowed(&text[run..at]), at + 1, 0)),
         Some(b'\\') => {}
         _ => return Err(StringError::Invalid),
     }
     // One buffer for the whole string: the first run and room for as much again, at least a
     // line's worth; growth after that doubles.
     let mut out = String::with_capacity(2 * (at - run) + 64);
+    let mut escapes = 0;
     loop {
         out.push_str(&text[run..at]);
         match bytes.get(at) {
@@ -66,7 +87,7 @@ pub fn read_string(text: &str, start: usize) -> Result<(Cow<'_, str>, usize), St
                 if out.capacity() - out.len() > MAX_SPARE.max(out.len() / 4) {
                     out.shrink_to_fit();
                 }
-                return Ok((Cow::Owned(out), at + 1));
+                return Ok((Cow::Owned(out), at + 1, escapes));
             }
             Some(b'\\') => {}
             // A raw control character, or the end of the text.
@@ -75,13 +96,19 @@ pub fn read_string(text: &str, start: usize) -> Result<(Cow<'_, str>, usize), St
         let (ch, end) = match bytes.get(at + 1) {
             Some(b'"') => ('"', at + 2),
             Some(b'\\') => ('\\', at + 2),
-            Some(b'/') => ('/', at + 2),
+            Some(b'/') => {
+                escapes |= SLASH;
+                ('/', at + 2)
+            }
             Some(b'b') => ('\u{8}', at + 2),
             Some(b'f') => ('\u{c}', at + 2),
             Some(b'n') => ('\n', at + 2),
             Some(b'r') => ('\r', at + 2),
             Some(b't') => ('\t', at + 2),
-            Some(b'u') => unicode_escape(bytes, at + 2)?,
+            Some(b'u') => {
+                escapes |= UNICODE;
+                unicode_escape(bytes, at + 2)?
+            }
             _ => return Err(StringError::Invalid),
         };
         out.push(ch);

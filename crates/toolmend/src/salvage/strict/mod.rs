@@ -53,16 +53,19 @@ use super::{SalvageOptions, scan};
 mod candidate;
 mod ending;
 mod grammar;
+mod noted;
 mod syntax;
 
 pub(super) use candidate::read_candidate;
 use ending::Ending;
-use grammar::{DEPTH_LIMIT, SPECIAL_KEYS, small_integer};
+use grammar::{DEPTH_LIMIT, Escapes, SPECIAL_KEYS, read_string_noting, small_integer};
 pub use grammar::{NumberSpan, StringError, number_span, read_string};
+use noted::Mark;
+pub(super) use noted::{Bits, Noted};
 use syntax::{Failure, Syntax};
 
-/// Most root members whose key offsets are kept (on the stack: the valid path allocates
-/// nothing more than `serde_json` does). Members past it are read again by salvage.
+/// Most root members noted ([`Mark`], on the stack: the valid path allocates nothing more than
+/// `serde_json` does). Members past it are read again by salvage.
 const MAX_TRACKED_KEYS: usize = 32;
 
 /// Members the root map is allocated for: most tool calls send at most eight arguments.
@@ -78,15 +81,14 @@ const MAX_COMPARED_KEYS: usize = 16;
 pub(crate) struct StrictPrefix {
     /// The members read, but the last one when the text failed right after it: salvage reads
     /// that one again (a seed takes only members a key follows), so it is not kept (issue #31:
-    /// inserting it hashed its key for a map that then dropped it again).
-    pub(super) members: Map<String, Value>,
+    /// inserting it hashed its key for a map that then dropped it again). Its key is then
+    /// [`Noted::next_key`], as the key of a member that failed in its value is. A key sent
+    /// twice is [`Noted::duplicate`], the last member's included, kept or not. `None` when no
+    /// member was read (the syntax-only check). Boxed: the prefix travels up through the
+    /// engine in the strict read's `Result`, whose every move copies its whole size.
+    pub(super) noted: Option<Box<Noted>>,
     /// Members kept, duplicates included.
     pub(super) read: usize,
-    /// A key was sent twice (the last member's included, kept or not).
-    pub(super) duplicate: bool,
-    /// Per key read (the members kept, then the next one, if its key was read): the offset of
-    /// its first content byte, when it reached the visitor as a slice of the text.
-    pub(super) keys: Vec<Option<usize>>,
     /// The text ended inside the root object after a member was completed, every byte before
     /// its end strict JSON.
     cut: bool,
@@ -194,10 +196,8 @@ impl StrictPrefix {
     /// a completed root member: only how it failed, for [`Self::cut_after_member`].
     fn unseeded(failure: Failure) -> Self {
         Self {
-            members: Map::new(),
+            noted: None,
             read: 0,
-            duplicate: false,
-            keys: Vec::new(),
             cut: failure.cut,
             deepest: failure.deepest,
         }
@@ -206,9 +206,16 @@ impl StrictPrefix {
 
 #[cfg(test)]
 impl StrictPrefix {
-    /// Members read (duplicates included) and the key offsets kept.
+    /// Members read (duplicates included) and the offsets of their keys' first content byte
+    /// noted, then the next key's.
     pub(super) fn parts(&self) -> (usize, Vec<Option<usize>>) {
-        (self.read, self.keys.clone())
+        let Some(noted) = &self.noted else {
+            return (self.read, Vec::new());
+        };
+        let keys = (noted.spans.iter().map(|span| span.key))
+            .chain([noted.next_key])
+            .map(|quote| quote.map(|at| at + 1));
+        (self.read, keys.collect())
     }
 }
 
@@ -249,17 +256,20 @@ type Read<T> = Result<T, Stop>;
 
 /// Reads `text`, whose first byte after blanks, at `root`, is `{`.
 pub(super) fn read_object(text: &str, root: usize) -> Strictly {
-    let mut reader = Reader {
-        text,
-        bytes: text.as_bytes(),
-        pos: root + 1,
-        deepest: 1,
-    };
+    let mut reader = Reader::new(text, root);
     // Allocated when a member is kept: a text that fails in its first member (`'…'` keys, a
     // raw newline in the first value) needs none.
     let mut members: Option<Map<String, Value>> = None;
     let (mut read, mut duplicate, mut completed) = (0, false, false);
-    let mut keys = [None; MAX_TRACKED_KEYS];
+    let mut marks = [Mark::default(); MAX_TRACKED_KEYS];
+    // Offsets are noted as `u32`: a text past 4 GiB notes none.
+    let noting = if u32::try_from(text.len()).is_ok() {
+        MAX_TRACKED_KEYS
+    } else {
+        0
+    };
+    // The `"` of the last key whose colon was read, when the key had no escape.
+    let mut last_key = None;
     let mut more = reader.open_key(true);
     let stop = loop {
         match more {
@@ -267,21 +277,29 @@ pub(super) fn read_object(text: &str, root: usize) -> Strictly {
             Ok(false) => break None,
             Err(stop) => break Some(stop),
         }
+        last_key = None;
         let at = reader.pos;
-        let (key, plain) = match reader.string() {
-            Ok(key) => key,
-            Err(stop) => break Some(stop),
+        // Kept borrowed until its value reads: a member failing in its value (a Python
+        // literal) allocates nothing for its key (issue #31).
+        let Ok((key, after, _)) = read_string_noting(text, at) else {
+            break Some(string_stop(reader.bytes, at));
         };
-        if read == 0 && SPECIAL_KEYS.contains(&key.as_str()) {
+        reader.pos = after;
+        if read == 0 && SPECIAL_KEYS.contains(&key.as_ref()) {
             break Some(Stop::Defer);
         }
-        if let Some(slot) = keys.get_mut(read) {
-            *slot = plain.then_some(at);
+        let plain = matches!(key, Cow::Borrowed(_));
+        if reader.skip_ws() != Some(b':') {
+            break Some(reader.stop());
         }
-        let value = match reader.colon_then_value(1) {
+        last_key = plain.then_some(at - 1);
+        reader.pos += 1;
+        reader.escapes = 0;
+        let value = match reader.value(1) {
             Ok(value) => value,
             Err(stop) => break Some(stop),
         };
+        let end = reader.pos;
         completed = true;
         more = reader.open_key(false);
         if more.is_err() {
@@ -290,15 +308,21 @@ pub(super) fn read_object(text: &str, root: usize) -> Strictly {
                 duplicate |= if members.len() <= MAX_COMPARED_KEYS {
                     members.keys().any(|k| *k == key)
                 } else {
-                    members.contains_key(&key)
+                    members.contains_key(key.as_ref())
                 };
             }
-            // Its key offset stays where the next key's would be: the seed then reads it as the
-            // key after the last member kept.
             continue;
         }
+        if let Some(mark) = marks[..noting].get_mut(read) {
+            // `noting` is 0 unless every offset fits.
+            *mark = Mark {
+                key: if plain { at as u32 } else { 0 },
+                end: end as u32,
+                escapes: reader.escapes,
+            };
+        }
         let members = members.get_or_insert_with(|| Map::with_capacity(ROOT_CAPACITY));
-        duplicate |= members.insert(key, value).is_some();
+        duplicate |= members.insert(key.into_owned(), value).is_some();
         read += 1;
     };
     let members = members.unwrap_or_default();
@@ -309,11 +333,16 @@ pub(super) fn read_object(text: &str, root: usize) -> Strictly {
         // (`seed.rs`), so no prefix is built (issue #31: its offsets were an allocation).
         Some(Stop::Syntax | Stop::End) if !completed => return Strictly::NotJson(None),
         Some(stop @ (Stop::Syntax | Stop::End)) => {
+            let marked = read.min(noting);
             return Strictly::NotJson(Some(StrictPrefix {
-                members,
+                noted: Some(Box::new(noted::from_marks(
+                    text,
+                    members,
+                    &marks[..marked],
+                    duplicate,
+                    last_key,
+                ))),
                 read,
-                duplicate,
-                keys: keys[..(read + 1).min(keys.len())].to_vec(),
                 cut: matches!(stop, Stop::End),
                 deepest: reader.deepest,
             }));
@@ -336,9 +365,23 @@ struct Reader<'t> {
     pos: usize,
     /// The deepest nesting opened so far (the root object is 1).
     deepest: usize,
+    /// The escapes a seed must know of that the strings read since it was cleared held (a
+    /// root member's value: see `noted.rs`).
+    escapes: Escapes,
 }
 
-impl Reader<'_> {
+impl<'t> Reader<'t> {
+    /// A reader of `text` inside the object whose `{` is at `root`.
+    fn new(text: &'t str, root: usize) -> Self {
+        Self {
+            text,
+            bytes: text.as_bytes(),
+            pos: root + 1,
+            deepest: 1,
+            escapes: 0,
+        }
+    }
+
     fn skip_ws(&mut self) -> Option<u8> {
         self.pos = scan::skip_ws(self.bytes, self.pos);
         self.bytes.get(self.pos).copied()
@@ -490,10 +533,11 @@ impl Reader<'_> {
     /// it had no escape; the position ends after its closing quote.
     #[inline(always)]
     fn string(&mut self) -> Read<(String, bool)> {
-        let Ok((content, end)) = read_string(self.text, self.pos) else {
+        let Ok((content, end, escapes)) = read_string_noting(self.text, self.pos) else {
             return Err(string_stop(self.bytes, self.pos));
         };
         self.pos = end;
+        self.escapes |= escapes;
         Ok(match content {
             Cow::Borrowed(plain) => (plain.to_owned(), true),
             Cow::Owned(decoded) => (decoded, false),
@@ -602,7 +646,8 @@ mod tests {
         assert_eq!(kept(r#"{"a": 1,}"#), (0, vec![Some(2)]));
         assert_eq!(kept(r#"{"a": 1 "b": 2}"#), (0, vec![Some(2)]));
         assert_eq!(kept(r#"{"a": 1, "b": 2,}"#), (1, vec![Some(2), Some(10)]));
-        assert_eq!(kept(r#"{"a": 1, "b" 2}"#), (1, vec![Some(2), Some(10)]));
+        // A key whose colon was not read is no key a seed can stop before.
+        assert_eq!(kept(r#"{"a": 1, "b" 2}"#), (1, vec![Some(2), None]));
         assert_eq!(kept(r#"{"a": 1, "b": True}"#), (1, vec![Some(2), Some(10)]));
         assert_eq!(kept(r#"{"a": 1, "\u0062": x}"#), (1, vec![Some(2), None]));
         assert_eq!(kept(r#"{"a": 1e}"#), (0, vec![]));
