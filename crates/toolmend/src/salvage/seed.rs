@@ -25,7 +25,7 @@
 
 use serde_json::{Map, Value};
 
-use super::strict::{Bits, Noted, StrictPrefix, read_candidate};
+use super::strict::{Noted, StrictPrefix, read_candidate};
 use super::{MemberText, SalvageOptions, scan};
 
 /// Spans a call's root object has room for at least, in a seed's vector or an unseeded run's:
@@ -68,127 +68,100 @@ pub(super) fn from_candidate(text: &str, root: usize, options: &SalvageOptions) 
     if options.max_depth <= 1 {
         return None;
     }
-    let mut candidate = read_candidate(text, root)?;
+    let candidate = read_candidate(text, root)?;
     if candidate.noted.duplicate {
         return None;
     }
+    // A member holding an object ends the prefix, and so does an array of scalars beyond
+    // salvage's depth limit (its strings face the look-ahead with a comma and an element, or
+    // its `]`, after them, which close them as they do in an object).
+    let array = candidate.first_array.filter(|_| options.max_depth <= 2);
+    let stop = match (candidate.first_container, array) {
+        (Some(a), Some(b)) => a.min(b),
+        (a, b) => a.or(b).unwrap_or(usize::MAX),
+    };
     let closed = candidate.end.is_some();
-    let (handed, plain_gave_up) = pick(&mut candidate.noted, closed, options);
+    let handed = handed(&candidate.noted, stop, closed);
     if let Some(comma) = candidate.end
         && handed == candidate.noted.spans.len()
     {
         return Some(Seed {
             root,
+            plain_gave_up: candidate.noted.unicode_before(handed),
             members: candidate.noted.members,
             comma,
             closed: true,
             last_quote: candidate.last_quote,
             last_in_array: candidate.last_in_array,
             spans: candidate.noted.spans,
-            plain_gave_up,
         });
     }
-    open_seed(text, root, candidate.noted, handed, plain_gave_up)
+    open_seed(text, root, candidate.noted, handed)
 }
 
 /// The seed for the members `serde_json` read from the root object of `text` before it
 /// failed (`prefix`): its longest safe part (see the module doc); `None` when nothing can be
-/// handed over. The strict read noted where each member stands, so no member's text is walked
-/// again here (issue #31).
+/// handed over. The strict read noted where each member stands, up to the first holding an
+/// object or array, so no member's text is walked again here (issue #31).
 pub(super) fn from_prefix(
     text: &str,
     options: &SalvageOptions,
     prefix: StrictPrefix,
 ) -> Option<Seed> {
+    let noted = prefix.noted;
     // Salvage refuses even the root object when its depth limit is 1. No member kept (a small
     // text the syntax-only check refused hands over none): nothing to start after.
-    let mut noted = *prefix.noted?;
-    if prefix.read == 0
-        || noted.duplicate
-        || prefix.read != noted.members.len()
-        || options.max_depth <= 1
-    {
+    if noted.members.is_empty() || noted.duplicate || options.max_depth <= 1 {
         return None;
     }
-    let (handed, plain_gave_up) = pick(&mut noted, false, options);
-    open_seed(text, scan::skip_ws(text.as_bytes(), 0), noted, handed, plain_gave_up)
+    let handed = handed(&noted, usize::MAX, false);
+    open_seed(text, scan::skip_ws(text.as_bytes(), 0), noted, handed)
 }
 
-/// How many of `noted`'s first members a seed hands over, by the rules of the module doc, and
-/// whether a string among them sends later strings the long way; the spans of the members
-/// handed over are made what the run notes (a string's text only when it is what serde_json
-/// writes). `closed`: the object closed after its last member, which a key need not follow.
-fn pick(noted: &mut Noted, closed: bool, options: &SalvageOptions) -> (usize, bool) {
-    let count = noted.spans.len();
-    let mut plain_gave_up = false;
+/// How many of `noted`'s first members (none from `stop` on) a seed hands over, by the rules of
+/// the module doc: members a comma, a key with no escape and its colon follow, and, when the
+/// object `closed` after them, its last member. Their spans are what the run notes already
+/// (see [`Noted::note`]).
+fn handed(noted: &Noted, stop: usize, closed: bool) -> usize {
+    let spans = &noted.spans;
+    let count = spans.len().min(stop);
     let mut handed = 0;
     while handed < count {
-        let i = handed;
-        let bit: Bits = 1 << i;
-        // A member holding an object ends the prefix, and so does a key with an escape
-        // (its offset is not known), its own or the next one's: handed over are members a
-        // comma, a key with no escape and its colon follow, and the last of a closed object.
-        let next_key = match noted.spans.get(i + 1) {
+        // A key with an escape (its offset is not known), its own or the next one's, ends it.
+        let next_key = match spans.get(handed + 1) {
             Some(next) => next.key,
             None if closed => Some(0),
-            None => noted.next_key,
+            None => noted.next_key(),
         };
-        // An array of scalars is handed over too (its strings face the look-ahead with a comma
-        // and an element, or its `]`, after them, which close them as they do in an object),
-        // within salvage's depth limit.
-        let array = noted.arrays & bit != 0;
-        if noted.spans[i].key.is_none()
-            || noted.containers & bit != 0
-            || (array && options.max_depth <= 2)
-            || next_key.is_none()
-        {
+        if spans[handed].key.is_none() || next_key.is_none() {
             break;
-        }
-        let unicode = noted.unicodes & bit != 0;
-        let span = &mut noted.spans[i];
-        if array {
-            // A string in it with a `\u` escape sends later strings to strings.rs, as for a
-            // member's string.
-            span.value = None;
-            plain_gave_up |= unicode;
-        } else if span.value.is_some() {
-            if noted.slashes & bit != 0 || unicode || plain_gave_up {
-                span.value = None;
-            }
-            plain_gave_up |= unicode;
         }
         handed += 1;
     }
-    (handed, plain_gave_up)
+    handed
 }
 
 /// The seed of the first `handed` of `noted`'s members, the run going on right after the comma
 /// before the key that follows them; `None` when none is handed over. The members past them
 /// are dropped in place: the map keeps its keys' hashes, where collecting would hash each
 /// again.
-fn open_seed(
-    text: &str,
-    root: usize,
-    noted: Noted,
-    handed: usize,
-    plain_gave_up: bool,
-) -> Option<Seed> {
-    let Noted {
-        mut members,
-        mut spans,
-        next_key,
-        ..
-    } = noted;
+fn open_seed(text: &str, root: usize, noted: Noted, handed: usize) -> Option<Seed> {
     // The comma before the key after the last member handed over.
-    let next_key = match spans.get(handed) {
+    let next_key = match noted.spans.get(handed) {
         Some(next) => next.key,
-        None => next_key,
+        None => noted.next_key(),
     };
     let bytes = text.as_bytes();
     let comma = back_over_ws(bytes, root, next_key.filter(|_| handed > 0)?).checked_sub(1)?;
     if bytes[comma] != b',' {
         return None;
     }
+    let plain_gave_up = noted.unicode_before(handed);
+    let Noted {
+        mut members,
+        mut spans,
+        ..
+    } = noted;
     spans.truncate(handed);
     if handed < members.len() {
         let mut kept = 0;
@@ -297,7 +270,7 @@ mod tests {
             "a \\u escape sends later strings to strings.rs"
         );
         let duplicate = prefix(r#"{"a": 1, "a": 2, "b": True}"#).expect("a prefix");
-        assert!(duplicate.noted.expect("noted").duplicate);
+        assert!(duplicate.noted.duplicate);
         // An escaped key has no known offset: nothing is handed over from it on.
         let text = r#"{"a": 1, "\u0062": 2, "c": True}"#;
         let members = prefix(text).expect("a prefix");

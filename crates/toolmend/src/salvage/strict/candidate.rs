@@ -8,8 +8,8 @@ use std::borrow::Cow;
 use serde_json::{Map, Value};
 
 use super::grammar::{SPECIAL_KEYS, read_string};
-use super::{Bits, Noted, ROOT_CAPACITY, Reader};
-use crate::salvage::{MemberText, scan};
+use super::{Noted, ROOT_CAPACITY, Reader};
+use crate::salvage::scan;
 
 /// Most root members of a candidate object noted (see [`Candidate`]); past it no seed is made.
 const MAX_CANDIDATE_MEMBERS: usize = 64;
@@ -17,10 +17,13 @@ const MAX_CANDIDATE_MEMBERS: usize = 64;
 /// What the strict read of an object that text may follow found (see [`read_candidate`]).
 #[derive(Debug)]
 pub(in crate::salvage) struct Candidate {
-    /// The members read and where each stands: its containers are objects and arrays holding
-    /// a container, its arrays the arrays of scalars (their text in the spans too); the next
-    /// key is the key of a member that failed in its value.
+    /// The members read and where each stands; the next key is the key of a member that
+    /// failed in its value.
     pub(in crate::salvage) noted: Noted,
+    /// The first member whose value is an object or an array holding a container.
+    pub(in crate::salvage) first_container: Option<usize>,
+    /// The first member whose value is an array of scalars (handed over like a scalar).
+    pub(in crate::salvage) first_array: Option<usize>,
     /// The closing quote of the last string of the last member's value, when the value is one
     /// or an array of scalars that ends with one.
     pub(in crate::salvage) last_quote: Option<usize>,
@@ -44,6 +47,7 @@ pub(in crate::salvage) fn read_candidate(text: &str, root: usize) -> Option<Cand
     let mut reader = Reader::new(text, root);
     let mut noted = Noted::default();
     let (mut last_quote, mut last_in_array) = (None, false);
+    let (mut first_container, mut first_array) = (None, None);
     let (end, failed_key) = loop {
         match reader.open_key(noted.spans.is_empty()) {
             Ok(true) => {}
@@ -75,17 +79,14 @@ pub(in crate::salvage) fn read_candidate(text: &str, root: usize) -> Option<Cand
         if index == MAX_CANDIDATE_MEMBERS {
             return None;
         }
-        let bit: Bits = 1 << index;
         last_in_array = false;
-        let span = match &value {
+        let (string, escapes) = match &value {
             Value::String(_) => {
-                noted.note_escapes(bit, reader.escapes);
                 last_quote = Some(reader.pos - 1);
-                Some(start..reader.pos)
+                (Some(start..reader.pos), reader.escapes)
             }
             Value::Array(items) if !items.iter().any(|i| i.is_object() || i.is_array()) => {
-                noted.note_escapes(bit, reader.escapes);
-                noted.arrays |= bit;
+                first_array = first_array.or(Some(index));
                 // Its last element's closing quote, when a string: the last byte before `]`.
                 let close = reader.pos - 1;
                 let mut q = close;
@@ -94,16 +95,18 @@ pub(in crate::salvage) fn read_candidate(text: &str, root: usize) -> Option<Cand
                 }
                 last_in_array = items.last().is_some_and(Value::is_string);
                 last_quote = last_in_array.then(|| q - 1);
-                Some(start..reader.pos)
+                // Its strings' escapes count as a string's (a `\u` sends later strings the
+                // long way); its text is not noted.
+                (None, reader.escapes)
             }
             Value::Object(_) | Value::Array(_) => {
-                noted.containers |= bit;
+                first_container = first_container.or(Some(index));
                 last_quote = None;
-                None
+                (None, 0)
             }
             _ => {
                 last_quote = None;
-                None
+                (None, 0)
             }
         };
         if index == 0 {
@@ -111,15 +114,14 @@ pub(in crate::salvage) fn read_candidate(text: &str, root: usize) -> Option<Cand
             // Room for the members the lenient run reads after a seed, too.
             noted.spans.reserve(ROOT_CAPACITY);
         }
-        noted.spans.push(MemberText {
-            key: plain.then_some(key_at - 1),
-            value: span,
-        });
+        noted.note(plain.then_some(key_at - 1), string, escapes);
         noted.duplicate |= noted.members.insert(key.into_owned(), value).is_some();
     };
-    noted.next_key = failed_key;
+    noted.set_next_key(failed_key);
     (!noted.spans.is_empty()).then_some(Candidate {
         noted,
+        first_container,
+        first_array,
         last_quote,
         last_in_array,
         end,

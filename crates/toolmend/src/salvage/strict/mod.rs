@@ -61,7 +61,7 @@ use ending::Ending;
 use grammar::{DEPTH_LIMIT, Escapes, SPECIAL_KEYS, read_string_noting, small_integer};
 pub use grammar::{NumberSpan, StringError, number_span, read_string};
 use noted::Mark;
-pub(super) use noted::{Bits, Noted};
+pub(super) use noted::Noted;
 use syntax::{Failure, Syntax};
 
 /// Most root members noted ([`Mark`], on the stack: the valid path allocates nothing more than
@@ -83,12 +83,8 @@ pub(crate) struct StrictPrefix {
     /// that one again (a seed takes only members a key follows), so it is not kept (issue #31:
     /// inserting it hashed its key for a map that then dropped it again). Its key is then
     /// [`Noted::next_key`], as the key of a member that failed in its value is. A key sent
-    /// twice is [`Noted::duplicate`], the last member's included, kept or not. `None` when no
-    /// member was read (the syntax-only check). Boxed: the prefix travels up through the
-    /// engine in the strict read's `Result`, whose every move copies its whole size.
-    pub(super) noted: Option<Box<Noted>>,
-    /// Members kept, duplicates included.
-    pub(super) read: usize,
+    /// twice is [`Noted::duplicate`], the last member's included, kept or not.
+    pub(super) noted: Noted,
     /// The text ended inside the root object after a member was completed, every byte before
     /// its end strict JSON.
     cut: bool,
@@ -196,8 +192,7 @@ impl StrictPrefix {
     /// a completed root member: only how it failed, for [`Self::cut_after_member`].
     fn unseeded(failure: Failure) -> Self {
         Self {
-            noted: None,
-            read: 0,
+            noted: Noted::default(),
             cut: failure.cut,
             deepest: failure.deepest,
         }
@@ -206,16 +201,13 @@ impl StrictPrefix {
 
 #[cfg(test)]
 impl StrictPrefix {
-    /// Members read (duplicates included) and the offsets of their keys' first content byte
-    /// noted, then the next key's.
+    /// Members kept and the offsets of their keys' first content byte noted, then the next
+    /// key's.
     pub(super) fn parts(&self) -> (usize, Vec<Option<usize>>) {
-        let Some(noted) = &self.noted else {
-            return (self.read, Vec::new());
-        };
-        let keys = (noted.spans.iter().map(|span| span.key))
-            .chain([noted.next_key])
+        let keys = (self.noted.spans.iter().map(|span| span.key))
+            .chain([self.noted.next_key()])
             .map(|quote| quote.map(|at| at + 1));
-        (self.read, keys.collect())
+        (self.noted.members.len(), keys.collect())
     }
 }
 
@@ -335,14 +327,7 @@ pub(super) fn read_object(text: &str, root: usize) -> Strictly {
         Some(stop @ (Stop::Syntax | Stop::End)) => {
             let marked = read.min(noting);
             return Strictly::NotJson(Some(StrictPrefix {
-                noted: Some(Box::new(noted::from_marks(
-                    text,
-                    members,
-                    &marks[..marked],
-                    duplicate,
-                    last_key,
-                ))),
-                read,
+                noted: noted::from_marks(text, members, &marks[..marked], duplicate, last_key),
                 cut: matches!(stop, Stop::End),
                 deepest: reader.deepest,
             }));

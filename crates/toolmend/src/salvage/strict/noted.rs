@@ -1,5 +1,5 @@
 //! What a strict read notes of the root members it completed, for a seed (issue #31): each
-//! member's key and value text and the escapes in it, noted while reading, so that `seed.rs`
+//! member's key and value text, and the escapes in it, noted while reading, so that `seed.rs`
 //! picks the members it hands over without walking their text again (the walk, and a search
 //! of each string for its escapes, cost a ~100 B call ~1 k instructions).
 //!
@@ -7,50 +7,70 @@
 //! path allocates nothing for them) and makes them [`Noted`] only when it fails; the candidate
 //! read (`candidate.rs`) notes into [`Noted`] as it reads.
 
+use std::num::NonZeroU32;
+
 use serde_json::{Map, Value};
 
 use super::ROOT_CAPACITY;
 use super::grammar::{Escapes, SLASH, UNICODE};
 use crate::salvage::{MemberText, scan};
 
-/// One bit per member (`1 << index`).
-pub(in crate::salvage) type Bits = u64;
-
-/// The root members a strict read completed, and where each stands in the text.
+/// The root members a strict read completed, and where each stands in the text. Small: the
+/// value-building read's prefix travels up through the engine in its `Result`, which is
+/// copied through `memcpy` past 128 bytes.
 #[derive(Debug, Default)]
 pub(in crate::salvage) struct Noted {
     /// The members read, in order (the last value of a key sent twice).
     pub(in crate::salvage) members: Map<String, Value>,
-    /// Per member noted, in order (duplicates included): where its key's `"` is, when the key
-    /// has no escape, and its value's text when the value is a string (or, in a candidate, an
-    /// array of scalars).
+    /// Per member noted, in order (duplicates included), as a seed hands it over: where its
+    /// key's `"` is, when the key has no escape, and its value's text when it is what
+    /// `serde_json` writes and salvage notes (see [`Self::note`]).
     pub(in crate::salvage) spans: Vec<MemberText>,
-    /// Members whose value (a string, or an array's strings) holds a `\/` escape.
-    pub(in crate::salvage) slashes: Bits,
-    /// Members whose value holds a `\u` escape.
-    pub(in crate::salvage) unicodes: Bits,
-    /// Members whose value is a container a seed does not hand over: an object, or an array
-    /// other than a candidate's array of scalars.
-    pub(in crate::salvage) containers: Bits,
-    /// Members whose value is an array of scalars (a candidate's): its text is in `spans`.
-    pub(in crate::salvage) arrays: Bits,
-    /// A key was sent twice.
-    pub(in crate::salvage) duplicate: bool,
     /// The `"` of the key after the last member noted, when that key has no escape and its
     /// colon was read (the read failed in its value, or right after it).
-    pub(in crate::salvage) next_key: Option<usize>,
+    next_key: Option<NonZeroU32>,
+    /// The first member noted whose value holds a `\u` escape: salvage's plain string reader
+    /// gives up at one, and reads the strings after it the long way.
+    pub(in crate::salvage) first_unicode: Option<u8>,
+    /// A key was sent twice.
+    pub(in crate::salvage) duplicate: bool,
 }
 
 impl Noted {
-    /// Notes `escapes` of the member at `bit`.
+    /// The `"` of the key after the last member noted (see the field).
+    pub(in crate::salvage) fn next_key(&self) -> Option<usize> {
+        self.next_key.map(|at| at.get() as usize)
+    }
+
+    /// Notes `at` as [`Self::next_key`] (a key's `"` is never at 0: the object's `{` is
+    /// before it; past 4 GiB none is noted).
+    pub(super) fn set_next_key(&mut self, at: Option<usize>) {
+        self.next_key = at.and_then(|at| NonZeroU32::new(u32::try_from(at).ok()?));
+    }
+
+    /// Notes the next member (whose index is `spans.len()`, below 256): its key's `"` and, when
+    /// its value is a string, `string` (its text) and the `escapes` it held; `escapes` of an
+    /// array's strings count too. The value's text is kept only where salvage would note it: no
+    /// `\/` or `\u` escape (their text is not what `serde_json` writes) and no `\u` escape in
+    /// a member before it.
     #[inline(always)]
-    pub(super) fn note_escapes(&mut self, bit: Bits, escapes: Escapes) {
-        if escapes & SLASH != 0 {
-            self.slashes |= bit;
+    pub(super) fn note(
+        &mut self,
+        key: Option<usize>,
+        string: Option<std::ops::Range<usize>>,
+        escapes: Escapes,
+    ) {
+        let index = self.spans.len() as u8;
+        let value = string.filter(|_| escapes & (SLASH | UNICODE) == 0 && self.first_unicode.is_none());
+        if escapes & UNICODE != 0 && self.first_unicode.is_none() {
+            self.first_unicode = Some(index);
         }
-        if escapes & UNICODE != 0 {
-            self.unicodes |= bit;
-        }
+        self.spans.push(MemberText { key, value });
+    }
+
+    /// Whether a member among the first `handed` held a `\u` escape.
+    pub(in crate::salvage) fn unicode_before(&self, handed: usize) -> bool {
+        self.first_unicode.is_some_and(|first| usize::from(first) < handed)
     }
 }
 
@@ -69,8 +89,9 @@ pub(super) struct Mark {
 
 /// The members `members` of a value-building read of `text` that failed, whose first ones
 /// `marks` notes (one each), `next_key` the `"` of the key after the last one (see
-/// [`Noted::next_key`]). With a key sent twice the marks no longer line up with the map: none
-/// are noted (no seed is made then).
+/// [`Noted::next_key`]). Noted up to the first member whose value is an object or an array,
+/// which a seed does not hand over: its key is then the next key. With a key sent twice the
+/// marks no longer line up with the map: none are noted (no seed is made then).
 pub(super) fn from_marks(
     text: &str,
     members: Map<String, Value>,
@@ -80,35 +101,34 @@ pub(super) fn from_marks(
 ) -> Noted {
     let mut noted = Noted {
         duplicate,
-        // Past the marks, the key after the last one noted is not known.
-        next_key: next_key.filter(|_| marks.len() >= members.len()),
         ..Noted::default()
     };
-    if !duplicate {
-        // Room for the members the lenient run reads after a seed, too.
-        noted.spans = Vec::with_capacity((members.len() + 1).max(ROOT_CAPACITY));
-        for (i, (mark, (key, value))) in marks.iter().zip(&members).enumerate() {
-            let bit: Bits = 1 << i;
-            let value = match value {
-                // Only a key with no escape is handed over: its text is its content.
-                Value::String(_) if mark.key != 0 => {
-                    let bytes = text.as_bytes();
-                    let colon = scan::skip_ws(bytes, mark.key as usize + key.len() + 1);
-                    Some(scan::skip_ws(bytes, colon + 1)..mark.end as usize)
-                }
-                Value::Object(_) | Value::Array(_) => {
-                    noted.containers |= bit;
-                    None
-                }
-                _ => None,
-            };
-            noted.note_escapes(bit, mark.escapes);
-            noted.spans.push(MemberText {
-                key: (mark.key != 0).then(|| mark.key as usize - 1),
-                value,
-            });
-        }
+    if duplicate {
+        noted.members = members;
+        return noted;
     }
+    // Room for the members the lenient run reads after a seed, too.
+    noted.spans = Vec::with_capacity((members.len() + 1).max(ROOT_CAPACITY));
+    // Past the marks, the key after the last one noted is not known.
+    let mut next_key = next_key.filter(|_| marks.len() >= members.len());
+    for (mark, (key, value)) in marks.iter().zip(&members) {
+        let key_quote = (mark.key != 0).then(|| mark.key as usize - 1);
+        let string = match value {
+            // Only a key with no escape is handed over: its text is its content.
+            Value::String(_) if mark.key != 0 => {
+                let bytes = text.as_bytes();
+                let colon = scan::skip_ws(bytes, mark.key as usize + key.len() + 1);
+                Some(scan::skip_ws(bytes, colon + 1)..mark.end as usize)
+            }
+            Value::Object(_) | Value::Array(_) => {
+                next_key = key_quote;
+                break;
+            }
+            _ => None,
+        };
+        noted.note(key_quote, string, mark.escapes);
+    }
+    noted.set_next_key(next_key);
     noted.members = members;
     noted
 }
