@@ -5,10 +5,10 @@
 
 use std::borrow::Cow;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::grammar::{SPECIAL_KEYS, read_string};
-use super::{Noted, ROOT_CAPACITY, Reader};
+use super::{Noted, Reader};
 use crate::salvage::scan;
 
 /// Most root members of a candidate object noted (see [`Candidate`]); past it no seed is made.
@@ -45,11 +45,13 @@ pub(in crate::salvage) struct Candidate {
 #[inline(always)]
 pub(in crate::salvage) fn read_candidate(text: &str, root: usize) -> Option<Candidate> {
     let mut reader = Reader::new(text, root);
-    let mut noted = Noted::default();
+    // Made at the first member read: an object failing in its first member (prose braces)
+    // allocates nothing.
+    let mut noted: Option<Noted> = None;
     let (mut last_quote, mut last_in_array) = (None, false);
     let (mut first_container, mut first_array) = (None, None);
     let (end, failed_key) = loop {
-        match reader.open_key(noted.spans.is_empty()) {
+        match reader.open_key(noted.is_none()) {
             Ok(true) => {}
             Ok(false) => break (Some(reader.pos), None),
             Err(_) => break (None, None),
@@ -61,7 +63,7 @@ pub(in crate::salvage) fn read_candidate(text: &str, root: usize) -> Option<Cand
             break (None, None);
         };
         reader.pos = after_key;
-        if noted.spans.is_empty() && SPECIAL_KEYS.contains(&key.as_ref()) {
+        if noted.is_none() && SPECIAL_KEYS.contains(&key.as_ref()) {
             return None;
         }
         let plain = matches!(key, Cow::Borrowed(_));
@@ -75,7 +77,7 @@ pub(in crate::salvage) fn read_candidate(text: &str, root: usize) -> Option<Cand
         let Ok(value) = reader.value(1) else {
             break (None, plain.then_some(key_at - 1));
         };
-        let index = noted.spans.len();
+        let index = noted.as_ref().map_or(0, |noted| noted.spans.len());
         if index == MAX_CANDIDATE_MEMBERS {
             return None;
         }
@@ -109,16 +111,13 @@ pub(in crate::salvage) fn read_candidate(text: &str, root: usize) -> Option<Cand
                 (None, 0)
             }
         };
-        if index == 0 {
-            noted.members = Map::with_capacity(ROOT_CAPACITY);
-            // Room for the members the lenient run reads after a seed, too.
-            noted.spans.reserve(ROOT_CAPACITY);
-        }
+        let noted = noted.get_or_insert_with(Noted::with_room);
         noted.note(plain.then_some(key_at - 1), string, escapes);
         noted.duplicate |= noted.members.insert(key.into_owned(), value).is_some();
     };
+    let mut noted = noted?;
     noted.set_next_key(failed_key);
-    (!noted.spans.is_empty()).then_some(Candidate {
+    Some(Candidate {
         noted,
         first_container,
         first_array,

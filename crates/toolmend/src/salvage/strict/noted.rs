@@ -37,6 +37,18 @@ pub(in crate::salvage) struct Noted {
 }
 
 impl Noted {
+    /// No member yet, with room for a call's members (and for the ones the lenient run reads
+    /// after a seed).
+    pub(super) fn with_room() -> Self {
+        Self {
+            members: Map::with_capacity(ROOT_CAPACITY),
+            spans: Vec::with_capacity(ROOT_CAPACITY),
+            next_key: None,
+            first_unicode: None,
+            duplicate: false,
+        }
+    }
+
     /// The `"` of the key after the last member noted (see the field).
     pub(in crate::salvage) fn next_key(&self) -> Option<usize> {
         self.next_key.map(|at| at.get() as usize)
@@ -60,18 +72,30 @@ impl Noted {
         string: Option<std::ops::Range<usize>>,
         escapes: Escapes,
     ) {
-        let index = self.spans.len() as u8;
-        let value = string.filter(|_| escapes & (SLASH | UNICODE) == 0 && self.first_unicode.is_none());
-        if escapes & UNICODE != 0 && self.first_unicode.is_none() {
-            self.first_unicode = Some(index);
-        }
-        self.spans.push(MemberText { key, value });
+        note(&mut self.spans, &mut self.first_unicode, key, string, escapes);
     }
 
     /// Whether a member among the first `handed` held a `\u` escape.
     pub(in crate::salvage) fn unicode_before(&self, handed: usize) -> bool {
         self.first_unicode.is_some_and(|first| usize::from(first) < handed)
     }
+}
+
+/// [`Noted::note`] on its two fields, for a caller that reads its map meanwhile.
+#[inline(always)]
+fn note(
+    spans: &mut Vec<MemberText>,
+    first_unicode: &mut Option<u8>,
+    key: Option<usize>,
+    string: Option<std::ops::Range<usize>>,
+    escapes: Escapes,
+) {
+    let index = spans.len() as u8;
+    let value = string.filter(|_| escapes & (SLASH | UNICODE) == 0 && first_unicode.is_none());
+    if escapes & UNICODE != 0 && first_unicode.is_none() {
+        *first_unicode = Some(index);
+    }
+    spans.push(MemberText { key, value });
 }
 
 /// Where a root member of the value-building read stands, noted on the stack while it reads
@@ -99,19 +123,23 @@ pub(super) fn from_marks(
     duplicate: bool,
     next_key: Option<usize>,
 ) -> Noted {
+    // Built around `members` (a default map would read the thread's hash keys for nothing).
     let mut noted = Noted {
+        members,
+        spans: Vec::new(),
+        next_key: None,
+        first_unicode: None,
         duplicate,
-        ..Noted::default()
     };
     if duplicate {
-        noted.members = members;
         return noted;
     }
+    let count = noted.members.len();
     // Room for the members the lenient run reads after a seed, too.
-    noted.spans = Vec::with_capacity((members.len() + 1).max(ROOT_CAPACITY));
+    noted.spans = Vec::with_capacity((count + 1).max(ROOT_CAPACITY));
     // Past the marks, the key after the last one noted is not known.
-    let mut next_key = next_key.filter(|_| marks.len() >= members.len());
-    for (mark, (key, value)) in marks.iter().zip(&members) {
+    let mut next_key = next_key.filter(|_| marks.len() >= count);
+    for (mark, (key, value)) in marks.iter().zip(&noted.members) {
         let key_quote = (mark.key != 0).then(|| mark.key as usize - 1);
         let string = match value {
             // Only a key with no escape is handed over: its text is its content.
@@ -126,9 +154,9 @@ pub(super) fn from_marks(
             }
             _ => None,
         };
-        noted.note(key_quote, string, mark.escapes);
+        let (spans, first_unicode) = (&mut noted.spans, &mut noted.first_unicode);
+        note(spans, first_unicode, key_quote, string, mark.escapes);
     }
     noted.set_next_key(next_key);
-    noted.members = members;
     noted
 }
