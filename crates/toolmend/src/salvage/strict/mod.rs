@@ -65,8 +65,10 @@ pub(super) use noted::Noted;
 use syntax::{Failure, Syntax};
 
 /// Most root members noted ([`Mark`], on the stack: the valid path allocates nothing more than
-/// `serde_json` does). Members past it are read again by salvage.
-const MAX_TRACKED_KEYS: usize = 32;
+/// `serde_json` does). Members past it are read again by salvage. Twice a call's usual eight
+/// arguments: their room is zeroed on every read, valid calls' included (issue #31: 32 of them
+/// cost ~33 instructions a call more).
+const MAX_TRACKED_KEYS: usize = 16;
 
 /// Members the root map is allocated for: most tool calls send at most eight arguments.
 const ROOT_CAPACITY: usize = 8;
