@@ -62,18 +62,34 @@ pub(super) const UNICODE: Escapes = 2;
 /// [`read_string`], noting which of the escapes a seed must know of the string held (issue #31:
 /// the seed searched each string's text for them again). They are noted where they are
 /// decoded, so a string with no escape pays nothing for it.
+///
+/// Always inlined: nearly every key and string of a call has no escape, and for those this is
+/// the scan and its answer, which cost less than the call and its result through memory
+/// (issue #31); a string with an escape is decoded out of line.
+#[inline(always)]
 pub(super) fn read_string_noting(
     text: &str,
     start: usize,
 ) -> Result<(Cow<'_, str>, usize, Escapes), StringError> {
     let bytes = text.as_bytes();
-    let mut run = start;
-    let mut at = scan::find_string_special(bytes, run, b'"');
+    let at = scan::find_string_special(bytes, start, b'"');
     match bytes.get(at) {
-        Some(b'"') => return Ok((Cow::Borrowed(&text[run..at]), at + 1, 0)),
-        Some(b'\\') => {}
-        _ => return Err(StringError::Invalid),
+        Some(b'"') => Ok((Cow::Borrowed(&text[start..at]), at + 1, 0)),
+        Some(b'\\') => decode_escaped(text, start, at),
+        _ => Err(StringError::Invalid),
     }
+}
+
+/// [`read_string_noting`] of a string whose content starts at `start` and holds an escape at
+/// `at`, the first byte the scan stopped at.
+#[inline(never)]
+fn decode_escaped(
+    text: &str,
+    start: usize,
+    mut at: usize,
+) -> Result<(Cow<'_, str>, usize, Escapes), StringError> {
+    let bytes = text.as_bytes();
+    let mut run = start;
     // One buffer for the whole string: the first run and room for as much again, at least a
     // line's worth; growth after that doubles.
     let mut out = String::with_capacity(2 * (at - run) + 64);
