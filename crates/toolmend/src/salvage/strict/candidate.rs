@@ -7,7 +7,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use super::grammar::{SPECIAL_KEYS, read_string};
+use super::grammar::{SPECIAL_KEYS, read_string_noting};
 use super::{Noted, Reader};
 use crate::salvage::scan;
 
@@ -59,7 +59,7 @@ pub(in crate::salvage) fn read_candidate(text: &str, root: usize) -> Option<Cand
         let key_at = reader.pos;
         // Kept borrowed until its value reads: a member failing in its value (a Python literal)
         // allocates nothing for its key.
-        let Ok((key, after_key)) = read_string(text, key_at) else {
+        let Ok((key, after_key, _)) = read_string_noting(text, key_at) else {
             break (None, None);
         };
         reader.pos = after_key;
