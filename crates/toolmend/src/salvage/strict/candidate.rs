@@ -48,10 +48,12 @@ pub(in crate::salvage) fn read_candidate(text: &str, root: usize) -> Option<Cand
     // Made at the first member read: an object failing in its first member (prose braces)
     // allocates nothing.
     let mut noted: Option<Noted> = None;
+    // Members noted so far.
+    let mut index = 0;
     let (mut last_quote, mut last_in_array) = (None, false);
     let (mut first_container, mut first_array) = (None, None);
     let (end, failed_key) = loop {
-        match reader.open_key(noted.is_none()) {
+        match reader.open_key(index == 0) {
             Ok(true) => {}
             Ok(false) => break (Some(reader.pos), None),
             Err(_) => break (None, None),
@@ -63,7 +65,7 @@ pub(in crate::salvage) fn read_candidate(text: &str, root: usize) -> Option<Cand
             break (None, None);
         };
         reader.pos = after_key;
-        if noted.is_none() && SPECIAL_KEYS.contains(&key.as_ref()) {
+        if index == 0 && SPECIAL_KEYS.contains(&key.as_ref()) {
             return None;
         }
         let plain = matches!(key, Cow::Borrowed(_));
@@ -77,7 +79,6 @@ pub(in crate::salvage) fn read_candidate(text: &str, root: usize) -> Option<Cand
         let Ok(value) = reader.value(1) else {
             break (None, plain.then_some(key_at - 1));
         };
-        let index = noted.as_ref().map_or(0, |noted| noted.spans.len());
         if index == MAX_CANDIDATE_MEMBERS {
             return None;
         }
@@ -114,6 +115,7 @@ pub(in crate::salvage) fn read_candidate(text: &str, root: usize) -> Option<Cand
         let noted = noted.get_or_insert_with(Noted::with_room);
         noted.note(plain.then_some(key_at - 1), string, escapes);
         noted.duplicate |= noted.members.insert(key.into_owned(), value).is_some();
+        index += 1;
     };
     let mut noted = noted?;
     noted.set_next_key(failed_key);
