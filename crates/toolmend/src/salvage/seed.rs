@@ -5,8 +5,9 @@
 //! `serde_json`'s answer). When that read fails late, as it does for a trailing comma or a
 //! Python literal after a 2 KB `content` string, it has already decoded nearly the whole object,
 //! and salvage used to read it all again. The strict reader hands over the members it
-//! completed ([`StrictPrefix`], a plain value), and [`from_prefix`] picks the longest safe
-//! prefix of them for salvage's first run ([`super::salvage_after`]), which starts after them
+//! completed ([`StrictPrefix`], a plain value) with where each stands in the text, noted while
+//! it read (issue #31: this module walked their text again), and [`from_prefix`] picks the
+//! longest safe prefix of them for salvage's first run ([`super::salvage_after`]), which starts after them
 //! in the state it would have reached reading them itself.
 //!
 //! Which prefix is safe: salvage reads a strict member exactly as `serde_json` does (same value,

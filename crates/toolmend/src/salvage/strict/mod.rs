@@ -16,8 +16,8 @@
 //! - its value: a key sent twice keeps its first place and its last value; a number is read by
 //!   `serde_json` itself from the span this reader found, so it keeps its text
 //!   (`arbitrary_precision`);
-//! - on failure, the root members completed before the error and the offsets of their keys
-//!   (for salvage to resume after them), with `serde_json`'s phases: an error between
+//! - on failure, the root members completed before the error and where each stands in the
+//!   text (for salvage to resume after them), with `serde_json`'s phases: an error between
 //!   members (a missing or trailing comma) belongs to the next key, one at a member's colon to
 //!   its value. A member the text fails right after is not kept (salvage reads it again), and
 //!   whether the text ended there (cut off, every byte before the end strict) or holds a byte
@@ -32,6 +32,10 @@
 //! - `grammar.rs`: the tokens and limits of `serde_json`'s grammar. Its token readers are
 //!   public, [`read_string`] and [`number_span`], so that the Python package's strict path
 //!   (which builds Python objects instead of a `Value`) reads strings and numbers the same way;
+//! - `noted.rs`: what the strict reads note of the root members they completed, so that the
+//!   seed picks what it hands over without walking their text again;
+//! - `candidate.rs`: the same read of an object that text may follow (a fence's body, a `{`
+//!   among prose), noting its members as it reads;
 //! - `ending.rs`: a text whose last bytes show it cannot be strict JSON;
 //! - `syntax.rs`: the same grammar read for syntax alone, in place of this read for a mutating
 //!   tool's call that does not end with `}`: it hands over no members, only how the text failed

@@ -72,12 +72,19 @@ impl Noted {
         string: Option<std::ops::Range<usize>>,
         escapes: Escapes,
     ) {
-        note(&mut self.spans, &mut self.first_unicode, key, string, escapes);
+        note(
+            &mut self.spans,
+            &mut self.first_unicode,
+            key,
+            string,
+            escapes,
+        );
     }
 
     /// Whether a member among the first `handed` held a `\u` escape.
     pub(in crate::salvage) fn unicode_before(&self, handed: usize) -> bool {
-        self.first_unicode.is_some_and(|first| usize::from(first) < handed)
+        self.first_unicode
+            .is_some_and(|first| usize::from(first) < handed)
     }
 }
 
