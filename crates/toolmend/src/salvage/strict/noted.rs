@@ -31,7 +31,7 @@ pub(in crate::salvage) struct Noted {
     next_key: Option<NonZeroU32>,
     /// The first member noted whose value holds a `\u` escape: salvage's plain string reader
     /// gives up at one, and reads the strings after it the long way.
-    pub(in crate::salvage) first_unicode: Option<u8>,
+    first_unicode: Option<u8>,
     /// A key was sent twice.
     pub(in crate::salvage) duplicate: bool,
 }
