@@ -142,7 +142,7 @@ impl Mender {
     #[must_use]
     pub fn repair_call(&self, name: &str, arguments: &str) -> CallResult {
         let mut unused = Vec::new();
-        let pending = match self.tools.get(name) {
+        let mut pending = match self.tools.get(name) {
             Some(tool) => match fast_path(tool, arguments, &self.options.limits) {
                 Ok(value) => {
                     // Nearly every call ends here: build the result once, count it, done.
@@ -167,9 +167,10 @@ impl Mender {
             },
             None => self.mend_native(name, arguments, &mut unused),
         };
-        let call = self.settle(pending, None);
-        self.observe(&call);
-        call
+        // Settled where it lies: the result is moved once, into the caller's hands.
+        self.settle_in_place(&mut pending, None);
+        self.observe(&pending.result);
+        pending.result
     }
 
     /// [`Self::repair_call`] counted nowhere (no stats, no tracing event): for calls of a
@@ -371,23 +372,17 @@ impl Mender {
         mended: Mended,
         forced_repair: bool,
     ) -> Pending {
-        // The text is set below: a repaired call's is written, never copied from `raw` first.
-        let mut result = blank(id, tool.shared_name(), origin, "");
-        let mut notes = notes_for(&mended.repairs);
-        notes.extend(mended.notes);
-        result.repairs = mended.repairs;
-        let rejection = match mended.verdict {
-            Verdict::Valid if !forced_repair && result.repairs.is_empty() => {
-                result.status = Status::Valid;
-                result.arguments_text = raw.to_owned();
-                result.arguments = mended.value;
-                None
+        // Each field is decided first and the result is built once, in the returned place (a
+        // result built and then moved is copied whole): a repaired call's text is written,
+        // never copied from `raw` first, and only a repaired call's notes are built.
+        let (status, arguments_text, notes, rejection) = match mended.verdict {
+            Verdict::Valid if !forced_repair && mended.repairs.is_empty() => {
+                (Status::Valid, raw.to_owned(), Vec::new(), None)
             }
             verdict @ (Verdict::Valid | Verdict::Repaired) => {
-                result.status = Status::Repaired;
                 // Spliced text keeps what no rule touched; arguments no rule changed (the call's
                 // only repair is its name) pass as sent.
-                result.arguments_text = match (mended.text, &mended.value) {
+                let text = match (mended.text, &mended.value) {
                     (Some(text), _) => text,
                     (None, Some(value)) if matches!(verdict, Verdict::Repaired) => {
                         compact(value, raw.len())
@@ -395,22 +390,35 @@ impl Mender {
                     (None, None) if matches!(verdict, Verdict::Repaired) => String::new(),
                     (None, _) => raw.to_owned(),
                 };
-                result.arguments = mended.value;
-                result.notes = notes;
-                None
+                let mut notes = notes_for(&mended.repairs);
+                notes.extend(mended.notes);
+                (Status::Repaired, text, notes, None)
             }
             Verdict::Invalid(rejection) => {
-                result.arguments_text = raw.to_owned();
-                result.arguments = mended.value;
-                Some(rejection)
+                (Status::Invalid, raw.to_owned(), Vec::new(), Some(rejection))
             }
-            Verdict::Concatenated(_) => {
-                result.arguments_text = raw.to_owned();
-                Some(Rejection::Concatenated)
-            }
+            Verdict::Concatenated(_) => (
+                Status::Invalid,
+                raw.to_owned(),
+                Vec::new(),
+                Some(Rejection::Concatenated),
+            ),
         };
         Pending {
-            result,
+            result: CallResult {
+                id,
+                name: tool.shared_name(),
+                origin,
+                status,
+                // None for a concatenated verdict (its values are the turn's to split).
+                arguments: mended.value,
+                arguments_text,
+                repairs: mended.repairs,
+                notes,
+                outcome: None,
+                error: None,
+                native_index: None,
+            },
             rejection,
             unknown: false,
         }
@@ -602,17 +610,24 @@ impl Mender {
     }
 
     /// Settles a call's outcome and messages, spending the session's retry budget.
-    fn settle(&self, p: Pending, session: Option<&mut Session>) -> CallResult {
-        let mut result = p.result;
+    fn settle(&self, mut p: Pending, session: Option<&mut Session>) -> CallResult {
+        self.settle_in_place(&mut p, session);
+        p.result
+    }
+
+    /// [`Self::settle`] on the call where it lies (a call result is moved whole, a `memcpy`
+    /// call each time: a small call's result is moved once).
+    fn settle_in_place(&self, p: &mut Pending, session: Option<&mut Session>) {
+        let result = &mut p.result;
         let limits = &self.options.limits;
         if p.unknown {
             let names = self.tools.iter().map(Tool::name);
             result.status = Status::Invalid;
             result.error = Some(unknown_tool_message(&result.name, names));
             result.outcome = Some(self.spend(session, &result.name, &result.arguments_text).0);
-            return result;
+            return;
         }
-        match p.rejection {
+        match p.rejection.take() {
             Some(crate::repair::Rejection::Unvalidated) => {
                 // Fail closed, and spend no retry budget: no retry can fix the tool's schema.
                 let tool = self
@@ -652,7 +667,6 @@ impl Mender {
             }
             None => {}
         }
-        result
     }
 
     fn spend(
