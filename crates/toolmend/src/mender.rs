@@ -363,6 +363,9 @@ impl Mender {
         first
     }
 
+    /// The pending call of a mended call's verdict. Inlined: a `Mended` handed to a call is
+    /// copied whole on the way (a `memcpy` call on every malformed call, issue #31).
+    #[inline(always)]
     fn pending(
         &self,
         tool: &Tool,
