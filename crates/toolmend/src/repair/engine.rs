@@ -302,7 +302,8 @@ fn mend_strict(
     repairs: Vec<Repair>,
     limits: &Limits,
 ) -> Mended {
-    let (mut mended, sent) = mend_value_sent(tool, value, repairs, limits);
+    let mut sent = None;
+    let mut mended = mend_value_keeping(tool, value, repairs, limits, &mut sent);
     match (&mended.verdict, &mended.value) {
         (Verdict::Valid, _) => mended.text = Some(raw.to_owned()),
         (Verdict::Repaired, Some(value)) => {
@@ -372,25 +373,28 @@ pub(crate) fn mend_value(
     repairs: Vec<Repair>,
     limits: &Limits,
 ) -> Mended {
-    mend_value_sent(tool, value, repairs, limits).0
+    mend_value_keeping(tool, value, repairs, limits, &mut None)
 }
 
-/// [`mend_value`], and the value as sent when a rule may have changed it (`None`: the value
-/// is the one given), so that the caller needs no copy of its own.
-fn mend_value_sent(
+/// [`mend_value`], keeping in `sent` the value as sent when a rule may have changed it (left
+/// `None`: the value is the one given), so that the caller needs no copy of its own. The value
+/// as sent is handed back beside the result, not with it in a pair: a `Mended` taken out of a
+/// returned pair is copied whole (issue #31).
+fn mend_value_keeping(
     tool: &Tool,
     value: Value,
     mut repairs: Vec<Repair>,
     limits: &Limits,
-) -> (Mended, Option<Value>) {
+    sent: &mut Option<Value>,
+) -> Mended {
     if tool.refusal().is_some() {
-        return (Mended::rejected(Rejection::Unvalidated, Vec::new()), None);
+        return Mended::rejected(Rejection::Unvalidated, Vec::new());
     }
     // Before any validation: a call over the key budget is refused as sent, never checked in
     // part and never `valid`.
     if let Some(cost) = tool.over_key_budget(&value, limits.max_call_key_matches) {
         let rejection = Rejection::OverKeyBudget(cost);
-        return (Mended::refused_as_sent(value, rejection), None);
+        return Mended::refused_as_sent(value, rejection);
     }
     let verdict = if repairs.is_empty() {
         Verdict::Valid
@@ -400,30 +404,28 @@ fn mend_value_sent(
     let (Some(validator), Some(schema)) = (tool.validator(), tool.schema()) else {
         // No schema: any object is accepted as it is.
         if !value.is_object() {
-            return (Mended::invalid_as_sent(value), None);
+            return Mended::invalid_as_sent(value);
         }
-        let mended = Mended {
+        return Mended {
             verdict,
             repairs,
             notes: Vec::new(),
             value: Some(value),
             text: None,
         };
-        return (mended, None);
     };
     // What salvage reads nearly always validates as it is: then no rule runs, and no copy of
     // the value as sent is needed.
     if !tool.has_opt_in_rules() && validator.is_valid(&value) {
-        let mended = Mended {
+        return Mended {
             verdict,
             repairs,
             notes: Vec::new(),
             value: Some(value),
             text: None,
         };
-        return (mended, None);
     }
-    let sent = value.clone();
+    let as_sent = value.clone();
     let mut value = value;
     let root_view = SchemaView::of_tool(schema, tool.patterns());
     if tool.is_flattened()
@@ -440,7 +442,7 @@ fn mend_value_sent(
         // over its budget is refused before they are built.
         if let Some(cost) = super::error_bound::over_budget(tool, &value, limits.max_call_errors) {
             let rejection = Rejection::OverErrorBudget(cost);
-            return (Mended::refused_as_sent(sent, rejection), None);
+            return Mended::refused_as_sent(as_sent, rejection);
         }
         let failures = Failures::collect(validator, &value);
         if failures.is_empty() {
@@ -470,24 +472,21 @@ fn mend_value_sent(
         // A renamed, unwrapped or re-nested field is seen by the hint rules only now.
         notes.extend(apply_hint_rules(tool, &root_view, &mut value, &mut repairs));
     }
-    let mended = match (validator.is_valid(&value), repairs.is_empty()) {
-        (true, true) => Mended {
-            verdict: Verdict::Valid,
-            repairs,
-            notes,
-            value: Some(value),
-            text: None,
+    if !validator.is_valid(&value) {
+        return Mended::invalid_as_sent(as_sent);
+    }
+    *sent = Some(as_sent);
+    Mended {
+        verdict: if repairs.is_empty() {
+            Verdict::Valid
+        } else {
+            Verdict::Repaired
         },
-        (true, false) => Mended {
-            verdict: Verdict::Repaired,
-            repairs,
-            notes,
-            value: Some(value),
-            text: None,
-        },
-        (false, _) => return (Mended::invalid_as_sent(sent), None),
-    };
-    (mended, Some(sent))
+        repairs,
+        notes,
+        value: Some(value),
+        text: None,
+    }
 }
 
 /// The opt-in hint rules (DESIGN §6): Markdown links in path-tagged fields, relational groups.
