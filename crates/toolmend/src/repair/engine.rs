@@ -213,8 +213,14 @@ pub(crate) fn mend_arguments(
         return Mended::rejected(Rejection::Truncated, Vec::new());
     }
     // Salvage goes on after what the strict parse read (the same result, read once).
-    match salvage::salvage_after(raw, &options, prefix) {
+    // Read in place: a `Salvaged` bound by value out of the result is copied whole (issue #31).
+    let mut salvaged = salvage::salvage_after(raw, &options, prefix);
+    match &mut salvaged {
         Ok(salvaged) => {
+            if repairs.is_empty() {
+                // Sized once (a vector grown from nothing costs ~50 instructions more).
+                repairs = Vec::with_capacity(salvaged.repairs.len());
+            }
             for r in &salvaged.repairs {
                 if r.kind == RepairKind::DuplicateKeyDropped {
                     for path in &salvaged.dropped_keys {
@@ -235,7 +241,7 @@ pub(crate) fn mend_arguments(
             {
                 repairs.push(Repair::new(RepairKind::TruncationClosed, String::new()));
             }
-            let mut values = salvaged.values;
+            let mut values = std::mem::take(&mut salvaged.values);
             if values.len() > 1 {
                 // Bounded like recovered calls (invariant 7): past it, nothing is dispatched.
                 if values.len() > limits.max_recovered_calls {
@@ -250,7 +256,7 @@ pub(crate) fn mend_arguments(
                 };
             }
             match values.pop() {
-                Some(value) => match salvaged.alternative {
+                Some(value) => match salvaged.alternative.take() {
                     None => {
                         let mut mended = mend_value(tool, value, repairs, limits);
                         write_salvaged(&mut mended, raw, &salvaged.spans);
@@ -269,7 +275,7 @@ pub(crate) fn mend_arguments(
             // not JSON at all (prose, an empty fence, `NaN`) is a syntax error, never a value.
             match strict_string {
                 Some(text) => mend_value(tool, Value::String(text), repairs, limits),
-                None => Mended::rejected(Rejection::Syntax(error), Vec::new()),
+                None => Mended::rejected(Rejection::Syntax(error.clone()), Vec::new()),
             }
         }
     }
