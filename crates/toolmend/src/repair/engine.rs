@@ -167,20 +167,20 @@ pub(crate) fn mend_arguments(
     if bom {
         repairs.push(Repair::new(RepairKind::BomRemoved, String::new()));
     }
-    // The fast path read the text with its mark, which serde_json refuses: read the rest.
-    let (parsed, known_invalid) = match strict {
-        Strict::Invalid(value) if !bom => (Ok(value), true),
-        Strict::NotJson(prefix) if !bom => (Err(prefix), false),
-        _ => (read_strict(raw, precheck(tool)), false),
-    };
-    let (parsed, prefix) = match parsed {
-        Ok(value) => (Ok(value), None),
-        Err(prefix) => (Err(()), prefix),
+    // The fast path read the text with its mark, which serde_json refuses: read the rest. The
+    // value read or the strict prefix, taken apart in one step (each step copies the prefix).
+    let (parsed, prefix, known_invalid) = match strict {
+        Strict::Invalid(value) if !bom => (Some(value), None, true),
+        Strict::NotJson(prefix) if !bom => (None, prefix, false),
+        _ => match read_strict(raw, precheck(tool)) {
+            Ok(value) => (Some(value), None, false),
+            Err(prefix) => (None, prefix, false),
+        },
     };
     let strict_string = match parsed {
         // Strict JSON that validates is never touched, whatever its type (invariant 1); only
         // an object can carry the opt-in hint rules.
-        Ok(value)
+        Some(value)
             if !known_invalid
                 && validates_within_budget(tool, &value, limits)
                 && !(value.is_object() && tool.has_opt_in_rules()) =>
@@ -198,9 +198,9 @@ pub(crate) fn mend_arguments(
             };
         }
         // A bare string or null is read by salvage (double-encoded, empty) before any rule.
-        Ok(Value::String(text)) => Some(text),
-        Ok(Value::Null) | Err(_) => None,
-        Ok(value) => return mend_strict(tool, raw, value, repairs, limits),
+        Some(Value::String(text)) => Some(text),
+        Some(Value::Null) | None => None,
+        Some(value) => return mend_strict(tool, raw, value, repairs, limits),
     };
     let options = SalvageOptions::from_limits(limits);
     // Cut off after a complete member: salvage would close the object as truncated, which a
