@@ -310,8 +310,10 @@ impl Mender {
     }
 
     /// [`Self::mend_call`] once the call's tool is known (`name_repairs`: how its name was
-    /// repaired to find it).
+    /// repaired to find it). Inlined: what the strict read found, handed to a call, is copied
+    /// whole on the way (issue #31).
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn mend_tool_call(
         &self,
         tool: &Tool,
