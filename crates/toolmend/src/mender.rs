@@ -325,10 +325,11 @@ impl Mender {
         more: &mut Vec<Pending>,
     ) -> Pending {
         let mut mended = mend_arguments(tool, raw, strict, &self.options.limits, cut_off);
-        let values = match std::mem::replace(&mut mended.verdict, Verdict::Valid) {
-            Verdict::Concatenated(values) => values,
-            verdict => {
-                mended.verdict = verdict;
+        // Told apart in place: nearly every call goes on whole to `pending` (a verdict taken
+        // out and put back made the call's `Mended` be copied on the way, issue #31).
+        let values = match &mut mended.verdict {
+            Verdict::Concatenated(values) => std::mem::take(values),
+            _ => {
                 if !name_repairs.is_empty() {
                     name_repairs.append(&mut mended.repairs);
                     mended.repairs = name_repairs;
