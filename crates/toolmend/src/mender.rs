@@ -381,14 +381,21 @@ impl Mender {
         // Each field is decided first and the result is built once, in the returned place (a
         // result built and then moved is copied whole): a repaired call's text is written,
         // never copied from `raw` first, and only a repaired call's notes are built.
-        let (status, arguments_text, notes, rejection) = match mended.verdict {
-            Verdict::Valid if !forced_repair && mended.repairs.is_empty() => {
+        let Mended {
+            verdict,
+            repairs,
+            notes: rule_notes,
+            value,
+            text,
+        } = mended;
+        let (status, arguments_text, notes, rejection) = match verdict {
+            Verdict::Valid if !forced_repair && repairs.is_empty() => {
                 (Status::Valid, raw.to_owned(), Vec::new(), None)
             }
             verdict @ (Verdict::Valid | Verdict::Repaired) => {
                 // Spliced text keeps what no rule touched; arguments no rule changed (the call's
                 // only repair is its name) pass as sent.
-                let text = match (mended.text, &mended.value) {
+                let text = match (text, &value) {
                     (Some(text), _) => text,
                     (None, Some(value)) if matches!(verdict, Verdict::Repaired) => {
                         compact(value, raw.len())
@@ -396,8 +403,8 @@ impl Mender {
                     (None, None) if matches!(verdict, Verdict::Repaired) => String::new(),
                     (None, _) => raw.to_owned(),
                 };
-                let mut notes = notes_for(&mended.repairs);
-                notes.extend(mended.notes);
+                let mut notes = notes_for(&repairs);
+                notes.extend(rule_notes);
                 (Status::Repaired, text, notes, None)
             }
             Verdict::Invalid(rejection) => {
@@ -417,9 +424,9 @@ impl Mender {
                 origin,
                 status,
                 // None for a concatenated verdict (its values are the turn's to split).
-                arguments: mended.value,
+                arguments: value,
                 arguments_text,
-                repairs: mended.repairs,
+                repairs,
                 notes,
                 outcome: None,
                 error: None,
