@@ -258,9 +258,11 @@ pub(crate) fn mend_arguments(
             match values.pop() {
                 Some(value) => match salvaged.alternative.take() {
                     None => {
-                        let mut mended = mend_value(tool, value, repairs, limits);
-                        write_salvaged(&mut mended, raw, &salvaged.spans);
-                        mended
+                        let source = SalvageSource {
+                            raw,
+                            spans: &salvaged.spans,
+                        };
+                        mend_value_keeping(tool, value, repairs, limits, &mut None, Some(source))
                     }
                     Some(other) => mend_either(tool, value, other, repairs, limits),
                 },
@@ -281,20 +283,31 @@ pub(crate) fn mend_arguments(
     }
 }
 
-/// Writes the text of a call repaired by salvage alone, copying from `raw` what salvage found
-/// already written as serde_json writes it (`spans`): the same bytes as
-/// [`super::compact`] (issue #11 §3). A call a rule changed is left to be written from its
-/// value, since the spans describe the value salvage read.
-fn write_salvaged(mended: &mut Mended, raw: &str, spans: &[salvage::MemberText]) {
-    if spans.iter().all(|s| s.key.is_none() && s.value.is_none())
-        || !matches!(mended.verdict, Verdict::Repaired)
-        || mended.text.is_some()
-        || !mended.repairs.iter().all(|r| r.kind.is_syntax())
-    {
-        return;
-    }
-    if let Some(value) = &mended.value {
-        mended.text = Some(compact_with_spans(value, raw, spans));
+/// Where a value read by salvage was read from, for its text: the text as sent, and the member
+/// texts salvage noted there already written as serde_json writes them
+/// ([`crate::salvage::Salvaged::spans`]).
+#[derive(Clone, Copy)]
+struct SalvageSource<'a> {
+    raw: &'a str,
+    spans: &'a [salvage::MemberText],
+}
+
+impl SalvageSource<'_> {
+    /// The text of a call repaired by salvage alone, copied from what salvage noted: the same
+    /// bytes as [`super::compact`] (issue #11 §3). `None` for a call a rule changed, which is
+    /// written from its value, since the spans describe the value salvage read. Written where
+    /// the result is built (a result built, then given its text, is copied whole on return).
+    fn text(self, verdict: &Verdict, repairs: &[Repair], value: &Value) -> Option<String> {
+        if self
+            .spans
+            .iter()
+            .all(|s| s.key.is_none() && s.value.is_none())
+            || !matches!(verdict, Verdict::Repaired)
+            || !repairs.iter().all(|r| r.kind.is_syntax())
+        {
+            return None;
+        }
+        Some(compact_with_spans(value, self.raw, self.spans))
     }
 }
 
@@ -309,7 +322,7 @@ fn mend_strict(
     limits: &Limits,
 ) -> Mended {
     let mut sent = None;
-    let mut mended = mend_value_keeping(tool, value, repairs, limits, &mut sent);
+    let mut mended = mend_value_keeping(tool, value, repairs, limits, &mut sent, None);
     match (&mended.verdict, &mended.value) {
         (Verdict::Valid, _) => mended.text = Some(raw.to_owned()),
         (Verdict::Repaired, Some(value)) => {
@@ -379,19 +392,21 @@ pub(crate) fn mend_value(
     repairs: Vec<Repair>,
     limits: &Limits,
 ) -> Mended {
-    mend_value_keeping(tool, value, repairs, limits, &mut None)
+    mend_value_keeping(tool, value, repairs, limits, &mut None, None)
 }
 
 /// [`mend_value`], keeping in `sent` the value as sent when a rule may have changed it (left
 /// `None`: the value is the one given), so that the caller needs no copy of its own. The value
 /// as sent is handed back beside the result, not with it in a pair: a `Mended` taken out of a
-/// returned pair is copied whole (issue #31).
+/// returned pair is copied whole (issue #31). A value read by salvage comes with its `source`,
+/// which a call repaired by salvage alone has its text written from.
 fn mend_value_keeping(
     tool: &Tool,
     value: Value,
     mut repairs: Vec<Repair>,
     limits: &Limits,
     sent: &mut Option<Value>,
+    source: Option<SalvageSource<'_>>,
 ) -> Mended {
     if tool.refusal().is_some() {
         return Mended::rejected(Rejection::Unvalidated, Vec::new());
@@ -412,23 +427,25 @@ fn mend_value_keeping(
         if !value.is_object() {
             return Mended::invalid_as_sent(value);
         }
+        let text = source.and_then(|source| source.text(&verdict, &repairs, &value));
         return Mended {
             verdict,
             repairs,
             notes: Vec::new(),
             value: Some(value),
-            text: None,
+            text,
         };
     };
     // What salvage reads nearly always validates as it is: then no rule runs, and no copy of
     // the value as sent is needed.
     if !tool.has_opt_in_rules() && validator.is_valid(&value) {
+        let text = source.and_then(|source| source.text(&verdict, &repairs, &value));
         return Mended {
             verdict,
             repairs,
             notes: Vec::new(),
             value: Some(value),
-            text: None,
+            text,
         };
     }
     let as_sent = value.clone();
@@ -482,16 +499,18 @@ fn mend_value_keeping(
         return Mended::invalid_as_sent(as_sent);
     }
     *sent = Some(as_sent);
+    let verdict = if repairs.is_empty() {
+        Verdict::Valid
+    } else {
+        Verdict::Repaired
+    };
+    let text = source.and_then(|source| source.text(&verdict, &repairs, &value));
     Mended {
-        verdict: if repairs.is_empty() {
-            Verdict::Valid
-        } else {
-            Verdict::Repaired
-        },
+        verdict,
         repairs,
         notes,
         value: Some(value),
-        text: None,
+        text,
     }
 }
 
