@@ -111,7 +111,9 @@ pub(crate) enum Strict {
 
 /// The fast path: the raw text is strict JSON that validates, and no opt-in rule applies. Then
 /// the call passes byte for byte and nothing else runs. Otherwise what the strict parse found,
-/// for [`mend_arguments`].
+/// for [`mend_arguments`]. Inlined into its one caller, `Mender::repair_call`: what it found
+/// is handed on there without being copied out of its result first (issue #31).
+#[inline(always)]
 pub(crate) fn fast_path(tool: &Tool, raw: &str, limits: &Limits) -> Result<Value, Strict> {
     if tool.has_opt_in_rules() {
         return Err(Strict::Unread);
