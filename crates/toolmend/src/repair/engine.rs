@@ -107,6 +107,8 @@ pub(crate) enum Strict {
     /// Not strict JSON; what the strict parse read of a root object before it failed, for
     /// salvage to start after ([`salvage::salvage_after`]).
     NotJson(Option<StrictPrefix>),
+    /// Strict JSON not yet checked against the schema: read by [`mend_arguments`] itself.
+    Read(Value),
 }
 
 /// The fast path: the raw text is strict JSON that validates, and no opt-in rule applies. Then
@@ -152,7 +154,7 @@ fn validates_within_budget(tool: &Tool, value: &Value, limits: &Limits) -> bool 
 pub(crate) fn mend_arguments(
     tool: &Tool,
     raw: &str,
-    strict: Strict,
+    mut strict: Strict,
     limits: &Limits,
     cut_off: bool,
 ) -> Mended {
@@ -169,40 +171,46 @@ pub(crate) fn mend_arguments(
     if bom {
         repairs.push(Repair::new(RepairKind::BomRemoved, String::new()));
     }
-    // The fast path read the text with its mark, which serde_json refuses: read the rest. The
-    // value read or the strict prefix, taken apart in one step (each step copies the prefix).
-    let (parsed, prefix, known_invalid) = match strict {
-        Strict::Invalid(value) if !bom => (Some(value), None, true),
-        Strict::NotJson(prefix) if !bom => (None, prefix, false),
-        _ => match read_strict(raw, precheck(tool)) {
-            Ok(value) => (Some(value), None, false),
-            Err(prefix) => (None, prefix, false),
+    // The fast path read the text with its mark, which serde_json refuses: read the rest. What
+    // the strict read found stays where it lies until it is used (each move copies a prefix).
+    let known_invalid = !bom && matches!(strict, Strict::Invalid(_));
+    if bom || matches!(strict, Strict::Unread) {
+        strict = match read_strict(raw, precheck(tool)) {
+            Ok(value) => Strict::Read(value),
+            Err(prefix) => Strict::NotJson(prefix),
+        };
+    }
+    let strict_string = match &mut strict {
+        Strict::Read(value) | Strict::Invalid(value) => match std::mem::take(value) {
+            // Strict JSON that validates is never touched, whatever its type (invariant 1);
+            // only an object can carry the opt-in hint rules.
+            value
+                if !known_invalid
+                    && validates_within_budget(tool, &value, limits)
+                    && !(value.is_object() && tool.has_opt_in_rules()) =>
+            {
+                return Mended {
+                    verdict: if bom {
+                        Verdict::Repaired
+                    } else {
+                        Verdict::Valid
+                    },
+                    repairs,
+                    notes: Vec::new(),
+                    value: Some(value),
+                    text: bom.then(|| raw.to_owned()),
+                };
+            }
+            // A bare string or null is read by salvage (double-encoded, empty) before any rule.
+            Value::String(text) => Some(text),
+            Value::Null => None,
+            value => return mend_strict(tool, raw, value, repairs, limits),
         },
+        Strict::NotJson(_) | Strict::Unread => None,
     };
-    let strict_string = match parsed {
-        // Strict JSON that validates is never touched, whatever its type (invariant 1); only
-        // an object can carry the opt-in hint rules.
-        Some(value)
-            if !known_invalid
-                && validates_within_budget(tool, &value, limits)
-                && !(value.is_object() && tool.has_opt_in_rules()) =>
-        {
-            return Mended {
-                verdict: if bom {
-                    Verdict::Repaired
-                } else {
-                    Verdict::Valid
-                },
-                repairs,
-                notes: Vec::new(),
-                value: Some(value),
-                text: bom.then(|| raw.to_owned()),
-            };
-        }
-        // A bare string or null is read by salvage (double-encoded, empty) before any rule.
-        Some(Value::String(text)) => Some(text),
-        Some(Value::Null) | None => None,
-        Some(value) => return mend_strict(tool, raw, value, repairs, limits),
+    let prefix = match &mut strict {
+        Strict::NotJson(prefix) => prefix.take(),
+        _ => None,
     };
     let options = SalvageOptions::from_limits(limits);
     // Cut off after a complete member: salvage would close the object as truncated, which a
