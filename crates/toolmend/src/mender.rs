@@ -142,7 +142,7 @@ impl Mender {
     #[must_use]
     pub fn repair_call(&self, name: &str, arguments: &str) -> CallResult {
         let mut unused = Vec::new();
-        let pending = match self.tools.get(name) {
+        let mut pending = match self.tools.get(name) {
             Some(tool) => match fast_path(tool, arguments, &self.options.limits) {
                 Ok(value) => {
                     // Nearly every call ends here: build the result once, count it, done.
@@ -167,9 +167,10 @@ impl Mender {
             },
             None => self.mend_native(name, arguments, &mut unused),
         };
-        let call = self.settle(pending, None);
-        self.observe(&call);
-        call
+        // Settled where it lies: the result is moved once, into the caller's hands.
+        self.settle_in_place(&mut pending, None);
+        self.observe(&pending.result);
+        pending.result
     }
 
     /// [`Self::repair_call`] counted nowhere (no stats, no tracing event): for calls of a
@@ -309,8 +310,10 @@ impl Mender {
     }
 
     /// [`Self::mend_call`] once the call's tool is known (`name_repairs`: how its name was
-    /// repaired to find it).
+    /// repaired to find it). Inlined: what the strict read found, handed to a call, is copied
+    /// whole on the way (issue #31).
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn mend_tool_call(
         &self,
         tool: &Tool,
@@ -322,10 +325,11 @@ impl Mender {
         more: &mut Vec<Pending>,
     ) -> Pending {
         let mut mended = mend_arguments(tool, raw, strict, &self.options.limits, cut_off);
-        let values = match std::mem::replace(&mut mended.verdict, Verdict::Valid) {
-            Verdict::Concatenated(values) => values,
-            verdict => {
-                mended.verdict = verdict;
+        // Told apart in place: nearly every call goes on whole to `pending` (a verdict taken
+        // out and put back made the call's `Mended` be copied on the way, issue #31).
+        let values = match &mut mended.verdict {
+            Verdict::Concatenated(values) => std::mem::take(values),
+            _ => {
                 if !name_repairs.is_empty() {
                     name_repairs.append(&mut mended.repairs);
                     mended.repairs = name_repairs;
@@ -362,6 +366,9 @@ impl Mender {
         first
     }
 
+    /// The pending call of a mended call's verdict. Inlined: a `Mended` handed to a call is
+    /// copied whole on the way (a `memcpy` call on every malformed call, issue #31).
+    #[inline(always)]
     fn pending(
         &self,
         tool: &Tool,
@@ -371,23 +378,24 @@ impl Mender {
         mended: Mended,
         forced_repair: bool,
     ) -> Pending {
-        // The text is set below: a repaired call's is written, never copied from `raw` first.
-        let mut result = blank(id, tool.shared_name(), origin, "");
-        let mut notes = notes_for(&mended.repairs);
-        notes.extend(mended.notes);
-        result.repairs = mended.repairs;
-        let rejection = match mended.verdict {
-            Verdict::Valid if !forced_repair && result.repairs.is_empty() => {
-                result.status = Status::Valid;
-                result.arguments_text = raw.to_owned();
-                result.arguments = mended.value;
-                None
+        // Each field is decided first and the result is built once, in the returned place (a
+        // result built and then moved is copied whole): a repaired call's text is written,
+        // never copied from `raw` first, and only a repaired call's notes are built.
+        let Mended {
+            verdict,
+            repairs,
+            notes: rule_notes,
+            value,
+            text,
+        } = mended;
+        let (status, arguments_text, notes, rejection) = match verdict {
+            Verdict::Valid if !forced_repair && repairs.is_empty() => {
+                (Status::Valid, raw.to_owned(), Vec::new(), None)
             }
             verdict @ (Verdict::Valid | Verdict::Repaired) => {
-                result.status = Status::Repaired;
                 // Spliced text keeps what no rule touched; arguments no rule changed (the call's
                 // only repair is its name) pass as sent.
-                result.arguments_text = match (mended.text, &mended.value) {
+                let text = match (text, &value) {
                     (Some(text), _) => text,
                     (None, Some(value)) if matches!(verdict, Verdict::Repaired) => {
                         compact(value, raw.len())
@@ -395,22 +403,35 @@ impl Mender {
                     (None, None) if matches!(verdict, Verdict::Repaired) => String::new(),
                     (None, _) => raw.to_owned(),
                 };
-                result.arguments = mended.value;
-                result.notes = notes;
-                None
+                let mut notes = notes_for(&repairs);
+                notes.extend(rule_notes);
+                (Status::Repaired, text, notes, None)
             }
             Verdict::Invalid(rejection) => {
-                result.arguments_text = raw.to_owned();
-                result.arguments = mended.value;
-                Some(rejection)
+                (Status::Invalid, raw.to_owned(), Vec::new(), Some(rejection))
             }
-            Verdict::Concatenated(_) => {
-                result.arguments_text = raw.to_owned();
-                Some(Rejection::Concatenated)
-            }
+            Verdict::Concatenated(_) => (
+                Status::Invalid,
+                raw.to_owned(),
+                Vec::new(),
+                Some(Rejection::Concatenated),
+            ),
         };
         Pending {
-            result,
+            result: CallResult {
+                id,
+                name: tool.shared_name(),
+                origin,
+                status,
+                // None for a concatenated verdict (its values are the turn's to split).
+                arguments: value,
+                arguments_text,
+                repairs,
+                notes,
+                outcome: None,
+                error: None,
+                native_index: None,
+            },
             rejection,
             unknown: false,
         }
@@ -602,17 +623,24 @@ impl Mender {
     }
 
     /// Settles a call's outcome and messages, spending the session's retry budget.
-    fn settle(&self, p: Pending, session: Option<&mut Session>) -> CallResult {
-        let mut result = p.result;
+    fn settle(&self, mut p: Pending, session: Option<&mut Session>) -> CallResult {
+        self.settle_in_place(&mut p, session);
+        p.result
+    }
+
+    /// [`Self::settle`] on the call where it lies (a call result is moved whole, a `memcpy`
+    /// call each time: a small call's result is moved once).
+    fn settle_in_place(&self, p: &mut Pending, session: Option<&mut Session>) {
+        let result = &mut p.result;
         let limits = &self.options.limits;
         if p.unknown {
             let names = self.tools.iter().map(Tool::name);
             result.status = Status::Invalid;
             result.error = Some(unknown_tool_message(&result.name, names));
             result.outcome = Some(self.spend(session, &result.name, &result.arguments_text).0);
-            return result;
+            return;
         }
-        match p.rejection {
+        match p.rejection.take() {
             Some(crate::repair::Rejection::Unvalidated) => {
                 // Fail closed, and spend no retry budget: no retry can fix the tool's schema.
                 let tool = self
@@ -652,7 +680,6 @@ impl Mender {
             }
             None => {}
         }
-        result
     }
 
     fn spend(

@@ -9,7 +9,19 @@ use crate::{Repair, RepairKind};
 /// The notes for a call's repairs: one per repair the model should hear about (a repeated
 /// note once), at most [`MAX_NOTES`], then one line that counts the rest. A call with 2,000
 /// repaired items would otherwise prepend 2,000 lines to the tool result the model reads.
+///
+/// Most repaired calls' repairs have no note (a trailing comma, quotes, literals): that is told
+/// inlined into the caller, before any call is made (issue #31).
+#[inline(always)]
 pub(crate) fn notes_for(repairs: &[Repair]) -> Vec<String> {
+    if !repairs.iter().any(|r| has_note(r.kind)) {
+        return Vec::new();
+    }
+    notes_listed(repairs)
+}
+
+/// [`notes_for`] for repairs some of which have a note.
+fn notes_listed(repairs: &[Repair]) -> Vec<String> {
     let mut notes: Vec<String> = Vec::new();
     let mut more = 0usize;
     // The last note counted past the cap; before it, the last note is the last one listed.
@@ -21,10 +33,11 @@ pub(crate) fn notes_for(repairs: &[Repair]) -> Vec<String> {
         // A note repeated at once is one note, before the cap and after it: told from its
         // text before it is built (a fence and the prose around it share one note).
         let last = last_counted.as_ref().or(notes.last());
-        if last.and_then(|n| n.strip_prefix(NOTE)) == Some(&*text) {
+        if last.map(String::as_str) == Some(&*text) {
             continue;
         }
-        let note = with_prefix(&text);
+        // Written whole in its text (prefix included): a fixed note is one copy.
+        let note = text.into_owned();
         if notes.len() < MAX_NOTES {
             notes.push(note);
         } else {
@@ -47,22 +60,11 @@ pub(crate) fn note_for(repair: &Repair) -> Option<String> {
     if !has_note(repair.kind) {
         return None;
     }
-    note_text(repair).map(|text| with_prefix(&text))
+    note_text(repair).map(Cow::into_owned)
 }
 
-/// What every note starts with.
-const NOTE: &str = "Note: ";
-
-/// `text` as a note: [`NOTE`] and it, in one allocation.
-fn with_prefix(text: &str) -> String {
-    let mut note = String::with_capacity(NOTE.len() + text.len());
-    note.push_str(NOTE);
-    note.push_str(text);
-    note
-}
-
-/// The text of [`note_for`]'s note, without its [`NOTE`] prefix (and without its shortcut for
-/// the kinds that have no note).
+/// The text of [`note_for`]'s note, `Note: ` included (and without its shortcut for the kinds
+/// that have no note).
 fn note_text(repair: &Repair) -> Option<Cow<'static, str>> {
     // Built only for the notes that name a field.
     let field = || {
@@ -75,86 +77,86 @@ fn note_text(repair: &Repair) -> Option<Cow<'static, str>> {
     };
     let text = match repair.kind {
         RepairKind::NullStripped => Cow::Owned(format!(
-            "{} was sent as null and was omitted; omit optional fields instead of sending null.",
+            "Note: {} was sent as null and was omitted; omit optional fields instead of sending null.",
             field()
         )),
         RepairKind::JsonStringToArray => Cow::Owned(format!(
-            "{} was sent as a string holding JSON and was parsed into an array; send arrays directly.",
+            "Note: {} was sent as a string holding JSON and was parsed into an array; send arrays directly.",
             field()
         )),
         RepairKind::JsonStringToObject => Cow::Owned(format!(
-            "{} was sent as a string holding JSON and was parsed into an object; send objects directly.",
+            "Note: {} was sent as a string holding JSON and was parsed into an object; send objects directly.",
             field()
         )),
         RepairKind::ObjectToArray => Cow::Owned(format!(
-            "{} was sent as {{}} where an array is expected; send [] or omit it.",
+            "Note: {} was sent as {{}} where an array is expected; send [] or omit it.",
             field()
         )),
         RepairKind::ObjectWrappedInArray => Cow::Owned(format!(
-            "{} was sent as one object where an array of objects is expected and was wrapped into an array; send arrays directly.",
+            "Note: {} was sent as one object where an array of objects is expected and was wrapped into an array; send arrays directly.",
             field()
         )),
         RepairKind::SingleKeyObjectToArray => Cow::Owned(format!(
-            "{} was sent as an object with one item and was turned into an array; send arrays directly.",
+            "Note: {} was sent as an object with one item and was turned into an array; send arrays directly.",
             field()
         )),
         RepairKind::BareValueToArray => Cow::Owned(format!(
-            "{} was sent as a single value and was wrapped into an array; send arrays directly.",
+            "Note: {} was sent as a single value and was wrapped into an array; send arrays directly.",
             field()
         )),
         RepairKind::ScalarCoerced => Cow::Owned(format!(
-            "{} was sent with the wrong type and was converted; send values of the declared type.",
+            "Note: {} was sent with the wrong type and was converted; send values of the declared type.",
             field()
         )),
         RepairKind::EnumCaseFixed => Cow::Owned(format!(
-            "{} did not match an allowed value exactly and was corrected; use the listed values as written.",
+            "Note: {} did not match an allowed value exactly and was corrected; use the listed values as written.",
             field()
         )),
         RepairKind::AnchorStripped => Cow::Owned(format!(
-            "{} carried regex anchors (^ or $) that were removed; send the plain value.",
+            "Note: {} carried regex anchors (^ or $) that were removed; send the plain value.",
             field()
         )),
         RepairKind::FieldRenamed => Cow::Owned(format!(
-            "a field of {} was sent under another name and was renamed; use the declared field names.",
+            "Note: a field of {} was sent under another name and was renamed; use the declared field names.",
             field()
         )),
         RepairKind::Unflattened => Cow::Owned(format!(
-            "dotted keys in {} were re-nested; send nested objects.",
+            "Note: dotted keys in {} were re-nested; send nested objects.",
             field()
         )),
         RepairKind::StrictDefaultFilled => Cow::Owned(format!(
-            "{} was omitted and was set to its declared default; send every field the schema requires.",
+            "Note: {} was omitted and was set to its declared default; send every field the schema requires.",
             field()
         )),
         RepairKind::StrictNullFilled => Cow::Owned(format!(
-            "{} was omitted and was sent as null (no value); send every field the schema requires, null when it has no value.",
+            "Note: {} was omitted and was sent as null (no value); send every field the schema requires, null when it has no value.",
             field()
         )),
         RepairKind::ArgumentsUnwrapped => Cow::Borrowed(
-            "the arguments were wrapped in a call envelope that was removed; send only the arguments object.",
+            "Note: the arguments were wrapped in a call envelope that was removed; send only the arguments object.",
         ),
         RepairKind::RootStringWrapped => Cow::Borrowed(
-            "the arguments were sent as a plain string and were wrapped into the tool's one field; send a JSON object.",
+            "Note: the arguments were sent as a plain string and were wrapped into the tool's one field; send a JSON object.",
         ),
         RepairKind::MdLinkUnwrapped => Cow::Owned(format!(
-            "{} was sent as a Markdown link and was replaced by its text; send plain paths.",
+            "Note: {} was sent as a Markdown link and was replaced by its text; send plain paths.",
             field()
         )),
         RepairKind::TruncationClosed => Cow::Borrowed(
-            "the arguments were cut off and were closed; check that the result is complete.",
+            "Note: the arguments were cut off and were closed; check that the result is complete.",
         ),
         RepairKind::DoubleEncoded => Cow::Borrowed(
-            "the arguments were sent as a JSON string holding an object; send the object directly.",
+            "Note: the arguments were sent as a JSON string holding an object; send the object directly.",
         ),
         RepairKind::FenceUnwrapped | RepairKind::ProseStripped => Cow::Borrowed(
-            "the arguments were wrapped in text or a code fence; send only the JSON object.",
+            "Note: the arguments were wrapped in text or a code fence; send only the JSON object.",
         ),
         RepairKind::DuplicateKeyDropped => Cow::Owned(format!(
-            "{} was sent twice in one object; only its last value was used, send each field once.",
+            "Note: {} was sent twice in one object; only its last value was used, send each field once.",
             field()
         )),
         RepairKind::ConcatenatedSplit => {
-            Cow::Borrowed("several calls were sent as one; send one call per tool call.")
+            Cow::Borrowed("Note: several calls were sent as one; send one call per tool call.")
         }
         _ => return None,
     };

@@ -107,11 +107,15 @@ pub(crate) enum Strict {
     /// Not strict JSON; what the strict parse read of a root object before it failed, for
     /// salvage to start after ([`salvage::salvage_after`]).
     NotJson(Option<StrictPrefix>),
+    /// Strict JSON not yet checked against the schema: read by [`mend_arguments`] itself.
+    Read(Value),
 }
 
 /// The fast path: the raw text is strict JSON that validates, and no opt-in rule applies. Then
 /// the call passes byte for byte and nothing else runs. Otherwise what the strict parse found,
-/// for [`mend_arguments`].
+/// for [`mend_arguments`]. Inlined into its one caller, `Mender::repair_call`: what it found
+/// is handed on there without being copied out of its result first (issue #31).
+#[inline(always)]
 pub(crate) fn fast_path(tool: &Tool, raw: &str, limits: &Limits) -> Result<Value, Strict> {
     if tool.has_opt_in_rules() {
         return Err(Strict::Unread);
@@ -150,7 +154,7 @@ fn validates_within_budget(tool: &Tool, value: &Value, limits: &Limits) -> bool 
 pub(crate) fn mend_arguments(
     tool: &Tool,
     raw: &str,
-    strict: Strict,
+    mut strict: Strict,
     limits: &Limits,
     cut_off: bool,
 ) -> Mended {
@@ -167,40 +171,46 @@ pub(crate) fn mend_arguments(
     if bom {
         repairs.push(Repair::new(RepairKind::BomRemoved, String::new()));
     }
-    // The fast path read the text with its mark, which serde_json refuses: read the rest.
-    let (parsed, known_invalid) = match strict {
-        Strict::Invalid(value) if !bom => (Ok(value), true),
-        Strict::NotJson(prefix) if !bom => (Err(prefix), false),
-        _ => (read_strict(raw, precheck(tool)), false),
+    // The fast path read the text with its mark, which serde_json refuses: read the rest. What
+    // the strict read found stays where it lies until it is used (each move copies a prefix).
+    let known_invalid = !bom && matches!(strict, Strict::Invalid(_));
+    if bom || matches!(strict, Strict::Unread) {
+        strict = match read_strict(raw, precheck(tool)) {
+            Ok(value) => Strict::Read(value),
+            Err(prefix) => Strict::NotJson(prefix),
+        };
+    }
+    let strict_string = match &mut strict {
+        Strict::Read(value) | Strict::Invalid(value) => match std::mem::take(value) {
+            // Strict JSON that validates is never touched, whatever its type (invariant 1);
+            // only an object can carry the opt-in hint rules.
+            value
+                if !known_invalid
+                    && validates_within_budget(tool, &value, limits)
+                    && !(value.is_object() && tool.has_opt_in_rules()) =>
+            {
+                return Mended {
+                    verdict: if bom {
+                        Verdict::Repaired
+                    } else {
+                        Verdict::Valid
+                    },
+                    repairs,
+                    notes: Vec::new(),
+                    value: Some(value),
+                    text: bom.then(|| raw.to_owned()),
+                };
+            }
+            // A bare string or null is read by salvage (double-encoded, empty) before any rule.
+            Value::String(text) => Some(text),
+            Value::Null => None,
+            value => return mend_strict(tool, raw, value, repairs, limits),
+        },
+        Strict::NotJson(_) | Strict::Unread => None,
     };
-    let (parsed, prefix) = match parsed {
-        Ok(value) => (Ok(value), None),
-        Err(prefix) => (Err(()), prefix),
-    };
-    let strict_string = match parsed {
-        // Strict JSON that validates is never touched, whatever its type (invariant 1); only
-        // an object can carry the opt-in hint rules.
-        Ok(value)
-            if !known_invalid
-                && validates_within_budget(tool, &value, limits)
-                && !(value.is_object() && tool.has_opt_in_rules()) =>
-        {
-            return Mended {
-                verdict: if bom {
-                    Verdict::Repaired
-                } else {
-                    Verdict::Valid
-                },
-                repairs,
-                notes: Vec::new(),
-                value: Some(value),
-                text: bom.then(|| raw.to_owned()),
-            };
-        }
-        // A bare string or null is read by salvage (double-encoded, empty) before any rule.
-        Ok(Value::String(text)) => Some(text),
-        Ok(Value::Null) | Err(_) => None,
-        Ok(value) => return mend_strict(tool, raw, value, repairs, limits),
+    let prefix = match &mut strict {
+        Strict::NotJson(prefix) => prefix.take(),
+        _ => None,
     };
     let options = SalvageOptions::from_limits(limits);
     // Cut off after a complete member: salvage would close the object as truncated, which a
@@ -213,8 +223,14 @@ pub(crate) fn mend_arguments(
         return Mended::rejected(Rejection::Truncated, Vec::new());
     }
     // Salvage goes on after what the strict parse read (the same result, read once).
-    match salvage::salvage_after(raw, &options, prefix) {
+    // Read in place: a `Salvaged` bound by value out of the result is copied whole (issue #31).
+    let mut salvaged = salvage::salvage_after(raw, &options, prefix);
+    match &mut salvaged {
         Ok(salvaged) => {
+            if repairs.is_empty() {
+                // Sized once (a vector grown from nothing costs ~50 instructions more).
+                repairs = Vec::with_capacity(salvaged.repairs.len());
+            }
             for r in &salvaged.repairs {
                 if r.kind == RepairKind::DuplicateKeyDropped {
                     for path in &salvaged.dropped_keys {
@@ -235,7 +251,7 @@ pub(crate) fn mend_arguments(
             {
                 repairs.push(Repair::new(RepairKind::TruncationClosed, String::new()));
             }
-            let mut values = salvaged.values;
+            let mut values = std::mem::take(&mut salvaged.values);
             if values.len() > 1 {
                 // Bounded like recovered calls (invariant 7): past it, nothing is dispatched.
                 if values.len() > limits.max_recovered_calls {
@@ -250,11 +266,13 @@ pub(crate) fn mend_arguments(
                 };
             }
             match values.pop() {
-                Some(value) => match salvaged.alternative {
+                Some(value) => match salvaged.alternative.take() {
                     None => {
-                        let mut mended = mend_value(tool, value, repairs, limits);
-                        write_salvaged(&mut mended, raw, &salvaged.spans);
-                        mended
+                        let source = SalvageSource {
+                            raw,
+                            spans: &salvaged.spans,
+                        };
+                        mend_value_keeping(tool, value, repairs, limits, &mut None, Some(source))
                     }
                     Some(other) => mend_either(tool, value, other, repairs, limits),
                 },
@@ -269,26 +287,37 @@ pub(crate) fn mend_arguments(
             // not JSON at all (prose, an empty fence, `NaN`) is a syntax error, never a value.
             match strict_string {
                 Some(text) => mend_value(tool, Value::String(text), repairs, limits),
-                None => Mended::rejected(Rejection::Syntax(error), Vec::new()),
+                None => Mended::rejected(Rejection::Syntax(error.clone()), Vec::new()),
             }
         }
     }
 }
 
-/// Writes the text of a call repaired by salvage alone, copying from `raw` what salvage found
-/// already written as serde_json writes it (`spans`): the same bytes as
-/// [`super::compact`] (issue #11 §3). A call a rule changed is left to be written from its
-/// value, since the spans describe the value salvage read.
-fn write_salvaged(mended: &mut Mended, raw: &str, spans: &[salvage::MemberText]) {
-    if spans.iter().all(|s| s.key.is_none() && s.value.is_none())
-        || !matches!(mended.verdict, Verdict::Repaired)
-        || mended.text.is_some()
-        || !mended.repairs.iter().all(|r| r.kind.is_syntax())
-    {
-        return;
-    }
-    if let Some(value) = &mended.value {
-        mended.text = Some(compact_with_spans(value, raw, spans));
+/// Where a value read by salvage was read from, for its text: the text as sent, and the member
+/// texts salvage noted there already written as serde_json writes them
+/// ([`crate::salvage::Salvaged::spans`]).
+#[derive(Clone, Copy)]
+struct SalvageSource<'a> {
+    raw: &'a str,
+    spans: &'a [salvage::MemberText],
+}
+
+impl SalvageSource<'_> {
+    /// The text of a call repaired by salvage alone, copied from what salvage noted: the same
+    /// bytes as [`super::compact`] (issue #11 §3). `None` for a call a rule changed, which is
+    /// written from its value, since the spans describe the value salvage read. Written where
+    /// the result is built (a result built, then given its text, is copied whole on return).
+    fn text(self, verdict: &Verdict, repairs: &[Repair], value: &Value) -> Option<String> {
+        if self
+            .spans
+            .iter()
+            .all(|s| s.key.is_none() && s.value.is_none())
+            || !matches!(verdict, Verdict::Repaired)
+            || !repairs.iter().all(|r| r.kind.is_syntax())
+        {
+            return None;
+        }
+        Some(compact_with_spans(value, self.raw, self.spans))
     }
 }
 
@@ -302,7 +331,8 @@ fn mend_strict(
     repairs: Vec<Repair>,
     limits: &Limits,
 ) -> Mended {
-    let (mut mended, sent) = mend_value_sent(tool, value, repairs, limits);
+    let mut sent = None;
+    let mut mended = mend_value_keeping(tool, value, repairs, limits, &mut sent, None);
     match (&mended.verdict, &mended.value) {
         (Verdict::Valid, _) => mended.text = Some(raw.to_owned()),
         (Verdict::Repaired, Some(value)) => {
@@ -372,25 +402,30 @@ pub(crate) fn mend_value(
     repairs: Vec<Repair>,
     limits: &Limits,
 ) -> Mended {
-    mend_value_sent(tool, value, repairs, limits).0
+    mend_value_keeping(tool, value, repairs, limits, &mut None, None)
 }
 
-/// [`mend_value`], and the value as sent when a rule may have changed it (`None`: the value
-/// is the one given), so that the caller needs no copy of its own.
-fn mend_value_sent(
+/// [`mend_value`], keeping in `sent` the value as sent when a rule may have changed it (left
+/// `None`: the value is the one given), so that the caller needs no copy of its own. The value
+/// as sent is handed back beside the result, not with it in a pair: a `Mended` taken out of a
+/// returned pair is copied whole (issue #31). A value read by salvage comes with its `source`,
+/// which a call repaired by salvage alone has its text written from.
+fn mend_value_keeping(
     tool: &Tool,
     value: Value,
     mut repairs: Vec<Repair>,
     limits: &Limits,
-) -> (Mended, Option<Value>) {
+    sent: &mut Option<Value>,
+    source: Option<SalvageSource<'_>>,
+) -> Mended {
     if tool.refusal().is_some() {
-        return (Mended::rejected(Rejection::Unvalidated, Vec::new()), None);
+        return Mended::rejected(Rejection::Unvalidated, Vec::new());
     }
     // Before any validation: a call over the key budget is refused as sent, never checked in
     // part and never `valid`.
     if let Some(cost) = tool.over_key_budget(&value, limits.max_call_key_matches) {
         let rejection = Rejection::OverKeyBudget(cost);
-        return (Mended::refused_as_sent(value, rejection), None);
+        return Mended::refused_as_sent(value, rejection);
     }
     let verdict = if repairs.is_empty() {
         Verdict::Valid
@@ -400,30 +435,30 @@ fn mend_value_sent(
     let (Some(validator), Some(schema)) = (tool.validator(), tool.schema()) else {
         // No schema: any object is accepted as it is.
         if !value.is_object() {
-            return (Mended::invalid_as_sent(value), None);
+            return Mended::invalid_as_sent(value);
         }
-        let mended = Mended {
+        let text = source.and_then(|source| source.text(&verdict, &repairs, &value));
+        return Mended {
             verdict,
             repairs,
             notes: Vec::new(),
             value: Some(value),
-            text: None,
+            text,
         };
-        return (mended, None);
     };
     // What salvage reads nearly always validates as it is: then no rule runs, and no copy of
     // the value as sent is needed.
     if !tool.has_opt_in_rules() && validator.is_valid(&value) {
-        let mended = Mended {
+        let text = source.and_then(|source| source.text(&verdict, &repairs, &value));
+        return Mended {
             verdict,
             repairs,
             notes: Vec::new(),
             value: Some(value),
-            text: None,
+            text,
         };
-        return (mended, None);
     }
-    let sent = value.clone();
+    let as_sent = value.clone();
     let mut value = value;
     let root_view = SchemaView::of_tool(schema, tool.patterns());
     if tool.is_flattened()
@@ -440,7 +475,7 @@ fn mend_value_sent(
         // over its budget is refused before they are built.
         if let Some(cost) = super::error_bound::over_budget(tool, &value, limits.max_call_errors) {
             let rejection = Rejection::OverErrorBudget(cost);
-            return (Mended::refused_as_sent(sent, rejection), None);
+            return Mended::refused_as_sent(as_sent, rejection);
         }
         let failures = Failures::collect(validator, &value);
         if failures.is_empty() {
@@ -470,24 +505,23 @@ fn mend_value_sent(
         // A renamed, unwrapped or re-nested field is seen by the hint rules only now.
         notes.extend(apply_hint_rules(tool, &root_view, &mut value, &mut repairs));
     }
-    let mended = match (validator.is_valid(&value), repairs.is_empty()) {
-        (true, true) => Mended {
-            verdict: Verdict::Valid,
-            repairs,
-            notes,
-            value: Some(value),
-            text: None,
-        },
-        (true, false) => Mended {
-            verdict: Verdict::Repaired,
-            repairs,
-            notes,
-            value: Some(value),
-            text: None,
-        },
-        (false, _) => return (Mended::invalid_as_sent(sent), None),
+    if !validator.is_valid(&value) {
+        return Mended::invalid_as_sent(as_sent);
+    }
+    *sent = Some(as_sent);
+    let verdict = if repairs.is_empty() {
+        Verdict::Valid
+    } else {
+        Verdict::Repaired
     };
-    (mended, Some(sent))
+    let text = source.and_then(|source| source.text(&verdict, &repairs, &value));
+    Mended {
+        verdict,
+        repairs,
+        notes,
+        value: Some(value),
+        text,
+    }
 }
 
 /// The opt-in hint rules (DESIGN §6): Markdown links in path-tagged fields, relational groups.

@@ -317,12 +317,12 @@ pub(crate) fn compact(value: &Value, hint: usize) -> String {
     out
 }
 
-/// [`compact`], copying from `text` each key and member value of the root object whose
-/// canonical text salvage found there (`spans`, one per member in order; see
+/// [`compact`], copying from `text` each member value of the root object whose canonical text
+/// salvage found there (`spans`, one per member in order; see
 /// [`crate::salvage::Salvaged::spans`]): the large string of a call is then copied once instead
-/// of being written again escape by escape, and a key is copied instead of being looked over
-/// for bytes to escape (~100 instructions a key on a ~100-byte call, issue #31). A `'…'` key or
-/// string noted there is copied between `"` (its content is what serde_json writes).
+/// of being written again escape by escape. A noted key is written between `"` as it is, never
+/// looked over for bytes to escape (~100 instructions a key on a ~100-byte call, issue #31). A
+/// `'…'` string noted there is copied between `"` (its content is what serde_json writes).
 pub(crate) fn compact_with_spans(value: &Value, text: &str, spans: &[MemberText]) -> String {
     let Value::Object(map) = value else {
         return compact(value, text.len());
@@ -332,19 +332,27 @@ pub(crate) fn compact_with_spans(value: &Value, text: &str, spans: &[MemberText]
     }
     let mut out = String::with_capacity(text.len());
     out.push('{');
-    for (i, ((key, item), span)) in map.iter().zip(spans).enumerate() {
-        if i > 0 {
-            out.push(',');
+    // Each member ends in a comma, and the last one's becomes the closing brace: no test of
+    // which member comes first in the loop.
+    for ((key, item), span) in map.iter().zip(spans) {
+        if span.key.is_some() {
+            // Noted keys need no escape: as serde_json writes them, they are the key between
+            // `"`, written from the key itself with no look into the text.
+            out.push('"');
+            out.push_str(key);
+            out.push_str("\":");
+        } else {
+            write_string(&mut out, key);
+            out.push(':');
         }
-        match span.key_text(text, key.len()) {
-            Some(noted) => noted.push_to(&mut out),
-            None => write_string(&mut out, key),
-        }
-        out.push(':');
         match span.value_text(text) {
             Some(noted) => noted.push_to(&mut out),
             None => write_scalar(&mut out, item),
         }
+        out.push(',');
+    }
+    if !map.is_empty() {
+        out.pop();
     }
     out.push('}');
     out

@@ -262,8 +262,9 @@ impl Noted<'_> {
 }
 
 impl MemberText {
-    /// The noted text of the key, whose content is `len` bytes long, in `text`.
-    #[inline(always)]
+    /// The noted text of the key, whose content is `len` bytes long, in `text`. (The call's
+    /// text is written from the key itself, between `"`: its content is the key, as it stands.)
+    #[cfg(test)]
     pub(crate) fn key_text<'t>(&self, text: &'t str, len: usize) -> Option<Noted<'t>> {
         noted(text, self.key?, self.key? + len + 2)
     }
