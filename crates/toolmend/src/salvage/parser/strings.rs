@@ -124,7 +124,7 @@ impl Parser<'_> {
             return None;
         }
         if quote != Quote::Double {
-            self.log.note(RepairKind::QuotesNormalized, open);
+            self.log.note_each(RepairKind::QuotesNormalized, open);
         }
         self.closed_at(open, close, close + 1);
         Some(Text::Span {
