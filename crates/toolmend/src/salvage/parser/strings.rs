@@ -104,7 +104,8 @@ impl Parser<'_> {
             // stand before it, which a search of the key's few bytes tells.
             Quote::Single => match self.next_key {
                 Some((at, close)) if at == open => {
-                    let spelt = if self.bytes[open + 1..close].contains(&b'"') {
+                    // A loop, not `contains` (a `memchr` call): a key is a few bytes.
+                    let spelt = if self.bytes[open + 1..close].iter().any(|&b| b == b'"') {
                         Spelt::Escaped
                     } else {
                         Spelt::Single
