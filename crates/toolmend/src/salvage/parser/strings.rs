@@ -105,6 +105,7 @@ impl Parser<'_> {
             Quote::Single => match self.next_key {
                 Some((at, close)) if at == open => {
                     // A loop, not `contains` (a `memchr` call): a key is a few bytes.
+                    #[allow(clippy::manual_contains)]
                     let spelt = if self.bytes[open + 1..close].iter().any(|&b| b == b'"') {
                         Spelt::Escaped
                     } else {
