@@ -90,6 +90,19 @@ fn shapes_agree() {
     agrees(&many).unwrap_or_else(|e| panic!("{e}"));
 }
 
+/// A `'…'` key after a plain string value is read where the look-ahead at that string's
+/// closing quote found its end; a `"` in it is still escaped when written.
+#[test]
+fn a_single_quoted_key_the_look_ahead_read_keeps_its_quote() {
+    let options = SalvageOptions::default();
+    let text = r#"{'a': 'x', 'k"y': 'z', 'b': 'w', 'c': 1}"#;
+    let written = salvage_to_text(text, &options).expect("salvaged");
+    assert_eq!(written.text, r#"{"a":"x","k\"y":"z","b":"w","c":1}"#);
+    let tree = salvage(text, &options).expect("salvaged");
+    assert_eq!(tree.values[0]["k\"y"], "z");
+    agrees(text).unwrap_or_else(|e| panic!("{e}"));
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 2048, ..ProptestConfig::default() })]
 

@@ -279,7 +279,7 @@ fn with_inserted_quotes(
     if !clean {
         return None;
     }
-    run.alternative = first.values.lone();
+    run.alternative = first.values.lone().map(Box::new);
     Some(run)
 }
 
@@ -315,7 +315,7 @@ fn finish(run: Run, extra: &[(RepairKind, usize)]) -> Found {
         repairs,
         dropped_keys,
         truncated: run.truncated,
-        alternative: run.alternative.map(Box::new),
+        alternative: run.alternative,
         spans: run.spans,
     }
 }

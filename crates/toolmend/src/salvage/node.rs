@@ -622,7 +622,12 @@ impl Node {
         match self {
             Self::Built(value) => value,
             Self::Str(s) => Value::String(s.into_string(text)),
-            Self::Int { value, .. } => Value::from(value),
+            Self::Int { value, .. } => {
+                // Nothing to drop: forgotten, not dropped through the whole node's drop glue
+                // (a call on every integer member, issue #31).
+                std::mem::forget(self);
+                Value::from(value)
+            }
             container => container.into_value(text),
         }
     }

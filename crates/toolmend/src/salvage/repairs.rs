@@ -39,6 +39,16 @@ impl RepairLog {
         }
     }
 
+    /// [`Self::note`] with the test of the kind's bit inlined, for the notes made at every key
+    /// or string (`quotes_normalized` in a `'…'` call): all but the first find the kind logged,
+    /// which through the call cost ~45 instructions each (issue #31).
+    #[inline(always)]
+    pub(super) fn note_each(&mut self, kind: RepairKind, offset: usize) {
+        if self.seen & bit(kind) == 0 {
+            self.note(kind, offset);
+        }
+    }
+
     /// Records that the earlier value of the key at `pointer` was dropped, at `offset`.
     pub(super) fn drop_key(&mut self, pointer: String, offset: usize) {
         self.note(RepairKind::DuplicateKeyDropped, offset);

@@ -266,7 +266,9 @@ pub(super) const MAX_GAP: usize = 256;
 pub(super) fn followed_by(bytes: &[u8], p: usize, next: &[u8]) -> bool {
     match skip_gap(bytes, p) {
         None => true,
-        Some(p) => bytes.get(p).is_none_or(|b| next.contains(b)),
+        // A loop over the one to four bytes of `next`: `contains` on bytes is a `memchr`
+        // call, most of this function's cost at every key the look-ahead reads (issue #31).
+        Some(p) => bytes.get(p).is_none_or(|b| next.iter().any(|n| n == b)),
     }
 }
 

@@ -79,7 +79,7 @@ impl Parser<'_> {
         let start = self.pos;
         let (len, value, python) = literal_at(&self.bytes[start..])?;
         if python {
-            self.log.note(RepairKind::PythonLiteral, start);
+            self.log.note_each(RepairKind::PythonLiteral, start);
         }
         self.pos = start + len;
         Some(Node::Built(value))

@@ -121,10 +121,10 @@ impl Parser<'_> {
                 }
                 // What strings.rs reports reading the same string.
                 if single {
-                    self.log.note(RepairKind::QuotesNormalized, open);
+                    self.log.note_each(RepairKind::QuotesNormalized, open);
                 }
                 if let Some(at) = control {
-                    self.log.note(RepairKind::ControlCharEscaped, at);
+                    self.log.note_each(RepairKind::ControlCharEscaped, at);
                 }
                 self.pos = i + 1;
                 let text = if decoded {

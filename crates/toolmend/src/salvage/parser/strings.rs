@@ -99,15 +99,22 @@ impl Parser<'_> {
                     Spelt::Quoted,
                 ),
             },
-            Quote::Single => {
-                let at = scan::find_single_special(self.bytes, open + 1);
-                if self.bytes.get(at) == Some(&b'"') {
-                    let close = scan::find_string_special(self.bytes, at + 1, b'\'');
-                    (close, Spelt::Escaped)
-                } else {
-                    (at, Spelt::Single)
+            // The same for `'`: the look-ahead's scan stopped at none of `'`, `\` or a control
+            // character before that quote, so only a `"` (content, escaped when written) may
+            // stand before it, which a search of the key's few bytes tells.
+            Quote::Single => match self.next_key {
+                Some((at, close)) if at == open => {
+                    // A loop, not `contains` (a `memchr` call): a key is a few bytes.
+                    #[allow(clippy::manual_contains)]
+                    let spelt = if self.bytes[open + 1..close].iter().any(|&b| b == b'"') {
+                        Spelt::Escaped
+                    } else {
+                        Spelt::Single
+                    };
+                    (close, spelt)
                 }
-            }
+                _ => self.single_key_end(open),
+            },
             Quote::Smart => return None,
         };
         let Some(&b) = self.bytes.get(close) else {
@@ -124,7 +131,7 @@ impl Parser<'_> {
             return None;
         }
         if quote != Quote::Double {
-            self.log.note(RepairKind::QuotesNormalized, open);
+            self.log.note_each(RepairKind::QuotesNormalized, open);
         }
         self.closed_at(open, close, close + 1);
         Some(Text::Span {
@@ -132,6 +139,18 @@ impl Parser<'_> {
             end: close,
             spelt,
         })
+    }
+
+    /// Where the `'…'` key opened at `open` ends, as the key reader scans it (the first `'`,
+    /// `\` or control character after it, past a `"`), and how its text is spelt.
+    fn single_key_end(&self, open: usize) -> (usize, Spelt) {
+        let at = scan::find_single_special(self.bytes, open + 1);
+        if self.bytes.get(at) == Some(&b'"') {
+            let close = scan::find_string_special(self.bytes, at + 1, b'\'');
+            (close, Spelt::Escaped)
+        } else {
+            (at, Spelt::Single)
+        }
     }
 
     /// Reads the string whose opening `quote` is at the current position.
