@@ -11,7 +11,7 @@ use super::splice::{compact_with_spans, splice};
 use crate::pointer;
 
 use crate::salvage::{
-    self, Precheck, SalvageError, SalvageErrorKind, SalvageOptions, StrictPrefix, read_strict,
+    self, Precheck, SalvageError, SalvageErrorKind, SalvageOptions, SalvagedCall, StrictPrefix, read_strict,
 };
 use crate::{Limits, Repair, RepairKind, Tool};
 
@@ -224,9 +224,9 @@ pub(crate) fn mend_arguments(
     }
     // Salvage goes on after what the strict parse read (the same result, read once).
     // Read in place: a `Salvaged` bound by value out of the result is copied whole (issue #31).
-    let mut salvaged = salvage::salvage_after(raw, &options, prefix);
+    let mut salvaged = salvage::salvage_call_after(raw, &options, prefix);
     match &mut salvaged {
-        Ok(salvaged) => {
+        Ok(SalvagedCall { one, salvaged }) => {
             if repairs.is_empty() {
                 // Sized once (a vector grown from nothing costs ~50 instructions more).
                 repairs = Vec::with_capacity(salvaged.repairs.len());
@@ -251,21 +251,29 @@ pub(crate) fn mend_arguments(
             {
                 repairs.push(Repair::new(RepairKind::TruncationClosed, String::new()));
             }
-            let mut values = std::mem::take(&mut salvaged.values);
-            if values.len() > 1 {
-                // Bounded like recovered calls (invariant 7): past it, nothing is dispatched.
-                if values.len() > limits.max_recovered_calls {
-                    return Mended::rejected(Rejection::Concatenated, Vec::new());
+            // Nearly always one value, read apart from the vector (none allocated).
+            let value = match one.take() {
+                Some(value) => Some(value),
+                None => {
+                    let mut values = std::mem::take(&mut salvaged.values);
+                    if values.len() > 1 {
+                        // Bounded like recovered calls (invariant 7): past it, nothing is
+                        // dispatched.
+                        if values.len() > limits.max_recovered_calls {
+                            return Mended::rejected(Rejection::Concatenated, Vec::new());
+                        }
+                        return Mended {
+                            verdict: Verdict::Concatenated(values),
+                            repairs,
+                            notes: Vec::new(),
+                            value: None,
+                            text: None,
+                        };
+                    }
+                    values.pop()
                 }
-                return Mended {
-                    verdict: Verdict::Concatenated(values),
-                    repairs,
-                    notes: Vec::new(),
-                    value: None,
-                    text: None,
-                };
-            }
-            match values.pop() {
+            };
+            match value {
                 Some(value) => match salvaged.alternative.take() {
                     None => {
                         let source = SalvageSource {

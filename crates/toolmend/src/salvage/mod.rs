@@ -45,7 +45,7 @@
 //! The data flows one way, down; nothing below calls back up, and no import circle crosses a
 //! folder (`.ci/salvage_imports.py` checks the `use` lines):
 //!
-//! - `entry/`: the top. `call.rs` ([`salvage`], and `salvage_after` for the engine: salvage
+//! - `entry/`: the top. `call.rs` ([`salvage`], and `salvage_call_after` for the engine: salvage
 //!   after a strict prefix): size guard, empty arguments, double encoding; `document.rs`
 //!   ([`salvage_document`]): any root, for the Python and Node drop-ins;
 //! - `extract`: where the JSON is (at the start, in a fence, among prose);
@@ -86,7 +86,9 @@ use crate::RepairKind;
 use node::{Node, Roots};
 
 pub use document::{Document, DocumentOptions, MAX_DOCUMENT_BYTES, TruncationPolicy};
+#[cfg(test)]
 pub(crate) use entry::salvage_after;
+pub(crate) use entry::salvage_call_after;
 pub use entry::{salvage, salvage_broken_document, salvage_document, salvage_to_text};
 pub(crate) use strict::{Precheck, StrictPrefix, read_strict};
 
@@ -159,7 +161,7 @@ struct Readings {
     /// What the parser builds: values, or nodes for text.
     build: node::Build,
     /// Whether the parser notes where the root members' text is already what serde_json
-    /// writes ([`Salvaged::spans`]): only the engine's `salvage_after` writes the call's text
+    /// writes ([`Salvaged::spans`]): only the engine's `salvage_call_after` writes the call's text
     /// from them, so `salvage` and `salvage_to_text` skip the vector.
     member_text: bool,
 }
@@ -325,6 +327,28 @@ impl SalvagedText {
     }
 }
 
+/// What salvage made of a call's arguments ([`entry::salvage_call_after`]): a [`Salvaged`]
+/// whose values are `one` when it read one value, [`Salvaged::values`] then empty.
+#[derive(Debug)]
+pub(crate) struct SalvagedCall {
+    /// The value read, when there is one only.
+    pub(crate) one: Option<Value>,
+    /// The rest; its values only when `one` is `None`.
+    pub(crate) salvaged: Salvaged,
+}
+
+impl SalvagedCall {
+    /// The [`Salvaged`] of [`crate::salvage::salvage`], the one value put back among the values.
+    #[cfg(test)]
+    pub(crate) fn into_salvaged(self) -> Salvaged {
+        let mut salvaged = self.salvaged;
+        if let Some(one) = self.one {
+            salvaged.values = vec![one];
+        }
+        salvaged
+    }
+}
+
 /// What a salvage run found, before it is built into values or written as text: the fields of
 /// [`Salvaged`], with the values as the parser's nodes.
 #[derive(Debug)]
@@ -354,6 +378,26 @@ impl Found {
             truncated: self.truncated,
             alternative: self.alternative.map(|node| (*node).into_value(text)),
             spans: self.spans,
+        }
+    }
+
+    /// [`Self::into_salvaged`], the one value (nearly every call's) apart: [`Salvaged::values`]
+    /// then stays empty, a vector neither allocated nor freed (issue #31).
+    fn into_call(self, text: &str) -> SalvagedCall {
+        let (one, values) = match self.values.into_one(text) {
+            Ok(value) => (Some(value), Vec::new()),
+            Err(values) => (None, values.into_values(text)),
+        };
+        SalvagedCall {
+            one,
+            salvaged: Salvaged {
+                values,
+                repairs: self.repairs,
+                dropped_keys: self.dropped_keys,
+                truncated: self.truncated,
+                alternative: self.alternative.map(|node| (*node).into_value(text)),
+                spans: self.spans,
+            },
         }
     }
 

@@ -418,19 +418,20 @@ pub(crate) enum Roots {
     /// For text: the values read, none yet (an empty vector holds no allocation) or more than
     /// one.
     Nodes(Vec<Node>),
-    /// For text: the one value read, as a run nearly always reads (no vector to allocate and
-    /// free on every call, issue #31).
+    /// The one value read, as a run nearly always reads (no vector to allocate and free on
+    /// every call, issue #31): for values, a [`Node::Built`], and a second value read makes
+    /// both [`Self::Nodes`] (each made a value by [`Self::into_values`]).
     One(Node),
-    /// For values.
+    /// For values: none yet (an empty vector holds no allocation), or given so.
     Values(Vec<Value>),
 }
 
 impl Roots {
-    /// None yet; for values, room for one, as a run nearly always reads one value.
+    /// None yet.
     pub(crate) fn new(build: Build) -> Self {
         match build {
             Build::Nodes => Self::Nodes(Vec::new()),
-            Build::Values => Self::Values(Vec::with_capacity(1)),
+            Build::Values => Self::Values(Vec::new()),
         }
     }
 
@@ -455,6 +456,11 @@ impl Roots {
                 if let Self::One(first) = std::mem::replace(self, Self::Nodes(Vec::new())) {
                     *self = Self::Nodes(vec![first, node]);
                 }
+            }
+            Self::Values(values) if values.is_empty() => {
+                // The empty vector holds no allocation: nothing to drop.
+                let one = Node::Built(node.into_built(text));
+                std::mem::forget(std::mem::replace(self, Self::One(one)));
             }
             Self::Values(values) => values.push(node.into_built(text)),
         }
@@ -515,6 +521,15 @@ impl Roots {
             Self::Nodes(nodes) => Self::Nodes(nodes.into_iter().map(|n| n.detach(text)).collect()),
             Self::One(node) => Self::One(node.detach(text)),
             values @ Self::Values(_) => values,
+        }
+    }
+
+    /// The one value read from `text`, or `Err` with these values when there are none or
+    /// several: a call's arguments, taken without a vector (issue #31).
+    pub(crate) fn into_one(self, text: &str) -> Result<Value, Self> {
+        match self {
+            Self::One(node) => Ok(node.into_value(text)),
+            several => Err(several),
         }
     }
 

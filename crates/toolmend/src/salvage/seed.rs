@@ -7,7 +7,7 @@
 //! and salvage used to read it all again. The strict reader hands over the members it
 //! completed ([`StrictPrefix`], a plain value) with where each stands in the text, noted while
 //! it read (issue #31: this module walked their text again), and [`from_prefix`] picks the
-//! longest safe prefix of them for salvage's first run ([`super::salvage_after`]), which starts after them
+//! longest safe prefix of them for salvage's first run ([`super::salvage_call_after`]), which starts after them
 //! in the state it would have reached reading them itself.
 //!
 //! Which prefix is safe: salvage reads a strict member exactly as `serde_json` does (same value,

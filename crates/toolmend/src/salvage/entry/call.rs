@@ -1,4 +1,4 @@
-//! The entry points of call salvage: [`salvage`] and [`salvage_after`] (after a strict
+//! The entry points of call salvage: [`salvage`] and [`salvage_call_after`] (after a strict
 //! prefix); the size guard, empty arguments and double encoding, then [`crate::salvage::extract`].
 //!
 //! The top of the stage: it calls down (`seed`, `extract`) and nothing below calls it.
@@ -11,7 +11,7 @@ use crate::salvage::repairs::RepairLog;
 use crate::salvage::seed::{self, Seed};
 use crate::salvage::strict::StrictPrefix;
 use crate::salvage::{
-    Found, SalvageError, SalvageErrorKind, SalvageOptions, Salvaged, SalvagedText, SyntaxRepair,
+    Found, SalvageError, SalvageErrorKind, SalvageOptions, Salvaged, SalvagedCall, SalvagedText, SyntaxRepair,
     extract, scan,
 };
 
@@ -68,22 +68,33 @@ pub fn salvage_to_text(text: &str, options: &SalvageOptions) -> Result<SalvagedT
     salvage_seeded(text, &options, None).map(|found| found.into_text(text))
 }
 
-/// Salvages `text`, which the strict read ([`crate::salvage::read_strict`]) refused after reading
-/// `prefix`: the first run starts after the longest safe part of it ([`crate::salvage::seed`]). The
-/// same result as [`salvage`] on `text`, without reading the prefix twice.
+/// Salvages a call's arguments `text`, which the strict read ([`crate::salvage::read_strict`])
+/// refused after reading `prefix`: the first run starts after the longest safe part of it
+/// ([`crate::salvage::seed`]). The same result as [`salvage`] on `text`, without reading the
+/// prefix twice, the one value read apart from the vector ([`SalvagedCall`]).
 ///
 /// # Errors
 ///
 /// As [`salvage`].
+pub(crate) fn salvage_call_after(
+    text: &str,
+    options: &SalvageOptions,
+    prefix: Option<StrictPrefix>,
+) -> Result<SalvagedCall, SalvageError> {
+    let seed = prefix.and_then(|prefix| seed::from_prefix(text, options, prefix));
+    let mut options = *options;
+    options.readings.member_text = true;
+    salvage_seeded(text, &options, seed).map(|found| found.into_call(text))
+}
+
+/// [`salvage_call_after`] as a [`Salvaged`], as [`salvage`] returns (the tests compare them).
+#[cfg(test)]
 pub(crate) fn salvage_after(
     text: &str,
     options: &SalvageOptions,
     prefix: Option<StrictPrefix>,
 ) -> Result<Salvaged, SalvageError> {
-    let seed = prefix.and_then(|prefix| seed::from_prefix(text, options, prefix));
-    let mut options = *options;
-    options.readings.member_text = true;
-    salvage_seeded(text, &options, seed).map(|found| found.into_salvaged(text))
+    salvage_call_after(text, options, prefix).map(SalvagedCall::into_salvaged)
 }
 
 /// [`salvage`], whose first run at the root object starts after `seed`
