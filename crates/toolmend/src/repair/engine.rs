@@ -11,7 +11,8 @@ use super::splice::{compact_with_spans, splice};
 use crate::pointer;
 
 use crate::salvage::{
-    self, Precheck, SalvageError, SalvageErrorKind, SalvageOptions, SalvagedCall, StrictPrefix, read_strict,
+    self, Precheck, SalvageError, SalvageErrorKind, SalvageOptions, SalvagedCall, StrictPrefix,
+    read_strict,
 };
 use crate::{Limits, Repair, RepairKind, Tool};
 

@@ -11,8 +11,8 @@ use crate::salvage::repairs::RepairLog;
 use crate::salvage::seed::{self, Seed};
 use crate::salvage::strict::StrictPrefix;
 use crate::salvage::{
-    Found, SalvageError, SalvageErrorKind, SalvageOptions, Salvaged, SalvagedCall, SalvagedText, SyntaxRepair,
-    extract, scan,
+    Found, SalvageError, SalvageErrorKind, SalvageOptions, Salvaged, SalvagedCall, SalvagedText,
+    SyntaxRepair, extract, scan,
 };
 
 /// Salvages `text`, which did not parse as strict JSON or parsed as a bare JSON string or `null`.
