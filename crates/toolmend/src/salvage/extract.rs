@@ -35,12 +35,13 @@ const MAX_RETRIES: usize = 3;
 /// spans of single backticks do not count).
 const MAX_FENCE_PROBES: usize = 64;
 
-/// Salvages `text`, whose first non-blank byte is at `start`.
+/// Salvages `text`, whose first non-blank byte is at `start`; the first run there starts after
+/// `seed` (taken) when it is of the object at `start`.
 pub(super) fn locate(
     text: &str,
     start: usize,
     options: &SalvageOptions,
-    seed: Option<Seed>,
+    seed: &mut Option<Seed>,
 ) -> Result<Found, SalvageError> {
     let bytes = text.as_bytes();
     let fail = |e: RunError| SalvageError::at(e.kind, text, e.offset);
@@ -52,7 +53,7 @@ pub(super) fn locate(
     // more often than the call, so an object in the prose is preferred (arguments are objects).
     let mut leading_arrays = None;
     if matches!(bytes[start], b'{' | b'[') {
-        let seed = seed.filter(|s| s.root == start);
+        let seed = seed.take().filter(|s| s.root == start);
         match attempt(text, start, false, options, &memo, seed) {
             Ok(run) if run.prose_after.is_some() && run.values.all_arrays() => {
                 resume = run.end.max(start + 1);

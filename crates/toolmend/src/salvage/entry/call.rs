@@ -41,7 +41,7 @@ use crate::salvage::{
 /// # Ok::<(), toolmend::salvage::SalvageError>(())
 /// ```
 pub fn salvage(text: &str, options: &SalvageOptions) -> Result<Salvaged, SalvageError> {
-    salvage_seeded(text, options, None).map(|found| found.into_salvaged(text))
+    salvage_seeded(text, options, &mut None).map(|found| found.into_salvaged(text))
 }
 
 /// [`salvage`], written as text: each value found as compact JSON, the bytes
@@ -65,7 +65,7 @@ pub fn salvage(text: &str, options: &SalvageOptions) -> Result<Salvaged, Salvage
 pub fn salvage_to_text(text: &str, options: &SalvageOptions) -> Result<SalvagedText, SalvageError> {
     let mut options = *options;
     options.readings.build = Build::Nodes;
-    salvage_seeded(text, &options, None).map(|found| found.into_text(text))
+    salvage_seeded(text, &options, &mut None).map(|found| found.into_text(text))
 }
 
 /// Salvages a call's arguments `text`, which the strict read ([`crate::salvage::read_strict`])
@@ -81,10 +81,10 @@ pub(crate) fn salvage_call_after(
     options: &SalvageOptions,
     prefix: Option<StrictPrefix>,
 ) -> Result<SalvagedCall, SalvageError> {
-    let seed = prefix.and_then(|prefix| seed::from_prefix(text, options, prefix));
+    let mut seed = prefix.and_then(|prefix| seed::from_prefix(text, options, prefix));
     let mut options = *options;
     options.readings.member_text = true;
-    salvage_seeded(text, &options, seed).map(|found| found.into_call(text))
+    salvage_seeded(text, &options, &mut seed).map(|found| found.into_call(text))
 }
 
 /// [`salvage_call_after`] as a [`Salvaged`], as [`salvage`] returns (the tests compare them).
@@ -97,12 +97,14 @@ pub(crate) fn salvage_after(
     salvage_call_after(text, options, prefix).map(SalvagedCall::into_salvaged)
 }
 
-/// [`salvage`], whose first run at the root object starts after `seed`
-/// (see [`crate::salvage::seed`]).
+/// [`salvage`], whose first run at the root object starts after `seed` (taken; see
+/// [`crate::salvage::seed`]). The seed is handed down by reference and the result written
+/// where the caller wants it: by value, the ~140-byte seed was copied through `memcpy` twice
+/// on the way down and the ~160-byte result once on the way up (issue #31).
 fn salvage_seeded(
     text: &str,
     options: &SalvageOptions,
-    seed: Option<Seed>,
+    seed: &mut Option<Seed>,
 ) -> Result<Found, SalvageError> {
     if text.len() > options.max_bytes {
         return Err(SalvageError::at(
@@ -114,11 +116,13 @@ fn salvage_seeded(
     let bytes = text.as_bytes();
     let after_bom = scan::skip_bom(bytes, 0);
     // The result handed on as it came (not taken out of its `Result` and put back into
-    // another: two moves of the ~180-byte `Found` a call).
+    // another: two moves of the ~180-byte `Found` a call), and, with no mark to note, from
+    // the one call that makes it.
+    if after_bom == 0 {
+        return read(text, scan::skip_ws(bytes, 0), options, seed);
+    }
     let mut salvaged = read(text, scan::skip_ws(bytes, after_bom), options, seed);
-    if after_bom > 0
-        && let Ok(found) = &mut salvaged
-    {
+    if let Ok(found) = &mut salvaged {
         // Not JSON (RFC 8259 §8.1), and never part of the value: a syntax repair.
         found.repairs.insert(
             0,
@@ -136,7 +140,7 @@ fn read(
     text: &str,
     start: usize,
     options: &SalvageOptions,
-    seed: Option<Seed>,
+    seed: &mut Option<Seed>,
 ) -> Result<Found, SalvageError> {
     let bytes = text.as_bytes();
     if start == bytes.len() || text[start..].trim_end() == "null" {
@@ -180,7 +184,7 @@ fn double_encoded(
     cut: bool,
 ) -> Result<Found, SalvageError> {
     let no_json = || SalvageError::at(SalvageErrorKind::NoJson, text, start);
-    match salvage_seeded(inner, options, None) {
+    match salvage_seeded(inner, options, &mut None) {
         Ok(s) if s.has(RepairKind::EmptyArguments) => Ok(empty(start)),
         Ok(s) if s.values.all_objects() => {
             let mut log = RepairLog::default();
