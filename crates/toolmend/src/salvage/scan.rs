@@ -219,6 +219,9 @@ pub(super) enum Quote {
 
 impl Quote {
     /// The quote opening a string at `pos`, if any.
+    // Inlined on purpose: the look-ahead's judge_value_quote calls it at every quote, and the
+    // merge of Rounds 21–23 left it out of line (issue #31, bench/README Round 26).
+    #[inline]
     pub(super) fn at(bytes: &[u8], pos: usize) -> Option<Self> {
         match bytes.get(pos)? {
             b'"' => Some(Self::Double),
@@ -263,6 +266,9 @@ impl Quote {
 pub(super) const MAX_GAP: usize = 256;
 
 /// Whether the first byte after whitespace at `p` is one of `next`, or the text ends first.
+// Inlined on purpose: each caller's `next` is a constant the compiler folds into a comparison
+// or two; out of line (after the Rounds 21–23 merge) it looped over them (bench/README Round 26).
+#[inline]
 pub(super) fn followed_by(bytes: &[u8], p: usize, next: &[u8]) -> bool {
     match skip_gap(bytes, p) {
         None => true,
