@@ -339,7 +339,6 @@ pub(crate) struct SalvagedCall {
 
 impl SalvagedCall {
     /// The [`Salvaged`] of [`crate::salvage::salvage`], the one value put back among the values.
-    #[cfg(test)]
     pub(crate) fn into_salvaged(self) -> Salvaged {
         let mut salvaged = self.salvaged;
         if let Some(one) = self.one {
@@ -371,14 +370,7 @@ impl Found {
 
     /// The values, read from `text`, as `serde_json::Value`s.
     fn into_salvaged(self, text: &str) -> Salvaged {
-        Salvaged {
-            values: self.values.into_values(text),
-            repairs: self.repairs,
-            dropped_keys: self.dropped_keys,
-            truncated: self.truncated,
-            alternative: self.alternative.map(|node| (*node).into_value(text)),
-            spans: self.spans,
-        }
+        self.into_call(text).into_salvaged()
     }
 
     /// [`Self::into_salvaged`], the one value (nearly every call's) apart: [`Salvaged::values`]
