@@ -107,6 +107,16 @@ pub(super) fn skip_bom(bytes: &[u8], pos: usize) -> usize {
     }
 }
 
+/// The position after the last non-blank byte before `at`, not before `floor`: [`skip_ws`]
+/// backwards (the seed's comma before a key, the strict read's look at a text's last bytes).
+#[inline]
+pub(super) fn back_over_ws(bytes: &[u8], floor: usize, mut at: usize) -> usize {
+    while at > floor && is_ws(bytes[at - 1]) {
+        at -= 1;
+    }
+    at
+}
+
 /// First non-whitespace position at or after `pos`.
 ///
 /// Called at every token of the main loop, where the byte is nearly always a token's own: one

@@ -153,7 +153,7 @@ fn open_seed(text: &str, root: usize, noted: Noted, handed: usize) -> Option<See
         None => noted.next_key(),
     };
     let bytes = text.as_bytes();
-    let comma = back_over_ws(bytes, root, next_key.filter(|_| handed > 0)?).checked_sub(1)?;
+    let comma = scan::back_over_ws(bytes, root, next_key.filter(|_| handed > 0)?).checked_sub(1)?;
     if bytes[comma] != b',' {
         return None;
     }
@@ -181,14 +181,6 @@ fn open_seed(text: &str, root: usize, noted: Noted, handed: usize) -> Option<See
         spans,
         plain_gave_up,
     })
-}
-
-/// The position after the last non-blank byte at or before `at` (not before `floor`).
-fn back_over_ws(bytes: &[u8], floor: usize, mut at: usize) -> usize {
-    while at > floor && scan::is_ws(bytes[at - 1]) {
-        at -= 1;
-    }
-    at
 }
 
 #[cfg(test)]

@@ -39,20 +39,12 @@ pub(super) fn broken_ending(bytes: &[u8], root: usize) -> Option<Ending> {
 #[cold]
 #[inline(never)]
 fn ending_after_blanks(bytes: &[u8]) -> Option<Ending> {
-    let end = back_over_ws(bytes, bytes.len());
+    let end = scan::back_over_ws(bytes, 0, bytes.len());
     if end == 0 || bytes[end - 1] != b'}' {
         return Some(Ending::Unclosed);
     }
     (bytes[..end - 1].iter().rev().find(|&&b| !scan::is_ws(b)) == Some(&b','))
         .then_some(Ending::Comma)
-}
-
-/// The position after the last non-blank byte before `at`.
-fn back_over_ws(bytes: &[u8], mut at: usize) -> usize {
-    while at > 0 && scan::is_ws(bytes[at - 1]) {
-        at -= 1;
-    }
-    at
 }
 
 #[cfg(test)]
