@@ -326,7 +326,10 @@ impl Repair {
 /// `status` and `arguments_text` pays for nothing else (issue #31, the Python crossing).
 #[pyclass(frozen, module = "toolmend")]
 struct Call {
-    result: CallResult,
+    // Boxed: pyo3 moves a `Call` three or four times between the method's return and the new
+    // object's memory; a ~230-byte `CallResult` inline made those moves memcpys of freshly
+    // written bytes (issue #31, bench/README.md "Round 30").
+    result: Box<CallResult>,
     arguments: OnceLock<Py<PyAny>>,
     repairs: OnceLock<Vec<Py<Repair>>>,
 }
@@ -338,7 +341,7 @@ impl Call {
 
     fn from_owned(result: CallResult) -> Self {
         Self {
-            result,
+            result: Box::new(result),
             arguments: OnceLock::new(),
             repairs: OnceLock::new(),
         }
