@@ -630,7 +630,23 @@ impl Mender {
 
     /// [`Self::settle`] on the call where it lies (a call result is moved whole, a `memcpy`
     /// call each time: a small call's result is moved once).
+    ///
+    /// Inlined in front of the work: a call neither unknown nor rejected (nearly every call)
+    /// only has its outcome set, without a call (issue #31).
+    #[inline(always)]
     fn settle_in_place(&self, p: &mut Pending, session: Option<&mut Session>) {
+        if p.unknown || p.rejection.is_some() {
+            return self.settle_refused(p, session);
+        }
+        if matches!(p.result.status, Status::Repaired | Status::Recovered) {
+            p.result.outcome = Some(Outcome::LocalSalvage);
+        }
+    }
+
+    /// [`Self::settle_in_place`] for a call of an unknown tool or a rejected one: its status,
+    /// retry message and outcome, the session's retry budget spent.
+    #[inline(never)]
+    fn settle_refused(&self, p: &mut Pending, session: Option<&mut Session>) {
         let result = &mut p.result;
         let limits = &self.options.limits;
         if p.unknown {
@@ -675,9 +691,7 @@ impl Mender {
                 result.repairs.clear();
                 result.notes.clear();
             }
-            None if matches!(result.status, Status::Repaired | Status::Recovered) => {
-                result.outcome = Some(Outcome::LocalSalvage);
-            }
+            // Not reached: a call neither unknown nor rejected is settled in place.
             None => {}
         }
     }

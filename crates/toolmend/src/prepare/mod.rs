@@ -11,6 +11,7 @@ mod flatten;
 mod for_model;
 mod hints;
 mod mcp;
+mod open_object;
 #[cfg(test)]
 mod round_trip;
 mod spec;

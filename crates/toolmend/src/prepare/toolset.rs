@@ -18,6 +18,9 @@ pub struct Tool {
     description: Option<String>,
     schema: Option<Value>,
     validator: Option<Validator>,
+    /// The schema accepts every object and nothing else ([`super::open_object`]): a value is
+    /// checked by its type, without the validator (whose answer it is).
+    open_object: bool,
     /// Why the schema was refused (it does not compile, or it is over the evaluation budget):
     /// then calls of the tool are never valid.
     refused: Option<Arc<str>>,
@@ -112,10 +115,12 @@ impl Tool {
 
     /// Whether `value` validates against the tool's schema. A tool without a schema accepts
     /// any JSON object; a tool whose schema was refused accepts nothing (fail closed: its calls
-    /// are [`crate::Status::Unvalidated`]).
+    /// are [`crate::Status::Unvalidated`]). Inlined: every call is checked here once (issue #31).
     #[must_use]
+    #[inline]
     pub fn is_valid(&self, value: &Value) -> bool {
         match &self.validator {
+            Some(_) if self.open_object => value.is_object(),
             Some(validator) => validator.is_valid(value),
             None => self.refused.is_none() && value.is_object(),
         }
@@ -134,10 +139,20 @@ impl Tool {
     /// times the most patterns one key of this tool's schema is matched against. `None`
     /// (within the budget) for a tool whose schema matches keys against no pattern, without
     /// looking at `value`.
+    ///
+    /// Inlined: nearly every schema matches keys against no pattern, and then this is one test
+    /// (issue #31); the count is [`Self::count_over_key_budget`].
+    #[inline]
     pub(crate) fn over_key_budget(&self, value: &Value, budget: u64) -> Option<CallCost> {
         if self.key_matches == 0 {
             return None;
         }
+        self.count_over_key_budget(value, budget)
+    }
+
+    /// [`Self::over_key_budget`] for a schema that matches keys against patterns: the keys of
+    /// `value` counted, up to just past the budget.
+    fn count_over_key_budget(&self, value: &Value, budget: u64) -> Option<CallCost> {
         // Counting stops once over the budget: the count is only ever compared with it.
         let most_keys = budget / self.key_matches;
         let mut keys: u64 = 0;
@@ -385,6 +400,10 @@ impl Tool {
         let mut hints = schema.as_ref().map(ToolHints::read).unwrap_or_default();
         super::mcp::apply_annotations(&mut hints, spec.annotations);
         let has_path_fields = schema.as_ref().is_some_and(has_path_field);
+        let open_object = validator.is_some()
+            && schema
+                .as_ref()
+                .is_some_and(super::open_object::accepts_every_object);
         let patterns = schema.as_ref().map(compile_patterns).unwrap_or_default();
         let folded_enums = schema.as_ref().map(index_enums).unwrap_or_default();
         let tool = Self {
@@ -392,6 +411,7 @@ impl Tool {
             description: spec.description.map(str::to_owned),
             schema,
             validator,
+            open_object,
             refused,
             format: spec.format,
             hints,

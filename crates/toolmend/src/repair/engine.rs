@@ -457,7 +457,7 @@ fn mend_value_keeping(
     };
     // What salvage reads nearly always validates as it is: then no rule runs, and no copy of
     // the value as sent is needed.
-    if !tool.has_opt_in_rules() && validator.is_valid(&value) {
+    if !tool.has_opt_in_rules() && tool.is_valid(&value) {
         let text = source.and_then(|source| source.text(&verdict, &repairs, &value));
         return Mended {
             verdict,
@@ -514,7 +514,7 @@ fn mend_value_keeping(
         // A renamed, unwrapped or re-nested field is seen by the hint rules only now.
         notes.extend(apply_hint_rules(tool, &root_view, &mut value, &mut repairs));
     }
-    if !validator.is_valid(&value) {
+    if !tool.is_valid(&value) {
         return Mended::invalid_as_sent(as_sent);
     }
     *sent = Some(as_sent);
