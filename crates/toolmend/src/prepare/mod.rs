@@ -11,7 +11,6 @@ mod flatten;
 mod for_model;
 mod hints;
 mod mcp;
-mod open_object;
 #[cfg(test)]
 mod round_trip;
 mod spec;

@@ -18,9 +18,6 @@ pub struct Tool {
     description: Option<String>,
     schema: Option<Value>,
     validator: Option<Validator>,
-    /// The schema accepts every object and nothing else ([`super::open_object`]): a value is
-    /// checked by its type, without the validator (whose answer it is).
-    open_object: bool,
     /// Why the schema was refused (it does not compile, or it is over the evaluation budget):
     /// then calls of the tool are never valid.
     refused: Option<Arc<str>>,
@@ -120,7 +117,6 @@ impl Tool {
     #[inline]
     pub fn is_valid(&self, value: &Value) -> bool {
         match &self.validator {
-            Some(_) if self.open_object => value.is_object(),
             Some(validator) => validator.is_valid(value),
             None => self.refused.is_none() && value.is_object(),
         }
@@ -400,10 +396,6 @@ impl Tool {
         let mut hints = schema.as_ref().map(ToolHints::read).unwrap_or_default();
         super::mcp::apply_annotations(&mut hints, spec.annotations);
         let has_path_fields = schema.as_ref().is_some_and(has_path_field);
-        let open_object = validator.is_some()
-            && schema
-                .as_ref()
-                .is_some_and(super::open_object::accepts_every_object);
         let patterns = schema.as_ref().map(compile_patterns).unwrap_or_default();
         let folded_enums = schema.as_ref().map(index_enums).unwrap_or_default();
         let tool = Self {
@@ -411,7 +403,6 @@ impl Tool {
             description: spec.description.map(str::to_owned),
             schema,
             validator,
-            open_object,
             refused,
             format: spec.format,
             hints,
