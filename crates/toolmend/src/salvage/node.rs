@@ -528,6 +528,8 @@ impl Roots {
     /// several: a call's arguments, taken without a vector (issue #31).
     pub(crate) fn into_one(self, text: &str) -> Result<Value, Self> {
         match self {
+            // Built while reading (the values path): no call to convert it.
+            Self::One(Node::Built(value)) => Ok(value),
             Self::One(node) => Ok(node.into_value(text)),
             several => Err(several),
         }
