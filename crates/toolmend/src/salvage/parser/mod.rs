@@ -1079,13 +1079,6 @@ impl<'a> Parser<'a> {
     pub(super) fn pop(&mut self, stack: &mut Vec<Frame>, expect: &mut Expect) -> Option<Node> {
         let frame = stack.pop()?;
         self.closers.pop();
-        if stack.is_empty() {
-            // The root: handed back as `emit` would, without its call and the node's moves
-            // through it (once a run, issue #31).
-            *expect = Expect::Next;
-            self.value_span = None;
-            return Some(frame.into_node());
-        }
         self.emit(stack, expect, frame.into_node())
     }
 
