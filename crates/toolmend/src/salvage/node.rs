@@ -277,18 +277,25 @@ impl Object {
 
     /// The object whose first members the strict read already built (the seed, each key once):
     /// kept as the map it is when building values, so that its keys are not hashed again.
+    /// Inlined for the values path (the map kept as it is), with the text path's conversion
+    /// out of line: a call that moved the map in and the object out on every seeded run.
+    #[inline]
     pub(crate) fn seeded(build: Build, members: Map<String, Value>, text: &str) -> Self {
         match build {
             Build::Values => Self::Values(members),
-            Build::Nodes => {
-                let mut nodes = Members::with_capacity(members.len() + 4);
-                for (key, value) in members {
-                    // The strict read kept each key once.
-                    let _ = nodes.insert(Str::Owned(key), Node::from_value(value), text);
-                }
-                Self::Nodes(nodes)
-            }
+            Build::Nodes => Self::seeded_nodes(members, text),
         }
+    }
+
+    /// [`Self::seeded`] for text: the seed's members as nodes.
+    #[inline(never)]
+    fn seeded_nodes(members: Map<String, Value>, text: &str) -> Self {
+        let mut nodes = Members::with_capacity(members.len() + 4);
+        for (key, value) in members {
+            // The strict read kept each key once.
+            let _ = nodes.insert(Str::Owned(key), Node::from_value(value), text);
+        }
+        Self::Nodes(nodes)
     }
 
     /// Adds a member (read from `text`); a key already present keeps its place and takes
@@ -528,6 +535,8 @@ impl Roots {
     /// several: a call's arguments, taken without a vector (issue #31).
     pub(crate) fn into_one(self, text: &str) -> Result<Value, Self> {
         match self {
+            // Built while reading (the values path): no call to convert it.
+            Self::One(Node::Built(value)) => Ok(value),
             Self::One(node) => Ok(node.into_value(text)),
             several => Err(several),
         }
