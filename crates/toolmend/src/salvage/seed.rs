@@ -109,6 +109,10 @@ pub(super) fn from_prefix(
     options: &SalvageOptions,
     prefix: StrictPrefix,
 ) -> Option<Seed> {
+    // A root object read whole on past its faults is no prefix: its members hold them.
+    if prefix.whole.is_some() {
+        return None;
+    }
     let noted = prefix.noted;
     // Salvage refuses even the root object when its depth limit is 1. No member kept (a small
     // text the syntax-only check refused hands over none): nothing to start after.
@@ -223,7 +227,7 @@ mod tests {
 
     #[test]
     fn the_members_before_a_late_failure_are_handed_over() {
-        let text = r#"{"path": "a.rs", "content": "x\"y\\n", "n": 1, "ok": True}"#;
+        let text = r#"{"path": "a.rs", "content": "x\"y\\n", "n": 1, "ok": 'yes'}"#;
         let members = prefix(text).expect("a prefix");
         let found = from_prefix(text, &SalvageOptions::default(), members).expect("a seed");
         // Every member before `ok`, whose key and colon follow the comma after `n`.
@@ -246,14 +250,14 @@ mod tests {
         assert_eq!(found.members.len(), 1);
         assert_eq!(found.comma, text.find(r#", "city""#).unwrap());
         // A trailing comma: the last member is read again; nothing before it, no seed.
-        let text = r#"{"a": 1,}"#;
+        let text = r#"{"a": 1,} x"#;
         let members = prefix(text).expect("a prefix");
         assert!(from_prefix(text, &SalvageOptions::default(), members).is_none());
     }
 
     #[test]
     fn containers_escapes_and_duplicates_end_the_prefix_or_lose_the_span() {
-        let text = r#"{"a": "x\/", "b": "\u00e9", "c": "z", "d": [1], "e": None}"#;
+        let text = r#"{"a": "x\/", "b": "\u00e9", "c": "z", "d": [1], "e": x}"#;
         let members = prefix(text).expect("a prefix");
         let found = from_prefix(text, &SalvageOptions::default(), members).expect("a seed");
         assert_eq!(found.members.len(), 3, "the array ends the prefix");

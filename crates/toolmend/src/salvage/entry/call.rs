@@ -81,10 +81,63 @@ pub(crate) fn salvage_call_after(
     options: &SalvageOptions,
     prefix: Option<StrictPrefix>,
 ) -> Result<SalvagedCall, SalvageError> {
-    let mut seed = prefix.and_then(|prefix| seed::from_prefix(text, options, prefix));
+    let mut seed = match prefix {
+        // Read whole on past its faults (issue #31): nothing is left to read.
+        Some(prefix) if prefix.whole.is_some() => match read_whole(text, options, prefix) {
+            Some(call) => return Ok(call),
+            None => None,
+        },
+        prefix => prefix.and_then(|prefix| seed::from_prefix(text, options, prefix)),
+    };
     let mut options = *options;
     options.readings.member_text = true;
     salvage_seeded(text, &options, &mut seed).map(|found| found.into_call(text))
+}
+
+/// What salvage makes of `text`, whose root object the strict read read whole on past Python
+/// literals and trailing commas (`prefix`, see `strict/tolerated.rs`): that object, and a
+/// repair for each kind of fault at its first offset, in text order, with the spans the read
+/// noted, as the lenient parser reads the same text (issue #31: ~3.9 k of a ~9.3 k-instruction
+/// call went to the parser and its envelope). `None` where salvage refuses the text before
+/// reading it (too large, or nested deeper than its limit), which it then reads from its start
+/// to say so.
+fn read_whole(
+    text: &str,
+    options: &SalvageOptions,
+    prefix: StrictPrefix,
+) -> Option<SalvagedCall> {
+    let whole = prefix.whole?;
+    if text.len() > options.max_bytes || whole.deepest() >= options.max_depth {
+        return None;
+    }
+    let mut repairs = Vec::with_capacity(2);
+    let faults = [
+        (RepairKind::PythonLiteral, whole.python_literal()),
+        (RepairKind::TrailingCommaRemoved, whole.trailing_comma()),
+    ];
+    for (kind, offset) in faults {
+        if let Some(offset) = offset {
+            repairs.push(SyntaxRepair { kind, offset });
+        }
+    }
+    // Each kind at its first offset, in text order (as `RepairLog::into_sorted`).
+    if let [first, second] = repairs.as_mut_slice()
+        && second.offset < first.offset
+    {
+        std::mem::swap(first, second);
+    }
+    let noted = prefix.noted;
+    Some(SalvagedCall {
+        one: Some(Value::Object(noted.members)),
+        salvaged: Salvaged {
+            values: Vec::new(),
+            repairs,
+            dropped_keys: Vec::new(),
+            truncated: false,
+            alternative: None,
+            spans: noted.spans,
+        },
+    })
 }
 
 /// [`salvage_call_after`] as a [`Salvaged`], as [`salvage`] returns (the tests compare them).

@@ -59,6 +59,7 @@ mod ending;
 mod grammar;
 mod noted;
 mod syntax;
+mod tolerated;
 
 pub(super) use candidate::read_candidate;
 use ending::Ending;
@@ -67,6 +68,7 @@ pub use grammar::{NumberSpan, StringError, number_span, read_string};
 use noted::Mark;
 pub(super) use noted::Noted;
 use syntax::{Failure, Syntax};
+use tolerated::{Ended, Tolerated, Whole};
 
 /// Most root members noted ([`Mark`], on the stack: the valid path allocates nothing more than
 /// `serde_json` does). Members past it are read again by salvage. Twice a call's usual eight
@@ -94,8 +96,12 @@ pub(crate) struct StrictPrefix {
     /// The text ended inside the root object after a member was completed, every byte before
     /// its end strict JSON.
     cut: bool,
-    /// The deepest nesting opened (the root object is 1).
-    deepest: usize,
+    /// The deepest nesting opened (the root object is 1); below the depth limit (128).
+    deepest: u8,
+    /// The whole object, read on past a Python literal or a trailing comma (`tolerated.rs`):
+    /// then [`Self::noted`] holds every member, and the read stood as a failure at the first
+    /// such fault ([`Self::cut`], [`Self::deepest`]).
+    pub(super) whole: Option<Whole>,
 }
 
 /// Texts up to this size that do not end with a `}` skip the value-building read for a tool
@@ -136,6 +142,12 @@ pub(crate) fn read_strict(text: &str, precheck: Precheck) -> Result<Value, Optio
     match skipped(text, first, precheck) {
         Skip::Nothing => {}
         Skip::ValueRead => return Err(None),
+        Skip::UnlessWhole => {
+            return match read_object(text, first) {
+                Strictly::NotJson(Some(prefix)) if prefix.whole.is_some() => Err(Some(prefix)),
+                _ => Err(None),
+            };
+        }
         Skip::ToCheck => match syntax::check_object(text.as_bytes(), first) {
             Syntax::NotJson(failure) => return Err(failure.map(StrictPrefix::unseeded)),
             Syntax::Valid | Syntax::Unsure => {}
@@ -157,6 +169,10 @@ enum Skip {
     /// The value-building read: the text cannot be strict JSON, and nothing it would build is
     /// used (salvage reads the text from its start).
     ValueRead,
+    /// The value-building read's prefix, unless it read the whole object on past its faults
+    /// (`tolerated.rs`): a text that ends with a trailing comma, which salvage otherwise reads
+    /// from its start.
+    UnlessWhole,
     /// The value-building read for the syntax-only check: the text cannot be strict JSON, and
     /// only how it fails is used (a mutating tool's call cut off after a member is refused).
     ToCheck,
@@ -185,8 +201,10 @@ fn skipped(text: &str, root: usize, precheck: Precheck) -> Skip {
     match (ending::broken_ending(text.as_bytes(), root), precheck) {
         (None, _) => Skip::Nothing,
         // A trailing comma: the check would only tell whether a `,}` is inside a string the
-        // text ends in (cut), which salvage tells as well.
-        (Some(Ending::Comma), _) => Skip::ValueRead,
+        // text ends in (cut), which salvage tells as well. Read on past it (and past Python
+        // literals), the object is nearly always whole: its salvage result is made from the
+        // read (issue #31).
+        (Some(Ending::Comma), _) => Skip::UnlessWhole,
         (Some(Ending::Unclosed), Precheck::Mutating) => Skip::ToCheck,
         (Some(Ending::Unclosed), _) if text.len() <= MAX_UNCLOSED_SKIPPED => Skip::ValueRead,
         (Some(Ending::Unclosed), _) => Skip::Nothing,
@@ -200,7 +218,9 @@ impl StrictPrefix {
         Self {
             noted: Noted::default(),
             cut: failure.cut,
-            deepest: failure.deepest,
+            // Below the depth limit (128), which the check tests before it opens a container.
+            deepest: failure.deepest as u8,
+            whole: None,
         }
     }
 }
@@ -224,7 +244,7 @@ impl StrictPrefix {
     /// strict JSON, and it is within `options`' size and depth. A mutating tool's call is
     /// refused for that whatever salvage would read, so it need not be read (issue #31).
     pub(crate) fn cut_after_member(&self, text: &str, options: &SalvageOptions) -> bool {
-        self.cut && text.len() <= options.max_bytes && self.deepest < options.max_depth
+        self.cut && text.len() <= options.max_bytes && usize::from(self.deepest) < options.max_depth
     }
 }
 
@@ -266,6 +286,8 @@ pub(super) fn read_object(text: &str, root: usize) -> Strictly {
     } else {
         0
     };
+    // Python literals and trailing commas are read on (`tolerated.rs`), their offsets noted.
+    reader.tolerant = noting != 0;
     // The `"` of the last key whose colon was read, when the key had no escape.
     let mut last_key = None;
     let mut more = reader.open_key(true);
@@ -300,7 +322,10 @@ pub(super) fn read_object(text: &str, root: usize) -> Strictly {
         let end = reader.pos;
         completed = true;
         more = reader.open_key(false);
-        if more.is_err() {
+        if more.is_err() && reader.tolerant && reader.comma_before_brace() {
+            // A trailing comma, noted on this member: the object closed.
+            more = Ok(false);
+        } else if more.is_err() {
             // Not kept (see `StrictPrefix::members`), but a key sent twice still counts.
             if let Some(members) = &members {
                 duplicate |= if members.len() <= MAX_COMPARED_KEYS {
@@ -323,6 +348,19 @@ pub(super) fn read_object(text: &str, root: usize) -> Strictly {
         duplicate |= members.insert(key.into_owned(), value).is_some();
         read += 1;
     };
+    if reader.tolerated.any() {
+        let ended = Ended {
+            members,
+            marks: &marks[..read.min(noting)],
+            read,
+            duplicate,
+            last_key,
+            stop,
+            pos: reader.pos,
+            deepest: reader.deepest,
+        };
+        return tolerated::finish(text, ended, reader.tolerated);
+    }
     let members = members.unwrap_or_default();
     match stop {
         None => {}
@@ -335,7 +373,9 @@ pub(super) fn read_object(text: &str, root: usize) -> Strictly {
             return Strictly::NotJson(Some(StrictPrefix {
                 noted: noted::from_marks(text, members, &marks[..marked], duplicate, last_key),
                 cut: matches!(stop, Stop::End),
-                deepest: reader.deepest,
+                // Below the depth limit (128), which the read tests before it opens a container.
+                deepest: reader.deepest as u8,
+                whole: None,
             }));
         }
         Some(Stop::Defer) => return Strictly::Defer,
@@ -357,8 +397,13 @@ struct Reader<'t> {
     /// The deepest nesting opened so far (the root object is 1).
     deepest: usize,
     /// The escapes a seed must know of that the strings read since it was cleared held (a
-    /// root member's value: see `noted.rs`).
+    /// root member's value: see `noted.rs`), and the faults read on in it (`tolerated.rs`).
     escapes: Escapes,
+    /// Python literals and trailing commas are read on (the value-building read of a text that
+    /// starts with its object, not a candidate's: see `tolerated.rs`).
+    tolerant: bool,
+    /// The faults read on so far.
+    tolerated: Tolerated,
 }
 
 impl<'t> Reader<'t> {
@@ -370,6 +415,8 @@ impl<'t> Reader<'t> {
             pos: root + 1,
             deepest: 1,
             escapes: 0,
+            tolerant: false,
+            tolerated: Tolerated::default(),
         }
     }
 
@@ -443,6 +490,7 @@ impl<'t> Reader<'t> {
             Some(b'f') => self.literal(b"false", Value::Bool(false)),
             Some(b'n') => self.literal(b"null", Value::Null),
             Some(b'-' | b'0'..=b'9') => self.number(),
+            Some(b'N' | b'T' | b'F') if self.tolerant => self.python_literal(),
             _ => Err(self.stop()),
         }
     }
@@ -507,10 +555,21 @@ impl<'t> Reader<'t> {
             self.pos += 1;
             return Ok(Value::Array(items));
         }
+        // The last comma read (none before the first element, whose `]` is taken above).
+        let mut comma = 0;
         loop {
-            items.push(self.value(depth)?);
+            match self.value(depth) {
+                Ok(item) => items.push(item),
+                Err(_) if comma != 0 && self.tolerant && self.comma_before_bracket(comma) => {
+                    return Ok(Value::Array(items));
+                }
+                Err(stop) => return Err(stop),
+            }
             match self.skip_ws() {
-                Some(b',') => self.pos += 1,
+                Some(b',') => {
+                    comma = self.pos;
+                    self.pos += 1;
+                }
                 Some(b']') => {
                     self.pos += 1;
                     return Ok(Value::Array(items));
@@ -602,10 +661,18 @@ mod tests {
         }
         let checked = syntax::check_object(text.as_bytes(), root);
         let expected = match read_object(text, root) {
+            // Read whole on past its faults (`tolerated.rs`): never in place of the syntax-only
+            // check, which ends with the first fault, not cut (the text ends with `}`).
+            Strictly::NotJson(Some(prefix)) if prefix.whole.is_some() => {
+                return match checked {
+                    Syntax::NotJson(None | Some(Failure { cut: false, .. })) => Ok(()),
+                    _ => Err(format!("{text:?}: syntax-only {checked:?}, read whole")),
+                };
+            }
             Strictly::Value(_) => Syntax::Valid,
             Strictly::NotJson(prefix) => Syntax::NotJson(prefix.map(|prefix| Failure {
                 cut: prefix.cut,
-                deepest: prefix.deepest,
+                deepest: usize::from(prefix.deepest),
             })),
             Strictly::Defer => Syntax::Unsure,
         };
@@ -634,12 +701,18 @@ mod tests {
         // serde_json's phases: the comma, the next key's quote and the key itself belong to
         // the key; the colon belongs to the value.
         // A member the text fails right after is not kept: its key is where the next one's is.
-        assert_eq!(kept(r#"{"a": 1,}"#), (0, vec![Some(2)]));
+        // (Text after the object: not read whole on past the trailing comma, `tolerated.rs`.)
+        assert_eq!(kept(r#"{"a": 1,} x"#), (0, vec![Some(2)]));
         assert_eq!(kept(r#"{"a": 1 "b": 2}"#), (0, vec![Some(2)]));
-        assert_eq!(kept(r#"{"a": 1, "b": 2,}"#), (1, vec![Some(2), Some(10)]));
+        assert_eq!(kept(r#"{"a": 1, "b": 2,} x"#), (1, vec![Some(2), Some(10)]));
         // A key whose colon was not read is no key a seed can stop before.
         assert_eq!(kept(r#"{"a": 1, "b" 2}"#), (1, vec![Some(2), None]));
-        assert_eq!(kept(r#"{"a": 1, "b": True}"#), (1, vec![Some(2), Some(10)]));
+        assert_eq!(kept(r#"{"a": 1, "b": x}"#), (1, vec![Some(2), Some(10)]));
+        // Read on past a Python literal, then failed: what the read kept at the literal.
+        assert_eq!(kept(r#"{"a": 1, "b": True, "c": x}"#), (1, vec![Some(2), Some(10)]));
+        assert_eq!(kept(r#"{"a": 1, "b": 2,, "c": 3}"#), (1, vec![Some(2), Some(10)]));
+        assert_eq!(kept(r#"{"a": [True, 2,], "b": x}"#), (0, vec![]));
+        assert_eq!(kept(r#"{"a": 1, "b": [2,], "c": x}"#), (1, vec![Some(2), Some(10)]));
         assert_eq!(kept(r#"{"a": 1, "\u0062": x}"#), (1, vec![Some(2), None]));
         assert_eq!(kept(r#"{"a": 1e}"#), (0, vec![]));
     }
@@ -885,8 +958,108 @@ mod tests {
         assert!(cut_reads_truncated(r#"{"a": 1, "b": tr"#, &options).unwrap());
     }
 
+    /// `text` (JSON) with, outside its strings, the `n`-th `true`, `false` or `null` spelt as
+    /// Python's where bit `n % 64` of `python` is set, and a comma put before the `n`-th `}` or
+    /// `]` that follows a value where bit `n % 64` of `commas` is set.
+    fn with_faults(text: &str, python: u64, commas: u64) -> String {
+        let bit = |bits: u64, n: usize| bits >> (n % 64) & 1 == 1;
+        let (mut out, mut in_string, mut escaped) = (String::new(), false, false);
+        let (mut literals, mut closers) = (0, 0);
+        let mut rest = text;
+        while let Some(c) = rest.chars().next() {
+            let mut len = c.len_utf8();
+            if in_string {
+                (in_string, escaped) = (escaped || c != '"', !escaped && c == '\\');
+                out.push(c);
+            } else if c == '"' {
+                in_string = true;
+                out.push(c);
+            } else if let Some((json, python_word)) = [("true", "True"), ("false", "False"), ("null", "None")]
+                .into_iter()
+                .find(|(json, _)| rest.starts_with(json))
+            {
+                out.push_str(if bit(python, literals) { python_word } else { json });
+                literals += 1;
+                len = json.len();
+            } else {
+                if matches!(c, '}' | ']') {
+                    let after_value = !matches!(out.trim_end().chars().last(), Some('{' | '[' | ','));
+                    if after_value && bit(commas, closers) {
+                        out.push(',');
+                    }
+                    closers += 1;
+                }
+                out.push(c);
+            }
+            rest = &rest[len..];
+        }
+        out
+    }
+
+    #[test]
+    fn python_literals_and_trailing_commas_are_read_whole_as_salvage_reads_them() {
+        let whole = |text: &str| {
+            matches!(read_strict(text, Precheck::ReadOnly), Err(Some(prefix)) if prefix.whole.is_some())
+        };
+        for text in [
+            r#"{"command": "ls", "timeout_ms": 30000, "cwd": None, "background": False}"#,
+            r#"{"query": "x", "num_results": 8, "safe": True, "lang": "en",}"#,
+            r#"{"a": "x", "tags": ["b", "c",],}"#,
+            r#"{"a": [None, True, [False,],], "b": "\u00e9", "c": "d\/", "e": "f"}"#,
+            "{\n  \"a\": None ,\n  \"b\": [1 ,\n ] ,\n}\n",
+            r#"{"a": 1, "b": None}"#,
+            r#"{"a": 1, "b": None, "$serde_json::private::Number": 2}"#,
+        ] {
+            agrees(text).unwrap();
+            assert!(whole(text), "{text}");
+        }
+        // Not whole: read as before, from the prefix before the first fault.
+        for text in [
+            r#"{"a": None, "b": {"c": 1}}"#,
+            r#"{"a": 1, "b": None, "a": 2}"#,
+            r#"{"a": 1, "b": None, 'c': 2}"#,
+            r#"{"a": 1, "b": None} and more"#,
+            r#"{"a": 1, "b": [1, None"#,
+            r#"{"a": 1, "b": Nonesuch}"#,
+            r#"{"a": 1, "b": None1, "c": 2}"#,
+            r#"{"a": 1, "b": None"#,
+            r#"{"a": 1, "b": [1,,]}"#,
+            r#"{"a": 1, "b": {"c": 1,}}"#,
+            r#"{"a": 1,, }"#,
+            r#"{"\u0061": 1, "b": None}"#,
+            r#"{"a": 1, "b": None, "c": "x" "d": 2}"#,
+            r#"{"a": 1, "b": [{"$serde_json::private::Number": "1"}, None]}"#,
+        ] {
+            agrees(text).unwrap();
+            assert!(!whole(text), "{text}");
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(4000))]
+
+        /// Valid objects with Python literals and trailing commas put in, whole and cut.
+        #[test]
+        fn agrees_with_python_literals_and_trailing_commas(
+            value in arb_object(),
+            python in any::<u64>(),
+            commas in any::<u64>(),
+            cut in any::<prop::sample::Index>(),
+        ) {
+            for text in [
+                serde_json::to_string(&value).unwrap(),
+                serde_json::to_string_pretty(&value).unwrap(),
+            ] {
+                let faulty = with_faults(&text, python, commas);
+                prop_assert!(agrees(&faulty).is_ok(), "{}", agrees(&faulty).unwrap_err());
+                let mut end = cut.index(faulty.len() + 1);
+                while !faulty.is_char_boundary(end) {
+                    end -= 1;
+                }
+                let cut = &faulty[..end];
+                prop_assert!(agrees(cut).is_ok(), "{}", agrees(cut).unwrap_err());
+            }
+        }
 
         /// Texts made of JSON's tokens and near misses, in any order.
         #[test]

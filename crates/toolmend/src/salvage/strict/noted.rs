@@ -49,6 +49,17 @@ impl Noted {
         }
     }
 
+    /// Every member of a root object read whole (`tolerated.rs`), `spans` noted for each.
+    pub(super) fn whole(members: Map<String, Value>, spans: Vec<MemberText>) -> Self {
+        Self {
+            members,
+            spans,
+            next_key: None,
+            first_unicode: None,
+            duplicate: false,
+        }
+    }
+
     /// The `"` of the key after the last member noted (see the field).
     pub(in crate::salvage) fn next_key(&self) -> Option<usize> {
         self.next_key.map(|at| at.get() as usize)
@@ -114,7 +125,8 @@ pub(super) struct Mark {
     /// The byte after its value (where the value starts is found again from the key, for a
     /// string only: one offset less to note on the valid path).
     pub(super) end: u32,
-    /// The escapes its value's strings held.
+    /// The escapes its value's strings held, and the faults read on in it or after it
+    /// (`tolerated.rs`).
     pub(super) escapes: Escapes,
 }
 
@@ -166,4 +178,35 @@ pub(super) fn from_marks(
     }
     noted.set_next_key(next_key);
     noted
+}
+
+/// The spans the lenient parser notes for the members `members` of a root object that the
+/// value-building read of `text` read whole (`tolerated.rs`), each marked in `marks` with a key
+/// with no escape: each key's `"`, and a string value's text where the parser's plain read
+/// notes it, as [`Noted::note`] picks it (no `\/` or `\u` escape, no `\u` in a value before
+/// it, an array's strings included); nothing for any other value, a container included.
+pub(super) fn whole_spans(
+    text: &str,
+    members: &Map<String, Value>,
+    marks: &[Mark],
+) -> Vec<MemberText> {
+    let bytes = text.as_bytes();
+    let mut spans = Vec::with_capacity(marks.len());
+    let mut unicode = false;
+    for (mark, (key, value)) in marks.iter().zip(members) {
+        let plain = mark.escapes & (SLASH | UNICODE) == 0 && !unicode;
+        let value = match value {
+            Value::String(_) if plain => {
+                let colon = scan::skip_ws(bytes, mark.key as usize + key.len() + 1);
+                Some(scan::skip_ws(bytes, colon + 1)..mark.end as usize)
+            }
+            _ => None,
+        };
+        unicode |= mark.escapes & UNICODE != 0;
+        spans.push(MemberText {
+            key: Some(mark.key as usize - 1),
+            value,
+        });
+    }
+    spans
 }
