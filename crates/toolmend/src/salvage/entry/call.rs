@@ -81,14 +81,24 @@ pub(crate) fn salvage_call_after(
     options: &SalvageOptions,
     prefix: Option<StrictPrefix>,
 ) -> Result<SalvagedCall, SalvageError> {
-    let mut seed = match prefix {
-        // Read whole on past its faults (issue #31): nothing is left to read.
-        Some(prefix) if prefix.whole.is_some() => match read_whole(text, options, prefix) {
-            Some(call) => return Ok(call),
-            None => None,
-        },
-        prefix => prefix.and_then(|prefix| seed::from_prefix(text, options, prefix)),
-    };
+    // Each arm hands the prefix on, moved, and its result, written where the caller wants it:
+    // the prefix written to here (taken) was copied on its way in, and a result made here
+    // beside the other arm's was copied on its way out, on every call (issue #31).
+    match prefix {
+        // Read whole on past its faults: nothing is left to read.
+        Some(prefix) if prefix.whole.is_some() => read_whole(text, options, prefix),
+        prefix => salvage_seeded_call(text, options, prefix),
+    }
+}
+
+/// [`salvage_call_after`] of a prefix that is not a whole object.
+#[inline(never)]
+fn salvage_seeded_call(
+    text: &str,
+    options: &SalvageOptions,
+    prefix: Option<StrictPrefix>,
+) -> Result<SalvagedCall, SalvageError> {
+    let mut seed = prefix.and_then(|prefix| seed::from_prefix(text, options, prefix));
     let mut options = *options;
     options.readings.member_text = true;
     salvage_seeded(text, &options, &mut seed).map(|found| found.into_call(text))
@@ -98,18 +108,20 @@ pub(crate) fn salvage_call_after(
 /// literals and trailing commas (`prefix`, see `strict/tolerated.rs`): that object, and a
 /// repair for each kind of fault at its first offset, in text order, with the spans the read
 /// noted, as the lenient parser reads the same text (issue #31: ~3.9 k of a ~9.3 k-instruction
-/// call went to the parser and its envelope). `None` where salvage refuses the text before
-/// reading it (too large, or nested deeper than its limit), which it then reads from its start
-/// to say so.
+/// call went to the parser and its envelope). Where salvage refuses the text before reading
+/// it (too large, or nested deeper than its limit), salvage reads it from its start to say so.
+#[inline(never)]
 fn read_whole(
     text: &str,
     options: &SalvageOptions,
     prefix: StrictPrefix,
-) -> Option<SalvagedCall> {
-    let whole = prefix.whole?;
-    if text.len() > options.max_bytes || whole.deepest() >= options.max_depth {
-        return None;
-    }
+) -> Result<SalvagedCall, SalvageError> {
+    let whole = match prefix.whole {
+        Some(whole) if text.len() <= options.max_bytes && whole.deepest() < options.max_depth => {
+            whole
+        }
+        _ => return salvage_seeded_call(text, options, None),
+    };
     let mut repairs = Vec::with_capacity(2);
     let faults = [
         (RepairKind::PythonLiteral, whole.python_literal()),
@@ -127,7 +139,7 @@ fn read_whole(
         std::mem::swap(first, second);
     }
     let noted = prefix.noted;
-    Some(SalvagedCall {
+    Ok(SalvagedCall {
         one: Some(Value::Object(noted.members)),
         salvaged: Salvaged {
             values: Vec::new(),

@@ -68,7 +68,7 @@ pub use grammar::{NumberSpan, StringError, number_span, read_string};
 use noted::Mark;
 pub(super) use noted::Noted;
 use syntax::{Failure, Syntax};
-use tolerated::{Ended, Tolerated, Whole};
+use tolerated::{Ended, Faults, Tolerated, Whole};
 
 /// Most root members noted ([`Mark`], on the stack: the valid path allocates nothing more than
 /// `serde_json` does). Members past it are read again by salvage. Twice a call's usual eight
@@ -139,22 +139,20 @@ pub(crate) fn read_strict(text: &str, precheck: Precheck) -> Result<Value, Optio
         }
         _ => return Err(None),
     }
-    match skipped(text, first, precheck) {
-        Skip::Nothing => {}
+    // Only a whole object is handed over (see `Skip::UnlessWhole`).
+    let whole_only = match skipped(text, first, precheck) {
+        Skip::Nothing => false,
         Skip::ValueRead => return Err(None),
-        Skip::UnlessWhole => {
-            return match read_object(text, first) {
-                Strictly::NotJson(Some(prefix)) if prefix.whole.is_some() => Err(Some(prefix)),
-                _ => Err(None),
-            };
-        }
+        Skip::UnlessWhole => true,
         Skip::ToCheck => match syntax::check_object(text.as_bytes(), first) {
             Syntax::NotJson(failure) => return Err(failure.map(StrictPrefix::unseeded)),
-            Syntax::Valid | Syntax::Unsure => {}
+            Syntax::Valid | Syntax::Unsure => false,
         },
-    }
+    };
+    // One call, inlined here: the valid path's.
     match read_object(text, first) {
         Strictly::Value(value) => Ok(value),
+        Strictly::NotJson(Some(prefix)) if whole_only && prefix.whole.is_none() => Err(None),
         Strictly::NotJson(prefix) => Err(prefix),
         // A key serde_json's own visitor reads as a number or raw value (never sent by a
         // model, but its answer is the one to match); salvage then reads the whole text.
@@ -274,7 +272,7 @@ type Read<T> = Result<T, Stop>;
 
 /// Reads `text`, whose first byte after blanks, at `root`, is `{`.
 pub(super) fn read_object(text: &str, root: usize) -> Strictly {
-    let mut reader = Reader::new(text, root);
+    let mut reader = Reader::<Tolerated>::new(text, root);
     // Allocated when a member is kept: a text that fails in its first member (`'…'` keys, a
     // raw newline in the first value) needs none.
     let mut members: Option<Map<String, Value>> = None;
@@ -286,8 +284,6 @@ pub(super) fn read_object(text: &str, root: usize) -> Strictly {
     } else {
         0
     };
-    // Python literals and trailing commas are read on (`tolerated.rs`), their offsets noted.
-    reader.tolerant = noting != 0;
     // The `"` of the last key whose colon was read, when the key had no escape.
     let mut last_key = None;
     let mut more = reader.open_key(true);
@@ -322,7 +318,7 @@ pub(super) fn read_object(text: &str, root: usize) -> Strictly {
         let end = reader.pos;
         completed = true;
         more = reader.open_key(false);
-        if more.is_err() && reader.tolerant && reader.comma_before_brace() {
+        if more.is_err() && reader.comma_before_brace() {
             // A trailing comma, noted on this member: the object closed.
             more = Ok(false);
         } else if more.is_err() {
@@ -348,7 +344,7 @@ pub(super) fn read_object(text: &str, root: usize) -> Strictly {
         duplicate |= members.insert(key.into_owned(), value).is_some();
         read += 1;
     };
-    if reader.tolerated.any() {
+    if reader.faults.any() {
         let ended = Ended {
             members,
             marks: &marks[..read.min(noting)],
@@ -359,7 +355,7 @@ pub(super) fn read_object(text: &str, root: usize) -> Strictly {
             pos: reader.pos,
             deepest: reader.deepest,
         };
-        return tolerated::finish(text, ended, reader.tolerated);
+        return tolerated::finish(text, ended, reader.faults);
     }
     let members = members.unwrap_or_default();
     match stop {
@@ -389,8 +385,9 @@ pub(super) fn read_object(text: &str, root: usize) -> Strictly {
     }
 }
 
-/// The reader's position in the text.
-struct Reader<'t> {
+/// The reader's position in the text, and the faults it read on past (`F`: `()` for a read
+/// that stops at them, as a candidate's does; [`Tolerated`] for one that reads on).
+struct Reader<'t, F = ()> {
     text: &'t str,
     bytes: &'t [u8],
     pos: usize,
@@ -399,14 +396,11 @@ struct Reader<'t> {
     /// The escapes a seed must know of that the strings read since it was cleared held (a
     /// root member's value: see `noted.rs`), and the faults read on in it (`tolerated.rs`).
     escapes: Escapes,
-    /// Python literals and trailing commas are read on (the value-building read of a text that
-    /// starts with its object, not a candidate's: see `tolerated.rs`).
-    tolerant: bool,
-    /// The faults read on so far.
-    tolerated: Tolerated,
+    /// The faults read on so far (see [`Faults`]).
+    faults: F,
 }
 
-impl<'t> Reader<'t> {
+impl<'t, F: Faults> Reader<'t, F> {
     /// A reader of `text` inside the object whose `{` is at `root`.
     fn new(text: &'t str, root: usize) -> Self {
         Self {
@@ -415,8 +409,7 @@ impl<'t> Reader<'t> {
             pos: root + 1,
             deepest: 1,
             escapes: 0,
-            tolerant: false,
-            tolerated: Tolerated::default(),
+            faults: F::default(),
         }
     }
 
@@ -490,7 +483,8 @@ impl<'t> Reader<'t> {
             Some(b'f') => self.literal(b"false", Value::Bool(false)),
             Some(b'n') => self.literal(b"null", Value::Null),
             Some(b'-' | b'0'..=b'9') => self.number(),
-            Some(b'N' | b'T' | b'F') if self.tolerant => self.python_literal(),
+            // A Python literal: read on past it (`tolerated.rs`), or refused.
+            Some(b'N' | b'T' | b'F') if F::READ_ON => self.python_literal(),
             _ => Err(self.stop()),
         }
     }
@@ -560,7 +554,7 @@ impl<'t> Reader<'t> {
         loop {
             match self.value(depth) {
                 Ok(item) => items.push(item),
-                Err(_) if comma != 0 && self.tolerant && self.comma_before_bracket(comma) => {
+                Err(_) if F::READ_ON && comma != 0 && self.comma_before_bracket(comma) => {
                     return Ok(Value::Array(items));
                 }
                 Err(stop) => return Err(stop),

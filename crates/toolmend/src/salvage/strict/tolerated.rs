@@ -68,6 +68,45 @@ impl Tolerated {
     }
 }
 
+/// What a read notes of the faults it reads on past: nothing, for one that stops at them (`()`,
+/// a candidate's read, whose code stays as it was), or [`Tolerated`].
+pub(super) trait Faults: Default {
+    /// Whether the read reads on past a Python literal or a trailing comma.
+    const READ_ON: bool;
+
+    /// Notes a Python literal at `at`, `deepest` the nesting then.
+    fn python(&mut self, at: u32, deepest: usize);
+
+    /// Notes a trailing comma at `at`, `deepest` the nesting then.
+    fn comma(&mut self, at: u32, deepest: usize);
+}
+
+impl Faults for () {
+    const READ_ON: bool = false;
+
+    fn python(&mut self, _: u32, _: usize) {}
+
+    fn comma(&mut self, _: u32, _: usize) {}
+}
+
+impl Faults for Tolerated {
+    const READ_ON: bool = true;
+
+    fn python(&mut self, at: u32, deepest: usize) {
+        self.first(deepest);
+        if self.python == 0 {
+            self.python = at;
+        }
+    }
+
+    fn comma(&mut self, at: u32, deepest: usize) {
+        self.first(deepest);
+        if self.comma == 0 {
+            self.comma = at;
+        }
+    }
+}
+
 /// A root object read whole past the faults of [`Tolerated`] (see the module doc), as a
 /// [`StrictPrefix`] carries it: what the call's salvage result is made from.
 #[derive(Debug, Clone, Copy)]
@@ -98,13 +137,17 @@ impl Whole {
     }
 }
 
-impl Reader<'_> {
+impl<F: Faults> Reader<'_, F> {
     /// The Python literal at the position, where a value belongs, when a blank, `,`, `}` or `]`
     /// follows it (`literal_at` of the parser reads it so, and reads on after it as after any
-    /// value); otherwise the read stops there, as it did.
+    /// value); otherwise the read stops there, as it did. Offsets are noted as `u32`: a text
+    /// past 4 GiB is not read on.
     #[cold]
     #[inline(never)]
     pub(super) fn python_literal(&mut self) -> Read<Value> {
+        let Ok(at) = u32::try_from(self.pos).and(u32::try_from(self.bytes.len())) else {
+            return Err(Stop::Syntax);
+        };
         let rest = &self.bytes[self.pos..];
         let (len, value) = match rest.first_chunk::<4>() {
             Some(b"None") => (4, Value::Null),
@@ -118,10 +161,7 @@ impl Reader<'_> {
         ) {
             return Err(Stop::Syntax);
         }
-        self.tolerated.first(self.deepest);
-        if self.tolerated.python == 0 {
-            self.tolerated.python = self.pos as u32;
-        }
+        self.faults.python(at, self.deepest);
         self.escapes |= READ_ON;
         self.pos += len;
         Ok(value)
@@ -132,11 +172,12 @@ impl Reader<'_> {
     #[cold]
     #[inline(never)]
     pub(super) fn comma_before_bracket(&mut self, comma: usize) -> bool {
-        if self.bytes.get(self.pos) != Some(&b']') || scan::skip_ws(self.bytes, comma + 1) != self.pos
+        if self.bytes.get(self.pos) != Some(&b']')
+            || scan::skip_ws(self.bytes, comma + 1) != self.pos
+            || !self.note_comma(comma)
         {
             return false;
         }
-        self.note_comma(comma);
         self.escapes |= READ_ON;
         self.pos += 1;
         true
@@ -148,22 +189,26 @@ impl Reader<'_> {
     #[cold]
     #[inline(never)]
     pub(super) fn comma_before_brace(&mut self) -> bool {
-        if self.bytes.get(self.pos) != Some(&b'}') {
+        if !F::READ_ON || self.bytes.get(self.pos) != Some(&b'}') {
             return false;
         }
         // `open_key` fails at a `}` only after a comma: a `}` after a value closes the object.
         let comma = scan::back_over_ws(self.bytes, 0, self.pos) - 1;
-        self.note_comma(comma);
+        if !self.note_comma(comma) {
+            return false;
+        }
         self.escapes |= ROOT_COMMA;
         self.pos += 1;
         true
     }
 
-    fn note_comma(&mut self, comma: usize) {
-        self.tolerated.first(self.deepest);
-        if self.tolerated.comma == 0 {
-            self.tolerated.comma = comma as u32;
-        }
+    /// Notes the trailing comma at `comma`; `false`, noting nothing, in a text past 4 GiB.
+    fn note_comma(&mut self, comma: usize) -> bool {
+        let Ok(at) = u32::try_from(comma).and(u32::try_from(self.bytes.len())) else {
+            return false;
+        };
+        self.faults.comma(at, self.deepest);
+        true
     }
 }
 
@@ -200,8 +245,7 @@ pub(super) fn finish(text: &str, ended: Ended<'_>, tolerated: Tolerated) -> Stri
         && ended.marks.len() == ended.read
         && ended.marks.iter().all(|mark| mark.key != 0);
     let members = ended.members.unwrap_or_default();
-    if whole && !members.values().any(holds_object) {
-        let spans = noted::whole_spans(text, &members, ended.marks);
+    if whole && let Some(spans) = noted::whole_spans(text, &members, ended.marks) {
         let noted = Noted::whole(members, spans);
         return Strictly::NotJson(Some(StrictPrefix {
             noted,
@@ -222,15 +266,6 @@ pub(super) fn finish(text: &str, ended: Ended<'_>, tolerated: Tolerated) -> Stri
         },
         tolerated,
     )
-}
-
-/// Whether `value` is or holds an object.
-fn holds_object(value: &Value) -> bool {
-    match value {
-        Value::Object(_) => true,
-        Value::Array(items) => items.iter().any(holds_object),
-        _ => false,
-    }
 }
 
 /// What the read handed over when it stopped at the first fault of `tolerated`, as it did
