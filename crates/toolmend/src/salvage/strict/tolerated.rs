@@ -145,9 +145,10 @@ impl<F: Faults> Reader<'_, F> {
     #[cold]
     #[inline(never)]
     pub(super) fn python_literal(&mut self) -> Read<Value> {
-        let Ok(at) = u32::try_from(self.pos).and(u32::try_from(self.bytes.len())) else {
+        if u32::try_from(self.bytes.len()).is_err() {
             return Err(Stop::Syntax);
-        };
+        }
+        let at = self.pos as u32;
         let rest = &self.bytes[self.pos..];
         let (len, value) = match rest.first_chunk::<4>() {
             Some(b"None") => (4, Value::Null),
@@ -204,10 +205,10 @@ impl<F: Faults> Reader<'_, F> {
 
     /// Notes the trailing comma at `comma`; `false`, noting nothing, in a text past 4 GiB.
     fn note_comma(&mut self, comma: usize) -> bool {
-        let Ok(at) = u32::try_from(comma).and(u32::try_from(self.bytes.len())) else {
+        if u32::try_from(self.bytes.len()).is_err() {
             return false;
-        };
-        self.faults.comma(at, self.deepest);
+        }
+        self.faults.comma(comma as u32, self.deepest);
         true
     }
 }
