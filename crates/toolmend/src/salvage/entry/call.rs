@@ -117,7 +117,10 @@ fn read_whole(
     prefix: StrictPrefix,
 ) -> Result<SalvagedCall, SalvageError> {
     let whole = match prefix.whole {
-        Some(whole) if text.len() <= options.max_bytes && whole.deepest() < options.max_depth => {
+        Some(whole)
+            if text.len() <= options.max_bytes
+                && usize::from(prefix.deepest) < options.max_depth =>
+        {
             whole
         }
         _ => return salvage_seeded_call(text, options, None),

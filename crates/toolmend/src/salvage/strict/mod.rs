@@ -96,13 +96,18 @@ pub(crate) struct StrictPrefix {
     /// The text ended inside the root object after a member was completed, every byte before
     /// its end strict JSON.
     cut: bool,
-    /// The deepest nesting opened (the root object is 1); below the depth limit (128).
-    deepest: u8,
+    /// The deepest nesting opened (the root object is 1); below the depth limit (128). Of the
+    /// whole object when [`Self::whole`].
+    pub(super) deepest: u8,
     /// The whole object, read on past a Python literal or a trailing comma (`tolerated.rs`):
-    /// then [`Self::noted`] holds every member, and the read stood as a failure at the first
-    /// such fault ([`Self::cut`], [`Self::deepest`]).
+    /// then [`Self::noted`] holds every member, and the text is not cut. (With it the prefix
+    /// stays within 120 bytes: past 128 it is copied through `memcpy` on its way up.)
     pub(super) whole: Option<Whole>,
 }
+
+// The prefix travels up through the engine in the strict read's `Result`: past 128 bytes it is
+// copied through `memcpy` at every step (issue #31).
+const _: () = assert!(size_of::<StrictPrefix>() <= 120);
 
 /// Texts up to this size that do not end with a `}` skip the value-building read for a tool
 /// that is not mutating (salvage reads them from their start). Not measured past it (the
@@ -712,10 +717,19 @@ mod tests {
         assert_eq!(kept(r#"{"a": 1, "b" 2}"#), (1, vec![Some(2), None]));
         assert_eq!(kept(r#"{"a": 1, "b": x}"#), (1, vec![Some(2), Some(10)]));
         // Read on past a Python literal, then failed: what the read kept at the literal.
-        assert_eq!(kept(r#"{"a": 1, "b": True, "c": x}"#), (1, vec![Some(2), Some(10)]));
-        assert_eq!(kept(r#"{"a": 1, "b": 2,, "c": 3}"#), (1, vec![Some(2), Some(10)]));
+        assert_eq!(
+            kept(r#"{"a": 1, "b": True, "c": x}"#),
+            (1, vec![Some(2), Some(10)])
+        );
+        assert_eq!(
+            kept(r#"{"a": 1, "b": 2,, "c": 3}"#),
+            (1, vec![Some(2), Some(10)])
+        );
         assert_eq!(kept(r#"{"a": [True, 2,], "b": x}"#), (0, vec![]));
-        assert_eq!(kept(r#"{"a": 1, "b": [2,], "c": x}"#), (1, vec![Some(2), Some(10)]));
+        assert_eq!(
+            kept(r#"{"a": 1, "b": [2,], "c": x}"#),
+            (1, vec![Some(2), Some(10)])
+        );
         assert_eq!(kept(r#"{"a": 1, "\u0062": x}"#), (1, vec![Some(2), None]));
         assert_eq!(kept(r#"{"a": 1e}"#), (0, vec![]));
     }
@@ -977,16 +991,22 @@ mod tests {
             } else if c == '"' {
                 in_string = true;
                 out.push(c);
-            } else if let Some((json, python_word)) = [("true", "True"), ("false", "False"), ("null", "None")]
-                .into_iter()
-                .find(|(json, _)| rest.starts_with(json))
+            } else if let Some((json, python_word)) =
+                [("true", "True"), ("false", "False"), ("null", "None")]
+                    .into_iter()
+                    .find(|(json, _)| rest.starts_with(json))
             {
-                out.push_str(if bit(python, literals) { python_word } else { json });
+                out.push_str(if bit(python, literals) {
+                    python_word
+                } else {
+                    json
+                });
                 literals += 1;
                 len = json.len();
             } else {
                 if matches!(c, '}' | ']') {
-                    let after_value = !matches!(out.trim_end().chars().last(), Some('{' | '[' | ','));
+                    let after_value =
+                        !matches!(out.trim_end().chars().last(), Some('{' | '[' | ','));
                     if after_value && bit(commas, closers) {
                         out.push(',');
                     }
@@ -1001,9 +1021,7 @@ mod tests {
 
     #[test]
     fn python_literals_and_trailing_commas_are_read_whole_as_salvage_reads_them() {
-        let whole = |text: &str| {
-            matches!(read_strict(text, Precheck::ReadOnly), Err(Some(prefix)) if prefix.whole.is_some())
-        };
+        let whole = |text: &str| matches!(read_strict(text, Precheck::ReadOnly), Err(Some(prefix)) if prefix.whole.is_some());
         for text in [
             r#"{"command": "ls", "timeout_ms": 30000, "cwd": None, "background": False}"#,
             r#"{"query": "x", "num_results": 8, "safe": True, "lang": "en",}"#,
@@ -1018,7 +1036,10 @@ mod tests {
         }
         // Past `MAX_COMMA_READ_WHOLE`, a text ending with a trailing comma is salvaged from
         // its start, as before.
-        let long = format!(r#"{{"a": "{}", "b": None,}}"#, "x\\n".repeat(MAX_COMMA_READ_WHOLE / 3));
+        let long = format!(
+            r#"{{"a": "{}", "b": None,}}"#,
+            "x\\n".repeat(MAX_COMMA_READ_WHOLE / 3)
+        );
         agrees(&long).unwrap();
         assert!(!whole(&long));
         assert!(whole(&long.replace(",}", "}")));

@@ -115,8 +115,6 @@ pub(crate) struct Whole {
     python: Option<NonZeroU32>,
     /// The first trailing comma.
     comma: Option<NonZeroU32>,
-    /// The deepest nesting the object holds (the root is 1).
-    deepest: u8,
 }
 
 impl Whole {
@@ -128,12 +126,6 @@ impl Whole {
     /// Where the first trailing comma is (`trailing_comma_removed`).
     pub(crate) fn trailing_comma(&self) -> Option<usize> {
         self.comma.map(|at| at.get() as usize)
-    }
-
-    /// The deepest nesting the object holds (the root is 1): salvage reads it only below its
-    /// depth limit.
-    pub(crate) fn deepest(&self) -> usize {
-        usize::from(self.deepest)
     }
 }
 
@@ -251,11 +243,11 @@ pub(super) fn finish(text: &str, ended: Ended<'_>, tolerated: Tolerated) -> Stri
         return Strictly::NotJson(Some(StrictPrefix {
             noted,
             cut: false,
-            deepest: tolerated.deepest,
+            // Below the depth limit (128), which the read checks before it opens a container.
+            deepest: ended.deepest as u8,
             whole: Some(Whole {
                 python: NonZeroU32::new(tolerated.python),
                 comma: NonZeroU32::new(tolerated.comma),
-                deepest: ended.deepest as u8,
             }),
         }));
     }
@@ -280,20 +272,20 @@ fn as_stopped(text: &str, ended: Ended<'_>, tolerated: Tolerated) -> Strictly {
     let marks = ended.marks;
     let key_of = |mark: &Mark| (mark.key != 0).then(|| mark.key as usize - 1);
     // The members kept then, whether one was completed, and the next key.
-    let (kept, completed, next_key) =
-        match marks.iter().position(|mark| mark.escapes & (READ_ON | ROOT_COMMA) != 0) {
-            Some(k) => (
-                Some(k),
-                k > 0 || marks[k].escapes & READ_ON == 0,
-                key_of(&marks[k]),
-            ),
-            // In the member the read failed in, which was not kept.
-            None if marks.len() == ended.read => {
-                (Some(ended.read), ended.read > 0, ended.last_key)
-            }
-            // In a member past the marks.
-            None => (None, true, None),
-        };
+    let (kept, completed, next_key) = match marks
+        .iter()
+        .position(|mark| mark.escapes & (READ_ON | ROOT_COMMA) != 0)
+    {
+        Some(k) => (
+            Some(k),
+            k > 0 || marks[k].escapes & READ_ON == 0,
+            key_of(&marks[k]),
+        ),
+        // In the member the read failed in, which was not kept.
+        None if marks.len() == ended.read => (Some(ended.read), ended.read > 0, ended.last_key),
+        // In a member past the marks.
+        None => (None, true, None),
+    };
     if !completed {
         return Strictly::NotJson(None);
     }
