@@ -22,7 +22,11 @@
 //!   its value. A member the text fails right after is not kept (salvage reads it again), and
 //!   whether the text ended there (cut off, every byte before the end strict) or holds a byte
 //!   that is not JSON is told apart, for the engine to refuse a mutating tool's cut call
-//!   without salvage.
+//!   without salvage;
+//! - one kind of failure beside these: a text whose only faults are Python literals and
+//!   trailing commas is still refused (never `Ok`), but read whole on past them, for salvage's
+//!   result to be made from it (`tolerated.rs`); a read that fails after such a fault hands over
+//!   what it handed over when it stopped at the first.
 //!
 //! It stands on its own below the lenient parser (it uses only `scan`): what it kept before
 //! failing leaves as a plain value, `StrictPrefix`, for `seed.rs` to judge.
@@ -36,6 +40,8 @@
 //!   seed picks what it hands over without walking their text again;
 //! - `candidate.rs`: the same read of an object that text may follow (a fence's body, a `{`
 //!   among prose), noting its members as it reads;
+//! - `tolerated.rs`: the Python literals and trailing commas this read reads on past (not a
+//!   candidate's), the whole object it then hands over, and the prefix it hands over otherwise;
 //! - `ending.rs`: a text whose last bytes show it cannot be strict JSON;
 //! - `syntax.rs`: the same grammar read for syntax alone, in place of this read for a mutating
 //!   tool's call that does not end with `}`: it hands over no members, only how the text failed
@@ -87,8 +93,8 @@ const MAX_COMPARED_KEYS: usize = 16;
 /// when the syntax-only check read the text), and how it failed.
 #[derive(Debug)]
 pub(crate) struct StrictPrefix {
-    /// The members read, but the last one when the text failed right after it: salvage reads
-    /// that one again (a seed takes only members a key follows), so it is not kept (issue #31:
+    /// The members read (every one, when [`Self::whole`]), but the last one when the text
+    /// failed right after it: salvage reads that one again (a seed takes only members a key follows), so it is not kept (issue #31:
     /// inserting it hashed its key for a map that then dropped it again). Its key is then
     /// [`Noted::next_key`], as the key of a member that failed in its value is. A key sent
     /// twice is [`Noted::duplicate`], the last member's included, kept or not.
