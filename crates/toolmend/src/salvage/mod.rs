@@ -375,6 +375,7 @@ impl Found {
 
     /// [`Self::into_salvaged`], the one value (nearly every call's) apart: [`Salvaged::values`]
     /// then stays empty, a vector neither allocated nor freed (issue #31).
+    #[inline(always)]
     fn into_call(self, text: &str) -> SalvagedCall {
         let (one, values) = match self.values.into_one(text) {
             Ok(value) => (Some(value), Vec::new()),

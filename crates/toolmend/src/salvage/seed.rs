@@ -2,9 +2,11 @@
 //! members of the root object it completed, handed over as a [`Seed`].
 //!
 //! Every call is first read strictly (the fast path; an object by [`super::strict`], with
-//! `serde_json`'s answer). When that read fails late, as it does for a trailing comma or a
-//! Python literal after a 2 KB `content` string, it has already decoded nearly the whole object,
-//! and salvage used to read it all again. The strict reader hands over the members it
+//! `serde_json`'s answer). When that read fails late, as it does for a `'…'` value or a raw
+//! newline after a 2 KB `content` string, it has already decoded nearly the whole object, and
+//! salvage used to read it all again. (A Python literal or a trailing comma it reads on past:
+//! an object whose only faults they are is read whole, and no seed is made of it: see
+//! `strict/tolerated.rs`.) The strict reader hands over the members it
 //! completed ([`StrictPrefix`], a plain value) with where each stands in the text, noted while
 //! it read (issue #31: this module walked their text again), and [`from_prefix`] picks the
 //! longest safe prefix of them for salvage's first run ([`super::salvage_call_after`]), which starts after them
@@ -109,6 +111,10 @@ pub(super) fn from_prefix(
     options: &SalvageOptions,
     prefix: StrictPrefix,
 ) -> Option<Seed> {
+    // A root object read whole on past its faults is no prefix: its members hold them.
+    if prefix.whole.is_some() {
+        return None;
+    }
     let noted = prefix.noted;
     // Salvage refuses even the root object when its depth limit is 1. No member kept (a small
     // text the syntax-only check refused hands over none): nothing to start after.
@@ -223,7 +229,7 @@ mod tests {
 
     #[test]
     fn the_members_before_a_late_failure_are_handed_over() {
-        let text = r#"{"path": "a.rs", "content": "x\"y\\n", "n": 1, "ok": True}"#;
+        let text = r#"{"path": "a.rs", "content": "x\"y\\n", "n": 1, "ok": 'yes'}"#;
         let members = prefix(text).expect("a prefix");
         let found = from_prefix(text, &SalvageOptions::default(), members).expect("a seed");
         // Every member before `ok`, whose key and colon follow the comma after `n`.
@@ -246,14 +252,14 @@ mod tests {
         assert_eq!(found.members.len(), 1);
         assert_eq!(found.comma, text.find(r#", "city""#).unwrap());
         // A trailing comma: the last member is read again; nothing before it, no seed.
-        let text = r#"{"a": 1,}"#;
+        let text = r#"{"a": 1,} x"#;
         let members = prefix(text).expect("a prefix");
         assert!(from_prefix(text, &SalvageOptions::default(), members).is_none());
     }
 
     #[test]
     fn containers_escapes_and_duplicates_end_the_prefix_or_lose_the_span() {
-        let text = r#"{"a": "x\/", "b": "\u00e9", "c": "z", "d": [1], "e": None}"#;
+        let text = r#"{"a": "x\/", "b": "\u00e9", "c": "z", "d": [1], "e": x}"#;
         let members = prefix(text).expect("a prefix");
         let found = from_prefix(text, &SalvageOptions::default(), members).expect("a seed");
         assert_eq!(found.members.len(), 3, "the array ends the prefix");

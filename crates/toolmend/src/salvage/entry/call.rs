@@ -81,10 +81,78 @@ pub(crate) fn salvage_call_after(
     options: &SalvageOptions,
     prefix: Option<StrictPrefix>,
 ) -> Result<SalvagedCall, SalvageError> {
+    // Each arm hands the prefix on, moved, and its result, written where the caller wants it:
+    // the prefix written to here (taken) was copied on its way in, and a result made here
+    // beside the other arm's was copied on its way out, on every call (issue #31).
+    match prefix {
+        // Read whole on past its faults: nothing is left to read.
+        Some(prefix) if prefix.whole.is_some() => read_whole(text, options, prefix),
+        prefix => salvage_seeded_call(text, options, prefix),
+    }
+}
+
+/// [`salvage_call_after`] of a prefix that is not a whole object.
+#[inline(never)]
+fn salvage_seeded_call(
+    text: &str,
+    options: &SalvageOptions,
+    prefix: Option<StrictPrefix>,
+) -> Result<SalvagedCall, SalvageError> {
     let mut seed = prefix.and_then(|prefix| seed::from_prefix(text, options, prefix));
     let mut options = *options;
     options.readings.member_text = true;
     salvage_seeded(text, &options, &mut seed).map(|found| found.into_call(text))
+}
+
+/// What salvage makes of `text`, whose root object the strict read read whole on past Python
+/// literals and trailing commas (`prefix`, see `strict/tolerated.rs`): that object, and a
+/// repair for each kind of fault at its first offset, in text order, with the spans the read
+/// noted, as the lenient parser reads the same text (issue #31: ~3.9 k of a ~9.3 k-instruction
+/// call went to the parser and its envelope). Where salvage refuses the text before reading
+/// it (too large, or nested deeper than its limit), salvage reads it from its start to say so.
+#[inline(never)]
+fn read_whole(
+    text: &str,
+    options: &SalvageOptions,
+    prefix: StrictPrefix,
+) -> Result<SalvagedCall, SalvageError> {
+    let whole = match prefix.whole {
+        Some(whole)
+            if text.len() <= options.max_bytes
+                && usize::from(prefix.deepest) < options.max_depth =>
+        {
+            whole
+        }
+        _ => return salvage_seeded_call(text, options, None),
+    };
+    let mut repairs = Vec::with_capacity(2);
+    let faults = [
+        (RepairKind::PythonLiteral, whole.python_literal()),
+        (RepairKind::TrailingCommaRemoved, whole.trailing_comma()),
+    ];
+    for (kind, offset) in faults {
+        if let Some(offset) = offset {
+            repairs.push(SyntaxRepair { kind, offset });
+        }
+    }
+    // Each kind at its first offset, in text order (as `RepairLog::into_sorted`).
+    if let [first, second] = repairs.as_mut_slice()
+        && second.offset < first.offset
+    {
+        std::mem::swap(first, second);
+    }
+    let noted = prefix.noted;
+    Ok(SalvagedCall {
+        one: Some(Value::Object(noted.members)),
+        salvaged: Salvaged {
+            values: Vec::new(),
+            repairs,
+            dropped_keys: Vec::new(),
+            truncated: false,
+            alternative: None,
+            spans: noted.spans,
+        },
+    })
 }
 
 /// [`salvage_call_after`] as a [`Salvaged`], as [`salvage`] returns (the tests compare them).

@@ -38,11 +38,24 @@ pub(in crate::salvage) struct Noted {
 
 impl Noted {
     /// No member yet, with room for a call's members (and for the ones the lenient run reads
-    /// after a seed).
+    /// after a seed). Out of line: inlined into the candidate's read, its allocations were not
+    /// (issue #31: +50 instructions a fenced call).
+    #[inline(never)]
     pub(super) fn with_room() -> Self {
         Self {
             members: Map::with_capacity(ROOT_CAPACITY),
             spans: Vec::with_capacity(ROOT_CAPACITY),
+            next_key: None,
+            first_unicode: None,
+            duplicate: false,
+        }
+    }
+
+    /// Every member of a root object read whole (`tolerated.rs`), `spans` noted for each.
+    pub(super) fn whole(members: Map<String, Value>, spans: Vec<MemberText>) -> Self {
+        Self {
+            members,
+            spans,
             next_key: None,
             first_unicode: None,
             duplicate: false,
@@ -114,7 +127,8 @@ pub(super) struct Mark {
     /// The byte after its value (where the value starts is found again from the key, for a
     /// string only: one offset less to note on the valid path).
     pub(super) end: u32,
-    /// The escapes its value's strings held.
+    /// The escapes its value's strings held, and the faults read on in it or after it
+    /// (`tolerated.rs`).
     pub(super) escapes: Escapes,
 }
 
@@ -166,4 +180,46 @@ pub(super) fn from_marks(
     }
     noted.set_next_key(next_key);
     noted
+}
+
+/// The spans the lenient parser notes for the members `members` of a root object that the
+/// value-building read of `text` read whole (`tolerated.rs`), each marked in `marks` with a key
+/// with no escape: each key's `"`, and a string value's text where the parser's plain read
+/// notes it, as [`Noted::note`] picks it (no `\/` or `\u` escape, no `\u` in a value before
+/// it, an array's strings included); nothing for any other value. `None` when a value is or
+/// holds an object, which is not read whole (`tolerated.rs`).
+pub(super) fn whole_spans(
+    text: &str,
+    members: &Map<String, Value>,
+    marks: &[Mark],
+) -> Option<Vec<MemberText>> {
+    let bytes = text.as_bytes();
+    let mut spans = Vec::with_capacity(marks.len());
+    let mut unicode = false;
+    for (mark, (key, value)) in marks.iter().zip(members) {
+        let value = match value {
+            Value::String(_) if mark.escapes & (SLASH | UNICODE) == 0 && !unicode => {
+                let colon = scan::skip_ws(bytes, mark.key as usize + key.len() + 1);
+                Some(scan::skip_ws(bytes, colon + 1)..mark.end as usize)
+            }
+            Value::Object(_) => return None,
+            Value::Array(items) if items.iter().any(holds_object) => return None,
+            _ => None,
+        };
+        unicode |= mark.escapes & UNICODE != 0;
+        spans.push(MemberText {
+            key: Some(mark.key as usize - 1),
+            value,
+        });
+    }
+    Some(spans)
+}
+
+/// Whether `value` is or holds an object.
+fn holds_object(value: &Value) -> bool {
+    match value {
+        Value::Object(_) => true,
+        Value::Array(items) => items.iter().any(holds_object),
+        _ => false,
+    }
 }
