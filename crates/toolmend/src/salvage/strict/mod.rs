@@ -1079,6 +1079,13 @@ mod tests {
         agrees(&long).unwrap();
         assert!(!whole(&long));
         assert!(whole(&long.replace(",}", "}")));
+        // Past `MAX_SINGLE_READ`, a `'…'` string is not read on.
+        let pad = "x".repeat(tolerated::MAX_SINGLE_READ);
+        let long = format!(r#"{{"a": "{pad}", 'b': 'c'}}"#);
+        agrees(&long).unwrap();
+        assert!(!whole(&long));
+        let half = format!(r#"{{"a": "{}", 'b': 'c'}}"#, &pad[..pad.len() / 2]);
+        assert!(whole(&half));
         // Not whole: read as before, from the prefix before the first fault.
         for text in [
             r#"{"a": None, "b": {"c": 1}}"#,
