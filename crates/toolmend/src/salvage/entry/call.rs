@@ -105,7 +105,7 @@ fn salvage_seeded_call(
 }
 
 /// What salvage makes of `text`, whose root object the strict read read whole on past Python
-/// literals and trailing commas (`prefix`, see `strict/tolerated.rs`): that object, and a
+/// literals, trailing commas and `'…'` strings (`prefix`, see `strict/tolerated.rs`): that object, and a
 /// repair for each kind of fault at its first offset, in text order, with the spans the read
 /// noted, as the lenient parser reads the same text (issue #31: ~3.9 k of a ~9.3 k-instruction
 /// call went to the parser and its envelope). Where salvage refuses the text before reading
@@ -125,10 +125,11 @@ fn read_whole(
         }
         _ => return salvage_seeded_call(text, options, None),
     };
-    let mut repairs = Vec::with_capacity(2);
+    let mut repairs = Vec::with_capacity(3);
     let faults = [
         (RepairKind::PythonLiteral, whole.python_literal()),
         (RepairKind::TrailingCommaRemoved, whole.trailing_comma()),
+        (RepairKind::QuotesNormalized, whole.single_quotes()),
     ];
     for (kind, offset) in faults {
         if let Some(offset) = offset {
@@ -136,10 +137,8 @@ fn read_whole(
         }
     }
     // Each kind at its first offset, in text order (as `RepairLog::into_sorted`).
-    if let [first, second] = repairs.as_mut_slice()
-        && second.offset < first.offset
-    {
-        std::mem::swap(first, second);
+    if repairs.len() > 1 {
+        repairs.sort_unstable_by_key(|repair| repair.offset);
     }
     let noted = prefix.noted;
     Ok(SalvagedCall {

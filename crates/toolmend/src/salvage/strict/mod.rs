@@ -307,6 +307,11 @@ pub(super) fn read_object(text: &str, root: usize) -> Strictly {
     // The `"` of the last key whose colon was read, when the key had no escape.
     let mut last_key = None;
     let mut more = reader.open_key(true);
+    // The key opened is a `'…'` key read on (`tolerated.rs`).
+    let mut single = more.is_err() && reader.single_key_opens(true);
+    if single {
+        more = Ok(true);
+    }
     let stop = loop {
         match more {
             Ok(true) => {}
@@ -317,8 +322,15 @@ pub(super) fn read_object(text: &str, root: usize) -> Strictly {
         let at = reader.pos;
         // Kept borrowed until its value reads: a member failing in its value (a Python
         // literal) allocates nothing for its key (issue #31).
-        let Ok((key, after, _)) = read_string_noting(text, at) else {
-            break Some(string_stop(reader.bytes, at));
+        let (key, after) = if single {
+            single = false;
+            let (key, after) = tolerated::single_key(text, reader.pos);
+            (Cow::Borrowed(key), after)
+        } else {
+            let Ok((key, after, _)) = read_string_noting(text, at) else {
+                break Some(string_stop(reader.bytes, at));
+            };
+            (key, after)
         };
         reader.pos = after;
         if read == 0 && SPECIAL_KEYS.contains(&key.as_ref()) {
@@ -341,6 +353,9 @@ pub(super) fn read_object(text: &str, root: usize) -> Strictly {
         if more.is_err() && reader.comma_before_brace() {
             // A trailing comma, noted on this member: the object closed.
             more = Ok(false);
+        } else if more.is_err() && reader.single_key_opens(false) {
+            // A `'…'` key, noted on this member.
+            (more, single) = (Ok(true), true);
         } else if more.is_err() {
             // Not kept (see `StrictPrefix::members`), but a key sent twice still counts.
             if let Some(members) = &members {
@@ -505,6 +520,8 @@ impl<'t, F: Faults> Reader<'t, F> {
             Some(b'-' | b'0'..=b'9') => self.number(),
             // A Python literal: read on past it (`tolerated.rs`), or refused.
             Some(b'N' | b'T' | b'F') if F::READ_ON => self.python_literal(),
+            // A `'…'` string: read on past it (`tolerated.rs`), or refused.
+            Some(b'\'') if F::READ_ON => self.single_value(),
             _ => Err(self.stop()),
         }
     }
@@ -982,21 +999,26 @@ mod tests {
     }
 
     /// `text` (JSON) with, outside its strings, the `n`-th `true`, `false` or `null` spelt as
-    /// Python's where bit `n % 64` of `python` is set, and a comma put before the `n`-th `}` or
-    /// `]` that follows a value where bit `n % 64` of `commas` is set.
-    fn with_faults(text: &str, python: u64, commas: u64) -> String {
+    /// Python's where bit `n % 64` of `python` is set, a comma put before the `n`-th `}` or
+    /// `]` that follows a value where bit `n % 64` of `commas` is set, and the `n`-th string
+    /// (key or value) quoted `'…'`, its content as it stands, where bit `n % 64` of `singles`
+    /// is set.
+    fn with_faults(text: &str, python: u64, commas: u64, singles: u64) -> String {
         let bit = |bits: u64, n: usize| bits >> (n % 64) & 1 == 1;
         let (mut out, mut in_string, mut escaped) = (String::new(), false, false);
-        let (mut literals, mut closers) = (0, 0);
+        let (mut literals, mut closers, mut strings, mut single) = (0, 0, 0, false);
         let mut rest = text;
         while let Some(c) = rest.chars().next() {
             let mut len = c.len_utf8();
             if in_string {
+                let closes = !escaped && c == '"';
                 (in_string, escaped) = (escaped || c != '"', !escaped && c == '\\');
-                out.push(c);
+                out.push(if closes && single { '\'' } else { c });
             } else if c == '"' {
                 in_string = true;
-                out.push(c);
+                single = bit(singles, strings);
+                strings += 1;
+                out.push(if single { '\'' } else { c });
             } else if let Some((json, python_word)) =
                 [("true", "True"), ("false", "False"), ("null", "None")]
                     .into_iter()
@@ -1036,6 +1058,14 @@ mod tests {
             "{\n  \"a\": None ,\n  \"b\": [1 ,\n ] ,\n}\n",
             r#"{"a": 1, "b": None}"#,
             r#"{"a": 1, "b": None, "$serde_json::private::Number": 2}"#,
+            r#"{"a": 1, "b": None, 'c': 2}"#,
+            // `'…'` keys and root string values (`quotes_normalized`).
+            r#"{'command': 'set -e\ncd src\npytest -x -q tests/', 'timeout_ms': 30000, 'cwd': null, 'background': false}"#,
+            r#"{"a": 'x', 'b': "y", "c": None,}"#,
+            "{\n  'a': 'x' ,\n  'b' : 1\n}\n",
+            r#"{'a': 'tab\t \\ \r\b\f', 'b': [], 'c': 'é'}"#,
+            r#"{"a": "\u00e9", 'b': 'c'}"#,
+            r#"{"a": ['x'], 'b': ['c', "d", ['e' , 'f\n'],], 'g': []}"#,
         ] {
             agrees(text).unwrap();
             assert!(whole(text), "{text}");
@@ -1049,11 +1079,17 @@ mod tests {
         agrees(&long).unwrap();
         assert!(!whole(&long));
         assert!(whole(&long.replace(",}", "}")));
+        // Past `MAX_SINGLE_READ`, a `'…'` string is not read on.
+        let pad = "x".repeat(tolerated::MAX_SINGLE_READ);
+        let long = format!(r#"{{"a": "{pad}", 'b': 'c'}}"#);
+        agrees(&long).unwrap();
+        assert!(!whole(&long));
+        let half = format!(r#"{{"a": "{}", 'b': 'c'}}"#, &pad[..pad.len() / 2]);
+        assert!(whole(&half));
         // Not whole: read as before, from the prefix before the first fault.
         for text in [
             r#"{"a": None, "b": {"c": 1}}"#,
             r#"{"a": 1, "b": None, "a": 2}"#,
-            r#"{"a": 1, "b": None, 'c': 2}"#,
             r#"{"a": 1, "b": None} and more"#,
             r#"{"a": 1, "b": [1, None"#,
             r#"{"a": 1, "b": Nonesuch}"#,
@@ -1065,6 +1101,28 @@ mod tests {
             r#"{"\u0061": 1, "b": None}"#,
             r#"{"a": 1, "b": None, "c": "x" "d": 2}"#,
             r#"{"a": 1, "b": [{"$serde_json::private::Number": "1"}, None]}"#,
+            // `'…'` strings the parser may read otherwise, or that are not a root member's.
+            r#"{'a': 'it's'}"#,
+            r#"{'a': 'x' + 'y'}"#,
+            r#"{'a': 'say "hi"'}"#,
+            r#"{'a"': 1}"#,
+            r#"{'a': 'x\/'}"#,
+            r#"{'a': 'x\u00e9'}"#,
+            r#"{'a': 'it\'s'}"#,
+            r#"{'a': 'x\"y'}"#,
+            "{'a': 'raw\nline'}",
+            r#"{'a\b': 1}"#,
+            r#"{"a": 1 'b': 2}"#,
+            r#"{'a' 'b'}"#,
+            r#"{'a' 1}"#,
+            r#"{"a": {'b': 1}}"#,
+            r#"{"a": {"b": 'c'}}"#,
+            r#"{'a': 'x'} tail"#,
+            r#"{'a': 'x', 'a': 'y'}"#,
+            r#"{'a': 'x'"#,
+            r#"{'a': 'x"#,
+            r#"{'a"#,
+            r#"{"a": 'x' "b": 1}"#,
         ] {
             agrees(text).unwrap();
             assert!(!whole(text), "{text}");
@@ -1074,19 +1132,21 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(4000))]
 
-        /// Valid objects with Python literals and trailing commas put in, whole and cut.
+        /// Valid objects with Python literals, trailing commas and `'…'` strings put in, whole
+        /// and cut.
         #[test]
         fn agrees_with_python_literals_and_trailing_commas(
             value in arb_object(),
             python in any::<u64>(),
             commas in any::<u64>(),
+            singles in prop_oneof![Just(0), any::<u64>(), Just(u64::MAX)],
             cut in any::<prop::sample::Index>(),
         ) {
             for text in [
                 serde_json::to_string(&value).unwrap(),
                 serde_json::to_string_pretty(&value).unwrap(),
             ] {
-                let faulty = with_faults(&text, python, commas);
+                let faulty = with_faults(&text, python, commas, singles);
                 prop_assert!(agrees(&faulty).is_ok(), "{}", agrees(&faulty).unwrap_err());
                 let mut end = cut.index(faulty.len() + 1);
                 while !faulty.is_char_boundary(end) {
@@ -1154,7 +1214,7 @@ mod tests {
             any::<bool>().prop_map(Value::Bool),
             any::<i64>().prop_map(Value::from),
             (-1e9f64..1e9).prop_map(Value::from),
-            "[a-z \"\\\\/\n\té日😀\u{1}]{0,12}".prop_map(Value::String),
+            "[a-z \"'\\\\/\n\té日😀\u{1}]{0,12}".prop_map(Value::String),
         ];
         let tree = leaf.prop_recursive(4, 32, 6, |inner| {
             prop_oneof![
@@ -1163,7 +1223,7 @@ mod tests {
                     .prop_map(|members| Value::Object(members.into_iter().collect())),
             ]
         });
-        prop::collection::vec(("[a-z\"]{0,4}", tree), 0..6)
+        prop::collection::vec(("[a-z\"']{0,4}", tree), 0..6)
             .prop_map(|members| Value::Object(members.into_iter().collect()))
     }
 }

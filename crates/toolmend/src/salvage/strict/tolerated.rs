@@ -22,6 +22,14 @@
 //! read handed over when it stopped at the first fault ([`as_stopped`]): the same prefix, so
 //! the seed and salvage go on as before. Not in a candidate's read (a fence's body, prose):
 //! what may follow that object is the parser's to judge.
+//!
+//! Third, a `'…'` key or string value in its simplest shape (issue #31, `small/single_quotes`):
+//! content with no `'`, `"` or control character and only the escapes the parser's plain read
+//! decodes alike (`\\` `\n` `\t` `\r` `\b` `\f`), a key followed by blanks and its `:`, a value by
+//! blanks and `,`, `}` or `]`, and a key only as the object's first or after a comma. The
+//! parser reads it as its plain read does (`quotes_normalized` at the first quote, the content
+//! as it stands, the text noted as a `"…"` string's), its look-ahead taking the quote as the
+//! closer as it takes a `"`. Read on only in a text of at most 1 KiB ([`MAX_SINGLE_READ`]).
 
 use std::num::NonZeroU32;
 
@@ -40,6 +48,14 @@ pub(super) const READ_ON: Escapes = 4;
 /// object's `}`.
 pub(super) const ROOT_COMMA: Escapes = 8;
 
+/// A bit of a root member's [`Mark::escapes`]: the key after it was a `'…'` key read on.
+pub(super) const SINGLE_KEY_AFTER: Escapes = 16;
+
+/// The longest text read on past a `'…'` string: a longer one that fails after it is read
+/// twice, by this read and by salvage. The ~2 KB `medium/single_quotes` calls hold a `"` in a
+/// `'…'` value (not read on): at 4 KiB they cost +6 % (callgrind); the small ones are < 200 B.
+pub(super) const MAX_SINGLE_READ: usize = 1024;
+
 /// The faults a read went on past, each kind's first offset (0: none; no fault is at 0, where
 /// the root's `{` is at the earliest). Offsets are `u32`: a text past 4 GiB is not read on.
 #[derive(Debug, Clone, Copy, Default)]
@@ -48,15 +64,20 @@ pub(super) struct Tolerated {
     python: u32,
     /// The first trailing comma.
     comma: u32,
+    /// The first `'…'` key or string value (`quotes_normalized`).
+    single: u32,
     /// The deepest nesting opened when the first fault was read, where the read used to stop.
     deepest: u8,
+    /// The first fault was the root object's first key, `'…'`: the read used to hand over
+    /// nothing.
+    at_first_key: bool,
 }
 
 impl Tolerated {
     /// Whether a fault was read on.
     #[inline(always)]
     pub(super) fn any(&self) -> bool {
-        self.python | self.comma != 0
+        self.python | self.comma | self.single != 0
     }
 
     /// Notes the first fault's nesting, `deepest`, before a fault is noted.
@@ -79,6 +100,12 @@ pub(super) trait Faults: Default {
 
     /// Notes a trailing comma at `at`, `deepest` the nesting then.
     fn comma(&mut self, at: u32, deepest: usize);
+
+    /// Notes a `'…'` key or string value opened at `at`, `deepest` the nesting then.
+    fn single(&mut self, at: u32, deepest: usize);
+
+    /// Notes that the first fault is the root object's first key (before it is noted).
+    fn at_first_key(&mut self);
 }
 
 impl Faults for () {
@@ -87,6 +114,10 @@ impl Faults for () {
     fn python(&mut self, _: u32, _: usize) {}
 
     fn comma(&mut self, _: u32, _: usize) {}
+
+    fn single(&mut self, _: u32, _: usize) {}
+
+    fn at_first_key(&mut self) {}
 }
 
 impl Faults for Tolerated {
@@ -105,6 +136,19 @@ impl Faults for Tolerated {
             self.comma = at;
         }
     }
+
+    fn single(&mut self, at: u32, deepest: usize) {
+        self.first(deepest);
+        if self.single == 0 {
+            self.single = at;
+        }
+    }
+
+    fn at_first_key(&mut self) {
+        if !self.any() {
+            self.at_first_key = true;
+        }
+    }
 }
 
 /// A root object read whole past the faults of [`Tolerated`] (see the module doc), as a
@@ -115,6 +159,9 @@ pub(crate) struct Whole {
     python: Option<NonZeroU32>,
     /// The first trailing comma.
     comma: Option<NonZeroU32>,
+    /// The first `'…'` key or string value (a text read on past one is at most
+    /// [`MAX_SINGLE_READ`] long; a `u16` keeps the prefix within its size).
+    single: Option<u16>,
 }
 
 impl Whole {
@@ -126,6 +173,11 @@ impl Whole {
     /// Where the first trailing comma is (`trailing_comma_removed`).
     pub(crate) fn trailing_comma(&self) -> Option<usize> {
         self.comma.map(|at| at.get() as usize)
+    }
+
+    /// Where the first `'…'` key or string value opens (`quotes_normalized`).
+    pub(crate) fn single_quotes(&self) -> Option<usize> {
+        self.single.map(usize::from)
     }
 }
 
@@ -205,6 +257,105 @@ impl<F: Faults> Reader<'_, F> {
     }
 }
 
+impl<F: Faults> Reader<'_, F> {
+    /// Whether the key the root object failed to open, at the position, is a `'…'` key the
+    /// parser reads as this read does (`read_plain_key_span`: `quotes_normalized` at its quote,
+    /// the content as it stands): content with no `'`, `"`, `\` or control character, then
+    /// blanks and its `:`. `first`: the object's first key; otherwise one after a comma (not
+    /// one where a comma is missing). Noted (on the member before it, [`SINGLE_KEY_AFTER`]),
+    /// the position after its opening quote; the key is read by [`Self::single_key`].
+    #[cold]
+    #[inline(never)]
+    pub(super) fn single_key_opens(&mut self, first: bool) -> bool {
+        let bytes = self.bytes;
+        if !F::READ_ON
+            || bytes.len() > MAX_SINGLE_READ
+            || bytes.get(self.pos) != Some(&b'\'')
+            || (!first && bytes.get(scan::back_over_ws(bytes, 0, self.pos) - 1) != Some(&b','))
+        {
+            return false;
+        }
+        let open = self.pos;
+        let close = scan::find_single_special(bytes, open + 1);
+        if bytes.get(close) != Some(&b'\'')
+            || bytes.get(scan::skip_ws(bytes, close + 1)) != Some(&b':')
+        {
+            return false;
+        }
+        if first {
+            self.faults.at_first_key();
+        } else {
+            self.escapes |= SINGLE_KEY_AFTER;
+        }
+        self.faults.single(open as u32, self.deepest);
+        self.pos = open + 1;
+        true
+    }
+
+    /// The `'…'` string value at the position (a root member's, or an array's element), where the parser's plain read
+    /// reads it as this read does: content with no `'`, `"` or control character and only the
+    /// escapes `\\` `\n` `\t` `\r` `\b` `\f` (decoded alike; `\/`, `\u`, `\'` and `\"` are
+    /// not read), `quotes_normalized` at its quote, its text noted as a `"…"` string's is. Its
+    /// closing quote is the first `'`; what follows must read on as after any value, where the
+    /// parser's look-ahead takes it as the closer. Otherwise the read stops.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn single_value(&mut self) -> Read<Value> {
+        let bytes = self.bytes;
+        if bytes.len() > MAX_SINGLE_READ {
+            return Err(Stop::Syntax);
+        }
+        let open = self.pos;
+        let mut decoded = String::new();
+        let (mut from, mut copied) = (open + 1, open + 1);
+        let close = loop {
+            let i = scan::find_single_special(bytes, from);
+            match bytes.get(i) {
+                Some(b'\'') => break i,
+                Some(b'\\') => {
+                    let ch = match bytes.get(i + 1) {
+                        Some(b'\\') => '\\',
+                        Some(b'n') => '\n',
+                        Some(b't') => '\t',
+                        Some(b'r') => '\r',
+                        Some(b'b') => '\u{8}',
+                        Some(b'f') => '\u{c}',
+                        _ => return Err(Stop::Syntax),
+                    };
+                    decoded.push_str(&self.text[copied..i]);
+                    decoded.push(ch);
+                    copied = i + 2;
+                    from = copied;
+                }
+                _ => return Err(Stop::Syntax),
+            }
+        };
+        if !matches!(
+            bytes.get(scan::skip_ws(bytes, close + 1)),
+            Some(b',' | b'}' | b']')
+        ) {
+            return Err(Stop::Syntax);
+        }
+        self.faults.single(open as u32, self.deepest);
+        self.escapes |= READ_ON;
+        self.pos = close + 1;
+        let content = &self.text[copied..close];
+        Ok(Value::String(if copied == open + 1 {
+            content.to_owned()
+        } else {
+            decoded.push_str(content);
+            decoded
+        }))
+    }
+}
+
+/// The content of the `'…'` key of `text` whose content starts at `at`, found by
+/// [`Reader::single_key_opens`], and the position after its closing quote.
+pub(super) fn single_key(text: &str, at: usize) -> (&str, usize) {
+    let close = scan::find_single_special(text.as_bytes(), at);
+    (&text[at..close], close + 1)
+}
+
 /// How a root object read ended, with what it read: for [`finish`].
 pub(super) struct Ended<'m> {
     /// The members read, in order (none allocated when none was kept).
@@ -237,8 +388,13 @@ pub(super) fn finish(text: &str, ended: Ended<'_>, tolerated: Tolerated) -> Stri
         && !ended.duplicate
         && ended.marks.len() == ended.read
         && ended.marks.iter().all(|mark| mark.key != 0);
+    // Within `MAX_SINGLE_READ` (0: none).
+    let single = u16::try_from(tolerated.single).ok();
     let members = ended.members.unwrap_or_default();
-    if whole && let Some(spans) = noted::whole_spans(text, &members, ended.marks) {
+    if whole
+        && let Some(single) = single
+        && let Some(spans) = noted::whole_spans(text, &members, ended.marks)
+    {
         let noted = Noted::whole(members, spans);
         return Strictly::NotJson(Some(StrictPrefix {
             noted,
@@ -248,6 +404,7 @@ pub(super) fn finish(text: &str, ended: Ended<'_>, tolerated: Tolerated) -> Stri
             whole: Some(Whole {
                 python: NonZeroU32::new(tolerated.python),
                 comma: NonZeroU32::new(tolerated.comma),
+                single: (single != 0).then_some(single),
             }),
         }));
     }
@@ -269,12 +426,16 @@ pub(super) fn finish(text: &str, ended: Ended<'_>, tolerated: Tolerated) -> Stri
 /// (the map no longer holds what it held then), no member is handed over, which salvage reads
 /// alike, only from the start.
 fn as_stopped(text: &str, ended: Ended<'_>, tolerated: Tolerated) -> Strictly {
+    if tolerated.at_first_key {
+        // No member was completed then.
+        return Strictly::NotJson(None);
+    }
     let marks = ended.marks;
     let key_of = |mark: &Mark| (mark.key != 0).then(|| mark.key as usize - 1);
     // The members kept then, whether one was completed, and the next key.
     let (kept, completed, next_key) = match marks
         .iter()
-        .position(|mark| mark.escapes & (READ_ON | ROOT_COMMA) != 0)
+        .position(|mark| mark.escapes & (READ_ON | ROOT_COMMA | SINGLE_KEY_AFTER) != 0)
     {
         Some(k) => (
             Some(k),
