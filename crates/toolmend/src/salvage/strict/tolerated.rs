@@ -1,6 +1,7 @@
-//! Two faults the value-building read reads on, as the lenient parser repairs them (issue #31):
-//! a Python literal (`None`, `True`, `False`) where a value belongs, followed by a blank, `,`,
-//! `}` or `]`, and a trailing comma before the root object's `}` or an array's `]`.
+//! The faults the value-building read reads on past, as the lenient parser repairs them (issue
+//! #31): a Python literal (`None`, `True`, `False`) where a value belongs, followed by a blank,
+//! `,`, `}` or `]`; a trailing comma before the root object's `}` or an array's `]`; and a plain
+//! `'…'` key or string value (the third, below).
 //!
 //! A call that holds no other fault (`{"cwd": None, "background": False}`) failed the strict
 //! read at the first of them, and salvage's parser read the members after it at ~1.6 times the
