@@ -4,13 +4,14 @@
 //! Every call is first read strictly (the fast path; an object by [`super::strict`], with
 //! `serde_json`'s answer). When that read fails late, as it does for a `'…'` value or a raw
 //! newline after a 2 KB `content` string, it has already decoded nearly the whole object, and
-//! salvage used to read it all again. (A Python literal or a trailing comma it reads on past:
-//! an object whose only faults they are is read whole, and no seed is made of it: see
-//! `strict/tolerated.rs`.) The strict reader hands over the members it
-//! completed ([`StrictPrefix`], a plain value) with where each stands in the text, noted while
-//! it read (issue #31: this module walked their text again), and [`from_prefix`] picks the
-//! longest safe prefix of them for salvage's first run ([`super::salvage_call_after`]), which starts after them
-//! in the state it would have reached reading them itself.
+//! salvage used to read it all again. (A Python literal, a trailing comma, and in a text up to
+//! 1 KiB a plain `'…'` string, it reads on past: an object whose only faults they are is read
+//! whole, and no seed is made of it: see `strict/tolerated.rs`.) The strict reader hands over
+//! the members it completed ([`StrictPrefix`], a plain value) with where each stands in the
+//! text, noted while it read (issue #31: this module walked their text again), and
+//! [`from_prefix`] picks the longest safe prefix of them for salvage's first run
+//! ([`super::salvage_call_after`]), which starts after them in the state it would have reached
+//! reading them itself.
 //!
 //! Which prefix is safe: salvage reads a strict member exactly as `serde_json` does (same value,
 //! no repair) as long as what follows it is strict too, since its only heuristic on strict text

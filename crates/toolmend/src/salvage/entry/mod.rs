@@ -2,7 +2,8 @@
 //! (`extract`, the parser, the document layer, `seed`, `strict`, `scan`) is called from here
 //! and calls nothing here.
 //!
-//! - `call`: [`salvage`] and [`salvage_call_after`] (after a strict prefix), for tool-call arguments;
+//! - `call`: [`salvage`] and [`salvage_call_after`] (after a strict prefix), for tool-call
+//!   arguments;
 //! - `document`: [`salvage_document`] and [`salvage_broken_document`], any root, with the
 //!   document readings of `super::document`.
 

@@ -44,8 +44,8 @@ pub(in crate::salvage) struct Candidate {
 /// out through `memcpy` (`mixed` +37 instructions a call out of line).
 #[inline(always)]
 pub(in crate::salvage) fn read_candidate(text: &str, root: usize) -> Option<Candidate> {
-    // One that stops at a Python literal or a trailing comma: what may follow this object is
-    // the lenient parser's to judge.
+    // One that stops at a Python literal, a trailing comma or a `'…'` string: what may follow
+    // this object is the lenient parser's to judge.
     let mut reader = Reader::<()>::new(text, root);
     // Made at the first member read: an object failing in its first member (prose braces)
     // allocates nothing.

@@ -23,10 +23,10 @@
 //!   whether the text ended there (cut off, every byte before the end strict) or holds a byte
 //!   that is not JSON is told apart, for the engine to refuse a mutating tool's cut call
 //!   without salvage;
-//! - one kind of failure beside these: a text whose only faults are Python literals and
-//!   trailing commas is still refused (never `Ok`), but read whole on past them, for salvage's
-//!   result to be made from it (`tolerated.rs`); a read that fails after such a fault hands over
-//!   what it handed over when it stopped at the first.
+//! - one kind of failure beside these: a text whose only faults are Python literals, trailing
+//!   commas and plain `'…'` strings is still refused (never `Ok`), but read whole on past them,
+//!   for salvage's result to be made from it (`tolerated.rs`); a read that fails after such a
+//!   fault hands over what it handed over when it stopped at the first.
 //!
 //! It stands on its own below the lenient parser (it uses only `scan`): what it kept before
 //! failing leaves as a plain value, `StrictPrefix`, for `seed.rs` to judge.
@@ -40,8 +40,9 @@
 //!   seed picks what it hands over without walking their text again;
 //! - `candidate.rs`: the same read of an object that text may follow (a fence's body, a `{`
 //!   among prose), noting its members as it reads;
-//! - `tolerated.rs`: the Python literals and trailing commas this read reads on past (not a
-//!   candidate's), the whole object it then hands over, and the prefix it hands over otherwise;
+//! - `tolerated.rs`: the Python literals, trailing commas and plain `'…'` strings this read
+//!   reads on past (not a candidate's), the whole object it then hands over, and the prefix it
+//!   hands over otherwise;
 //! - `ending.rs`: a text whose last bytes show it cannot be strict JSON;
 //! - `syntax.rs`: the same grammar read for syntax alone, in place of this read for a mutating
 //!   tool's call that does not end with `}`: it hands over no members, only how the text failed
@@ -94,8 +95,9 @@ const MAX_COMPARED_KEYS: usize = 16;
 #[derive(Debug)]
 pub(crate) struct StrictPrefix {
     /// The members read (every one, when [`Self::whole`]), but the last one when the text
-    /// failed right after it: salvage reads that one again (a seed takes only members a key follows), so it is not kept (issue #31:
-    /// inserting it hashed its key for a map that then dropped it again). Its key is then
+    /// failed right after it: salvage reads that one again (a seed takes only members a key
+    /// follows), so it is not kept (issue #31: inserting it hashed its key for a map that then
+    /// dropped it again). Its key is then
     /// [`Noted::next_key`], as the key of a member that failed in its value is. A key sent
     /// twice is [`Noted::duplicate`], the last member's included, kept or not.
     pub(super) noted: Noted,
@@ -105,7 +107,7 @@ pub(crate) struct StrictPrefix {
     /// The deepest nesting opened (the root object is 1); below the depth limit (128). Of the
     /// whole object when [`Self::whole`].
     pub(super) deepest: u8,
-    /// The whole object, read on past a Python literal or a trailing comma (`tolerated.rs`):
+    /// The whole object, read on past its faults (`tolerated.rs`):
     /// then [`Self::noted`] holds every member, and the text is not cut. (With it the prefix
     /// stays within 120 bytes: past 128 it is copied through `memcpy` on its way up.)
     pub(super) whole: Option<Whole>,
@@ -1048,8 +1050,13 @@ mod tests {
     }
 
     #[test]
-    fn python_literals_and_trailing_commas_are_read_whole_as_salvage_reads_them() {
-        let whole = |text: &str| matches!(read_strict(text, Precheck::ReadOnly), Err(Some(prefix)) if prefix.whole.is_some());
+    fn faults_read_on_are_read_whole_as_salvage_reads_them() {
+        let whole = |text: &str| {
+            matches!(
+                read_strict(text, Precheck::ReadOnly),
+                Err(Some(prefix)) if prefix.whole.is_some()
+            )
+        };
         for text in [
             r#"{"command": "ls", "timeout_ms": 30000, "cwd": None, "background": False}"#,
             r#"{"query": "x", "num_results": 8, "safe": True, "lang": "en",}"#,
@@ -1135,7 +1142,7 @@ mod tests {
         /// Valid objects with Python literals, trailing commas and `'…'` strings put in, whole
         /// and cut.
         #[test]
-        fn agrees_with_python_literals_and_trailing_commas(
+        fn agrees_with_the_faults_read_on(
             value in arb_object(),
             python in any::<u64>(),
             commas in any::<u64>(),

@@ -42,7 +42,7 @@ use super::{Read, Reader, Stop, StrictPrefix, Strictly};
 use crate::salvage::scan;
 
 /// A bit of a root member's [`Mark::escapes`] beside its escapes: its value held a fault read
-/// on (a Python literal, a trailing comma in an array).
+/// on (a Python literal, a trailing comma in an array, a `'…'` string).
 pub(super) const READ_ON: Escapes = 4;
 
 /// A bit of a root member's [`Mark::escapes`]: a trailing comma followed it, before the root
@@ -93,7 +93,7 @@ impl Tolerated {
 /// What a read notes of the faults it reads on past: nothing, for one that stops at them (`()`,
 /// a candidate's read, whose code stays as it was), or [`Tolerated`].
 pub(super) trait Faults: Default {
-    /// Whether the read reads on past a Python literal or a trailing comma.
+    /// Whether the read reads on past a Python literal, a trailing comma or a `'…'` string.
     const READ_ON: bool;
 
     /// Notes a Python literal at `at`, `deepest` the nesting then.
@@ -293,12 +293,12 @@ impl<F: Faults> Reader<'_, F> {
         true
     }
 
-    /// The `'…'` string value at the position (a root member's, or an array's element), where the parser's plain read
-    /// reads it as this read does: content with no `'`, `"` or control character and only the
-    /// escapes `\\` `\n` `\t` `\r` `\b` `\f` (decoded alike; `\/`, `\u`, `\'` and `\"` are
-    /// not read), `quotes_normalized` at its quote, its text noted as a `"…"` string's is. Its
-    /// closing quote is the first `'`; what follows must read on as after any value, where the
-    /// parser's look-ahead takes it as the closer. Otherwise the read stops.
+    /// The `'…'` string value at the position (a root member's, or an array's element), where
+    /// the parser's plain read reads it as this read does: content with no `'`, `"` or control
+    /// character and only the escapes `\\` `\n` `\t` `\r` `\b` `\f` (decoded alike; `\/`, `\u`,
+    /// `\'` and `\"` are not read), `quotes_normalized` at its quote, its text noted as a `"…"`
+    /// string's is. Its closing quote is the first `'`; what follows must read on as after any
+    /// value, where the parser's look-ahead takes it as the closer. Otherwise the read stops.
     #[cold]
     #[inline(never)]
     pub(super) fn single_value(&mut self) -> Read<Value> {
