@@ -326,12 +326,26 @@ impl Repair {
 /// `status` and `arguments_text` pays for nothing else (issue #31, the Python crossing).
 #[pyclass(frozen, module = "toolmend")]
 struct Call {
-    // Boxed: pyo3 moves a `Call` three or four times between the method's return and the new
-    // object's memory; a ~230-byte `CallResult` inline made those moves memcpys of freshly
-    // written bytes (issue #31, bench/README.md "Round 30").
-    result: Box<CallResult>,
+    // One box holding the answer and its lazily built Python views: pyo3 moves a `Call` three or
+    // four times between the method's return and the new object's memory, so the `Call` itself
+    // is one pointer (a ~230-byte `CallResult` inline made those moves memcpys of freshly written
+    // bytes; issue #31, bench/README.md "Round 30" and "Round 32").
+    answer: Box<Answer>,
+}
+
+/// What a [`Call`] holds: the library's answer and the Python objects built from it on demand.
+struct Answer {
+    result: CallResult,
     arguments: OnceLock<Py<PyAny>>,
     repairs: OnceLock<Vec<Py<Repair>>>,
+}
+
+impl std::ops::Deref for Call {
+    type Target = Answer;
+
+    fn deref(&self) -> &Answer {
+        &self.answer
+    }
 }
 
 impl Call {
@@ -341,9 +355,11 @@ impl Call {
 
     fn from_owned(result: CallResult) -> Self {
         Self {
-            result: Box::new(result),
-            arguments: OnceLock::new(),
-            repairs: OnceLock::new(),
+            answer: Box::new(Answer {
+                result,
+                arguments: OnceLock::new(),
+                repairs: OnceLock::new(),
+            }),
         }
     }
 
