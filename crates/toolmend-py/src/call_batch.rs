@@ -18,7 +18,7 @@ use arrow_buffer::OffsetBuffer;
 use arrow_schema::{DataType, Field, Fields};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use toolmend::{CallResult, Status};
+use toolmend::CallResult;
 
 use crate::Mender;
 use crate::arrow_ffi::{ArrowArrayExport, import_array};
@@ -146,12 +146,8 @@ impl ResultColumns {
     }
 
     fn push(&mut self, call: &CallResult) -> Result<(), ColumnFull> {
-        let status = status_name(call.status);
-        self.status.push(Some(&status))?;
-        let dispatchable = matches!(
-            call.status,
-            Status::Valid | Status::Repaired | Status::Recovered
-        );
+        self.status.push(Some(call.status.label()))?;
+        let dispatchable = call.is_dispatchable();
         self.repaired
             .push(dispatchable.then_some(call.arguments_text.as_str()))?;
         for repair in &call.repairs {
@@ -247,18 +243,4 @@ fn repair_rows(
         out.push(&call)?;
     }
     Ok(out.finish())
-}
-
-/// The serialised name of a status (`Status::Repaired` → `repaired`) without a serde round trip
-/// per row; a status added later falls back to serde.
-fn status_name(status: Status) -> std::borrow::Cow<'static, str> {
-    match status {
-        Status::Valid => "valid".into(),
-        Status::Repaired => "repaired".into(),
-        Status::Recovered => "recovered".into(),
-        Status::Invalid => "invalid".into(),
-        Status::Suppressed => "suppressed".into(),
-        Status::Unvalidated => "unvalidated".into(),
-        other => crate::erased::Label::label(&other).into(),
-    }
 }

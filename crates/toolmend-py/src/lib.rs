@@ -7,6 +7,7 @@
 
 mod arrow_ffi;
 mod audit;
+mod call;
 mod call_batch;
 mod convert;
 mod dropin;
@@ -17,7 +18,7 @@ mod text_column;
 mod turn_arrow;
 mod turn_batch;
 
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use pyo3::IntoPyObjectExt;
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -29,8 +30,9 @@ use toolmend::salvage::{
     DocumentOptions, SalvageErrorKind, SalvageOptions, TruncationPolicy, salvage_broken_document,
     salvage_document,
 };
-use toolmend::{AssistantTurn, CallResult, Limits, MenderOptions, RecoverMode};
+use toolmend::{AssistantTurn, Limits, MenderOptions, RecoverMode};
 
+use call::{Call, SpareCalls};
 use convert::{to_py, to_value};
 
 /// Inputs longer than this are processed with the GIL released (below it, releasing and
@@ -290,7 +292,7 @@ impl ToolSet {
 /// One repair: its kind (a DESIGN §5 name) and the JSON Pointer where it was made.
 #[pyclass(frozen, get_all, eq, module = "toolmend")]
 #[derive(PartialEq, Eq)]
-struct Repair {
+pub(crate) struct Repair {
     kind: String,
     path: String,
 }
@@ -314,229 +316,8 @@ impl Repair {
     }
 }
 
-/// Everything toolmend decided about one call.
-///
-/// `status` is `valid`, `repaired`, `recovered`, `invalid`, `suppressed` or `unvalidated`;
-/// `arguments` the final arguments as Python objects (`None` when invalid); `arguments_text`
-/// the JSON text to dispatch (the input bytes when valid); `error` the retry message for the
-/// model; `outcome` `local-salvage`, `re-prompt`, `gave-up` or `None`.
-///
-/// The attributes are read from the library's answer when first asked for (`arguments` and
-/// `repairs` built once, then the same objects on every access): a caller that reads only
-/// `status` and `arguments_text` pays for nothing else (issue #31, the Python crossing).
-#[pyclass(frozen, module = "toolmend")]
-struct Call {
-    // One box holding the answer and its lazily built Python views: pyo3 moves a `Call` three or
-    // four times between the method's return and the new object's memory, so the `Call` itself
-    // is one pointer (a ~230-byte `CallResult` inline made those moves memcpys of freshly written
-    // bytes; issue #31, bench/README.md "Round 30" and "Round 32").
-    answer: Box<Answer>,
-}
-
-/// What a [`Call`] holds: the library's answer and the Python objects built from it on demand.
-struct Answer {
-    result: CallResult,
-    arguments: OnceLock<Py<PyAny>>,
-    repairs: OnceLock<Vec<Py<Repair>>>,
-}
-
-impl std::ops::Deref for Call {
-    type Target = Answer;
-
-    fn deref(&self) -> &Answer {
-        &self.answer
-    }
-}
-
-impl Call {
-    fn from_result(_py: Python<'_>, r: &CallResult) -> PyResult<Self> {
-        Ok(Self::from_owned(r.clone()))
-    }
-
-    fn from_owned(result: CallResult) -> Self {
-        Self {
-            answer: Box::new(Answer {
-                result,
-                arguments: OnceLock::new(),
-                repairs: OnceLock::new(),
-            }),
-        }
-    }
-
-    fn status_label(&self) -> String {
-        erased::Label::label(&self.result.status)
-    }
-
-    fn repair_objects(&self, py: Python<'_>) -> PyResult<&Vec<Py<Repair>>> {
-        if let Some(built) = self.repairs.get() {
-            return Ok(built);
-        }
-        let built = self
-            .result
-            .repairs
-            .iter()
-            .map(|rep| {
-                Py::new(
-                    py,
-                    Repair {
-                        kind: rep.kind.name().to_owned(),
-                        path: rep.path.clone(),
-                    },
-                )
-            })
-            .collect::<PyResult<Vec<_>>>()?;
-        // Another thread may have built them first: every reader then sees the same objects.
-        Ok(self.repairs.get_or_init(|| built))
-    }
-
-    fn arguments_object(&self, py: Python<'_>) -> PyResult<&Py<PyAny>> {
-        if let Some(built) = self.arguments.get() {
-            return Ok(built);
-        }
-        let built = match &self.result.arguments {
-            Some(v) => to_py(py, v)?.unbind(),
-            None => py.None(),
-        };
-        Ok(self.arguments.get_or_init(|| built))
-    }
-}
-
-/// Serde names of the library's enums (`Status::Repaired` → `repaired`).
-mod erased {
-    pub(crate) trait Label {
-        fn label(&self) -> String;
-    }
-
-    impl<T: serde::Serialize> Label for T {
-        fn label(&self) -> String {
-            match serde_json::to_value(self) {
-                Ok(serde_json::Value::String(s)) => s,
-                _ => String::new(),
-            }
-        }
-    }
-}
-
-#[pymethods]
-impl Call {
-    #[getter]
-    fn id(&self) -> &str {
-        &self.result.id
-    }
-
-    #[getter]
-    fn name(&self) -> &str {
-        &self.result.name
-    }
-
-    #[getter]
-    fn origin(&self) -> String {
-        erased::Label::label(&self.result.origin)
-    }
-
-    #[getter]
-    fn status(&self) -> String {
-        self.status_label()
-    }
-
-    #[getter]
-    fn arguments(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        Ok(self.arguments_object(py)?.clone_ref(py))
-    }
-
-    #[getter]
-    fn arguments_text(&self) -> &str {
-        &self.result.arguments_text
-    }
-
-    #[getter]
-    fn repairs(&self, py: Python<'_>) -> PyResult<Vec<Py<Repair>>> {
-        Ok(self
-            .repair_objects(py)?
-            .iter()
-            .map(|r| r.clone_ref(py))
-            .collect())
-    }
-
-    #[getter]
-    fn notes(&self) -> Vec<String> {
-        self.result.notes.clone()
-    }
-
-    #[getter]
-    fn outcome(&self) -> Option<&'static str> {
-        self.result.outcome.map(|o| o.label())
-    }
-
-    #[getter]
-    fn error(&self) -> Option<&str> {
-        self.result.error.as_deref()
-    }
-
-    #[getter]
-    fn native_index(&self) -> Option<usize> {
-        self.result.native_index
-    }
-
-    /// Whether the call may be dispatched (`valid`, `repaired` or `recovered`).
-    #[getter]
-    fn dispatchable(&self) -> bool {
-        matches!(
-            self.status_label().as_str(),
-            "valid" | "repaired" | "recovered"
-        )
-    }
-
-    /// Whether a repair of `kind` was made.
-    fn has(&self, kind: &str) -> bool {
-        self.result.repairs.iter().any(|r| r.kind.name() == kind)
-    }
-
-    fn __repr__(&self, py: Python<'_>) -> String {
-        let kinds: Vec<&str> = self.result.repairs.iter().map(|r| r.kind.name()).collect();
-        let mut out = format!(
-            "Call(name={}, status={}, arguments_text={}",
-            py_repr(py, &*self.result.name),
-            py_repr(py, self.status_label()),
-            py_repr(py, repr_clip(&self.result.arguments_text))
-        );
-        if !kinds.is_empty() {
-            out.push_str(&format!(", repairs={}", py_repr(py, kinds)));
-        }
-        if let Some(error) = &self.result.error {
-            out.push_str(&format!(", error={}", py_repr(py, repr_clip(error))));
-        }
-        out.push(')');
-        out
-    }
-
-    /// Everything about the call as plain Python values (dicts, lists, str, int, None), for
-    /// logs and JSON: the attributes, `repairs` as dicts, and `dispatchable`.
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let d = PyDict::new(py);
-        d.set_item("id", self.id())?;
-        d.set_item("name", self.name())?;
-        d.set_item("origin", self.origin())?;
-        d.set_item("status", self.status())?;
-        d.set_item("arguments", self.arguments_object(py)?.bind(py))?;
-        d.set_item("arguments_text", self.arguments_text())?;
-        let repairs = self
-            .repair_objects(py)?
-            .iter()
-            .map(|r| r.borrow(py).to_dict(py))
-            .collect::<PyResult<Vec<_>>>()?;
-        d.set_item("repairs", repairs)?;
-        d.set_item("notes", &self.result.notes)?;
-        d.set_item("outcome", self.outcome())?;
-        d.set_item("error", self.error())?;
-        d.set_item("native_index", self.native_index())?;
-        d.set_item("dispatchable", self.dispatchable())?;
-        Ok(d)
-    }
-}
-
 /// Python's `repr` of a value (what a `__repr__` shows of its fields).
-fn py_repr<'py, T: IntoPyObject<'py>>(py: Python<'py>, value: T) -> String {
+pub(crate) fn py_repr<'py, T: IntoPyObject<'py>>(py: Python<'py>, value: T) -> String {
     value
         .into_bound_py_any(py)
         .and_then(|o| o.repr())
@@ -547,7 +328,7 @@ fn py_repr<'py, T: IntoPyObject<'py>>(py: Python<'py>, value: T) -> String {
 const REPR_TEXT_CHARS: usize = 120;
 
 /// `text`, or its head and tail around `…` when it is longer than `REPR_TEXT_CHARS`.
-fn repr_clip(text: &str) -> String {
+pub(crate) fn repr_clip(text: &str) -> String {
     let count = text.chars().count();
     if count <= REPR_TEXT_CHARS {
         return text.to_owned();
@@ -672,6 +453,8 @@ impl TurnResult {
 pub(crate) struct Mender {
     /// Shared with the process-wide cache when made by `cached_mender` (`menders`).
     pub(crate) inner: Arc<toolmend::Mender>,
+    /// The last `Call`s handed out, refilled when Python has let go of them.
+    pub(crate) spares: SpareCalls,
 }
 
 fn recover_mode(name: &str) -> PyResult<RecoverMode> {
@@ -722,12 +505,13 @@ impl Mender {
         let set = toolmend::ToolSet::from_json(&source);
         Ok(Self {
             inner: Arc::new(toolmend::Mender::with_options(set, opts)),
+            spares: SpareCalls::default(),
         })
     }
 
     /// Validates one call's raw `arguments` text against the tool's schema and repairs only
     /// what failed. Never raises for a broken call: it comes back `invalid` with `error` set.
-    fn repair_call(&self, py: Python<'_>, name: &str, arguments: &str) -> PyResult<Call> {
+    fn repair_call(&self, py: Python<'_>, name: &str, arguments: &str) -> PyResult<Py<Call>> {
         let mender = &self.inner;
         let run = || mender.repair_call(name, arguments);
         let result = if arguments.len() > DETACH_BYTES {
@@ -735,7 +519,7 @@ impl Mender {
         } else {
             run()
         };
-        Ok(Call::from_owned(result))
+        self.spares.hand_out(py, result)
     }
 
     /// Repairs a column of calls at once, with the GIL released for the whole batch (the
@@ -778,8 +562,8 @@ impl Mender {
             for (name, args) in names.iter().zip(&arguments) {
                 let r = mender
                     .repair_call(name.as_deref().unwrap_or(""), args.as_deref().unwrap_or(""));
-                let label = erased::Label::label(&r.status);
-                let dispatchable = matches!(label.as_str(), "valid" | "repaired" | "recovered");
+                let label = r.status.label();
+                let dispatchable = r.is_dispatchable();
                 repaired.push(dispatchable.then(|| r.arguments_text.clone()));
                 for rep in &r.repairs {
                     kinds.push(rep.kind.name().to_owned());
@@ -787,7 +571,7 @@ impl Mender {
                 }
                 offsets.push(i64::try_from(kinds.len()).unwrap_or(i64::MAX));
                 error.push(r.error.clone());
-                status.push(label);
+                status.push(label.to_owned());
             }
             (status, repaired, offsets, kinds, paths, error)
         }))

@@ -53,5 +53,11 @@ pub(crate) fn cached_mender(
         let (_, source) = ToolSet::resolve(tools)?;
         MENDERS.get_value(&source, &options)
     };
-    Py::new(py, Mender { inner })
+    Py::new(
+        py,
+        Mender {
+            inner,
+            spares: crate::SpareCalls::default(),
+        },
+    )
 }

@@ -16,8 +16,6 @@ use serde_json::Value;
 use toolmend::turn::{DEFAULT_MAX_REPROMPTS, DEFAULT_STORM_THRESHOLD, DEFAULT_STORM_WINDOW};
 use toolmend::{AssistantTurn, Mender, MenderOptions, RecoverMode, Session, TurnResult};
 
-use crate::erased::Label;
-
 /// The input columns (one entry per row; `None` for a column the batch does not have).
 #[derive(Debug, Default, FromPyObject)]
 #[pyo3(from_item_all)]
@@ -247,8 +245,8 @@ fn push_result(out: &mut TurnColumns, result: &TurnResult) {
     for call in &result.calls {
         out.call_id.push(call.id.clone());
         out.call_name.push(call.name.to_string());
-        out.call_origin.push(call.origin.label());
-        out.call_status.push(call.status.label());
+        out.call_origin.push(call.origin.label().to_owned());
+        out.call_status.push(call.status.label().to_owned());
         out.call_arguments
             .push(call.arguments.as_ref().map(ToString::to_string));
         out.call_arguments_text.push(call.arguments_text.clone());

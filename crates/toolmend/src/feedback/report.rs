@@ -51,6 +51,22 @@ pub enum Status {
     Unvalidated,
 }
 
+impl Status {
+    /// The label as in JSONL and the Python package (`Status::Repaired` → `repaired`), the
+    /// serde name without a serde round trip.
+    #[must_use]
+    pub const fn label(self) -> &'static str {
+        match self {
+            Self::Valid => "valid",
+            Self::Repaired => "repaired",
+            Self::Recovered => "recovered",
+            Self::Invalid => "invalid",
+            Self::Suppressed => "suppressed",
+            Self::Unvalidated => "unvalidated",
+        }
+    }
+}
+
 /// The outcome label of a repaired or rejected call (the everruns labels).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[non_exhaustive]
@@ -89,6 +105,19 @@ pub enum Origin {
     Content,
     /// Recovered from the reasoning channel.
     Reasoning,
+}
+
+impl Origin {
+    /// The label as in JSONL and the Python package (`Origin::Content` → `content`), the serde
+    /// name without a serde round trip.
+    #[must_use]
+    pub const fn label(self) -> &'static str {
+        match self {
+            Self::Native => "native",
+            Self::Content => "content",
+            Self::Reasoning => "reasoning",
+        }
+    }
 }
 
 /// Everything toolmend decided about one call.
@@ -157,4 +186,36 @@ pub struct TurnReport {
     /// in `calls[]`, their markup removed from the text).
     #[serde(default)]
     pub duplicates_dropped: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Origin, Outcome, Status};
+
+    fn serde_name<T: serde::Serialize>(value: T) -> String {
+        match serde_json::to_value(value) {
+            Ok(serde_json::Value::String(s)) => s,
+            other => panic!("not a string: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn labels_are_the_serde_names() {
+        for s in [
+            Status::Valid,
+            Status::Repaired,
+            Status::Recovered,
+            Status::Invalid,
+            Status::Suppressed,
+            Status::Unvalidated,
+        ] {
+            assert_eq!(s.label(), serde_name(s));
+        }
+        for o in [Origin::Native, Origin::Content, Origin::Reasoning] {
+            assert_eq!(o.label(), serde_name(o));
+        }
+        for o in [Outcome::LocalSalvage, Outcome::Reprompt, Outcome::GaveUp] {
+            assert_eq!(o.label(), serde_name(o));
+        }
+    }
 }
