@@ -19,13 +19,17 @@ use crate::{Repair, py_repr, repr_clip};
 /// Everything toolmend decided about one call.
 ///
 /// `status` is `valid`, `repaired`, `recovered`, `invalid`, `suppressed` or `unvalidated`;
-/// `arguments` the final arguments as Python objects (`None` when invalid); `arguments_text`
+/// `arguments` the final arguments as Python objects (`None` when they could not be read; an
+/// `invalid` call that parsed keeps them); `arguments_text`
 /// the JSON text to dispatch (the input bytes when valid); `error` the retry message for the
 /// model; `outcome` `local-salvage`, `re-prompt`, `gave-up` or `None`.
 ///
 /// The attributes are read from the library's answer when first asked for (`arguments` and
 /// `repairs` built once, then the same objects on every access): a caller that reads only
 /// `status` and `arguments_text` pays for nothing else (issue #31, the Python crossing).
+///
+/// A `Call` that nothing refers to any more may be reused by its `Mender` for a later answer:
+/// keep the object (not its `id()`) to keep an answer.
 #[pyclass(module = "toolmend")]
 pub(crate) struct Call {
     // One box holding the answer and its lazily built Python views: pyo3 moves a `Call` three or
