@@ -20,9 +20,9 @@ use crate::{Repair, py_repr, repr_clip};
 ///
 /// `status` is `valid`, `repaired`, `recovered`, `invalid`, `suppressed` or `unvalidated`;
 /// `arguments` the final arguments as Python objects (`None` when they could not be read; an
-/// `invalid` call that parsed keeps them); `arguments_text`
-/// the JSON text to dispatch (the input bytes when valid); `error` the retry message for the
-/// model; `outcome` `local-salvage`, `re-prompt`, `gave-up` or `None`.
+/// `invalid` call that parsed keeps them); `arguments_text` the JSON text to dispatch (the input
+/// bytes when valid); `error` the retry message for the model; `outcome` `local-salvage`,
+/// `re-prompt`, `gave-up` or `None`.
 ///
 /// The attributes are read from the library's answer when first asked for (`arguments` and
 /// `repairs` built once, then the same objects on every access): a caller that reads only
