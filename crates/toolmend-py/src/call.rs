@@ -60,10 +60,6 @@ impl Answer {
 }
 
 impl Call {
-    pub(crate) fn from_result(_py: Python<'_>, r: &CallResult) -> PyResult<Self> {
-        Ok(Self::from_owned(r.clone()))
-    }
-
     pub(crate) fn from_owned(result: CallResult) -> Self {
         Self {
             answer: Box::new(Answer::new(result)),

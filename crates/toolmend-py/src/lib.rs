@@ -612,10 +612,11 @@ impl Mender {
         } else {
             run()
         };
+        // Moved into their `Call`s, not copied: the turn's answer is ours.
         let calls = result
             .calls
-            .iter()
-            .map(|c| Py::new(py, Call::from_result(py, c)?))
+            .into_iter()
+            .map(|c| Py::new(py, Call::from_owned(c)))
             .collect::<PyResult<_>>()?;
         let report = serde_json::to_value(result.report)
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
