@@ -64,5 +64,6 @@ def kept(call, inputs):
         del results
     return total
 
+
 if __name__ == "__main__":
     main()

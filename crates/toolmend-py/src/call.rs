@@ -247,7 +247,7 @@ pub(crate) struct SpareCalls(Mutex<Spares>);
 #[derive(Default)]
 struct Spares {
     calls: [Option<Py<Call>>; SPARES],
-    /// The slot the next new `Call` takes (the older of the two).
+    /// The slot the next new `Call` takes: the slots take turns (a refill does not move it).
     next: usize,
 }
 
@@ -259,7 +259,7 @@ impl std::fmt::Debug for SpareCalls {
 
 impl SpareCalls {
     /// `result` as a Python `Call`: a spare one refilled when only this mender holds it, else a
-    /// new one, kept as a spare in place of the older.
+    /// new one, kept as a spare in the slot whose turn it is.
     #[inline]
     pub(crate) fn hand_out(&self, py: Python<'_>, result: CallResult) -> PyResult<Py<Call>> {
         if result.arguments_text.len() > SPARE_BYTES {

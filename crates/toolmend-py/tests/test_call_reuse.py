@@ -1,6 +1,6 @@
-"""`Mender.repair_call` refills the `Call` it handed out last once Python has dropped it.
+"""`Mender.repair_call` refills a `Call` it handed out once Python has let go of it.
 
-The mender keeps the last `Call` it returned; when nothing else holds it any more, the next
+The mender keeps the last two `Call`s it returned; when nothing else holds one any more, the next
 answer is written into that object instead of freeing it and making a new one (issue #31, the
 Python crossing). No caller may be able to tell: a result that is still held, or any object read
 from it, keeps its answer.
