@@ -10,7 +10,6 @@
 //! unit of JavaScript strings.
 
 pub mod document;
-mod label;
 pub mod mender;
 pub mod recover;
 pub mod tools;

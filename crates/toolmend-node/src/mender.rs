@@ -12,7 +12,6 @@ use toolmend::{
     AssistantTurn, CallResult, Limits, MenderOptions, Origin, RecoverMode, Status as CallStatus,
 };
 
-use crate::label::label;
 use crate::tools::ToolSet;
 
 /// One repair: its kind (a DESIGN §5 name) and the JSON Pointer where it was made.
@@ -69,8 +68,8 @@ impl Call {
         Self {
             id: r.id.clone(),
             name: r.name.to_string(),
-            origin: label(&r.origin),
-            status: label(&r.status),
+            origin: r.origin.label().to_owned(),
+            status: r.status.label().to_owned(),
             arguments_text: (echo_valid || r.status != CallStatus::Valid)
                 .then(|| r.arguments_text.clone()),
             arguments_json,
