@@ -66,10 +66,6 @@ impl Call {
         }
     }
 
-    fn status_label(&self) -> &'static str {
-        self.answer.result.status.label()
-    }
-
     fn repair_objects(&self, py: Python<'_>) -> PyResult<&Vec<Py<Repair>>> {
         if let Some(built) = self.answer.repairs.get() {
             return Ok(built);
@@ -124,7 +120,7 @@ impl Call {
 
     #[getter]
     pub(crate) fn status(&self) -> &'static str {
-        self.status_label()
+        self.answer.result.status.label()
     }
 
     #[getter]
@@ -192,7 +188,7 @@ impl Call {
         let mut out = format!(
             "Call(name={}, status={}, arguments_text={}",
             py_repr(py, &*self.answer.result.name),
-            py_repr(py, self.status_label()),
+            py_repr(py, self.status()),
             py_repr(py, repr_clip(&self.answer.result.arguments_text))
         );
         if !kinds.is_empty() {

@@ -108,8 +108,9 @@ fn salvage_seeded_call(
 /// literals, trailing commas and `'…'` strings (`prefix`, see `strict/tolerated.rs`): that
 /// object, and a repair for each kind of fault at its first offset, in text order, with the
 /// spans the read noted, as the lenient parser reads the same text (issue #31: ~3.9 k of a
-/// ~9.3 k-instruction call went to the parser and its envelope). Where salvage refuses the text before reading
-/// it (too large, or nested deeper than its limit), salvage reads it from its start to say so.
+/// ~9.3 k-instruction call went to the parser and its envelope). Where salvage refuses the text
+/// before reading it (too large, or nested deeper than its limit), salvage reads it from its
+/// start to say so.
 #[inline(never)]
 fn read_whole(
     text: &str,

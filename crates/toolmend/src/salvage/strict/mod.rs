@@ -97,9 +97,9 @@ pub(crate) struct StrictPrefix {
     /// The members read (every one, when [`Self::whole`]), but the last one when the text
     /// failed right after it: salvage reads that one again (a seed takes only members a key
     /// follows), so it is not kept (issue #31: inserting it hashed its key for a map that then
-    /// dropped it again). Its key is then
-    /// [`Noted::next_key`], as the key of a member that failed in its value is. A key sent
-    /// twice is [`Noted::duplicate`], the last member's included, kept or not.
+    /// dropped it again). Its key is then [`Noted::next_key`], as the key of a member that
+    /// failed in its value is. A key sent twice is [`Noted::duplicate`], the last member's
+    /// included, kept or not.
     pub(super) noted: Noted,
     /// The text ended inside the root object after a member was completed, every byte before
     /// its end strict JSON.
